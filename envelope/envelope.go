@@ -1,0 +1,206 @@
+package envelope
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// Magic is the four bytes that start every envelope: "k8s" and an encoding
+// style byte, of which only 0x00 is defined.
+const Magic = "k8s\x00"
+
+// MediaType is the media type whose bodies are envelopes.
+const MediaType = "application/vnd.kubernetes.protobuf"
+
+// The first three errors carry Kubernetes' own texts, without a package
+// prefix, so that a server can quote err.Error() in a Status message exactly
+// as a Kubernetes server does.
+var (
+	// ErrEmptyData reports a zero-length input.
+	ErrEmptyData = errors.New("empty data")
+
+	// ErrPrefix reports input that does not start with Magic.
+	ErrPrefix = errors.New("provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]")
+
+	// ErrEmptyBody reports input that is Magic and nothing else.
+	ErrEmptyBody = errors.New("empty body")
+
+	// ErrContentEncoding reports an envelope whose contentEncoding is not
+	// one this package can undo. Only "" (no encoding) is known; Kubernetes
+	// never writes anything else.
+	ErrContentEncoding = errors.New("envelope: unsupported content encoding")
+)
+
+// Envelope is a decoded runtime.Unknown: the type of an object and its
+// encoded bytes.
+type Envelope struct {
+	// APIVersion is "group/version", or "v1" for the core group.
+	APIVersion string
+	Kind       string
+
+	// Raw is the object's own protobuf encoding. ConsumeEnvelope does not
+	// copy it: Raw points into the decoded buffer.
+	Raw []byte
+
+	// ContentEncoding is the encoding applied to Raw; always "" in an
+	// Envelope returned without error.
+	ContentEncoding string
+
+	// ContentType is the serialization of Raw; "" means protobuf.
+	ContentType string
+}
+
+// Field numbers of runtime.Unknown and runtime.TypeMeta. Note that
+// runtime.TypeMeta puts apiVersion first, the reverse of metav1.TypeMeta.
+const (
+	unknownTypeMeta        = 1
+	unknownRaw             = 2
+	unknownContentEncoding = 3
+	unknownContentType     = 4
+
+	typeMetaAPIVersion = 1
+	typeMetaKind       = 2
+)
+
+// emptyContentFields is contentEncoding and contentType, both written as
+// empty strings by Kubernetes' encoder.
+const emptyContentFields = "\x1a\x00\x22\x00"
+
+// AppendEnvelope appends Magic and a runtime.Unknown holding raw as the
+// object of type apiVersion/kind, byte for byte as a Kubernetes server
+// writes it: typeMeta (both strings, even empty), raw (always, even empty),
+// then empty contentEncoding and contentType.
+func AppendEnvelope(b []byte, apiVersion, kind string, raw []byte) []byte {
+	b = appendEnvelopeHead(b, apiVersion, kind)
+	b = appendBytes(b, unknownRaw, raw)
+	return append(b, emptyContentFields...)
+}
+
+// AppendEnvelopeFunc is AppendEnvelope for a raw payload that appendRaw
+// writes directly into b, typically an object's encoder, so the object is
+// encoded once and never copied. sizeHint is the payload's expected size;
+// see AppendMessageFunc for what an inexact hint costs.
+func AppendEnvelopeFunc(b []byte, apiVersion, kind string, sizeHint int, appendRaw func([]byte) []byte) []byte {
+	b = appendEnvelopeHead(b, apiVersion, kind)
+	b = AppendMessageFunc(b, unknownRaw, sizeHint, appendRaw)
+	return append(b, emptyContentFields...)
+}
+
+func appendEnvelopeHead(b []byte, apiVersion, kind string) []byte {
+	b = append(b, Magic...)
+	b = protowire.AppendTag(b, unknownTypeMeta, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(sizeTypeMeta(apiVersion, kind)))
+	b = appendString(b, typeMetaAPIVersion, apiVersion)
+	return appendString(b, typeMetaKind, kind)
+}
+
+func sizeTypeMeta(apiVersion, kind string) int {
+	return sizeString(typeMetaAPIVersion, apiVersion) + sizeString(typeMetaKind, kind)
+}
+
+// SizeEnvelope reports the size of AppendEnvelope's output for a payload of
+// rawSize bytes, Magic included.
+func SizeEnvelope(apiVersion, kind string, rawSize int) int {
+	return len(Magic) +
+		sizeBytes(unknownTypeMeta, sizeTypeMeta(apiVersion, kind)) +
+		sizeBytes(unknownRaw, rawSize) +
+		len(emptyContentFields)
+}
+
+// ConsumeEnvelope decodes an envelope. Raw aliases b (nothing is copied,
+// whatever its size), so b must not be modified while Raw is in use; the
+// strings are copies.
+//
+// Errors: ErrEmptyData, ErrPrefix and ErrEmptyBody for the cases Kubernetes
+// names; ErrMalformed for bad protobuf, also matching io.ErrUnexpectedEOF
+// when the input is cut short; ErrContentEncoding, returned together with
+// the decoded Envelope, when contentEncoding is not "". Unknown fields are
+// skipped, and a repeated field keeps its last value, as in Kubernetes'
+// generated decoders. A missing kind or apiVersion is not an error here:
+// callers decide what they require.
+func ConsumeEnvelope(b []byte) (Envelope, error) {
+	switch {
+	case len(b) == 0:
+		return Envelope{}, ErrEmptyData
+	case len(b) < len(Magic) || string(b[:len(Magic)]) != Magic:
+		return Envelope{}, ErrPrefix
+	case len(b) == len(Magic):
+		return Envelope{}, ErrEmptyBody
+	}
+	b = b[len(Magic):]
+
+	// Collect the string fields as slices of b and turn them into strings
+	// in one allocation at the end.
+	var apiVersion, kind, encoding, ctype []byte
+	var raw []byte
+	for len(b) > 0 {
+		f, n, err := ConsumeField(b)
+		if err != nil {
+			return Envelope{}, err
+		}
+		switch f.Num {
+		case unknownTypeMeta:
+			tm, err := f.AsBytes()
+			if err != nil {
+				return Envelope{}, err
+			}
+			// A repeated embedded message merges into the previous one.
+			if err := consumeTypeMeta(tm, &apiVersion, &kind); err != nil {
+				return Envelope{}, err
+			}
+		case unknownRaw:
+			if raw, err = f.AsBytes(); err != nil {
+				return Envelope{}, err
+			}
+		case unknownContentEncoding:
+			if encoding, err = f.AsBytes(); err != nil {
+				return Envelope{}, err
+			}
+		case unknownContentType:
+			if ctype, err = f.AsBytes(); err != nil {
+				return Envelope{}, err
+			}
+		}
+		b = b[n:]
+	}
+
+	var sb strings.Builder
+	sb.Grow(len(apiVersion) + len(kind) + len(encoding) + len(ctype))
+	sb.Write(apiVersion)
+	sb.Write(kind)
+	sb.Write(encoding)
+	sb.Write(ctype)
+	s := sb.String()
+	e := Envelope{Raw: raw}
+	e.APIVersion, s = s[:len(apiVersion)], s[len(apiVersion):]
+	e.Kind, s = s[:len(kind)], s[len(kind):]
+	e.ContentEncoding, e.ContentType = s[:len(encoding)], s[len(encoding):]
+	if e.ContentEncoding != "" {
+		return e, fmt.Errorf("%w %q", ErrContentEncoding, e.ContentEncoding)
+	}
+	return e, nil
+}
+
+func consumeTypeMeta(b []byte, apiVersion, kind *[]byte) error {
+	for len(b) > 0 {
+		f, n, err := ConsumeField(b)
+		if err != nil {
+			return err
+		}
+		switch f.Num {
+		case typeMetaAPIVersion:
+			if *apiVersion, err = f.AsBytes(); err != nil {
+				return err
+			}
+		case typeMetaKind:
+			if *kind, err = f.AsBytes(); err != nil {
+				return err
+			}
+		}
+		b = b[n:]
+	}
+	return nil
+}
