@@ -1,0 +1,438 @@
+package paging
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apisem/apisem/rv"
+	"github.com/apisem/apisem/status"
+)
+
+// Token is what a continue token carries.
+type Token struct {
+	// Version is the list's snapshot revision: every page after the first
+	// is read at it. 0 means "inconsistent": continue at the latest revision
+	// (the token a 410 Expired offers; Kubernetes writes it as rv -1).
+	Version rv.Version
+	// Start is the key the next page starts at, relative to the
+	// collection's key prefix (NextStart computes it). It is never an
+	// absolute key, so a token cannot name a key outside the collection it
+	// is used on.
+	Start string
+	// IssuedAt is when the list's first page was served. It is zero unless
+	// Codec.Now or Codec.MaxAge is in use, and is kept to the second.
+	IssuedAt time.Time
+}
+
+// Next returns the token for the page after t: same snapshot, same issue
+// time, new start. Carrying IssuedAt forward makes Codec.MaxAge bound the
+// age of the whole paged list, as compaction bounds the age of its
+// snapshot, rather than the pause between two pages.
+func (t Token) Next(start string) Token {
+	return Token{Version: t.Version, Start: start, IssuedAt: t.IssuedAt}
+}
+
+// Codec encodes and decodes continue tokens. The zero value is ready to
+// use: unsigned tokens (as Kubernetes issues them) and no maximum age. A
+// Codec is safe for concurrent use as long as its fields are not changed
+// after first use.
+type Codec struct {
+	// Keys are HMAC-SHA256 keys. Keys[0] signs every token; a token signed
+	// with any of the keys verifies, so a new key can be put first while
+	// the old one stays second until lists in flight have finished. Use at
+	// least 32 random bytes per key. nil means unsigned tokens.
+	Keys [][]byte
+	// MaxAge, if positive, is how long a paged list may last: a token
+	// whose IssuedAt is older, or that has no IssuedAt, is answered with
+	// the same 410 Expired as a compacted snapshot. Without Keys a client
+	// can rewrite IssuedAt, so MaxAge is then advisory.
+	MaxAge time.Duration
+	// Now returns the current time; nil means time.Now. It stamps
+	// IssuedAt and measures MaxAge.
+	Now func() time.Time
+}
+
+// The token layout, before URL-safe base64 without padding:
+//
+//	byte 0     format version (formatV1)
+//	byte 1     flags (flagIssuedAt, flagSigned; other bits must be zero)
+//	uvarint    Version
+//	varint     IssuedAt in Unix seconds, if flagIssuedAt
+//	bytes      Start, up to the MAC or the end
+//	16 bytes   HMAC-SHA256 of everything before it, truncated, if flagSigned
+//
+// Varints must be minimal so that every token has exactly one encoding.
+// A change of layout takes a new format version; decoders name the version
+// they do not know instead of misreading it.
+const (
+	formatV1     = 1
+	flagIssuedAt = 1 << 0
+	flagSigned   = 1 << 1
+	knownFlags   = flagIssuedAt | flagSigned
+
+	// macLen is the length of the truncated HMAC-SHA256 tag. A forger can
+	// only test guesses by sending requests to the server, one guess each,
+	// so 128 bits leave no feasible attack (NIST SP 800-107 allows
+	// truncation far below this for online verification), and the token
+	// stays 21 characters shorter than with the full 32-byte tag.
+	macLen = 16
+
+	// hmacBlock is SHA-256's block size: keys are padded to it, and
+	// payloads are built after hmacBlock bytes of headroom so the inner
+	// hash runs over one contiguous buffer without allocating.
+	hmacBlock = 64
+
+	// stackPayload bounds the payloads built without heap allocation; a
+	// longer Start still works, with an extra allocation.
+	stackPayload = 256
+)
+
+// MaxStartLen is the longest relative start key a token may carry. It is
+// far above any Kubernetes key (namespace and name together stay under
+// 320 bytes) and bounds the work a hostile token can cause.
+const MaxStartLen = 4096
+
+// MaxTokenLen is the length of the longest token Decode accepts: the
+// base64 length of the largest payload. Longer input is rejected before
+// any decoding work.
+const MaxTokenLen = (maxPayload*8 + 5) / 6
+
+// maxPayload is the largest payload: header, two varints, start and MAC.
+const maxPayload = 2 + 2*binary.MaxVarintLen64 + MaxStartLen + macLen
+
+// b64 is the token alphabet: URL-safe, no padding, and strict so that the
+// unused low bits of the last character must be zero (one token, one
+// spelling).
+var b64 = base64.RawURLEncoding.Strict()
+
+// Sentinel errors, wrapped by the *status.Error values Decode returns, so a
+// caller can tell the failures apart with errors.Is.
+var (
+	// ErrMalformed: the token is not a well-formed token of a format this
+	// package knows (bad base64, truncated, unknown version or flags).
+	ErrMalformed = errors.New("paging: malformed continue token")
+	// ErrSignature: keys are configured and the token is unsigned or its
+	// signature verifies with none of them (forged or altered).
+	ErrSignature = errors.New("paging: continue token signature does not verify")
+	// ErrUnsafeStart: the start key is empty, too long, or could leave or
+	// alias the collection ("..", ".", empty segments, absolute, NUL
+	// before the end, invalid UTF-8).
+	ErrUnsafeStart = errors.New("paging: continue token start key is not a clean relative key")
+	// ErrKeyPrefix: a key prefix is not a collection prefix (it must end
+	// with "/"), or a key is not under it. These are server bugs (500).
+	ErrKeyPrefix = errors.New("paging: key and key prefix do not match")
+)
+
+// Kubernetes' texts (k8s-facts §2.3, §4).
+const (
+	invalidPrefix  = "invalid continue token: continue key is not valid: "
+	expiredLong    = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list."
+	expiredShort   = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter."
+	rvWithContinue = "specifying resource version is not allowed when using continue"
+)
+
+func invalid(cause error, detail string) *status.Error {
+	return status.NewBadRequest(invalidPrefix + detail).Wrap(cause)
+}
+
+func (c *Codec) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
+}
+
+// Encode returns t as a continue token. It never fails: a Start that
+// Decode would reject (see NextStart) yields a token Decode rejects.
+func (c *Codec) Encode(t Token) string {
+	var buf [hmacBlock + stackPayload]byte
+	return string(c.AppendToken(buf[:0], t))
+}
+
+// AppendToken appends the token for t to dst and returns the extended
+// buffer, for servers that write the list metadata into a buffer of their
+// own.
+func (c *Codec) AppendToken(dst []byte, t Token) []byte {
+	var buf [hmacBlock + stackPayload]byte
+	p := c.appendPayload(buf[:hmacBlock], t)
+	if len(c.Keys) > 0 {
+		tag := sign(c.Keys[0], p)
+		p = append(p, tag[:]...)
+	}
+	return b64.AppendEncode(dst, p[hmacBlock:])
+}
+
+// appendPayload appends the unsigned payload of t to b.
+func (c *Codec) appendPayload(b []byte, t Token) []byte {
+	issued := t.IssuedAt
+	if issued.IsZero() && (c.MaxAge > 0 || c.Now != nil) {
+		issued = c.now()
+	}
+	var flags byte
+	if !issued.IsZero() {
+		flags |= flagIssuedAt
+	}
+	if len(c.Keys) > 0 {
+		flags |= flagSigned
+	}
+	b = append(b, formatV1, flags)
+	b = binary.AppendUvarint(b, uint64(t.Version))
+	if !issued.IsZero() {
+		b = binary.AppendVarint(b, issued.Unix())
+	}
+	return append(b, t.Start...)
+}
+
+// sign returns the truncated HMAC-SHA256 of b[hmacBlock:] under key. It
+// overwrites b[:hmacBlock] (the headroom) with the inner pad, which lets
+// the inner hash run over b in place; sha256.Sum256 keeps everything on
+// the stack, where crypto/hmac would allocate two hash states per call.
+func sign(key, b []byte) [macLen]byte {
+	var k [hmacBlock]byte
+	if len(key) > hmacBlock {
+		h := sha256.Sum256(key)
+		copy(k[:], h[:])
+	} else {
+		copy(k[:], key)
+	}
+	for i := range k {
+		b[i] = k[i] ^ 0x36
+	}
+	inner := sha256.Sum256(b)
+	var o [hmacBlock + sha256.Size]byte
+	for i := range k {
+		o[i] = k[i] ^ 0x5c
+	}
+	copy(o[hmacBlock:], inner[:])
+	full := sha256.Sum256(o[:])
+	var tag [macLen]byte
+	copy(tag[:], full[:])
+	return tag
+}
+
+// Decode checks, decodes and confines a token for the collection
+// keyPrefix, which must end with "/". It returns the absolute start key
+// (keyPrefix + the token's relative start) and the token.
+//
+// A malformed, forged or unsafe token is a 400 BadRequest `invalid
+// continue token: continue key is not valid: <why>`, wrapping ErrMalformed,
+// ErrSignature or ErrUnsafeStart. A token older than MaxAge is the 410 of
+// Expired. A keyPrefix without trailing "/" is a 500 wrapping ErrKeyPrefix.
+//
+// Decode does not check the token against the request's resourceVersion
+// (see CheckResourceVersion) or against the store's history: reading at
+// t.Version, and answering Expired when it has been compacted, is the
+// store's part.
+func (c *Codec) Decode(token, keyPrefix string) (startKey string, t Token, err error) {
+	if keyPrefix == "" || keyPrefix[len(keyPrefix)-1] != '/' {
+		return "", Token{}, status.NewInternalError(ErrKeyPrefix)
+	}
+	switch {
+	case token == "":
+		return "", Token{}, invalid(ErrMalformed, "token is empty")
+	case len(token) > MaxTokenLen:
+		return "", Token{}, invalid(ErrMalformed, "token is longer than "+strconv.Itoa(MaxTokenLen)+" bytes")
+	}
+	var stack [hmacBlock + stackPayload]byte
+	buf := stack[:]
+	if n := hmacBlock + b64.DecodedLen(len(token)); n > len(buf) {
+		buf = make([]byte, n)
+	}
+	n, err := decodeBase64(buf[hmacBlock:], token)
+	if err != nil {
+		return "", Token{}, invalid(ErrMalformed, err.Error())
+	}
+	p := buf[hmacBlock : hmacBlock+n]
+	if len(p) < 2 {
+		return "", Token{}, invalid(ErrMalformed, "token is truncated")
+	}
+	if p[0] != formatV1 {
+		return "", Token{}, invalid(ErrMalformed, "server does not recognize this encoded version "+strconv.Itoa(int(p[0])))
+	}
+	flags := p[1]
+	if flags&^knownFlags != 0 {
+		return "", Token{}, invalid(ErrMalformed, "unknown flags 0x"+strconv.FormatUint(uint64(flags), 16)+" (version 1)")
+	}
+	if flags&flagSigned != 0 {
+		if len(p) < 2+macLen {
+			return "", Token{}, invalid(ErrMalformed, "token is truncated")
+		}
+		tag := p[len(p)-macLen:]
+		p = p[:len(p)-macLen]
+		// Without keys a signed token is accepted unverified, exactly as an
+		// unsigned one would be: signing can be switched off without
+		// breaking lists in flight.
+		if len(c.Keys) > 0 && !c.verify(buf[:hmacBlock+len(p)], tag) {
+			return "", Token{}, invalid(ErrSignature, "signature does not match")
+		}
+	} else if len(c.Keys) > 0 {
+		return "", Token{}, invalid(ErrSignature, "token is not signed")
+	}
+
+	i := 2
+	v, w := binary.Uvarint(p[i:])
+	if w <= 0 || (w > 1 && p[i+w-1] == 0) {
+		return "", Token{}, invalid(ErrMalformed, "incorrect encoded start resourceVersion (version 1)")
+	}
+	t.Version = rv.Version(v)
+	i += w
+	if flags&flagIssuedAt != 0 {
+		s, w := binary.Varint(p[i:])
+		// The zero time would re-encode as "no issue time": one token, one
+		// spelling.
+		t.IssuedAt = time.Unix(s, 0).UTC()
+		if w <= 0 || (w > 1 && p[i+w-1] == 0) || t.IssuedAt.IsZero() {
+			return "", Token{}, invalid(ErrMalformed, "incorrect encoded issue time (version 1)")
+		}
+		i += w
+	}
+	start := p[i:]
+	if len(start) == 0 {
+		return "", Token{}, invalid(ErrUnsafeStart, "encoded start key empty (version 1)")
+	}
+	if len(start) > MaxStartLen {
+		return "", Token{}, invalid(ErrUnsafeStart, "encoded start key longer than "+strconv.Itoa(MaxStartLen)+" bytes")
+	}
+	// One allocation: the absolute key. t.Start shares its memory.
+	var sb strings.Builder
+	sb.Grow(len(keyPrefix) + len(start))
+	sb.WriteString(keyPrefix)
+	sb.Write(start)
+	startKey = sb.String()
+	t.Start = startKey[len(keyPrefix):]
+	if why := checkStart(t.Start); why != "" {
+		return "", Token{}, invalid(ErrUnsafeStart, "start key "+quoteShort(t.Start)+" "+why)
+	}
+	if c.MaxAge > 0 && (t.IssuedAt.IsZero() || c.now().Sub(t.IssuedAt) > c.MaxAge) {
+		return "", Token{}, c.Expired(t)
+	}
+	return startKey, t, nil
+}
+
+// verify reports whether tag is the MAC of b[hmacBlock:] under any key. It
+// checks every key even after a match, in constant time per key, so the
+// time taken does not reveal which key matched.
+func (c *Codec) verify(b, tag []byte) bool {
+	ok := 0
+	for _, k := range c.Keys {
+		want := sign(k, b)
+		ok |= subtle.ConstantTimeCompare(want[:], tag)
+	}
+	return ok == 1
+}
+
+// decodeBase64 decodes URL-safe unpadded base64 into dst, which must have
+// room for b64.DecodedLen(len(s)) bytes. Unlike encoding/base64 it reads
+// the string without converting it to []byte and rejects CR and LF (which
+// encoding/base64 skips), so every token has one spelling.
+func decodeBase64(dst []byte, s string) (int, error) {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		return 0, base64.CorruptInputError(i)
+	}
+	n := 0
+	// Whole groups of four characters decode to three bytes.
+	i := 0
+	for ; i+4 <= len(s); i += 4 {
+		a, b, c, d := b64val[s[i]], b64val[s[i+1]], b64val[s[i+2]], b64val[s[i+3]]
+		if a|b|c|d == 0xff {
+			return 0, corruptAt(s, i)
+		}
+		v := uint32(a)<<18 | uint32(b)<<12 | uint32(c)<<6 | uint32(d)
+		dst[n], dst[n+1], dst[n+2] = byte(v>>16), byte(v>>8), byte(v)
+		n += 3
+	}
+	switch len(s) - i {
+	case 0:
+	case 1:
+		// One character carries six bits: not a byte.
+		return 0, base64.CorruptInputError(i)
+	case 2:
+		a, b := b64val[s[i]], b64val[s[i+1]]
+		if a|b == 0xff {
+			return 0, corruptAt(s, i)
+		}
+		if b&0x0f != 0 {
+			return 0, base64.CorruptInputError(i + 1)
+		}
+		dst[n] = a<<2 | b>>4
+		n++
+	case 3:
+		a, b, c := b64val[s[i]], b64val[s[i+1]], b64val[s[i+2]]
+		if a|b|c == 0xff {
+			return 0, corruptAt(s, i)
+		}
+		if c&0x03 != 0 {
+			return 0, base64.CorruptInputError(i + 2)
+		}
+		v := uint32(a)<<12 | uint32(b)<<6 | uint32(c)
+		dst[n], dst[n+1] = byte(v>>10), byte(v>>2)
+		n += 2
+	}
+	return n, nil
+}
+
+// corruptAt returns the error for the first invalid character at or after
+// i.
+func corruptAt(s string, i int) error {
+	for ; i < len(s); i++ {
+		if b64val[s[i]] == 0xff {
+			break
+		}
+	}
+	return base64.CorruptInputError(i)
+}
+
+// b64val maps a character of the URL-safe alphabet to its six bits and
+// every other byte to 0xff. Valid values are below 64, so OR-ing several
+// equals 0xff only if one of them is invalid.
+var b64val = func() (t [256]byte) {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	for i := range t {
+		t[i] = 0xff
+	}
+	for i := 0; i < len(alphabet); i++ {
+		t[alphabet[i]] = byte(i)
+	}
+	return t
+}()
+
+// Expired returns the 410 Expired for a token whose snapshot has been
+// compacted (or that is older than MaxAge), with Kubernetes' message. Its
+// metadata.continue carries a new inconsistent token (Version 0) that
+// continues from the same Start at the latest revision, so a client may
+// choose an inconsistent remainder over relisting. If t.Start could not be
+// decoded again, the error has Kubernetes' short message and no token.
+func (c *Codec) Expired(t Token) *status.Error {
+	if checkStart(t.Start) != "" {
+		return status.NewExpired(expiredShort)
+	}
+	// A fresh IssuedAt: the inconsistent remainder is a new list as far as
+	// MaxAge is concerned.
+	return status.NewExpired(expiredLong).WithContinue(c.Encode(Token{Start: t.Start}))
+}
+
+// CheckResourceVersion returns the 400 BadRequest `specifying resource
+// version is not allowed when using continue` if a request that carries a
+// continue token also names a resourceVersion other than "" or "0"
+// (k8s-facts §1.4; "0" is tolerated and means a plain continue).
+func CheckResourceVersion(resourceVersion string) error {
+	if resourceVersion == "" || resourceVersion == "0" {
+		return nil
+	}
+	return status.NewBadRequest(rvWithContinue)
+}
+
+// quoteShort quotes s for an error message, cut to 64 bytes so a hostile
+// token cannot make the server echo kilobytes.
+func quoteShort(s string) string {
+	if len(s) > 64 {
+		return strconv.Quote(s[:64]) + "..."
+	}
+	return strconv.Quote(s)
+}

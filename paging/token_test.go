@@ -1,0 +1,488 @@
+package paging
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apisem/apisem/rv"
+	"github.com/apisem/apisem/status"
+)
+
+var (
+	key1 = []byte("0123456789abcdef0123456789abcdef")
+	key2 = []byte("fedcba9876543210fedcba9876543210")
+)
+
+// raw encodes a hand-built payload, for tokens Encode would never write.
+func raw(p ...byte) string { return base64.RawURLEncoding.EncodeToString(p) }
+
+// payload builds format-1 payload bytes: version, flags, revision, start.
+func payload(flags byte, version uint64, start string) []byte {
+	b := []byte{formatV1, flags}
+	b = binary.AppendUvarint(b, version)
+	return append(b, start...)
+}
+
+// signed appends a MAC under key to a payload built with flagSigned.
+func signed(key, p []byte) string {
+	m := hmac.New(sha256.New, key)
+	m.Write(p)
+	return base64.RawURLEncoding.EncodeToString(append(p, m.Sum(nil)[:macLen]...))
+}
+
+func TestRoundTrip(t *testing.T) {
+	issued := time.Date(2026, 7, 24, 10, 11, 12, 0, time.UTC)
+	tests := []struct {
+		name   string
+		codec  Codec
+		prefix string
+		tok    Token
+	}{
+		{"namespaced", Codec{}, "pods/ns1/", Token{Version: 10245, Start: "pod-500\x00"}},
+		{"all namespaces", Codec{}, "pods/", Token{Version: 10245, Start: "ns1/pod-500\x00"}},
+		{"cluster scoped", Codec{}, "namespaces/", Token{Version: 1, Start: "kube-system\x00"}},
+		{"inconsistent", Codec{}, "pods/", Token{Version: 0, Start: "ns1/a\x00"}},
+		{"max version", Codec{}, "pods/", Token{Version: rv.Version(^uint64(0)), Start: "a\x00"}},
+		{"no NUL", Codec{}, "pods/", Token{Version: 7, Start: "a"}},
+		{"unicode", Codec{}, "things/", Token{Version: 7, Start: "ns/naïve-名前\x00"}},
+		{"dots inside names", Codec{}, "things/", Token{Version: 7, Start: "a.b/..c/...\x00"}},
+		{"longest start", Codec{}, "things/", Token{Version: 7, Start: strings.Repeat("x", MaxStartLen-1) + "\x00"}},
+		{"issued at", Codec{}, "pods/", Token{Version: 9, Start: "a\x00", IssuedAt: issued}},
+		{"signed", Codec{Keys: [][]byte{key1}}, "pods/", Token{Version: 10245, Start: "ns1/pod-500\x00"}},
+		{"signed issued at", Codec{Keys: [][]byte{key1}}, "pods/", Token{Version: 10245, Start: "b\x00", IssuedAt: issued}},
+		{"signed long start", Codec{Keys: [][]byte{key1}}, "pods/", Token{Version: 3, Start: strings.Repeat("y", 1000)}},
+		{"long key", Codec{Keys: [][]byte{[]byte(strings.Repeat("k", 200))}}, "pods/", Token{Version: 3, Start: "c"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tok := tt.codec.Encode(tt.tok)
+			if url.QueryEscape(tok) != tok {
+				t.Errorf("Encode(%+v) = %q needs escaping in a query string", tt.tok, tok)
+			}
+			if app := string(tt.codec.AppendToken([]byte("x="), tt.tok)); app != "x="+tok {
+				t.Errorf("AppendToken = %q, want %q", app, "x="+tok)
+			}
+			key, got, err := tt.codec.Decode(tok, tt.prefix)
+			if err != nil {
+				t.Fatalf("Decode(Encode(%+v)) error: %v", tt.tok, err)
+			}
+			if want := tt.prefix + tt.tok.Start; key != want {
+				t.Errorf("start key = %q, want %q", key, want)
+			}
+			if got.Version != tt.tok.Version || got.Start != tt.tok.Start || !got.IssuedAt.Equal(tt.tok.IssuedAt) {
+				t.Errorf("Decode(Encode(%+v)) = %+v", tt.tok, got)
+			}
+		})
+	}
+}
+
+// TestFormat pins the layout: a change must be deliberate (and take a new
+// format version), since servers decode tokens issued before an upgrade.
+func TestFormat(t *testing.T) {
+	var c Codec
+	got := c.Encode(Token{Version: 10245, Start: "ns1/pod-500\x00"})
+	// 0x01 version, 0x00 flags, uvarint 10245 = 0x85 0x50, the start.
+	want := raw(append([]byte{1, 0, 0x85, 0x50}, "ns1/pod-500\x00"...)...)
+	if got != want {
+		t.Errorf("Encode = %q, want %q", got, want)
+	}
+	if got != "AQCFUG5zMS9wb2QtNTAwAA" {
+		t.Errorf("Encode = %q, want the pinned AQCFUG5zMS9wb2QtNTAwAA", got)
+	}
+	// Kubernetes' token for the same list is 100 characters.
+	if len(got) > 30 {
+		t.Errorf("token %q is %d characters, want compact", got, len(got))
+	}
+}
+
+func TestIssuedAt(t *testing.T) {
+	now := time.Date(2026, 7, 24, 10, 0, 0, 900_000_000, time.Local)
+	clock := func() time.Time { return now }
+	tests := []struct {
+		name  string
+		codec Codec
+		in    time.Time
+		want  time.Time // zero: no IssuedAt
+	}{
+		{"zero codec leaves it out", Codec{}, time.Time{}, time.Time{}},
+		{"explicit value kept, to the second", Codec{}, now, now.Truncate(time.Second)},
+		{"Now stamps", Codec{Now: clock}, time.Time{}, now.Truncate(time.Second)},
+		{"MaxAge stamps", Codec{MaxAge: time.Hour}, time.Time{}, time.Now()},
+		{"carried forward, not restamped", Codec{Now: clock}, now.Add(-time.Minute), now.Add(-time.Minute).Truncate(time.Second)},
+		{"before 1970", Codec{}, time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, got, err := tt.codec.Decode(tt.codec.Encode(Token{Version: 5, Start: "a", IssuedAt: tt.in}), "p/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case tt.want.IsZero() && !got.IssuedAt.IsZero():
+				t.Errorf("IssuedAt = %v, want none", got.IssuedAt)
+			case tt.codec.MaxAge > 0 && tt.codec.Now == nil:
+				if d := time.Since(got.IssuedAt); d < 0 || d > time.Minute {
+					t.Errorf("IssuedAt = %v, want about now", got.IssuedAt)
+				}
+			case !got.IssuedAt.Equal(tt.want):
+				t.Errorf("IssuedAt = %v, want %v", got.IssuedAt, tt.want)
+			}
+		})
+	}
+}
+
+// kubernetesAccepts is the check of k8s-facts §4: prepend "/" if missing,
+// path.Clean, reject if changed.
+func kubernetesAccepts(start string) bool {
+	k := start
+	if !strings.HasPrefix(k, "/") {
+		k = "/" + k
+	}
+	return start != "" && path.Clean(k) == k
+}
+
+// attacks are start keys a hostile client might put in a token.
+var attacks = []struct {
+	name, start, why string
+}{
+	{"empty", "", "encoded start key empty"},
+	{"parent", "..", "has a dot segment"},
+	{"parent then name", "../x", "has a dot segment"},
+	{"climb out", "a/../../b", "has a dot segment"},
+	{"parent last", "a/..", "has a dot segment"},
+	{"parent before NUL", "a/..\x00", "has a dot segment"},
+	{"dot", ".", "has a dot segment"},
+	{"dot segment", "a/./b", "has a dot segment"},
+	{"dot before NUL", ".\x00", "has a dot segment"},
+	{"absolute", "/etc", "is absolute"},
+	{"absolute passwd", "/etc/passwd\x00", "is absolute"},
+	{"root", "/", "is absolute"},
+	{"double slash", "a//b", "has an empty segment"},
+	{"trailing slash", "a/", "has an empty segment"},
+	{"trailing slash NUL", "a/\x00", "has an empty segment"},
+	{"only NUL", "\x00", "has an empty segment"},
+	{"NUL then climb", "a\x00/../b", "contains NUL before its end"},
+	{"NUL inside", "a\x00b", "contains NUL before its end"},
+	{"two NULs", "a\x00\x00", "contains NUL before its end"},
+	{"invalid UTF-8", "a/\xff\x00", "is not valid UTF-8"},
+	{"overlong UTF-8 slash", "a\xc0\xafb", "is not valid UTF-8"},
+	{"overlong", strings.Repeat("a", MaxStartLen+1), "encoded start key longer than 4096 bytes"},
+}
+
+func TestConfinement(t *testing.T) {
+	var c Codec
+	for _, tt := range attacks {
+		t.Run(tt.name, func(t *testing.T) {
+			tok := raw(payload(0, 10, tt.start)...)
+			key, _, err := c.Decode(tok, "pods/ns1/")
+			if err == nil {
+				t.Fatalf("Decode(start %q) = %q, want an error", tt.start, key)
+			}
+			want := tt.why
+			if !strings.HasPrefix(want, "encoded") {
+				want = "start key " + strconv.Quote(tt.start) + " " + tt.why
+			}
+			checkInvalid(t, err, ErrUnsafeStart, want)
+			if strings.Contains(err.Error(), strings.Repeat("a", 100)) {
+				t.Errorf("error echoes the whole start: %.200s", err)
+			}
+		})
+	}
+}
+
+// TestStricterThanKubernetes: every start Kubernetes rejects, we reject.
+func TestStricterThanKubernetes(t *testing.T) {
+	starts := []string{"a", "a\x00", "a/b", "/a", "/a/b", "a/", "//a", "a//", "./a", "a/.", "a/..\x00",
+		"..", "...", "a/...", "/", "", "\x00", "a\x00/..", "-", "a b", "a\\..\\b"}
+	for _, tt := range attacks {
+		starts = append(starts, tt.start)
+	}
+	for _, s := range starts {
+		ours := checkStart(s) == ""
+		if ours && !kubernetesAccepts(s) {
+			t.Errorf("start %q: accepted here, rejected by Kubernetes", s)
+		}
+	}
+}
+
+// checkInvalid asserts the 400 `invalid continue token: continue key is
+// not valid: ...` with the given detail (prefix-matched) and sentinel.
+func checkInvalid(t *testing.T, err error, sentinel error, detail string) {
+	t.Helper()
+	var se *status.Error
+	if !errors.As(err, &se) {
+		t.Fatalf("error %v (%T) is not a *status.Error", err, err)
+	}
+	if se.Code() != 400 || !status.IsBadRequest(err) {
+		t.Errorf("error %q: code %d reason %q, want 400 BadRequest", err, se.Code(), se.Status.Reason)
+	}
+	if want := "invalid continue token: continue key is not valid: " + detail; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("message %q, want prefix %q", err, want)
+	}
+	if !errors.Is(err, sentinel) {
+		t.Errorf("error %q does not wrap %v", err, sentinel)
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	k1 := Codec{Keys: [][]byte{key1}}
+	good := k1.Encode(Token{Version: 10245, Start: "ns1/some-pod-name\x00"})
+	gp := payload(flagSigned, 10245, "ns1/some-pod-name\x00")
+	altered := func(i int, mask byte) string {
+		b, _ := base64.RawURLEncoding.DecodeString(good)
+		b[i] ^= mask
+		return raw(b...)
+	}
+	tests := []struct {
+		name     string
+		codec    Codec
+		token    string
+		sentinel error
+		detail   string
+	}{
+		{"empty", Codec{}, "", ErrMalformed, "token is empty"},
+		{"too long", Codec{}, strings.Repeat("A", MaxTokenLen+1), ErrMalformed, "token is longer than 5512 bytes"},
+		{"bad character", Codec{}, "AQCF$G5z", ErrMalformed, "illegal base64 data at input byte 4"},
+		{"padding", Codec{}, "AQCFUG5zMS9wb2QtNTAwAA==", ErrMalformed, "illegal base64 data at input byte 22"},
+		{"standard alphabet", Codec{}, "AQCF+G5z", ErrMalformed, "illegal base64 data at input byte 4"},
+		{"newline", Codec{}, "AQCFUG5z\nMS9w", ErrMalformed, "illegal base64 data at input byte 8"},
+		{"carriage return", Codec{}, "\rAQCFUG5z", ErrMalformed, "illegal base64 data at input byte 0"},
+		{"space", Codec{}, "AQCF UG5z", ErrMalformed, "illegal base64 data at input byte 4"},
+		{"dangling character", Codec{}, "AQCFU", ErrMalformed, "illegal base64 data at input byte 4"},
+		{"bad character in tail", Codec{}, "AQCFU.", ErrMalformed, "illegal base64 data at input byte 5"},
+		{"nonzero padding bits", Codec{}, "AQCFUG5zMS9wb2QtNTAwAB", ErrMalformed, "illegal base64 data at input byte 21"},
+		{"nonzero padding bits 3", Codec{}, "AQCFUG5zMS9wb2QtNTAwAAB", ErrMalformed, "illegal base64 data at input byte 22"},
+		{"one byte", Codec{}, raw(1), ErrMalformed, "token is truncated"},
+		{"kubernetes token", Codec{}, "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MTIzNDUsInN0YXJ0IjoiZm9vXHUwMDAwIn0",
+			ErrMalformed, "server does not recognize this encoded version 123"},
+		{"version 0", Codec{}, raw(0, 0, 5, 'a'), ErrMalformed, "server does not recognize this encoded version 0"},
+		{"version 2", Codec{}, raw(2, 0, 5, 'a'), ErrMalformed, "server does not recognize this encoded version 2"},
+		{"unknown flag", Codec{}, raw(1, 4, 5, 'a'), ErrMalformed, "unknown flags 0x4 (version 1)"},
+		{"no revision", Codec{}, raw(1, 0), ErrMalformed, "incorrect encoded start resourceVersion (version 1)"},
+		{"truncated revision", Codec{}, raw(1, 0, 0x80), ErrMalformed, "incorrect encoded start resourceVersion (version 1)"},
+		{"non-minimal revision", Codec{}, raw(1, 0, 0x85, 0x00, 'a'), ErrMalformed, "incorrect encoded start resourceVersion (version 1)"},
+		{"revision overflow", Codec{}, raw(1, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 'a'),
+			ErrMalformed, "incorrect encoded start resourceVersion (version 1)"},
+		{"truncated issue time", Codec{}, raw(1, flagIssuedAt, 5, 0x80), ErrMalformed, "incorrect encoded issue time (version 1)"},
+		{"non-minimal issue time", Codec{}, raw(1, flagIssuedAt, 5, 0x82, 0x00, 'a'), ErrMalformed, "incorrect encoded issue time (version 1)"},
+		{"zero-time issue time", Codec{}, raw(append([]byte{1, flagIssuedAt, 5}, append(binary.AppendVarint(nil, time.Time{}.Unix()), 'a')...)...),
+			ErrMalformed, "incorrect encoded issue time (version 1)"},
+		{"no start", Codec{}, raw(1, 0, 5), ErrUnsafeStart, "encoded start key empty (version 1)"},
+		{"no start after issue time", Codec{}, raw(1, flagIssuedAt, 5, 2), ErrUnsafeStart, "encoded start key empty (version 1)"},
+
+		{"unsigned with keys", k1, raw(payload(0, 10245, "ns1/some-pod-name\x00")...), ErrSignature, "token is not signed"},
+		{"wrong key", Codec{Keys: [][]byte{key2}}, good, ErrSignature, "signature does not match"},
+		{"altered revision", k1, altered(2, 1), ErrSignature, "signature does not match"},
+		{"altered start", k1, altered(len(gp)-2, 1), ErrSignature, "signature does not match"},
+		{"altered MAC", k1, altered(len(gp)+3, 0x80), ErrSignature, "signature does not match"},
+		{"flag cleared", k1, altered(1, flagSigned), ErrSignature, "token is not signed"},
+		{"flag set", k1, altered(1, flagIssuedAt), ErrSignature, "signature does not match"},
+		{"MAC cut off", k1, raw(gp...), ErrSignature, "signature does not match"},
+		{"only MAC", k1, raw(append([]byte{1, flagSigned}, make([]byte, macLen-1)...)...), ErrMalformed, "token is truncated"},
+		{"signed by unsigned codec's rules", k1, signed(key1, payload(flagSigned, 1, "../x")), ErrUnsafeStart, "start key \"../x\" has a dot segment"},
+		{"MAC of other message", k1, raw(append(payload(flagSigned, 10245, "ns1/other-pod-nam\x00"), mustTag(key1, gp)...)...), ErrSignature, "signature does not match"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			key, tok, err := tt.codec.Decode(tt.token, "pods/")
+			if err == nil {
+				t.Fatalf("Decode(%q) = %q, %+v, want an error", tt.token, key, tok)
+			}
+			checkInvalid(t, err, tt.sentinel, tt.detail)
+			if key != "" || tok != (Token{}) {
+				t.Errorf("Decode(%q) returned %q, %+v with its error", tt.token, key, tok)
+			}
+		})
+	}
+}
+
+func mustTag(key, p []byte) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write(p)
+	return m.Sum(nil)[:macLen]
+}
+
+func TestDecodeBadPrefix(t *testing.T) {
+	var c Codec
+	tok := c.Encode(Token{Version: 1, Start: "a"})
+	for _, prefix := range []string{"", "pods", "pods/ns1"} {
+		_, _, err := c.Decode(tok, prefix)
+		if !status.IsInternalError(err) || !errors.Is(err, ErrKeyPrefix) {
+			t.Errorf("Decode(%q, %q) error %v, want a 500 wrapping ErrKeyPrefix", tok, prefix, err)
+		}
+	}
+}
+
+func TestSigning(t *testing.T) {
+	old := Codec{Keys: [][]byte{key1}}
+	rotated := Codec{Keys: [][]byte{key2, key1}}
+	retired := Codec{Keys: [][]byte{key2}}
+	var unsigned Codec
+	tok := Token{Version: 42, Start: "ns/a\x00"}
+
+	tests := []struct {
+		name    string
+		issuer  Codec
+		decoder Codec
+		ok      bool
+	}{
+		{"same key", old, old, true},
+		{"old key still verifies after rotation", old, rotated, true},
+		{"new key signs after rotation", rotated, retired, true},
+		{"servers without the new key reject its tokens", rotated, old, false},
+		{"retired key no longer verifies", old, retired, false},
+		{"signing switched off accepts signed tokens", old, unsigned, true},
+		{"signing switched on rejects unsigned tokens", unsigned, old, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, got, err := tt.decoder.Decode(tt.issuer.Encode(tok), "pods/")
+			if tt.ok {
+				if err != nil || got.Version != tok.Version || got.Start != tok.Start {
+					t.Errorf("Decode = %+v, %v; want %+v", got, err, tok)
+				}
+				return
+			}
+			checkInvalid(t, err, ErrSignature, "")
+		})
+	}
+}
+
+// TestSignMatchesHMAC checks the allocation-free HMAC against crypto/hmac.
+func TestSignMatchesHMAC(t *testing.T) {
+	for _, kl := range []int{0, 1, 32, 63, 64, 65, 200} {
+		for _, pl := range []int{0, 1, 55, 56, 64, 119, 120, 1000} {
+			key := []byte(strings.Repeat("k", kl))
+			msg := []byte(strings.Repeat("m", pl))
+			b := append(make([]byte, hmacBlock), msg...)
+			got := sign(key, b)
+			if want := mustTag(key, msg); string(got[:]) != string(want) {
+				t.Errorf("sign(key %d bytes, msg %d bytes) = %x, want %x", kl, pl, got, want)
+			}
+		}
+	}
+}
+
+func TestExpired(t *testing.T) {
+	const long = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list."
+	const short = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter."
+	tests := []struct {
+		name      string
+		codec     Codec
+		tok       Token
+		msg       string
+		continues bool
+	}{
+		{"unsigned", Codec{}, Token{Version: 10245, Start: "ns1/pod-500\x00"}, long, true},
+		{"signed", Codec{Keys: [][]byte{key1}}, Token{Version: 10245, Start: "a\x00"}, long, true},
+		{"already inconsistent", Codec{}, Token{Version: 0, Start: "a\x00"}, long, true},
+		{"with max age", Codec{MaxAge: time.Minute}, Token{Version: 3, Start: "a\x00", IssuedAt: time.Unix(1, 0)}, long, true},
+		{"start that cannot be encoded", Codec{}, Token{Version: 3, Start: "../x"}, short, false},
+		{"empty start", Codec{}, Token{Version: 3}, short, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := tt.codec.Expired(tt.tok)
+			if e.Code() != 410 || !status.IsExpired(e) || e.Status.Reason != status.ReasonExpired {
+				t.Errorf("Expired: code %d reason %q, want 410 Expired", e.Code(), e.Status.Reason)
+			}
+			if e.Error() != tt.msg {
+				t.Errorf("Expired message %q, want %q", e.Error(), tt.msg)
+			}
+			next := e.Status.Metadata.Continue
+			if !tt.continues {
+				if next != "" {
+					t.Errorf("Expired continue = %q, want none", next)
+				}
+				return
+			}
+			key, got, err := tt.codec.Decode(next, "pods/")
+			if err != nil {
+				t.Fatalf("decoding the inconsistent token: %v", err)
+			}
+			if got.Version != 0 || got.Start != tt.tok.Start || key != "pods/"+tt.tok.Start {
+				t.Errorf("inconsistent token = %q %+v, want version 0 from %q", key, got, tt.tok.Start)
+			}
+		})
+	}
+}
+
+func TestMaxAge(t *testing.T) {
+	t0 := time.Date(2026, 7, 24, 10, 0, 0, 0, time.UTC)
+	now := t0
+	c := Codec{Keys: [][]byte{key1}, MaxAge: 5 * time.Minute, Now: func() time.Time { return now }}
+	first := c.Encode(Token{Version: 100, Start: "a\x00"})
+
+	tests := []struct {
+		name    string
+		at      time.Duration
+		token   string
+		expired bool
+	}{
+		{"fresh", 0, first, false},
+		{"at the limit", 5 * time.Minute, first, false},
+		{"past the limit", 5*time.Minute + time.Second, first, true},
+		{"issued in the future (clock skew)", -time.Hour, first, false},
+		{"no issue time", 0, signed(key1, payload(flagSigned, 100, "a\x00")), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			now = t0.Add(tt.at)
+			_, tok, err := c.Decode(tt.token, "pods/")
+			if !tt.expired {
+				if err != nil {
+					t.Fatalf("Decode: %v", err)
+				}
+				return
+			}
+			if !status.IsExpired(err) {
+				t.Fatalf("Decode = %+v, %v; want 410 Expired", tok, err)
+			}
+			var se *status.Error
+			errors.As(err, &se)
+			_, next, err := c.Decode(se.Status.Metadata.Continue, "pods/")
+			if err != nil || next.Version != 0 || next.Start != "a\x00" || !next.IssuedAt.Equal(now) {
+				t.Errorf("inconsistent token %+v, %v; want version 0 from a\\x00 issued now", next, err)
+			}
+		})
+	}
+
+	// Token.Next carries the first page's issue time, so MaxAge bounds the
+	// whole list, not the pause between pages.
+	now = t0
+	_, tok, _ := c.Decode(first, "pods/")
+	now = t0.Add(4 * time.Minute)
+	second := c.Encode(tok.Next("b\x00"))
+	now = t0.Add(6 * time.Minute)
+	if _, _, err := c.Decode(second, "pods/"); !status.IsExpired(err) {
+		t.Errorf("second page token issued at t0+4m decoded at t0+6m: %v, want 410", err)
+	}
+}
+
+func TestCheckResourceVersion(t *testing.T) {
+	tests := []struct {
+		rv string
+		ok bool
+	}{{"", true}, {"0", true}, {"1", false}, {"10245", false}, {"abc", false}, {"00", false}, {"-1", false}}
+	for _, tt := range tests {
+		err := CheckResourceVersion(tt.rv)
+		if tt.ok {
+			if err != nil {
+				t.Errorf("CheckResourceVersion(%q) = %v, want nil", tt.rv, err)
+			}
+			continue
+		}
+		if !status.IsBadRequest(err) || err.Error() != "specifying resource version is not allowed when using continue" {
+			t.Errorf("CheckResourceVersion(%q) = %v, want the 400", tt.rv, err)
+		}
+	}
+}
