@@ -533,7 +533,7 @@ func AppendListItemFunc(b []byte, sizeHint int, appendItem func([]byte) []byte) 
 
 // ConsumeList decodes a list's body: it returns the list metadata and calls
 // item with each item's bytes (aliasing b), in order, stopping at the first
-// error item returns.
+// error item returns. A nil item skips the items.
 func ConsumeList(b []byte, item func([]byte) error) (ListMeta, error) {
 	var m ListMeta
 	for len(b) > 0 {
@@ -549,7 +549,7 @@ func ConsumeList(b []byte, item func([]byte) error) (ListMeta, error) {
 			}
 		case listItems:
 			var body []byte
-			if body, err = f.AsBytes(); err == nil {
+			if body, err = f.AsBytes(); err == nil && item != nil {
 				err = item(body)
 			}
 		}

@@ -1,0 +1,217 @@
+package envelope
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+func TestConsumeField(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Field
+		n    int
+	}{
+		{"0801", Field{Num: 1, Type: protowire.VarintType, Uint: 1}, 2},
+		{"8a01 02 6869 ff", Field{Num: 17, Type: protowire.BytesType, Bytes: []byte("hi")}, 5},
+		{"2d 04030201", Field{Num: 5, Type: protowire.Fixed32Type, Uint: 0x01020304}, 5},
+		{"29 0807060504030201", Field{Num: 5, Type: protowire.Fixed64Type, Uint: 0x0102030405060708}, 9},
+		{"0b 0801 0c", Field{Num: 1, Type: protowire.StartGroupType, Bytes: mustHex(t, "08010c")}, 4},
+	}
+	for _, tt := range tests {
+		got, n, err := ConsumeField(mustHex(t, tt.in))
+		if err != nil || n != tt.n {
+			t.Errorf("ConsumeField(%s) = n %d, err %v; want n %d", tt.in, n, err, tt.n)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("ConsumeField(%s) mismatch (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
+func TestFieldAccessors(t *testing.T) {
+	varint := Field{Num: 3, Type: protowire.VarintType, Uint: math.MaxUint64} // -1
+	bytesF := Field{Num: 4, Type: protowire.BytesType, Bytes: []byte("x")}
+
+	if v, err := varint.AsInt64(); v != -1 || err != nil {
+		t.Errorf("AsInt64 = %d, %v; want -1", v, err)
+	}
+	if v, err := varint.AsInt32(); v != -1 || err != nil {
+		t.Errorf("AsInt32 = %d, %v; want -1", v, err)
+	}
+	if v, err := varint.AsBool(); !v || err != nil {
+		t.Errorf("AsBool = %v, %v; want true", v, err)
+	}
+	if v, err := bytesF.AsString(); v != "x" || err != nil {
+		t.Errorf("AsString = %q, %v; want x", v, err)
+	}
+	if v, err := bytesF.AsBytes(); string(v) != "x" || err != nil {
+		t.Errorf("AsBytes = %q, %v; want x", v, err)
+	}
+
+	wrong := []struct {
+		name string
+		call func() error
+	}{
+		{"AsInt64 on bytes", func() error { _, err := bytesF.AsInt64(); return err }},
+		{"AsInt32 on bytes", func() error { _, err := bytesF.AsInt32(); return err }},
+		{"AsBool on bytes", func() error { _, err := bytesF.AsBool(); return err }},
+		{"AsString on varint", func() error { _, err := varint.AsString(); return err }},
+		{"AsBytes on varint", func() error { _, err := varint.AsBytes(); return err }},
+	}
+	for _, w := range wrong {
+		if err := w.call(); !errors.Is(err, ErrMalformed) {
+			t.Errorf("%s: err = %v; want ErrMalformed", w.name, err)
+		}
+	}
+}
+
+func TestRangeFields(t *testing.T) {
+	var nums []protowire.Number
+	err := RangeFields(mustHex(t, "0801 1200 1801"), func(f Field) error {
+		nums = append(nums, f.Num)
+		return nil
+	})
+	if err != nil || !cmp.Equal(nums, []protowire.Number{1, 2, 3}) {
+		t.Errorf("RangeFields visited %v, %v; want [1 2 3]", nums, err)
+	}
+	stop := errors.New("stop")
+	calls := 0
+	err = RangeFields(mustHex(t, "0801 1200"), func(Field) error { calls++; return stop })
+	if err != stop || calls != 1 {
+		t.Errorf("RangeFields with an erroring fn: %d calls, %v; want 1, stop", calls, err)
+	}
+	if err := RangeFields(mustHex(t, "0801 12"), func(Field) error { return nil }); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("RangeFields on truncated input = %v; want io.ErrUnexpectedEOF", err)
+	}
+}
+
+// AppendMessageFunc must produce minimal length varints whatever the hint,
+// across the varint width boundaries.
+func TestAppendMessageFunc(t *testing.T) {
+	for _, size := range []int{0, 1, 127, 128, 16383, 16384, 2097152} {
+		body := bytes.Repeat([]byte{0xab}, size)
+		want := appendMessage([]byte("pre"), 7, body)
+		for _, hint := range []int{-5, 0, 1, 127, 128, size, 16384, 1 << 30} {
+			got := AppendMessageFunc([]byte("pre"), 7, hint, func(b []byte) []byte { return append(b, body...) })
+			if !bytes.Equal(got, want) {
+				t.Errorf("AppendMessageFunc(size %d, hint %d) differs from the sized encoding", size, hint)
+			}
+		}
+	}
+}
+
+func TestStringMap(t *testing.T) {
+	// More keys than sortedKeys' stack buffer, inserted unsorted.
+	m := map[string]string{}
+	for _, k := range []string{"z", "a", "B", "", "é", "aa", "b", "0", "k1", "k10", "k2", "x", "y", "w", "v", "u", "t", "s"} {
+		m[k] = "v" + k
+	}
+	b := AppendStringMap(nil, 11, m)
+	if len(b) != SizeStringMap(11, m) {
+		t.Errorf("len = %d; SizeStringMap = %d", len(b), SizeStringMap(11, m))
+	}
+	var keys []string
+	got := map[string]string{}
+	err := RangeFields(b, func(f Field) error {
+		if f.Num != 11 {
+			t.Errorf("field %d; want 11", f.Num)
+		}
+		k, v, err := ConsumeStringMapEntry(f.Bytes)
+		keys = append(keys, k)
+		got[k] = v
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"", "0", "B", "a", "aa", "b", "k1", "k10", "k2", "s", "t", "u", "v", "w", "x", "y", "z", "é"}
+	if diff := cmp.Diff(want, keys); diff != "" {
+		t.Errorf("key order (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(m, got); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+	if b := AppendStringMap([]byte{}, 11, nil); len(b) != 0 || SizeStringMap(11, nil) != 0 {
+		t.Errorf("nil map wrote %x", b)
+	}
+	// Missing key and value decode as "".
+	if k, v, err := ConsumeStringMapEntry(nil); k != "" || v != "" || err != nil {
+		t.Errorf("ConsumeStringMapEntry(empty) = %q, %q, %v", k, v, err)
+	}
+	if _, _, err := ConsumeStringMapEntry(mustHex(t, "0801")); !errors.Is(err, ErrMalformed) {
+		t.Errorf("varint key: err = %v; want ErrMalformed", err)
+	}
+}
+
+func TestBytesMap(t *testing.T) {
+	m := map[string][]byte{"nil": nil, "empty": {}, "data": []byte("hi")}
+	b := AppendBytesMap(nil, 2, m)
+	want := mustHex(t, "120a 0a0464617461 12026869"+ // data
+		"1209 0a05656d707479 1200"+ // empty: value written
+		"1205 0a036e696c") // nil: value left out
+	if !bytes.Equal(b, want) {
+		t.Errorf("AppendBytesMap = %x; want %x", b, want)
+	}
+	if len(b) != SizeBytesMap(2, m) {
+		t.Errorf("len = %d; SizeBytesMap = %d", len(b), SizeBytesMap(2, m))
+	}
+	err := RangeFields(b, func(f Field) error {
+		k, v, err := ConsumeBytesMapEntry(f.Bytes)
+		if v == nil || (k != "data" && len(v) != 0) || (k == "data" && string(v) != "hi") {
+			t.Errorf("entry %q = %v (nil %v)", k, v, v == nil)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ConsumeBytesMapEntry(mustHex(t, "0a")); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("truncated entry: err = %v; want io.ErrUnexpectedEOF", err)
+	}
+}
+
+func TestTime(t *testing.T) {
+	tests := []struct {
+		t    time.Time
+		want string
+	}{
+		{time.Time{}, ""},
+		{time.Unix(0, 0), "0800 1000"},
+		{time.Unix(1, 999999999), "0801 1000"},
+		{time.Date(2026, 7, 22, 10, 0, 0, 0, time.FixedZone("x", 3600)), "08908d82d306 1000"}, // 1784710800
+		{time.Unix(-1, 0), "08ffffffffffffffffff01 1000"},
+	}
+	for _, tt := range tests {
+		got := AppendTime(nil, tt.t)
+		if !bytes.Equal(got, mustHex(t, tt.want)) {
+			t.Errorf("AppendTime(%v) = %x; want %s", tt.t, got, tt.want)
+		}
+		if len(got) != SizeTime(tt.t) {
+			t.Errorf("SizeTime(%v) = %d; want %d", tt.t, SizeTime(tt.t), len(got))
+		}
+		back, err := ConsumeTime(got)
+		if err != nil || !back.Equal(tt.t.Truncate(time.Second)) {
+			t.Errorf("ConsumeTime(AppendTime(%v)) = %v, %v", tt.t, back, err)
+		}
+		if !back.IsZero() && back.Location() != time.UTC {
+			t.Errorf("ConsumeTime(AppendTime(%v)) is in %v; want UTC", tt.t, back.Location())
+		}
+	}
+	// Nanos alone: seconds default to 0.
+	if got, err := ConsumeTime(mustHex(t, "1001")); err != nil || !got.Equal(time.Unix(0, 0)) {
+		t.Errorf("ConsumeTime(nanos only) = %v, %v; want the epoch", got, err)
+	}
+	for _, in := range []string{"0a00", "1200", "08"} {
+		if _, err := ConsumeTime(mustHex(t, in)); !errors.Is(err, ErrMalformed) {
+			t.Errorf("ConsumeTime(%s) = err %v; want ErrMalformed", in, err)
+		}
+	}
+}
