@@ -88,6 +88,8 @@ type Watch struct {
 	EndBookmark bool
 	// Bookmarks: the client accepts BOOKMARK events (allowWatchBookmarks).
 	Bookmarks bool
-	// Timeout is timeoutSeconds; 0 means the server's default window.
+	// Timeout is timeoutSeconds; 0 means the server's default window. A
+	// negative Timeout is a window already over: Kubernetes ends such a
+	// watch at once.
 	Timeout time.Duration
 }
