@@ -180,8 +180,8 @@ func (p *params) value(i int) (string, error) {
 	}
 	v, err := url.QueryUnescape(s)
 	if err != nil {
-		return "", status.NewBadRequest("unable to decode query parameter "+strconv.Quote(paramNames[i])+
-			": "+err.Error()).Wrap(err)
+		return "", status.NewBadRequest("unable to decode query parameter " + strconv.Quote(paramNames[i]) +
+			": " + err.Error()).Wrap(err)
 	}
 	return v, nil
 }
