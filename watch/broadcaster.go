@@ -473,6 +473,15 @@ func (b *Broadcaster[T]) Watch(ctx context.Context, d rv.Watch, filter Filter[T]
 	}
 	if err := w.start(ctx); err != nil {
 		w.fail(err)
+		return w
 	}
+	// Join the live stream now if the watch starts at or past the
+	// dispatcher, so that events written after Watch returns are queued
+	// for it; otherwise the first Next catches up from history.
+	b.mu.Lock()
+	if !w.stopped && w.pos >= b.dispatched {
+		b.addLiveLocked(w)
+	}
+	b.mu.Unlock()
 	return w
 }

@@ -318,21 +318,26 @@ func (w *Watcher[T]) dueBookmark() *Message[T] {
 	if now.Before(w.nextBookmark) {
 		return nil
 	}
-	w.scheduleBookmark(now)
 	// A live watcher with nothing pending has been given everything up to
 	// dispatched, even if the last events were filtered out or were
 	// progress without events: report that.
 	b := w.b
 	b.mu.Lock()
 	w.mu.Lock()
-	if w.live && len(w.pending) == 0 && b.dispatched > w.pos {
+	drained := len(w.pending) == 0
+	if w.live && drained && b.dispatched > w.pos {
 		w.pos = b.dispatched
 	}
 	w.mu.Unlock()
 	b.mu.Unlock()
 	if w.pos <= w.startRev {
+		if drained {
+			w.scheduleBookmark(now)
+		}
+		// Otherwise stay due: the pending events may carry progress.
 		return nil
 	}
+	w.scheduleBookmark(now)
 	return b.bookmarkMsg(w.pos)
 }
 
