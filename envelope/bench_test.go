@@ -1,0 +1,166 @@
+package envelope
+
+import (
+	"bytes"
+	"io"
+	"testing"
+)
+
+var payloadSizes = []struct {
+	name string
+	n    int
+}{
+	{"2KiB", 2 << 10},
+	{"1MiB", 1 << 20},
+}
+
+// BenchmarkCopy1MiB is the baseline for BenchmarkAppendEnvelope/1MiB: a
+// plain copy of the payload into a reused buffer.
+func BenchmarkCopy1MiB(b *testing.B) {
+	src := bytes.Repeat([]byte{0x5a}, 1<<20)
+	dst := make([]byte, len(src))
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		copy(dst, src)
+	}
+}
+
+// BenchmarkAppendEnvelope wraps a payload into a reused buffer.
+func BenchmarkAppendEnvelope(b *testing.B) {
+	for _, size := range payloadSizes {
+		b.Run(size.name, func(b *testing.B) {
+			raw := bytes.Repeat([]byte{0x5a}, size.n)
+			buf := make([]byte, 0, SizeEnvelope("v1", "ConfigMap", len(raw)))
+			b.SetBytes(int64(len(raw)))
+			b.ReportAllocs()
+			for b.Loop() {
+				buf = AppendEnvelope(buf[:0], "v1", "ConfigMap", raw)
+			}
+		})
+	}
+}
+
+// BenchmarkAppendEnvelopeFunc encodes the payload in place; the appended
+// bytes stand for an object encoder.
+func BenchmarkAppendEnvelopeFunc(b *testing.B) {
+	for _, size := range payloadSizes {
+		b.Run(size.name, func(b *testing.B) {
+			raw := bytes.Repeat([]byte{0x5a}, size.n)
+			buf := make([]byte, 0, SizeEnvelope("v1", "ConfigMap", len(raw)))
+			appendRaw := func(b []byte) []byte { return append(b, raw...) }
+			b.SetBytes(int64(len(raw)))
+			b.ReportAllocs()
+			for b.Loop() {
+				buf = AppendEnvelopeFunc(buf[:0], "v1", "ConfigMap", len(raw), appendRaw)
+			}
+		})
+	}
+}
+
+// BenchmarkConsumeEnvelope unwraps: the cost must not depend on the size.
+func BenchmarkConsumeEnvelope(b *testing.B) {
+	for _, size := range payloadSizes {
+		b.Run(size.name, func(b *testing.B) {
+			env := AppendEnvelope(nil, "v1", "ConfigMap", bytes.Repeat([]byte{0x5a}, size.n))
+			b.ReportAllocs()
+			for b.Loop() {
+				e, err := ConsumeEnvelope(env)
+				if err != nil || len(e.Raw) != size.n {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkFrameWrite(b *testing.B) {
+	for _, size := range payloadSizes {
+		b.Run(size.name, func(b *testing.B) {
+			frame := bytes.Repeat([]byte{0x5a}, size.n)
+			fw := NewFrameWriter(io.Discard)
+			b.SetBytes(int64(len(frame)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := fw.WriteFrame(frame); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkFrameRead reads frames from an in-memory stream of 64 frames,
+// rewound when exhausted.
+func BenchmarkFrameRead(b *testing.B) {
+	for _, size := range payloadSizes {
+		b.Run(size.name, func(b *testing.B) {
+			frame := bytes.Repeat([]byte{0x5a}, size.n)
+			var stream []byte
+			for range 64 {
+				stream = AppendFrame(stream, frame)
+			}
+			r := bytes.NewReader(stream)
+			fr := NewFrameReader(r)
+			b.SetBytes(int64(len(frame)))
+			b.ReportAllocs()
+			for b.Loop() {
+				f, err := fr.ReadFrame()
+				if err == io.EOF {
+					r.Reset(stream)
+					fr.err = nil
+					f, err = fr.ReadFrame()
+				}
+				if err != nil || len(f) != size.n {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkWatchEvent encodes one ADDED event straight into a reused frame:
+// frame, event, envelope and object in one pass.
+func BenchmarkWatchEvent(b *testing.B) {
+	cm := configMap{
+		Metadata: fullObjectMeta(),
+		Data:     map[string]string{"a": "1", "b": "2", "c": "3"},
+	}
+	var buf []byte
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = AppendFrameFunc(buf[:0], func(b []byte) []byte {
+			return AppendWatchEventFunc(b, "ADDED", 0, func(b []byte) []byte {
+				return AppendEnvelopeFunc(b, "v1", "ConfigMap", 0, func(b []byte) []byte {
+					return appendConfigMap(b, &cm)
+				})
+			})
+		})
+	}
+}
+
+func BenchmarkObjectMeta(b *testing.B) {
+	m := fullObjectMeta()
+	enc := AppendObjectMeta(nil, &m)
+	b.Run("Append", func(b *testing.B) {
+		buf := make([]byte, 0, len(enc))
+		b.ReportAllocs()
+		for b.Loop() {
+			buf = AppendObjectMeta(buf[:0], &m)
+		}
+	})
+	b.Run("Size", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = SizeObjectMeta(&m)
+		}
+	})
+	b.Run("Consume", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := ConsumeObjectMeta(enc); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
