@@ -69,9 +69,10 @@
 //
 // Client errors are *status.Error values with Kubernetes' texts: `invalid
 // continue token: continue key is not valid: <why>` (400, wrapping
-// ErrMalformed, ErrSignature or ErrUnsafeStart), `specifying resource
-// version is not allowed when using continue` (400, CheckResourceVersion),
-// and the 410 of Expired.
+// ErrMalformed, ErrSignature or ErrUnsafeStart) and the 410 of Expired.
+// The 400 `specifying resource version is not allowed when using
+// continue` for a token sent with a resourceVersion other than "" or "0"
+// is package rv's (ListOptions.ResolveList), which runs first.
 //
 // # Non-goals
 //

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
@@ -131,10 +132,9 @@ var (
 
 // Kubernetes' texts (k8s-facts §2.3, §4).
 const (
-	invalidPrefix  = "invalid continue token: continue key is not valid: "
-	expiredLong    = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list."
-	expiredShort   = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter."
-	rvWithContinue = "specifying resource version is not allowed when using continue"
+	invalidPrefix = "invalid continue token: continue key is not valid: "
+	expiredLong   = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list."
+	expiredShort  = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter."
 )
 
 func invalid(cause error, detail string) *status.Error {
@@ -152,7 +152,12 @@ func (c *Codec) now() time.Time {
 // Decode would reject (see NextStart) yields a token Decode rejects.
 func (c *Codec) Encode(t Token) string {
 	var buf [hmacBlock + stackPayload]byte
-	return string(c.AppendToken(buf[:0], t))
+	p := c.build(buf[:hmacBlock], t)
+	out := make([]byte, b64.EncodedLen(len(p)))
+	b64.Encode(out, p)
+	// out is never written again, so it can back the string: one
+	// allocation instead of two, as strings.Builder does.
+	return unsafe.String(unsafe.SliceData(out), len(out))
 }
 
 // AppendToken appends the token for t to dst and returns the extended
@@ -160,12 +165,19 @@ func (c *Codec) Encode(t Token) string {
 // own.
 func (c *Codec) AppendToken(dst []byte, t Token) []byte {
 	var buf [hmacBlock + stackPayload]byte
-	p := c.appendPayload(buf[:hmacBlock], t)
+	return b64.AppendEncode(dst, c.build(buf[:hmacBlock], t))
+}
+
+// build appends the payload of t, signed if keys are configured, to b,
+// which holds hmacBlock bytes of headroom for sign, and returns the
+// payload without the headroom.
+func (c *Codec) build(b []byte, t Token) []byte {
+	b = c.appendPayload(b, t)
 	if len(c.Keys) > 0 {
-		tag := sign(c.Keys[0], p)
-		p = append(p, tag[:]...)
+		tag := sign(c.Keys[0], b)
+		b = append(b, tag[:]...)
 	}
-	return b64.AppendEncode(dst, p[hmacBlock:])
+	return b[hmacBlock:]
 }
 
 // appendPayload appends the unsigned payload of t to b.
@@ -226,9 +238,10 @@ func sign(key, b []byte) [macLen]byte {
 // Expired. A keyPrefix without trailing "/" is a 500 wrapping ErrKeyPrefix.
 //
 // Decode does not check the token against the request's resourceVersion
-// (see CheckResourceVersion) or against the store's history: reading at
-// t.Version, and answering Expired when it has been compacted, is the
-// store's part.
+// (rv.ListOptions.ResolveList answers the 400 for a continue token with a
+// resourceVersion other than "" or "0") or against the store's history:
+// reading at t.Version, and answering Expired when it has been compacted,
+// is the store's part.
 func (c *Codec) Decode(token, keyPrefix string) (startKey string, t Token, err error) {
 	if keyPrefix == "" || keyPrefix[len(keyPrefix)-1] != '/' {
 		return "", Token{}, status.NewInternalError(ErrKeyPrefix)
@@ -415,17 +428,6 @@ func (c *Codec) Expired(t Token) *status.Error {
 	// A fresh IssuedAt: the inconsistent remainder is a new list as far as
 	// MaxAge is concerned.
 	return status.NewExpired(expiredLong).WithContinue(c.Encode(Token{Start: t.Start}))
-}
-
-// CheckResourceVersion returns the 400 BadRequest `specifying resource
-// version is not allowed when using continue` if a request that carries a
-// continue token also names a resourceVersion other than "" or "0"
-// (k8s-facts §1.4; "0" is tolerated and means a plain continue).
-func CheckResourceVersion(resourceVersion string) error {
-	if resourceVersion == "" || resourceVersion == "0" {
-		return nil
-	}
-	return status.NewBadRequest(rvWithContinue)
 }
 
 // quoteShort quotes s for an error message, cut to 64 bytes so a hostile

@@ -468,21 +468,38 @@ func TestMaxAge(t *testing.T) {
 	}
 }
 
-func TestCheckResourceVersion(t *testing.T) {
+// TestContinueWithResourceVersion walks the spec's row "limit=<n>,
+// continue=<token>" of the get/list table: package rv decides the
+// semantics and the 400, then the token it passes through decodes here.
+func TestContinueWithResourceVersion(t *testing.T) {
+	var c Codec
+	token := c.Encode(Token{Version: 10245, Start: "ns1/pod-500\x00"})
 	tests := []struct {
-		rv string
-		ok bool
-	}{{"", true}, {"0", true}, {"1", false}, {"10245", false}, {"abc", false}, {"00", false}, {"-1", false}}
+		name, resourceVersion string
+		ok                    bool
+	}{
+		{"unset: Continue Token, Exact", "", true},
+		{"0: treated as Continue Token, Exact", "0", true},
+		{"N: 400", "10245", false},
+		{"other N: 400", "1", false},
+	}
 	for _, tt := range tests {
-		err := CheckResourceVersion(tt.rv)
-		if tt.ok {
-			if err != nil {
-				t.Errorf("CheckResourceVersion(%q) = %v, want nil", tt.rv, err)
+		t.Run(tt.name, func(t *testing.T) {
+			o := rv.ListOptions{Limit: 500, Continue: token, ResourceVersion: tt.resourceVersion}
+			read, err := o.ResolveList()
+			if !tt.ok {
+				if !status.IsBadRequest(err) || err.Error() != "specifying resource version is not allowed when using continue" {
+					t.Errorf("ResolveList(rv %q, continue) = %+v, %v; want the 400", tt.resourceVersion, read, err)
+				}
+				return
 			}
-			continue
-		}
-		if !status.IsBadRequest(err) || err.Error() != "specifying resource version is not allowed when using continue" {
-			t.Errorf("CheckResourceVersion(%q) = %v, want the 400", tt.rv, err)
-		}
+			if err != nil || read.Semantics != rv.ContinueExact {
+				t.Fatalf("ResolveList(rv %q, continue) = %+v, %v; want ContinueExact", tt.resourceVersion, read, err)
+			}
+			key, tok, err := c.Decode(read.Continue, "pods/")
+			if err != nil || key != "pods/ns1/pod-500\x00" || tok.Version != 10245 {
+				t.Errorf("Decode(read.Continue) = %q, %+v, %v", key, tok, err)
+			}
+		})
 	}
 }
