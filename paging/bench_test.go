@@ -69,3 +69,29 @@ func benchCodecs() []benchCodec {
 		{"signed-maxage", &Codec{Keys: [][]byte{key1}, MaxAge: time.Hour, Now: func() time.Time { return now }}},
 	}
 }
+
+// TestAllocs guards the allocation budget the benchmarks report: one
+// allocation (the string returned) to encode or decode, none to append.
+func TestAllocs(t *testing.T) {
+	for _, bc := range benchCodecs() {
+		tok := bc.c.Encode(benchToken)
+		buf := make([]byte, 0, 256)
+		checks := []struct {
+			name string
+			max  float64
+			f    func()
+		}{
+			{"Encode", 1, func() { _ = bc.c.Encode(benchToken) }},
+			{"AppendToken", 0, func() { buf = bc.c.AppendToken(buf[:0], benchToken) }},
+			{"Decode", 1, func() { _, _, _ = bc.c.Decode(tok, "pods/") }},
+		}
+		for _, ck := range checks {
+			if n := testing.AllocsPerRun(100, ck.f); n > ck.max {
+				t.Errorf("%s %s: %v allocations, want at most %v", bc.name, ck.name, n, ck.max)
+			}
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { _, _ = NextStart("pods/ns/a", "pods/") }); n > 1 {
+		t.Errorf("NextStart: %v allocations, want at most 1", n)
+	}
+}

@@ -77,11 +77,11 @@ const (
 	flagSigned   = 1 << 1
 	knownFlags   = flagIssuedAt | flagSigned
 
-	// macLen is the length of the truncated HMAC-SHA256 tag. A forger can
-	// only test guesses by sending requests to the server, one guess each,
-	// so 128 bits leave no feasible attack (NIST SP 800-107 allows
-	// truncation far below this for online verification), and the token
-	// stays 21 characters shorter than with the full 32-byte tag.
+	// macLen is the length of the truncated HMAC-SHA256 tag. A forger
+	// never sees a tag it could test offline: each guess costs a request to
+	// the server, so 2^128 guesses are out of reach by any margin (HMAC
+	// truncation to half the hash is standard practice, e.g. RFC 4868),
+	// and the token stays 21 characters shorter than with all 32 bytes.
 	macLen = 16
 
 	// hmacBlock is SHA-256's block size: keys are padded to it, and
@@ -107,10 +107,9 @@ const MaxTokenLen = (maxPayload*8 + 5) / 6
 // maxPayload is the largest payload: header, two varints, start and MAC.
 const maxPayload = 2 + 2*binary.MaxVarintLen64 + MaxStartLen + macLen
 
-// b64 is the token alphabet: URL-safe, no padding, and strict so that the
-// unused low bits of the last character must be zero (one token, one
-// spelling).
-var b64 = base64.RawURLEncoding.Strict()
+// b64 encodes tokens: URL-safe alphabet, no padding, so a token needs no
+// escaping in a query string. decodeBase64 is its strict inverse.
+var b64 = base64.RawURLEncoding
 
 // Sentinel errors, wrapped by the *status.Error values Decode returns, so a
 // caller can tell the failures apart with errors.Is.
@@ -241,7 +240,9 @@ func sign(key, b []byte) [macLen]byte {
 // (rv.ListOptions.ResolveList answers the 400 for a continue token with a
 // resourceVersion other than "" or "0") or against the store's history:
 // reading at t.Version, and answering Expired when it has been compacted,
-// is the store's part.
+// is the store's part. Without Keys a client can write any revision into a
+// token; a store treats one it has not reached like any other read at a
+// future revision.
 func (c *Codec) Decode(token, keyPrefix string) (startKey string, t Token, err error) {
 	if keyPrefix == "" || keyPrefix[len(keyPrefix)-1] != '/' {
 		return "", Token{}, status.NewInternalError(ErrKeyPrefix)
