@@ -1,0 +1,219 @@
+package store
+
+import (
+	"context"
+
+	"github.com/apisem/apisem/paging"
+	"github.com/apisem/apisem/rv"
+	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/store/selector"
+)
+
+// ListOptions select what List returns.
+type ListOptions struct {
+	// Read is rv's decision for the request: which revision, and the page
+	// size (Limit 0 means the whole collection in one page).
+	Read rv.Read
+	// Labels and Fields filter the objects; the zero values select all.
+	Labels selector.Labels
+	Fields selector.Fields
+}
+
+// Page is one page of a list. Its items are the stored objects: reading
+// them does not copy anything, At returns a copy, Encoded the cached
+// serialized form.
+type Page[T Object] struct {
+	s         *Store[T]
+	items     []*version[T]
+	rev       rv.Version
+	cont      string
+	remaining int64
+	hasRem    bool
+}
+
+// Len returns the number of items.
+func (p *Page[T]) Len() int { return len(p.items) }
+
+// At returns a copy of item i, which the caller may modify.
+func (p *Page[T]) At(i int) T { return p.s.copyFn(p.items[i].obj) }
+
+// Key returns the storage key of item i.
+func (p *Page[T]) Key(i int) string { return p.items[i].entry.key }
+
+// Encoded returns item i serialized by enc. Each stored version is
+// encoded at most once per Encoding; the result is shared and must not be
+// modified.
+func (p *Page[T]) Encoded(i int, enc *Encoding[T]) ([]byte, error) {
+	return p.items[i].encoded(enc)
+}
+
+// Items returns copies of all items.
+func (p *Page[T]) Items() []T {
+	out := make([]T, len(p.items))
+	for i := range p.items {
+		out[i] = p.At(i)
+	}
+	return out
+}
+
+// ResourceVersion is the list's metadata.resourceVersion: the revision
+// the page was read at (the same for every page of a paged list).
+func (p *Page[T]) ResourceVersion() rv.Version { return p.rev }
+
+// Continue is the list's metadata.continue: the token for the next page,
+// or "" on the last page.
+func (p *Page[T]) Continue() string { return p.cont }
+
+// RemainingItemCount is the list's metadata.remainingItemCount and
+// whether to set it: only when more items follow and no selector is set.
+func (p *Page[T]) RemainingItemCount() (int64, bool) { return p.remaining, p.hasRem }
+
+// List returns one page of the collection of namespace ("" means all
+// namespaces), read at the revision opts.Read names: Most Recent and Any
+// at the latest revision, Not older than N once the store reached N, Exact
+// N at N (410 Expired `The resourceVersion for the provided list is too
+// old.` if compacted), Continue at the revision in the token (410 Expired
+// with an inconsistent-continue token if compacted). A page costs
+// O(log n + page size) plus the deletions and creations since its
+// revision.
+func (r *Resource[T]) List(ctx context.Context, namespace string, opts ListOptions) (*Page[T], error) {
+	if r.namespaced && namespace != "" {
+		if err := checkSegment("Namespace", namespace); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.checkFields(opts.Fields); err != nil {
+		return nil, err
+	}
+	s := r.s
+	prefix := r.Prefix(namespace)
+	lo, hi := r.scanRange(namespace, opts.Fields)
+	start := lo
+	var tok paging.Token
+	for {
+		var rev uint64
+		read := opts.Read
+		switch read.Semantics {
+		case rv.NotOlderThan:
+			cur, err := s.waitFor(ctx, uint64(read.Version))
+			if err != nil {
+				return nil, err
+			}
+			rev = cur
+		case rv.Exact:
+			n := uint64(read.Version)
+			if _, err := s.waitFor(ctx, n); err != nil {
+				return nil, err
+			}
+			rev = n
+		case rv.ContinueExact:
+			abs, t, err := s.codec.Decode(read.Continue, prefix)
+			if err != nil {
+				return nil, err
+			}
+			tok = t
+			start = max(abs, lo)
+			if t.Version == 0 { // inconsistent continue: at the latest revision
+				rev = s.rev.Load()
+			} else if rev, err = s.waitFor(ctx, uint64(t.Version)); err != nil {
+				return nil, err
+			} else {
+				rev = uint64(t.Version)
+			}
+		default:
+			rev = s.rev.Load()
+		}
+		p, ok, err := r.listAt(rev, prefix, start, hi, opts)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return p, nil
+		}
+		// Compacted past rev: before the read or during it.
+		switch {
+		case read.Semantics == rv.Exact:
+			return nil, status.NewExpired("The resourceVersion for the provided list is too old.").Wrap(s.compactedError(rev))
+		case read.Semantics == rv.ContinueExact && tok.Version != 0:
+			return nil, s.codec.Expired(tok).Wrap(s.compactedError(rev))
+		}
+		// A read at the latest revision raced an explicit Compact: again.
+	}
+}
+
+// listAt reads one page at revision rev from [start, hi). ok is false if
+// rev is (or became) compacted.
+func (r *Resource[T]) listAt(rev uint64, prefix, start, hi string, opts ListOptions) (*Page[T], bool, error) {
+	s := r.s
+	if !s.validate(rev) {
+		return nil, false, nil
+	}
+	x := s.idx.Load()
+	limit := paging.Limit(opts.Read.Limit, 0)
+	filtered := !opts.Labels.Empty() || !opts.Fields.Empty()
+	p := &Page[T]{s: s, rev: rv.Version(rev)}
+	if limit > 0 {
+		p.items = make([]*version[T], 0, min(limit, 1024))
+	}
+	var c cursor[T]
+	x.seek(&c, start)
+	more := false
+	for e := c.next(); e != nil && (hi == "" || e.key < hi); e = c.next() {
+		v := e.at(rev)
+		if v == nil {
+			continue
+		}
+		if limit > 0 && int64(len(p.items)) == limit {
+			more = true // a live item follows the page (Kubernetes' cache rule)
+			break
+		}
+		if filtered && !r.Matches(v.obj, opts.Labels, opts.Fields) {
+			continue
+		}
+		p.items = append(p.items, v)
+	}
+	if more && !filtered {
+		last := p.items[len(p.items)-1].entry.key
+		rem := liveAt(x, rev, last+"\x00", hi)
+		p.remaining, p.hasRem = paging.RemainingItemCount(int64(rem), false)
+	}
+	if !s.validate(rev) {
+		return nil, false, nil
+	}
+	if more {
+		last := p.items[len(p.items)-1].entry.key
+		next, err := paging.NextStart(last, prefix)
+		if err != nil {
+			return nil, true, status.NewInternalError(err)
+		}
+		p.cont = s.codec.Encode(paging.Token{Version: rv.Version(rev), Start: next})
+	}
+	return p, true, nil
+}
+
+// liveAt counts the keys in [lo, hi) that are live at revision rev: the
+// index counts at its own revision, minus the creations and deletions
+// after rev that it already includes.
+func liveAt[T Object](x *index[T], rev uint64, lo, hi string) int {
+	n := x.liveIn(lo, hi)
+	lives := x.lives
+	i, j := 0, len(lives)
+	for i < j { // first event after rev
+		m := int(uint(i+j) >> 1)
+		if lives[m].rev <= rev {
+			i = m + 1
+		} else {
+			j = m
+		}
+	}
+	for _, v := range lives[i:] {
+		if k := v.entry.key; k >= lo && (hi == "" || k < hi) {
+			if v.dead {
+				n++ // deleted after rev: was live at rev
+			} else {
+				n-- // created after rev: was not
+			}
+		}
+	}
+	return n
+}

@@ -1,0 +1,670 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apisem/apisem/rv"
+	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/store/selector"
+)
+
+// ResourceOptions describe one resource (one kind of object) in a Store.
+type ResourceOptions[T Object] struct {
+	// GroupResource names the resource in error messages, e.g.
+	// {Resource: "configmaps"} or {Group: "apps", Resource: "deployments"}.
+	GroupResource status.GroupResource
+	// Kind names the kind in 422 Invalid messages, e.g. "ConfigMap".
+	Kind string
+	// Namespaced says whether objects live in namespaces. The namespace
+	// of a cluster-scoped object is cleared on create.
+	Namespaced bool
+	// Prefix is the key prefix of the resource's objects; "" means
+	// GroupResource.String(). Two resources in one Store need distinct
+	// prefixes, neither of which is a prefix of the other.
+	Prefix string
+	// Fields are field-selector fields beyond metadata.name and
+	// metadata.namespace, each with a function returning the field's
+	// value in an object.
+	Fields map[string]func(T) string
+	// UnknownField returns the message of the 400 for a field selector
+	// on an unknown field. nil means Kubernetes' default text,
+	// `"<label>" is not a known field selector: only "metadata.name",
+	// "metadata.namespace"` (followed by the names in Fields, sorted).
+	UnknownField func(label string) string
+}
+
+// Resource is one resource of a Store: the operations of the Kubernetes
+// API on its objects. Create one with Store.Resource.
+type Resource[T Object] struct {
+	s          *Store[T]
+	gr         status.GroupResource
+	gk         status.GroupKind
+	namespaced bool
+	prefix     string
+	fields     map[string]func(T) string
+	unknown    func(string) string
+}
+
+// Resource returns the resource described by opts. Resources are cheap;
+// create each once and share it.
+func (s *Store[T]) Resource(opts ResourceOptions[T]) *Resource[T] {
+	r := &Resource[T]{
+		s:          s,
+		gr:         opts.GroupResource,
+		gk:         status.GroupKind{Group: opts.GroupResource.Group, Kind: opts.Kind},
+		namespaced: opts.Namespaced,
+		prefix:     opts.Prefix,
+		fields:     opts.Fields,
+		unknown:    opts.UnknownField,
+	}
+	if r.prefix == "" {
+		r.prefix = opts.GroupResource.String()
+	}
+	if r.unknown == nil {
+		known := []string{"metadata.name", "metadata.namespace"}
+		extra := make([]string, 0, len(r.fields))
+		for f := range r.fields {
+			extra = append(extra, f)
+		}
+		sort.Strings(extra)
+		known = append(known, extra...)
+		for i, f := range known {
+			known[i] = strconv.Quote(f)
+		}
+		list := strings.Join(known, ", ")
+		r.unknown = func(label string) string {
+			return strconv.Quote(label) + " is not a known field selector: only " + list
+		}
+	}
+	return r
+}
+
+// Store returns the Store r belongs to.
+func (r *Resource[T]) Store() *Store[T] { return r.s }
+
+// Key returns the storage key of the object namespace/name.
+func (r *Resource[T]) Key(namespace, name string) string {
+	if !r.namespaced {
+		namespace = ""
+	}
+	return Key(r.prefix, namespace, name)
+}
+
+// Prefix returns the key prefix of the collection of objects in namespace
+// ("" means all namespaces), ending in "/".
+func (r *Resource[T]) Prefix(namespace string) string {
+	if !r.namespaced {
+		namespace = ""
+	}
+	return CollectionPrefix(r.prefix, namespace)
+}
+
+// Source returns the watch source of this resource's objects.
+func (r *Resource[T]) Source() *Source[T] { return r.s.Source(r.Prefix("")) }
+
+// Preconditions must hold for a write to proceed; nil fields are not
+// checked.
+type Preconditions struct {
+	UID             *string
+	ResourceVersion *string
+}
+
+// CreateOptions modify Create.
+type CreateOptions struct {
+	// DryRun runs every check and fills in generated fields but stores
+	// nothing, consumes no resourceVersion and sends no event.
+	DryRun bool
+}
+
+// UpdateOptions modify Update and GuaranteedUpdate.
+type UpdateOptions struct {
+	// DryRun runs every check but stores nothing; the result carries the
+	// current resourceVersion.
+	DryRun bool
+	// Preconditions on the stored object.
+	Preconditions Preconditions
+	// AllowCreate makes Update of a missing object create it (Kubernetes'
+	// create-on-update); the object's resourceVersion is then ignored.
+	AllowCreate bool
+	// RequireResourceVersion rejects an Update without a resourceVersion
+	// (a strategy that disallows unconditional updates) with a 422.
+	RequireResourceVersion bool
+}
+
+// DeleteOptions modify Delete and DeleteCollection.
+type DeleteOptions struct {
+	// DryRun runs every check but deletes nothing.
+	DryRun bool
+	// Preconditions on the stored object.
+	Preconditions Preconditions
+}
+
+// ErrResourceVersionSetOnCreate is wrapped by the error of a Create whose
+// object carries a resourceVersion.
+var ErrResourceVersionSetOnCreate = errors.New("store: resourceVersion set on create")
+
+// errRVOnCreate is Kubernetes' answer: a plain storage error, which the API
+// server renders as a 500 without a reason.
+func errRVOnCreate() error {
+	return (&status.Error{Status: status.Status{
+		Kind: "Status", APIVersion: "v1", Status: status.StatusFailure,
+		Message: "resourceVersion should not be set on objects to be created", Code: 500,
+	}}).Wrap(ErrResourceVersionSetOnCreate)
+}
+
+// nowSeconds is the store's time cut to whole seconds, the precision
+// Kubernetes' JSON and protobuf keep, so that every reader sees the same
+// timestamp whichever encoding it uses.
+func (s *Store[T]) nowSeconds() Time {
+	return Time{s.now().UTC().Truncate(time.Second)}
+}
+
+// checkScope validates the namespace of an object or request for r.
+func (r *Resource[T]) checkScope(namespace, name string) error {
+	if r.namespaced {
+		if namespace == "" {
+			return status.NewBadRequest("Namespace parameter required.")
+		}
+		if err := checkSegment("Namespace", namespace); err != nil {
+			return err
+		}
+	}
+	if name == "" {
+		return status.NewBadRequest("Name parameter required.")
+	}
+	return checkSegment("Name", name)
+}
+
+// maxGenerateAttempts is how often Create tries a generated name.
+const maxGenerateAttempts = 8
+
+// Create stores a new object and returns it as stored: with a uid,
+// creationTimestamp and resourceVersion, and a generated name if it had
+// only a generateName. A name in use is the 409 AlreadyExists (prefixed
+// "object is being deleted: " while the old object is terminating).
+func (r *Resource[T]) Create(ctx context.Context, obj T, opts CreateOptions) (T, error) {
+	var zero T
+	in := r.s.copyFn(obj)
+	m := in.Meta()
+	if m.ResourceVersion != "" && !opts.DryRun {
+		return zero, errRVOnCreate()
+	}
+	if !r.namespaced {
+		m.Namespace = ""
+	}
+	generated := m.Name == ""
+	if generated && m.GenerateName == "" {
+		return zero, status.NewInvalid(r.gk, "", status.Required("metadata.name", "name or generateName is required"))
+	}
+	uid, err := r.s.newUID()
+	if err != nil {
+		return zero, err
+	}
+	m.UID, m.ResourceVersion, m.SelfLink = uid, "", ""
+	m.CreationTimestamp = r.s.nowSeconds()
+	m.DeletionTimestamp, m.DeletionGracePeriodSeconds = nil, nil
+
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	for attempt := 1; ; attempt++ {
+		if generated {
+			if m.Name, err = r.s.generateName(m.GenerateName); err != nil {
+				return zero, err
+			}
+		}
+		if err := r.checkScope(m.Namespace, m.Name); err != nil {
+			return zero, err
+		}
+		key := Key(r.prefix, m.Namespace, m.Name)
+		e := r.s.idx.Load().get(key)
+		if e != nil {
+			if cur := e.head.Load(); !cur.dead {
+				switch {
+				case generated && attempt < maxGenerateAttempts:
+					continue
+				case generated:
+					return zero, status.NewGenerateNameConflict(r.gr, m.Name, 1)
+				case cur.obj.Meta().DeletionTimestamp != nil:
+					return zero, status.NewAlreadyExistsTerminating(r.gr, m.Name)
+				}
+				return zero, status.NewAlreadyExists(r.gr, m.Name)
+			}
+		}
+		if opts.DryRun {
+			return in, nil
+		}
+		isNew := e == nil
+		if isNew {
+			e = &entry[T]{key: key}
+		}
+		v := r.s.commitLocked(e, isNew, in, false)
+		return r.s.copyFn(v.obj), nil
+	}
+}
+
+// readRevision resolves the revision a get reads at.
+func (r *Resource[T]) readRevision(ctx context.Context, read rv.Read) (uint64, error) {
+	switch read.Semantics {
+	case rv.NotOlderThan:
+		return r.s.waitFor(ctx, uint64(read.Version))
+	case rv.Exact:
+		n := uint64(read.Version)
+		if _, err := r.s.waitFor(ctx, n); err != nil {
+			return 0, err
+		}
+		if n < r.s.compacted.Load() {
+			return 0, tooOld(n, r.s.compacted.Load())
+		}
+		return n, nil
+	case rv.ContinueExact:
+		return 0, status.NewBadRequest("a continue token is not allowed for this request")
+	}
+	return r.s.rev.Load(), nil
+}
+
+// tooOld is the 410 of a read at a compacted revision outside lists.
+func tooOld(n, compacted uint64) error {
+	return status.NewExpired(fmt.Sprintf("too old resource version: %d (%d)", n, compacted)).Wrap(rv.ErrCompacted)
+}
+
+// Get returns a copy of the object namespace/name as read says (Most
+// Recent, Any, Not older than N): 404 NotFound if it does not exist, 504
+// if N is not reached in time.
+func (r *Resource[T]) Get(ctx context.Context, namespace, name string, read rv.Read) (T, error) {
+	var zero T
+	if err := r.checkScope(namespace, name); err != nil {
+		return zero, err
+	}
+	key := r.Key(namespace, name)
+	for {
+		rev, err := r.readRevision(ctx, read)
+		if err != nil {
+			return zero, err
+		}
+		v := r.s.idx.Load().getAt(key, rev)
+		if !r.s.validate(rev) {
+			if read.Semantics == rv.Exact {
+				return zero, tooOld(rev, r.s.compacted.Load())
+			}
+			continue // compacted under us: read the latest again
+		}
+		if v == nil {
+			return zero, status.NewNotFound(r.gr, name)
+		}
+		return r.s.copyFn(v.obj), nil
+	}
+}
+
+// getAt returns the version of key visible at rev, or nil.
+func (x *index[T]) getAt(key string, rev uint64) *version[T] {
+	if e := x.get(key); e != nil {
+		return e.at(rev)
+	}
+	return nil
+}
+
+// liveLocked returns the entry of key and its current live version (nil
+// if absent or deleted). s.mu must be held.
+func (s *Store[T]) liveLocked(key string) (*entry[T], *version[T]) {
+	e := s.idx.Load().get(key)
+	if e == nil {
+		return nil, nil
+	}
+	v := e.head.Load()
+	if v.dead {
+		return e, nil
+	}
+	return e, v
+}
+
+// Update replaces the object named by obj's metadata. A resourceVersion
+// in obj that is not the stored one is the 409 Conflict
+// "the object has been modified"; an empty one updates unconditionally
+// (unless opts.RequireResourceVersion). System fields (uid,
+// creationTimestamp, deletionTimestamp, deletionGracePeriodSeconds,
+// generation) keep their stored values. An update that removes the last
+// finalizer of an object being deleted deletes it; the result is then the
+// deleted object.
+func (r *Resource[T]) Update(ctx context.Context, obj T, opts UpdateOptions) (T, error) {
+	var zero T
+	in := r.s.copyFn(obj)
+	m := in.Meta()
+	if !r.namespaced {
+		m.Namespace = ""
+	}
+	if err := r.checkScope(m.Namespace, m.Name); err != nil {
+		return zero, err
+	}
+	key := Key(r.prefix, m.Namespace, m.Name)
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	e, cur := r.s.liveLocked(key)
+	if cur == nil {
+		if !opts.AllowCreate {
+			return zero, status.NewNotFound(r.gr, m.Name)
+		}
+		uid, err := r.s.newUID()
+		if err != nil {
+			return zero, err
+		}
+		m.UID, m.ResourceVersion, m.SelfLink = uid, "", ""
+		m.CreationTimestamp = r.s.nowSeconds()
+		m.DeletionTimestamp, m.DeletionGracePeriodSeconds = nil, nil
+		if opts.DryRun {
+			return in, nil
+		}
+		isNew := e == nil
+		if isNew {
+			e = &entry[T]{key: key}
+		}
+		return r.s.copyFn(r.s.commitLocked(e, isNew, in, false).obj), nil
+	}
+	switch stored := cur.obj.Meta().ResourceVersion; {
+	case m.ResourceVersion == "" && opts.RequireResourceVersion:
+		return zero, status.NewInvalid(r.gk, m.Name,
+			status.InvalidValue("metadata.resourceVersion", 0, "must be specified for an update"))
+	case m.ResourceVersion != "" && m.ResourceVersion != stored:
+		return zero, status.NewConflict(r.gr, m.Name, status.OptimisticLockMessage)
+	}
+	if err := r.checkUpdatePreconditions(key, m.Name, cur, opts.Preconditions); err != nil {
+		return zero, err
+	}
+	m.Generation = cur.obj.Meta().Generation
+	return r.updateLocked(e, cur, in, opts.DryRun)
+}
+
+// GuaranteedUpdate is a read-modify-write of the object namespace/name:
+// it calls tryUpdate with a copy of the current object and stores what it
+// returns, retrying with the new current object if another write came in
+// between. tryUpdate may be called several times and must not keep the
+// object; an error from it is returned as is. Unlike Update, the
+// generation tryUpdate returns is stored (server code manages it).
+func (r *Resource[T]) GuaranteedUpdate(ctx context.Context, namespace, name string, opts UpdateOptions, tryUpdate func(current T) (T, error)) (T, error) {
+	var zero T
+	if err := r.checkScope(namespace, name); err != nil {
+		return zero, err
+	}
+	key := r.Key(namespace, name)
+	for {
+		if err := ctx.Err(); err != nil {
+			return zero, err
+		}
+		x := r.s.idx.Load()
+		e := x.get(key)
+		var cur *version[T]
+		if e != nil {
+			if cur = e.head.Load(); cur.dead {
+				cur = nil
+			}
+		}
+		if cur == nil {
+			return zero, status.NewNotFound(r.gr, name)
+		}
+		if err := r.checkUpdatePreconditions(key, name, cur, opts.Preconditions); err != nil {
+			return zero, err
+		}
+		out, err := tryUpdate(r.s.copyFn(cur.obj))
+		if err != nil {
+			return zero, err
+		}
+		in := r.s.copyFn(out)
+		m := in.Meta()
+		m.Name, m.Namespace = cur.obj.Meta().Name, cur.obj.Meta().Namespace
+		r.s.mu.Lock()
+		if e2, now := r.s.liveLocked(key); e2 != e || now != cur {
+			r.s.mu.Unlock()
+			continue // modified meanwhile: try again on the new state
+		}
+		res, err := r.updateLocked(e, cur, in, opts.DryRun)
+		r.s.mu.Unlock()
+		return res, err
+	}
+}
+
+// checkUpdatePreconditions checks storage preconditions the way
+// Kubernetes' storage layer reports them: a 409 Conflict whose message
+// embeds the storage error.
+func (r *Resource[T]) checkUpdatePreconditions(key, name string, cur *version[T], p Preconditions) error {
+	m := cur.obj.Meta()
+	var detail string
+	switch {
+	case p.UID != nil && *p.UID != m.UID:
+		detail = fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, m.UID)
+	case p.ResourceVersion != nil && *p.ResourceVersion != m.ResourceVersion:
+		detail = fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *p.ResourceVersion, m.ResourceVersion)
+	default:
+		return nil
+	}
+	return status.NewConflict(r.gr, name, "StorageError: invalid object, Code: 4, Key: "+key+", ResourceVersion: 0, AdditionalErrorMsg: "+detail)
+}
+
+// updateLocked stores in as the next state of the live version cur of e.
+// s.mu must be held.
+func (r *Resource[T]) updateLocked(e *entry[T], cur *version[T], in T, dryRun bool) (T, error) {
+	var zero T
+	m, old := in.Meta(), cur.obj.Meta()
+	switch {
+	case m.UID == "":
+		m.UID = old.UID
+	case m.UID != old.UID:
+		return zero, status.NewInvalid(r.gk, m.Name, status.InvalidValue("metadata.uid", m.UID, "field is immutable"))
+	}
+	if old.DeletionTimestamp != nil {
+		if added := newFinalizers(old.Finalizers, m.Finalizers); len(added) > 0 {
+			return zero, status.NewInvalid(r.gk, m.Name, status.Forbidden("metadata.finalizers",
+				fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers %#v", added)))
+		}
+	}
+	// Clients cannot change the system fields.
+	m.CreationTimestamp = old.CreationTimestamp
+	m.DeletionTimestamp = nil
+	if old.DeletionTimestamp != nil {
+		t := *old.DeletionTimestamp
+		m.DeletionTimestamp = &t
+	}
+	m.DeletionGracePeriodSeconds = nil
+	if old.DeletionGracePeriodSeconds != nil {
+		g := *old.DeletionGracePeriodSeconds
+		m.DeletionGracePeriodSeconds = &g
+	}
+	m.SelfLink = ""
+	m.ResourceVersion = old.ResourceVersion
+	if old.DeletionTimestamp != nil && len(m.Finalizers) == 0 &&
+		(old.DeletionGracePeriodSeconds == nil || *old.DeletionGracePeriodSeconds == 0) {
+		// The last finalizer is gone: the deletion completes.
+		if dryRun {
+			return in, nil
+		}
+		return r.s.copyFn(r.s.deleteLocked(e, cur).obj), nil
+	}
+	if dryRun || (r.s.equal != nil && r.s.equal(in, cur.obj)) {
+		if dryRun {
+			return in, nil
+		}
+		return r.s.copyFn(cur.obj), nil
+	}
+	return r.s.copyFn(r.s.commitLocked(e, false, in, false).obj), nil
+}
+
+// newFinalizers returns the finalizers in now that are not in before.
+func newFinalizers(before, now []string) []string {
+	var added []string
+	for _, f := range now {
+		if !slices.Contains(before, f) {
+			added = append(added, f)
+		}
+	}
+	return added
+}
+
+// deleteLocked removes the live version cur of e: the tombstone carries the
+// last state with the deletion's resourceVersion. s.mu must be held.
+func (s *Store[T]) deleteLocked(e *entry[T], cur *version[T]) *version[T] {
+	return s.commitLocked(e, false, s.copyFn(cur.obj), true)
+}
+
+// Delete deletes the object namespace/name. If it has finalizers it is
+// only marked: deletionTimestamp is set (kept if already set),
+// deletionGracePeriodSeconds becomes 0 and generation is incremented on
+// the first deletion; it stays until an update removes the last
+// finalizer. deleted reports whether the object is gone; the result is
+// the deleted object (with the deletion's resourceVersion) or the marked
+// one.
+func (r *Resource[T]) Delete(ctx context.Context, namespace, name string, opts DeleteOptions) (obj T, deleted bool, err error) {
+	var zero T
+	if err := r.checkScope(namespace, name); err != nil {
+		return zero, false, err
+	}
+	key := r.Key(namespace, name)
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	e, cur := r.s.liveLocked(key)
+	if cur == nil {
+		return zero, false, status.NewNotFound(r.gr, name)
+	}
+	return r.deleteOneLocked(e, cur, opts)
+}
+
+func (r *Resource[T]) deleteOneLocked(e *entry[T], cur *version[T], opts DeleteOptions) (T, bool, error) {
+	var zero T
+	m := cur.obj.Meta()
+	if p := opts.Preconditions; p.UID != nil && *p.UID != m.UID {
+		return zero, false, status.NewConflict(r.gr, m.Name, fmt.Sprintf(
+			"the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated",
+			*p.UID, m.UID))
+	} else if p.ResourceVersion != nil && *p.ResourceVersion != m.ResourceVersion {
+		return zero, false, status.NewConflict(r.gr, m.Name, fmt.Sprintf(
+			"the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified",
+			*p.ResourceVersion, m.ResourceVersion))
+	}
+	if len(m.Finalizers) == 0 {
+		if opts.DryRun {
+			return r.s.copyFn(cur.obj), true, nil
+		}
+		return r.s.copyFn(r.s.deleteLocked(e, cur).obj), true, nil
+	}
+	now := r.s.nowSeconds()
+	keepTime := m.DeletionTimestamp != nil && !m.DeletionTimestamp.After(now.Time)
+	if keepTime && m.DeletionGracePeriodSeconds != nil && *m.DeletionGracePeriodSeconds == 0 {
+		return r.s.copyFn(cur.obj), false, nil // already marked: nothing changes
+	}
+	upd := r.s.copyFn(cur.obj)
+	um := upd.Meta()
+	if um.DeletionTimestamp == nil && um.Generation > 0 {
+		um.Generation++
+	}
+	if !keepTime {
+		um.DeletionTimestamp = &now
+	}
+	var zeroGrace int64
+	um.DeletionGracePeriodSeconds = &zeroGrace
+	if opts.DryRun {
+		return upd, false, nil
+	}
+	return r.s.copyFn(r.s.commitLocked(e, false, upd, false).obj), false, nil
+}
+
+// DeleteCollection deletes every object of the collection (namespace ""
+// means all namespaces) that matches the selectors of list, one write
+// each, as Delete with opts. With list.Read.Limit > 0 it handles at most
+// that many objects, as Kubernetes handles one page. It returns the
+// matched objects as they were before deletion.
+func (r *Resource[T]) DeleteCollection(ctx context.Context, namespace string, list ListOptions, opts DeleteOptions) ([]T, error) {
+	if err := r.checkFields(list.Fields); err != nil {
+		return nil, err
+	}
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	x := r.s.idx.Load()
+	rev := r.s.rev.Load()
+	lo, hi := r.scanRange(namespace, list.Fields)
+	var out []T
+	var c cursor[T]
+	x.seek(&c, lo)
+	for e := c.next(); e != nil && (hi == "" || e.key < hi); e = c.next() {
+		v := e.at(rev)
+		if v == nil || !r.matches(v.obj, list.Labels, list.Fields) {
+			continue
+		}
+		if list.Read.Limit > 0 && int64(len(out)) >= list.Read.Limit {
+			break
+		}
+		cur := e.head.Load() // == v: we hold the writer lock
+		if _, _, err := r.deleteOneLocked(e, cur, opts); err != nil {
+			return out, err
+		}
+		out = append(out, r.s.copyFn(v.obj))
+	}
+	return out, nil
+}
+
+// checkFields rejects a field selector on a field r does not know.
+func (r *Resource[T]) checkFields(f selector.Fields) error {
+	for _, t := range f.Terms() {
+		switch t.Field {
+		case "metadata.name", "metadata.namespace":
+			continue
+		}
+		if _, ok := r.fields[t.Field]; !ok {
+			return status.NewBadRequest(r.unknown(t.Field))
+		}
+	}
+	return nil
+}
+
+// ParseFieldSelector parses a field selector and checks that r knows its
+// fields; errors are 400 BadRequest.
+func (r *Resource[T]) ParseFieldSelector(s string) (selector.Fields, error) {
+	f, err := selector.ParseFields(s)
+	if err != nil {
+		return f, err
+	}
+	return f, r.checkFields(f)
+}
+
+// FieldValue returns the value of a field-selector field of obj.
+func (r *Resource[T]) FieldValue(obj T, field string) string {
+	switch field {
+	case "metadata.name":
+		return obj.Meta().Name
+	case "metadata.namespace":
+		return obj.Meta().Namespace
+	}
+	if f, ok := r.fields[field]; ok {
+		return f(obj)
+	}
+	return ""
+}
+
+// Matches reports whether obj matches both selectors, as List and
+// DeleteCollection filter; a watch filter can use it too.
+func (r *Resource[T]) Matches(obj T, labels selector.Labels, fields selector.Fields) bool {
+	if !labels.Matches(obj.Meta().Labels) {
+		return false
+	}
+	return fields.Empty() || fields.Matches(func(f string) string { return r.FieldValue(obj, f) })
+}
+
+func (r *Resource[T]) matches(obj T, labels selector.Labels, fields selector.Fields) bool {
+	return (labels.Empty() && fields.Empty()) || r.Matches(obj, labels, fields)
+}
+
+// scanRange returns the key range a list of namespace has to read: the
+// collection, narrowed to one namespace when the field selector pins
+// metadata.namespace (Kubernetes does the same).
+func (r *Resource[T]) scanRange(namespace string, fields selector.Fields) (lo, hi string) {
+	if r.namespaced && namespace == "" {
+		if ns, ok := fields.RequiresExactMatch("metadata.namespace"); ok && ns != "" && checkSegment("Namespace", ns) == nil {
+			namespace = ns
+		}
+	}
+	lo = r.Prefix(namespace)
+	return lo, prefixEnd(lo)
+}

@@ -1,0 +1,471 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/apisem/apisem/paging"
+	"github.com/apisem/apisem/rv"
+	"github.com/apisem/apisem/status"
+)
+
+// Options configure a Store. The zero value of every field means the
+// default written next to it.
+type Options[T Object] struct {
+	// DeepCopy returns a copy of an object that shares no memory with it.
+	// nil means T's own DeepCopy() T method, which T must then have (New
+	// panics otherwise; set DeepCopy when T is an interface type).
+	DeepCopy func(T) T
+
+	// Equal reports whether two states of an object are the same. When
+	// set, an update that changes nothing is not written (no new
+	// resourceVersion, no event), as Kubernetes skips identical writes.
+	// Both arguments carry the same resourceVersion. nil means every
+	// update is written.
+	Equal func(a, b T) bool
+
+	// Now is the clock for creation and deletion timestamps and for the
+	// retention window. nil means time.Now.
+	Now func() time.Time
+
+	// Rand is the source of uids and generated names. nil means
+	// crypto/rand.
+	Rand io.Reader
+
+	// Window is how long history is kept: revisions older than this are
+	// compacted (as etcd's 5-minute compaction does). 0 means 5 minutes;
+	// negative means no time limit.
+	Window time.Duration
+
+	// MaxRevisions caps the number of revisions kept in history. 0 means
+	// no cap.
+	MaxRevisions uint64
+
+	// FutureWait is how long a read of a revision the store has not
+	// reached waits before failing with 504 "Too large resource version".
+	// 0 means 3 seconds (Kubernetes' watch cache); negative means no wait.
+	FutureWait time.Duration
+
+	// Paging encodes and decodes continue tokens. nil means unsigned
+	// tokens without an age limit (a zero paging.Codec).
+	Paging *paging.Codec
+}
+
+// Store is an in-memory, versioned keyspace. See the package
+// documentation. A Store must be created with New.
+type Store[T Object] struct {
+	copyFn     func(T) T
+	equal      func(a, b T) bool
+	now        func() time.Time
+	random     io.Reader
+	window     time.Duration
+	maxRevs    uint64
+	futureWait time.Duration
+	codec      *paging.Codec
+
+	// Published state, read lock-free. The writer stores idx and hist
+	// before rev, so a reader that loads rev first and then idx or hist
+	// sees at least everything written up to that revision.
+	rev       atomic.Uint64
+	compacted atomic.Uint64
+	idx       atomic.Pointer[index[T]]
+	hist      atomic.Pointer[history[T]]
+	notify    atomic.Pointer[chan struct{}] // lazily initialized by Changed
+
+	// mu is the writer lock. Fields below are guarded by it.
+	mu     sync.Mutex
+	txID   uint64
+	histN  int // versions in the published history
+	marks  []timeMark
+	randMu sync.Mutex // guards random (uids may be made outside mu)
+}
+
+// history holds the version written at each revision after the
+// compaction revision: arr[i] is revision base+i. Slots up to the
+// published revision are filled; the writer appends past them in place
+// and publishes a new history only when it reallocates or compacts.
+type history[T Object] struct {
+	base uint64
+	arr  []*version[T]
+}
+
+// at returns the version written at revision r, which must be in
+// (base-1, published revision].
+func (h *history[T]) at(r uint64) *version[T] {
+	return h.arr[:cap(h.arr)][r-h.base]
+}
+
+// timeMark records that every revision up to rev was written at or before t.
+type timeMark struct {
+	rev uint64
+	t   time.Time
+}
+
+const (
+	defaultWindow     = 5 * time.Minute
+	defaultFutureWait = 3 * time.Second
+	// autoCompactBatch is how many expired revisions accumulate before a
+	// write compacts them, so that compaction is amortized over writes.
+	autoCompactBatch = 16
+	// autoCompactMax bounds the compaction work one write does.
+	autoCompactMax = 1024
+)
+
+// New returns an empty Store at revision 0.
+func New[T Object](opts Options[T]) *Store[T] {
+	s := &Store[T]{
+		copyFn:     opts.DeepCopy,
+		equal:      opts.Equal,
+		now:        opts.Now,
+		random:     opts.Rand,
+		window:     opts.Window,
+		maxRevs:    opts.MaxRevisions,
+		futureWait: opts.FutureWait,
+		codec:      opts.Paging,
+	}
+	if s.copyFn == nil {
+		var zero T
+		if _, ok := any(zero).(interface{ DeepCopy() T }); !ok {
+			panic(fmt.Sprintf("store: %T has no DeepCopy() %[1]T method and Options.DeepCopy is nil", zero))
+		}
+		s.copyFn = func(o T) T { return any(o).(interface{ DeepCopy() T }).DeepCopy() }
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.random == nil {
+		s.random = rand.Reader
+	}
+	if s.window == 0 {
+		s.window = defaultWindow
+	}
+	if s.futureWait == 0 {
+		s.futureWait = defaultFutureWait
+	}
+	if s.codec == nil {
+		s.codec = &paging.Codec{}
+	}
+	s.idx.Store(&index[T]{})
+	s.hist.Store(&history[T]{base: 1, arr: make([]*version[T], 0, 64)})
+	return s
+}
+
+// Revision returns the latest committed revision.
+func (s *Store[T]) Revision() rv.Version { return rv.Version(s.rev.Load()) }
+
+// CompactedRevision returns the compaction revision: the oldest revision
+// still readable. Reads and watches at older revisions get 410 Gone.
+func (s *Store[T]) CompactedRevision() rv.Version { return rv.Version(s.compacted.Load()) }
+
+// closedCh is returned by Changed when there is nothing to wait for.
+var closedCh = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
+
+// Changed returns a channel that is closed as soon as the latest
+// committed revision is greater than after (at once if it already is).
+// Each commit publishes its state before it closes the channel, so a
+// woken reader sees the new revision.
+func (s *Store[T]) Changed(after rv.Version) <-chan struct{} {
+	if s.rev.Load() > uint64(after) {
+		return closedCh
+	}
+	p := s.notify.Load()
+	if p == nil {
+		c := make(chan struct{})
+		if s.notify.CompareAndSwap(nil, &c) {
+			p = &c
+		} else {
+			p = s.notify.Load()
+			if p == nil { // a commit took it in between: it changed
+				return closedCh
+			}
+		}
+	}
+	// The commit that follows our check closes *p: it publishes the
+	// revision before it takes the channel.
+	if s.rev.Load() > uint64(after) {
+		return closedCh
+	}
+	return *p
+}
+
+// waitFor waits until the store reaches revision n, for at most
+// FutureWait, and returns the current revision. It fails with the 504
+// "Too large resource version" (retry after 1 s) if n is not reached.
+func (s *Store[T]) waitFor(ctx context.Context, n uint64) (uint64, error) {
+	cur := s.rev.Load()
+	if cur >= n {
+		return cur, nil
+	}
+	if s.futureWait > 0 {
+		t := time.NewTimer(s.futureWait)
+		defer t.Stop()
+	wait:
+		for {
+			select {
+			case <-s.Changed(rv.Version(cur)):
+				if cur = s.rev.Load(); cur >= n {
+					return cur, nil
+				}
+			case <-t.C:
+				break wait
+			case <-ctx.Done():
+				return 0, ctx.Err()
+			}
+		}
+		cur = s.rev.Load()
+		if cur >= n {
+			return cur, nil
+		}
+	}
+	return 0, status.NewTooLargeResourceVersion(n, cur, 1).Wrap(rv.ErrFutureRevision)
+}
+
+// validate reports whether a read at revision r is still good after the
+// reader walked version chains: compaction may have cut chains older than
+// its revision while the reader was walking them.
+func (s *Store[T]) validate(r uint64) bool { return s.compacted.Load() <= r }
+
+// compactedError returns the *rv.CompactedError for a read at r.
+func (s *Store[T]) compactedError(r uint64) *rv.CompactedError {
+	return &rv.CompactedError{Requested: rv.Version(r), Compacted: rv.Version(s.compacted.Load())}
+}
+
+// commitLocked writes obj as the next version of e and publishes it: the
+// version chain, the index if the key's liveness changed, the history,
+// then the revision, then wakes waiters. isNew means e is not in the
+// index yet. s.mu must be held.
+func (s *Store[T]) commitLocked(e *entry[T], isNew bool, obj T, dead bool) *version[T] {
+	rev := s.rev.Load() + 1
+	obj.Meta().ResourceVersion = strconv.FormatUint(rev, 10)
+	v := &version[T]{rev: rev, obj: obj, entry: e, dead: dead}
+	prev := e.head.Load()
+	v.next.Store(prev)
+	wasLive := prev != nil && !prev.dead
+	var nx *index[T]
+	if isNew || wasLive == dead {
+		s.txID++
+		tx := indexTx[T]{x: *s.idx.Load(), id: s.txID}
+		if isNew {
+			tx.insert(e, !dead)
+		} else {
+			tx.setLive(e.key, !dead)
+		}
+		tx.x.lives = append(tx.x.lives, v)
+		tx.x.rev = rev
+		nx = &tx.x
+	}
+	e.head.Store(v)
+	s.appendHistoryLocked(v)
+	if nx != nil {
+		s.idx.Store(nx)
+	}
+	s.rev.Store(rev)
+	if p := s.notify.Swap(nil); p != nil {
+		close(*p)
+	}
+	s.retainLocked(rev)
+	return v
+}
+
+// appendHistoryLocked adds v (the next revision) to the history.
+func (s *Store[T]) appendHistoryLocked(v *version[T]) {
+	h := s.hist.Load()
+	if s.histN < cap(h.arr) {
+		h.arr[:s.histN+1][s.histN] = v
+		s.histN++
+		return
+	}
+	arr := make([]*version[T], s.histN+1, 2*s.histN+64)
+	copy(arr, h.arr[:s.histN])
+	arr[s.histN] = v
+	s.histN++
+	s.hist.Store(&history[T]{base: h.base, arr: arr})
+}
+
+// retainLocked applies the retention settings after the write of rev.
+func (s *Store[T]) retainLocked(rev uint64) {
+	var target uint64
+	if s.maxRevs > 0 && rev > s.maxRevs {
+		target = rev - s.maxRevs
+	}
+	if s.window > 0 {
+		now := s.now()
+		every := min(time.Second, s.window/16)
+		if n := len(s.marks); n == 0 || now.Sub(s.marks[n-1].t) >= every {
+			s.marks = append(s.marks, timeMark{rev: rev, t: now})
+		}
+		cut := now.Add(-s.window)
+		for _, m := range s.marks {
+			if m.t.After(cut) {
+				break
+			}
+			target = max(target, m.rev)
+		}
+	}
+	c := s.compacted.Load()
+	if target >= c+autoCompactBatch {
+		s.compactLocked(min(target, c+autoCompactMax))
+	}
+}
+
+// Compact discards history up to revision rev (clamped to the current
+// revision): afterwards the oldest readable revision is rev, older reads
+// answer 410 Gone and a watch must start at rev or later. It returns the
+// compaction revision. Compacting an already compacted revision does
+// nothing.
+func (s *Store[T]) Compact(rev rv.Version) rv.Version {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.compactLocked(min(uint64(rev), s.rev.Load()))
+	return rv.Version(s.compacted.Load())
+}
+
+// CompactExpired compacts what the retention settings (Window,
+// MaxRevisions) allow now and returns the compaction revision. Writes do
+// this on their own; call it to expire history of an idle store.
+func (s *Store[T]) CompactExpired() rv.Version {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rev := s.rev.Load()
+	var target uint64
+	if s.maxRevs > 0 && rev > s.maxRevs {
+		target = rev - s.maxRevs
+	}
+	if s.window > 0 {
+		cut := s.now().Add(-s.window)
+		for _, m := range s.marks {
+			if m.t.After(cut) {
+				break
+			}
+			target = max(target, m.rev)
+		}
+		if len(s.marks) > 0 && !s.marks[len(s.marks)-1].t.After(cut) {
+			target = rev // nothing was written within the window
+		}
+	}
+	s.compactLocked(target)
+	return rv.Version(s.compacted.Load())
+}
+
+// compactLocked makes c the compaction revision. It publishes c first,
+// then cuts every version chain below it, so a reader that sees a cut
+// chain also sees c and fails its validation instead of returning a
+// partial answer.
+func (s *Store[T]) compactLocked(c uint64) {
+	old := s.compacted.Load()
+	if c <= old {
+		return
+	}
+	s.compacted.Store(c)
+	h := s.hist.Load()
+	s.txID++
+	tx := indexTx[T]{x: *s.idx.Load(), id: s.txID}
+	changed := false
+	for r := old + 1; r <= c; r++ {
+		v := h.at(r)
+		// Every older version of v's key is superseded by v, which is
+		// itself readable at c: nobody can reach them any more.
+		v.next.Store(nil)
+		if v.dead && v.entry.head.Load() == v {
+			tx.remove(v.entry.key) // deleted at or before c, never re-created
+			changed = true
+		}
+	}
+	// Liveness events up to c are no longer needed to count at older
+	// revisions.
+	lives := tx.x.lives
+	k := 0
+	for k < len(lives) && lives[k].rev <= c {
+		k++
+	}
+	if k > 0 {
+		if rest := len(lives) - k; rest < cap(lives)/4 {
+			lives = append(make([]*version[T], 0, 2*rest+16), lives[k:]...)
+		} else {
+			lives = lives[k:]
+		}
+		tx.x.lives = lives
+		changed = true
+	}
+	if changed {
+		tx.x.rev = s.rev.Load()
+		s.idx.Store(&tx.x)
+	}
+	// Drop the history up to c; copy the rest out when the dropped part
+	// dominates, so that the old array can be freed.
+	drop := int(c + 1 - h.base)
+	rest := s.histN - drop
+	arr := h.arr[drop:s.histN]
+	if rest < cap(h.arr)/4 {
+		arr = append(make([]*version[T], 0, 2*rest+64), arr...)
+	}
+	s.histN = rest
+	s.hist.Store(&history[T]{base: c + 1, arr: arr})
+	i := 0
+	for i < len(s.marks) && s.marks[i].rev <= c {
+		i++
+	}
+	s.marks = s.marks[i:]
+}
+
+// newUID returns a random (version 4) UUID.
+func (s *Store[T]) newUID() (string, error) {
+	var b [16]byte
+	s.randMu.Lock()
+	_, err := io.ReadFull(s.random, b[:])
+	s.randMu.Unlock()
+	if err != nil {
+		return "", status.NewInternalError(fmt.Errorf("store: generating a uid: %w", err))
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	const hex = "0123456789abcdef"
+	out := make([]byte, 0, 36)
+	for i, x := range b {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			out = append(out, '-')
+		}
+		out = append(out, hex[x>>4], hex[x&0xf])
+	}
+	return string(out), nil
+}
+
+// nameAlphabet is Kubernetes' alphabet for generated names: no vowels,
+// no look-alike characters.
+const nameAlphabet = "bcdfghjklmnpqrstvwxz2456789"
+
+// generateName returns base (cut to 58 bytes) plus 5 random characters,
+// as Kubernetes' SimpleNameGenerator.
+func (s *Store[T]) generateName(base string) (string, error) {
+	const maxBase = 63 - 5
+	if len(base) > maxBase {
+		base = base[:maxBase]
+	}
+	out := make([]byte, len(base), len(base)+5)
+	copy(out, base)
+	var b [16]byte
+	s.randMu.Lock()
+	defer s.randMu.Unlock()
+	for len(out) < len(base)+5 {
+		if _, err := io.ReadFull(s.random, b[:]); err != nil {
+			return "", status.NewInternalError(fmt.Errorf("store: generating a name: %w", err))
+		}
+		for _, x := range b {
+			// 243 = 9*27: rejecting the rest keeps the choice uniform.
+			if x < 243 && len(out) < len(base)+5 {
+				out = append(out, nameAlphabet[int(x)%len(nameAlphabet)])
+			}
+		}
+	}
+	return string(out), nil
+}

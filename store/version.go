@@ -1,0 +1,98 @@
+package store
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// entry is one key of the keyspace: its version chain, newest first. The
+// key never changes; head is replaced by the writer (one new version per
+// write) and read lock-free by everyone else.
+type entry[T Object] struct {
+	key  string
+	head atomic.Pointer[version[T]]
+}
+
+// at returns the version of e visible at revision rev: the newest one
+// written at or before rev, or nil if there is none or it is a deletion.
+func (e *entry[T]) at(rev uint64) *version[T] {
+	for v := e.head.Load(); v != nil; v = v.next.Load() {
+		if v.rev <= rev {
+			if v.dead {
+				return nil
+			}
+			return v
+		}
+	}
+	return nil
+}
+
+// version is one immutable state of a key. obj is never modified once the
+// version is published. For a deletion (dead), obj is the last state with
+// its resourceVersion set to rev, as watchers receive it.
+//
+// next points to the previous version. It is the only mutable field:
+// compaction cuts it (stores nil) once the previous version is older than
+// every readable revision. Readers therefore check the compaction revision
+// after walking a chain (see Store.validate).
+type version[T Object] struct {
+	rev   uint64
+	obj   T
+	entry *entry[T]
+	next  atomic.Pointer[version[T]]
+	// forms caches serialized forms of obj, one per Encoding; lazily
+	// initialized.
+	forms atomic.Pointer[form[T]]
+	dead  bool
+}
+
+// An Encoding is one serialized form of stored objects, e.g. JSON for
+// application/json. Create one per form with NewEncoding and keep it: the
+// pointer is the cache key, so each stored version is encoded at most once
+// per Encoding however many list pages serve it.
+type Encoding[T any] struct {
+	appendFn func(dst []byte, obj T) ([]byte, error)
+}
+
+// NewEncoding returns an Encoding that serializes with appendFn, which
+// appends the form of obj to dst. appendFn must not modify obj and must be
+// deterministic: its result (or error) is cached and shared.
+func NewEncoding[T any](appendFn func(dst []byte, obj T) ([]byte, error)) *Encoding[T] {
+	return &Encoding[T]{appendFn: appendFn}
+}
+
+// Append appends the form of obj to dst without caching.
+func (e *Encoding[T]) Append(dst []byte, obj T) ([]byte, error) { return e.appendFn(dst, obj) }
+
+// form is one cached serialization, in a lock-free list per version.
+type form[T Object] struct {
+	enc  *Encoding[T]
+	once sync.Once
+	b    []byte
+	err  error
+	next *form[T]
+}
+
+// encoded returns v's form for enc, computing it at most once. Concurrent
+// first callers agree on one cell (CompareAndSwap) and then on one
+// computation (sync.Once).
+func (v *version[T]) encoded(enc *Encoding[T]) ([]byte, error) {
+	var f *form[T]
+	for f == nil {
+		head := v.forms.Load()
+		for c := head; c != nil; c = c.next {
+			if c.enc == enc {
+				f = c
+				break
+			}
+		}
+		if f == nil {
+			c := &form[T]{enc: enc, next: head}
+			if v.forms.CompareAndSwap(head, c) {
+				f = c
+			}
+		}
+	}
+	f.once.Do(func() { f.b, f.err = enc.appendFn(nil, v.obj) })
+	return f.b, f.err
+}
