@@ -108,36 +108,64 @@ func ParseValues(q url.Values) (ListOptions, error) {
 }
 
 // scan records the first raw value of each wanted parameter of rawQuery.
-// It only slices: nothing is unescaped or copied yet.
+// It only slices: nothing is unescaped or copied yet. One pass over the
+// bytes finds the pair and name boundaries and whether a name or value
+// needs unescaping; this loop is most of the cost of a request's options.
 func (p *params) scan(q string, want uint16) {
 	for q != "" {
-		var pair string
-		if i := strings.IndexByte(q, '&'); i >= 0 {
-			pair, q = q[:i], q[i+1:]
-		} else {
-			pair, q = q, ""
+		eq := -1 // index of the first '=' in the pair
+		var escName, escVal bool
+		i := 0
+	bytes:
+		for ; i < len(q); i++ {
+			c := q[i]
+			if !special[c] {
+				continue
+			}
+			switch {
+			case c == '&':
+				break bytes
+			case c == '=':
+				if eq < 0 {
+					eq = i
+				}
+			case eq < 0:
+				escName = true
+			default:
+				escVal = true
+			}
 		}
-		name, val, _ := strings.Cut(pair, "=")
-		var i int
-		if needsUnescape(name) {
-			i = escapedParamIndex(name)
+		pair := q[:i]
+		if i < len(q) {
+			q = q[i+1:]
 		} else {
-			i = paramIndex(name)
+			q = ""
 		}
-		if i < 0 || want&(1<<i) == 0 || p.set&(1<<i) != 0 {
+		name, val := pair, ""
+		if eq >= 0 {
+			name, val = pair[:eq], pair[eq+1:]
+		}
+		var k int
+		if escName {
+			k = escapedParamIndex(name)
+		} else {
+			k = paramIndex(name)
+		}
+		if k < 0 || want&(1<<k) == 0 || p.set&(1<<k) != 0 {
 			continue
 		}
-		p.set |= 1 << i
-		p.val[i] = val
-		if needsUnescape(val) || strings.IndexByte(val, ';') >= 0 {
-			p.raw |= 1 << i
+		p.set |= 1 << k
+		p.val[k] = val
+		if escVal {
+			p.raw |= 1 << k
 		}
 	}
 }
 
-func needsUnescape(s string) bool {
-	return strings.IndexByte(s, '%') >= 0 || strings.IndexByte(s, '+') >= 0
-}
+// special marks the bytes scan stops at: pair and name separators, and
+// the bytes that make a name or value need unescaping (or, for ';',
+// reject it).
+var special = [256]bool{'&': true, '=': true, '%': true, '+': true, ';': true}
 
 // escapedParamIndex is paramIndex for a name written with escapes
 // ("resource%56ersion"). A malformed name matches nothing, as url.ParseQuery
