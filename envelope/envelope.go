@@ -137,32 +137,23 @@ func ConsumeEnvelope(b []byte) (Envelope, error) {
 	var apiVersion, kind, encoding, ctype []byte
 	var raw []byte
 	for len(b) > 0 {
-		f, n, err := ConsumeField(b)
+		num, v, n, err := consumeLenField(b, unknownContentType)
 		if err != nil {
 			return Envelope{}, err
 		}
-		switch f.Num {
+		switch num {
 		case unknownTypeMeta:
-			tm, err := f.AsBytes()
-			if err != nil {
-				return Envelope{}, err
-			}
 			// A repeated embedded message merges into the previous one.
-			if err := consumeTypeMeta(tm, &apiVersion, &kind); err != nil {
-				return Envelope{}, err
-			}
+			err = consumeTypeMeta(v, &apiVersion, &kind)
 		case unknownRaw:
-			if raw, err = f.AsBytes(); err != nil {
-				return Envelope{}, err
-			}
+			raw = v
 		case unknownContentEncoding:
-			if encoding, err = f.AsBytes(); err != nil {
-				return Envelope{}, err
-			}
+			encoding = v
 		case unknownContentType:
-			if ctype, err = f.AsBytes(); err != nil {
-				return Envelope{}, err
-			}
+			ctype = v
+		}
+		if err != nil {
+			return Envelope{}, err
 		}
 		b = b[n:]
 	}
@@ -186,21 +177,46 @@ func ConsumeEnvelope(b []byte) (Envelope, error) {
 
 func consumeTypeMeta(b []byte, apiVersion, kind *[]byte) error {
 	for len(b) > 0 {
-		f, n, err := ConsumeField(b)
+		num, v, n, err := consumeLenField(b, typeMetaKind)
 		if err != nil {
 			return err
 		}
-		switch f.Num {
+		switch num {
 		case typeMetaAPIVersion:
-			if *apiVersion, err = f.AsBytes(); err != nil {
-				return err
-			}
+			*apiVersion = v
 		case typeMetaKind:
-			if *kind, err = f.AsBytes(); err != nil {
-				return err
-			}
+			*kind = v
 		}
 		b = b[n:]
 	}
 	return nil
+}
+
+// consumeLenField reads one field of a message whose known fields are all
+// length-delimited: Unknown and runtime.TypeMeta. It returns the field
+// number, the value of a length-delimited field, and the field's size. A
+// field of another wire type is skipped (num 0) unless its number is a
+// known one, 1 to maxKnown, which is an error as in generated decoders.
+//
+// This is ConsumeEnvelope's hot path: fields with one-byte tags (all the
+// known ones) skip the general ConsumeField.
+func consumeLenField(b []byte, maxKnown protowire.Number) (num protowire.Number, v []byte, n int, err error) {
+	if len(b) >= 2 && b[0] < 0x80 && b[0]&7 == byte(protowire.BytesType) && b[0] >= 1<<3 {
+		l, m := protowire.ConsumeVarint(b[1:])
+		if m > 0 && l <= uint64(len(b)-1-m) {
+			end := 1 + m + int(l)
+			return protowire.Number(b[0] >> 3), b[1+m : end], end, nil
+		}
+	}
+	f, n, err := ConsumeField(b)
+	if err != nil {
+		return 0, nil, 0, err
+	}
+	if f.Type == protowire.BytesType {
+		return f.Num, f.Bytes, n, nil
+	}
+	if f.Num <= maxKnown {
+		return 0, nil, 0, f.want(protowire.BytesType)
+	}
+	return 0, nil, n, nil
 }
