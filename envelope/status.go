@@ -28,10 +28,10 @@ type StatusDetails struct {
 	RetryAfterSeconds int32
 }
 
-// StatusCause is metav1.StatusCause. Reason is the field Kubernetes' Go
-// type calls Type; on the wire and in JSON it is "reason".
+// StatusCause is metav1.StatusCause. Type is written as "reason" on the
+// wire and in JSON, as in Kubernetes' Go type.
 type StatusCause struct {
-	Reason  string
+	Type    string
 	Message string
 	Field   string
 }
@@ -133,7 +133,7 @@ func appendStatusDetails(b []byte, d *StatusDetails) []byte {
 		c := &d.Causes[i]
 		b = protowire.AppendTag(b, sdCauses, protowire.BytesType)
 		b = protowire.AppendVarint(b, uint64(sizeStatusCause(c)))
-		b = appendString(b, scReason, c.Reason)
+		b = appendString(b, scReason, c.Type)
 		b = appendString(b, scMessage, c.Message)
 		b = appendString(b, scField, c.Field)
 	}
@@ -151,7 +151,7 @@ func sizeStatusDetails(d *StatusDetails) int {
 }
 
 func sizeStatusCause(c *StatusCause) int {
-	return sizeString(scReason, c.Reason) + sizeString(scMessage, c.Message) + sizeString(scField, c.Field)
+	return sizeString(scReason, c.Type) + sizeString(scMessage, c.Message) + sizeString(scField, c.Field)
 }
 
 func consumeStatusDetailsInto(d *StatusDetails, b []byte) error {
@@ -197,7 +197,7 @@ func consumeStatusCause(b []byte) (StatusCause, error) {
 		}
 		switch f.Num {
 		case scReason:
-			c.Reason, err = f.AsString()
+			c.Type, err = f.AsString()
 		case scMessage:
 			c.Message, err = f.AsString()
 		case scField:

@@ -18,7 +18,7 @@ func TestStatusRoundTrip(t *testing.T) {
 		{Status: "Failure", Reason: "Invalid", Code: 422, Details: &StatusDetails{
 			Group: "meta.k8s.io", Kind: "ListOptions", UID: "u", RetryAfterSeconds: 3,
 			Causes: []StatusCause{
-				{Reason: "FieldValueForbidden", Message: "Forbidden: x", Field: "resourceVersionMatch"},
+				{Type: "FieldValueForbidden", Message: "Forbidden: x", Field: "resourceVersionMatch"},
 				{},
 			},
 		}},

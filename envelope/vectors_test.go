@@ -275,7 +275,7 @@ func TestVectorsAllFields(t *testing.T) {
 		Status:   "Failure", Message: `pods "foo" not found`, Reason: "NotFound",
 		Details: &StatusDetails{
 			Name: "foo", Group: "g", Kind: "pods", UID: "u", RetryAfterSeconds: 1,
-			Causes: []StatusCause{{Reason: "FieldValueInvalid", Message: "m", Field: "f"}},
+			Causes: []StatusCause{{Type: "FieldValueInvalid", Message: "m", Field: "f"}},
 		},
 		Code: 404,
 	}
