@@ -64,7 +64,7 @@ func paramIndex(name string) int {
 type params struct {
 	val [numParams]string
 	set uint16 // bit i: parameter i was present
-	raw uint16 // bit i: val[i] is still query-escaped
+	raw uint16 // bit i: val[i] holds a %, + or ; and must go through value
 }
 
 // ParseQuery decodes the ListOptions parameters of a raw URL query string

@@ -49,13 +49,12 @@ func ResolveGetQuery(rawQuery string) (Read, error) {
 //     "0" (which is ignored), else the 400 `specifying resource version is
 //     not allowed when using continue`;
 //   - a resourceVersion that does not parse is the 400 of Parse;
-//   - otherwise the table below decides.
+//   - otherwise the list table of the package documentation decides.
 //
 // Unlike Kubernetes' watch cache, which ignores the limit of a list at
 // resourceVersion "0" and returns everything in one response, apisem keeps
 // the limit: the semantics are Any and the list is paged. A negative limit
-// means no paging, as in Kubernetes. The package documentation shows the
-// full table.
+// means no paging, as in Kubernetes.
 func (o *ListOptions) ResolveList() (Read, error) {
 	if err := validateList(o); err != nil {
 		return Read{}, err
