@@ -111,8 +111,9 @@ func SizeEnvelope(apiVersion, kind string, rawSize int) int {
 }
 
 // ConsumeEnvelope decodes an envelope. Raw aliases b (nothing is copied,
-// whatever its size), so b must not be modified while Raw is in use; the
-// strings are copies.
+// whatever its size), so b must not be modified while Raw is in use. The
+// strings are copies, made in one small allocation, so they stay valid when
+// b is reused, as FrameReader reuses its buffer.
 //
 // Errors: ErrEmptyData, ErrPrefix and ErrEmptyBody for the cases Kubernetes
 // names; ErrMalformed for bad protobuf, also matching io.ErrUnexpectedEOF

@@ -522,7 +522,7 @@ func AppendListMetadata(b []byte, m *ListMeta) []byte {
 // AppendListItem appends one already-encoded item (the object's own bytes,
 // without an envelope) to a list.
 func AppendListItem(b, item []byte) []byte {
-	return appendMessage(b, listItems, item)
+	return appendBytes(b, listItems, item)
 }
 
 // AppendListItemFunc appends one item that appendItem encodes directly into

@@ -195,11 +195,6 @@ func sizeBool(num protowire.Number) int {
 	return protowire.SizeTag(num) + 1
 }
 
-// appendMessage writes field num holding an already-encoded message body.
-func appendMessage(b []byte, num protowire.Number, body []byte) []byte {
-	return appendBytes(b, num, body)
-}
-
 // AppendMessageFunc appends field num as a length-delimited field whose
 // content appendValue writes directly into b, so nested messages (an object
 // inside an envelope, ObjectMeta inside an object, an item inside a list)
@@ -352,7 +347,7 @@ func ConsumeBytesMapEntry(entry []byte) (key string, value []byte, err error) {
 		return "", nil, err
 	}
 	if v == nil {
-		v = entry[len(entry):]
+		v = []byte{}
 	}
 	return string(k), v, nil
 }

@@ -98,7 +98,7 @@ func TestRangeFields(t *testing.T) {
 func TestAppendMessageFunc(t *testing.T) {
 	for _, size := range []int{0, 1, 127, 128, 16383, 16384, 2097152} {
 		body := bytes.Repeat([]byte{0xab}, size)
-		want := appendMessage([]byte("pre"), 7, body)
+		want := appendBytes([]byte("pre"), 7, body)
 		for _, hint := range []int{-5, 0, 1, 127, 128, size, 16384, 1 << 30} {
 			got := AppendMessageFunc([]byte("pre"), 7, hint, func(b []byte) []byte { return append(b, body...) })
 			if !bytes.Equal(got, want) {
@@ -172,6 +172,9 @@ func TestBytesMap(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if k, v, err := ConsumeBytesMapEntry(nil); k != "" || v == nil || len(v) != 0 || err != nil {
+		t.Errorf("ConsumeBytesMapEntry(nil) = %q, %v (nil %v), %v; want empty key, empty non-nil value", k, v, v == nil, err)
 	}
 	if _, _, err := ConsumeBytesMapEntry(mustHex(t, "0a")); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("truncated entry: err = %v; want io.ErrUnexpectedEOF", err)
