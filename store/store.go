@@ -76,7 +76,11 @@ type Store[T Object] struct {
 	compacted atomic.Uint64
 	idx       atomic.Pointer[index[T]]
 	hist      atomic.Pointer[history[T]]
-	notify    atomic.Pointer[chan struct{}] // lazily initialized by Changed
+	notify    atomic.Pointer[chan struct{}] // next commit; lazily initialized by Changed
+	nFuture   atomic.Int64                  // len(future)
+
+	futureMu sync.Mutex // guards future; taken after mu when both are held
+	future   []futureWaiter
 
 	// mu is the writer lock. Fields below are guarded by it.
 	mu     sync.Mutex
@@ -172,30 +176,87 @@ var closedCh = func() chan struct{} {
 
 // Changed returns a channel that is closed as soon as the latest
 // committed revision is greater than after (at once if it already is).
-// Each commit publishes its state before it closes the channel, so a
-// woken reader sees the new revision.
+// Each commit publishes its state before it closes channels, so a woken
+// reader sees the new revision.
 func (s *Store[T]) Changed(after rv.Version) <-chan struct{} {
-	if s.rev.Load() > uint64(after) {
-		return closedCh
-	}
-	p := s.notify.Load()
-	if p == nil {
-		c := make(chan struct{})
-		if s.notify.CompareAndSwap(nil, &c) {
-			p = &c
-		} else {
-			p = s.notify.Load()
-			if p == nil { // a commit took it in between: it changed
-				return closedCh
+	a := uint64(after)
+	for {
+		cur := s.rev.Load()
+		switch {
+		case cur > a:
+			return closedCh
+		case cur < a:
+			return s.futureChan(a)
+		}
+		p := s.notify.Load()
+		if p == nil {
+			c := make(chan struct{})
+			if !s.notify.CompareAndSwap(nil, &c) {
+				continue
 			}
+			p = &c
+		}
+		// The next commit publishes its revision, then takes and closes
+		// *p; if it already published, we see it here.
+		if s.rev.Load() > a {
+			return closedCh
+		}
+		return *p
+	}
+}
+
+// futureWaiter is a channel to close once the revision exceeds after.
+type futureWaiter struct {
+	after uint64
+	ch    chan struct{}
+}
+
+// futureChan returns a channel closed once the revision exceeds a, which is
+// beyond the next commit.
+func (s *Store[T]) futureChan(a uint64) <-chan struct{} {
+	s.futureMu.Lock()
+	var ch chan struct{}
+	for _, w := range s.future {
+		if w.after == a {
+			ch = w.ch
 		}
 	}
-	// The commit that follows our check closes *p: it publishes the
-	// revision before it takes the channel.
-	if s.rev.Load() > uint64(after) {
+	if ch == nil {
+		ch = make(chan struct{})
+		s.future = append(s.future, futureWaiter{a, ch})
+		s.nFuture.Store(int64(len(s.future)))
+	}
+	s.futureMu.Unlock()
+	// Registered before this check: a commit past a either sees the
+	// waiter or we see its revision.
+	if s.rev.Load() > a {
 		return closedCh
 	}
-	return *p
+	return ch
+}
+
+// wakeLocked closes the channels of everyone waiting for a revision below
+// rev. s.mu must be held.
+func (s *Store[T]) wakeLocked(rev uint64) {
+	if p := s.notify.Swap(nil); p != nil {
+		close(*p)
+	}
+	if s.nFuture.Load() == 0 {
+		return
+	}
+	s.futureMu.Lock()
+	keep := s.future[:0]
+	for _, w := range s.future {
+		if w.after < rev {
+			close(w.ch)
+		} else {
+			keep = append(keep, w)
+		}
+	}
+	clear(s.future[len(keep):])
+	s.future = keep
+	s.nFuture.Store(int64(len(keep)))
+	s.futureMu.Unlock()
 }
 
 // waitFor waits until the store reaches revision n, for at most
@@ -270,9 +331,7 @@ func (s *Store[T]) commitLocked(e *entry[T], isNew bool, obj T, dead bool) *vers
 		s.idx.Store(nx)
 	}
 	s.rev.Store(rev)
-	if p := s.notify.Swap(nil); p != nil {
-		close(*p)
-	}
+	s.wakeLocked(rev)
 	s.retainLocked(rev)
 	return v
 }

@@ -1,0 +1,527 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apisem/apisem/rv"
+	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/watch"
+)
+
+func TestCreateGeneratedFields(t *testing.T) {
+	f := newFixture(t, Options[*widget]{})
+	in := newWidget("ns", "a")
+	in.SelfLink = "/apis/x"
+	in.UID = "client-uid"
+	dt := NewTime(epoch)
+	grace := int64(30)
+	in.DeletionTimestamp, in.DeletionGracePeriodSeconds = &dt, &grace
+	out := f.create(t, in)
+	if out.ResourceVersion != "1" || f.s.Revision() != 1 {
+		t.Errorf("resourceVersion = %q, revision %d; want 1", out.ResourceVersion, f.s.Revision())
+	}
+	if len(out.UID) != 36 || out.UID[14] != '4' || out.UID == "client-uid" {
+		t.Errorf("uid = %q; want a generated version-4 UUID", out.UID)
+	}
+	if !out.CreationTimestamp.Equal(epoch) {
+		t.Errorf("creationTimestamp = %v; want %v (whole seconds)", out.CreationTimestamp, epoch)
+	}
+	if out.SelfLink != "" || out.DeletionTimestamp != nil || out.DeletionGracePeriodSeconds != nil {
+		t.Errorf("create kept selfLink/deletion fields: %s", mustJSON(out))
+	}
+	want := `{"metadata":{"name":"a","namespace":"ns","uid":"` + out.UID + `","resourceVersion":"1","creationTimestamp":"2026-07-24T10:00:00Z"}}`
+	if got := mustJSON(out); got != want {
+		t.Errorf("JSON = %s\nwant   %s", got, want)
+	}
+	if got := mustJSON(f.get(t, "ns", "a")); got != want {
+		t.Errorf("Get JSON = %s\nwant       %s", got, want)
+	}
+}
+
+func TestCreateErrors(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Options[*widget]{})
+	f.create(t, newWidget("ns", "a"))
+	term := newWidget("ns", "term")
+	term.Finalizers = []string{"example.com/hold"}
+	f.create(t, term)
+	if _, _, err := f.r.Delete(ctx, "ns", "term", DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	withRV := newWidget("ns", "b")
+	withRV.ResourceVersion = "7"
+	for _, tt := range []struct {
+		name   string
+		obj    *widget
+		code   int
+		reason status.Reason
+		msg    string
+	}{
+		{"exists", newWidget("ns", "a"), 409, status.ReasonAlreadyExists, `widgets.example.com "a" already exists`},
+		{"terminating", newWidget("ns", "term"), 409, status.ReasonAlreadyExists, `object is being deleted: widgets.example.com "term" already exists`},
+		{"resourceVersion set", withRV, 500, status.ReasonUnknown, "resourceVersion should not be set on objects to be created"},
+		{"no name", newWidget("ns", ""), 422, status.ReasonInvalid, `Widget.example.com "" is invalid: metadata.name: Required value: name or generateName is required`},
+		{"no namespace", newWidget("", "c"), 400, status.ReasonBadRequest, "Namespace parameter required."},
+		{"slash in name", newWidget("ns", "a/b"), 400, status.ReasonBadRequest, `Name parameter invalid: "a/b": may not contain '/'`},
+		{"dot-dot name", newWidget("ns", ".."), 400, status.ReasonBadRequest, `Name parameter invalid: "..": may not be '..'`},
+		{"percent namespace", newWidget("n%s", "c"), 400, status.ReasonBadRequest, `Namespace parameter invalid: "n%s": may not contain '%'`},
+	} {
+		rev := f.s.Revision()
+		_, err := f.r.Create(ctx, tt.obj, CreateOptions{})
+		se := wantStatus(t, tt.name, err, tt.code, tt.reason, tt.msg)
+		if tt.reason == status.ReasonAlreadyExists && (se.Status.Details == nil || se.Status.Details.Name != tt.obj.Name ||
+			se.Status.Details.Kind != "widgets" || se.Status.Details.Group != "example.com") {
+			t.Errorf("%s: details = %+v", tt.name, se.Status.Details)
+		}
+		if f.s.Revision() != rev {
+			t.Errorf("%s: a failed create consumed a revision", tt.name)
+		}
+	}
+	_, err := f.r.Create(ctx, withRV, CreateOptions{})
+	if !errors.Is(err, ErrResourceVersionSetOnCreate) {
+		t.Errorf("err = %v; want it to wrap ErrResourceVersionSetOnCreate", err)
+	}
+}
+
+func TestCreateClusterScoped(t *testing.T) {
+	s := New(Options[*widget]{})
+	ns := s.Resource(ResourceOptions[*widget]{GroupResource: status.GroupResource{Resource: "namespaces"}, Kind: "Namespace"})
+	out, err := ns.Create(context.Background(), newWidget("ignored", "default"), CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Namespace != "" {
+		t.Errorf("namespace = %q; want it cleared for a cluster-scoped resource", out.Namespace)
+	}
+	if k := ns.Key("x", "default"); k != "namespaces/default" {
+		t.Errorf("Key = %q", k)
+	}
+	if _, err := ns.Get(context.Background(), "", "default", rv.Read{Semantics: rv.MostRecent}); err != nil {
+		t.Errorf("Get: %v", err)
+	}
+}
+
+// sameBytes is a Rand that always yields the same byte, so generated names
+// always collide.
+type sameBytes struct{ reads int }
+
+func (r *sameBytes) Read(p []byte) (int, error) {
+	r.reads++
+	for i := range p {
+		p[i] = 7
+	}
+	return len(p), nil
+}
+
+func TestCreateGenerateName(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Options[*widget]{})
+	long := strings.Repeat("p", 70)
+	out, err := f.r.Create(ctx, &widget{ObjectMeta: ObjectMeta{Namespace: "ns", GenerateName: long}}, CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Name) != 63 || out.Name[:58] != long[:58] || out.GenerateName != long {
+		t.Errorf("name = %q; want the prefix cut to 58 bytes plus 5 characters", out.Name)
+	}
+	for _, c := range out.Name[58:] {
+		if !strings.ContainsRune(nameAlphabet, c) {
+			t.Errorf("generated character %q is not in %q", c, nameAlphabet)
+		}
+	}
+
+	rnd := &sameBytes{}
+	f2 := newFixture(t, Options[*widget]{Rand: rnd})
+	gen := &widget{ObjectMeta: ObjectMeta{Namespace: "ns", GenerateName: "g-"}}
+	first, err := f2.r.Create(ctx, gen, CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rnd.reads = 0
+	rev := f2.s.Revision()
+	_, err = f2.r.Create(ctx, gen, CreateOptions{})
+	se := wantStatus(t, "collision", err, 409, status.ReasonAlreadyExists,
+		`widgets.example.com "`+first.Name+`" already exists, the server was not able to generate a unique name for the object`)
+	if se.RetryAfterSeconds() != 1 {
+		t.Errorf("retryAfterSeconds = %d; want 1", se.RetryAfterSeconds())
+	}
+	if rnd.reads != 1+maxGenerateAttempts { // the uid, then one name per attempt
+		t.Errorf("reads = %d; want a uid and %d names", rnd.reads, maxGenerateAttempts)
+	}
+	if f2.s.Revision() != rev {
+		t.Errorf("failed create consumed a revision")
+	}
+}
+
+type failingReader struct{}
+
+func (failingReader) Read([]byte) (int, error) { return 0, io.ErrUnexpectedEOF }
+
+func TestCreateRandomFailure(t *testing.T) {
+	f := newFixture(t, Options[*widget]{Rand: failingReader{}})
+	_, err := f.r.Create(context.Background(), newWidget("ns", "a"), CreateOptions{})
+	if !status.IsInternalError(err) || !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("err = %v; want a 500 wrapping the reader's error", err)
+	}
+}
+
+func TestDryRun(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Options[*widget]{})
+	fin := newWidget("ns", "fin")
+	fin.Finalizers = []string{"x"}
+	f.create(t, fin)
+	f.create(t, newWidget("ns", "plain"))
+	rev := f.s.Revision()
+	done := f.s.Changed(rev)
+	check := func(what string) {
+		t.Helper()
+		if f.s.Revision() != rev {
+			t.Fatalf("%s: dry run consumed a revision", what)
+		}
+		if evs := f.events(t, rev); len(evs) != 0 {
+			t.Fatalf("%s: dry run sent %d events", what, len(evs))
+		}
+		select {
+		case <-done:
+			t.Fatalf("%s: dry run woke watchers", what)
+		default:
+		}
+	}
+
+	w := &widget{ObjectMeta: ObjectMeta{Namespace: "ns", GenerateName: "d-", ResourceVersion: "3"}}
+	out, err := f.r.Create(ctx, w, CreateOptions{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Name == "" || out.UID == "" || out.CreationTimestamp.IsZero() || out.ResourceVersion != "" {
+		t.Errorf("dry-run create = %s; want generated name, uid, creationTimestamp and no resourceVersion", mustJSON(out))
+	}
+	check("create")
+	if _, err := f.r.Get(ctx, "ns", out.Name, rv.Read{Semantics: rv.MostRecent}); !status.IsNotFound(err) {
+		t.Errorf("dry-run create is visible: %v", err)
+	}
+	if _, err := f.r.Create(ctx, newWidget("ns", "plain"), CreateOptions{DryRun: true}); !status.IsAlreadyExists(err) {
+		t.Errorf("dry-run create of an existing name: %v; want 409", err)
+	}
+
+	upd := f.get(t, "ns", "plain")
+	upd.Spec = map[string]string{"k": "v"}
+	got, err := f.r.Update(ctx, upd, UpdateOptions{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Spec["k"] != "v" || got.ResourceVersion != upd.ResourceVersion {
+		t.Errorf("dry-run update = %s", mustJSON(got))
+	}
+	check("update")
+	if f.get(t, "ns", "plain").Spec != nil {
+		t.Errorf("dry-run update was stored")
+	}
+
+	del, deleted, err := f.r.Delete(ctx, "ns", "plain", DeleteOptions{DryRun: true})
+	if err != nil || !deleted || del.Name != "plain" {
+		t.Errorf("dry-run delete = %v, %v, %v", del, deleted, err)
+	}
+	del, deleted, err = f.r.Delete(ctx, "ns", "fin", DeleteOptions{DryRun: true})
+	if err != nil || deleted || del.DeletionTimestamp == nil || *del.DeletionGracePeriodSeconds != 0 {
+		t.Errorf("dry-run delete with finalizers = %s, %v, %v", mustJSON(del), deleted, err)
+	}
+	check("delete")
+	if f.get(t, "ns", "fin").DeletionTimestamp != nil {
+		t.Errorf("dry-run delete marked the object")
+	}
+	items, err := f.r.DeleteCollection(ctx, "ns", ListOptions{}, DeleteOptions{DryRun: true})
+	if err != nil || len(items) != 2 {
+		t.Errorf("dry-run deletecollection = %d items, %v", len(items), err)
+	}
+	check("deletecollection")
+}
+
+func TestGet(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Options[*widget]{})
+	f.create(t, newWidget("ns", "a"))
+	for _, read := range []rv.Read{
+		{Semantics: rv.MostRecent},
+		{Semantics: rv.Any},
+		{Semantics: rv.NotOlderThan, Version: 1},
+	} {
+		w, err := f.r.Get(ctx, "ns", "a", read)
+		if err != nil || w.Name != "a" {
+			t.Errorf("Get(%v) = %v, %v", read, w, err)
+		}
+	}
+	_, err := f.r.Get(ctx, "ns", "b", rv.Read{Semantics: rv.MostRecent})
+	se := wantStatus(t, "missing", err, 404, status.ReasonNotFound, `widgets.example.com "b" not found`)
+	if d := se.Status.Details; d == nil || d.Name != "b" || d.Kind != "widgets" || d.Group != "example.com" {
+		t.Errorf("details = %+v", d)
+	}
+	// Exact reads see the past.
+	upd := f.get(t, "ns", "a")
+	upd.Spec = map[string]string{"v": "2"}
+	if _, err := f.r.Update(ctx, upd, UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	old, err := f.r.Get(ctx, "ns", "a", rv.Read{Semantics: rv.Exact, Version: 1})
+	if err != nil || old.Spec != nil || old.ResourceVersion != "1" {
+		t.Errorf("Get(Exact 1) = %s, %v", mustJSON(old), err)
+	}
+	f.s.Compact(2)
+	_, err = f.r.Get(ctx, "ns", "a", rv.Read{Semantics: rv.Exact, Version: 1})
+	wantStatus(t, "compacted", err, 410, status.ReasonExpired, "too old resource version: 1 (2)")
+}
+
+func TestUpdate(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Options[*widget]{})
+	orig := f.create(t, newWidget("ns", "a"))
+
+	stale := orig.DeepCopy()
+	stale.Spec = map[string]string{"x": "1"}
+	cur, err := f.r.Update(ctx, stale, UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cur.ResourceVersion != "2" || cur.Spec["x"] != "1" {
+		t.Errorf("update = %s", mustJSON(cur))
+	}
+	_, err = f.r.Update(ctx, stale, UpdateOptions{})
+	se := wantStatus(t, "stale", err, 409, status.ReasonConflict,
+		`Operation cannot be fulfilled on widgets.example.com "a": the object has been modified; please apply your changes to the latest version and try again`)
+	if d := se.Status.Details; d == nil || d.Name != "a" || d.Kind != "widgets" {
+		t.Errorf("details = %+v", d)
+	}
+
+	// Unconditional update, and clients cannot touch system fields.
+	free := newWidget("ns", "a")
+	free.Spec = map[string]string{"x": "2"}
+	free.CreationTimestamp = NewTime(epoch.Add(time.Hour))
+	free.Generation = 9
+	free.SelfLink = "/x"
+	dt := NewTime(epoch)
+	free.DeletionTimestamp = &dt
+	got, err := f.r.Update(ctx, free, UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.CreationTimestamp.Equal(orig.CreationTimestamp.Time) || got.UID != orig.UID || got.Generation != 0 ||
+		got.SelfLink != "" || got.DeletionTimestamp != nil || got.Spec["x"] != "2" {
+		t.Errorf("unconditional update = %s", mustJSON(got))
+	}
+	_, err = f.r.Update(ctx, newWidget("ns", "a"), UpdateOptions{RequireResourceVersion: true})
+	wantStatus(t, "no rv", err, 422, status.ReasonInvalid,
+		`Widget.example.com "a" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update`)
+
+	other := got.DeepCopy()
+	other.UID = "other"
+	_, err = f.r.Update(ctx, other, UpdateOptions{})
+	wantStatus(t, "uid", err, 422, status.ReasonInvalid, `Widget.example.com "a" is invalid: metadata.uid: Invalid value: "other": field is immutable`)
+
+	uid, badUID := got.UID, "nope"
+	_, err = f.r.Update(ctx, got, UpdateOptions{Preconditions: Preconditions{UID: &badUID}})
+	wantStatus(t, "uid precondition", err, 409, status.ReasonConflict,
+		`Operation cannot be fulfilled on widgets.example.com "a": StorageError: invalid object, Code: 4, Key: widgets.example.com/ns/a, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: nope, UID in object meta: `+uid)
+	badRV := "1"
+	_, err = f.r.Update(ctx, got, UpdateOptions{Preconditions: Preconditions{ResourceVersion: &badRV}})
+	wantStatus(t, "rv precondition", err, 409, status.ReasonConflict,
+		`Operation cannot be fulfilled on widgets.example.com "a": StorageError: invalid object, Code: 4, Key: widgets.example.com/ns/a, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: `+got.ResourceVersion)
+	if _, err := f.r.Update(ctx, got, UpdateOptions{Preconditions: Preconditions{UID: &uid}}); err != nil {
+		t.Errorf("update with a matching precondition: %v", err)
+	}
+
+	_, err = f.r.Update(ctx, newWidget("ns", "missing"), UpdateOptions{})
+	wantStatus(t, "missing", err, 404, status.ReasonNotFound, `widgets.example.com "missing" not found`)
+	created, err := f.r.Update(ctx, newWidget("ns", "missing"), UpdateOptions{AllowCreate: true})
+	if err != nil || created.UID == "" || created.CreationTimestamp.IsZero() {
+		t.Errorf("create on update = %s, %v", mustJSON(created), err)
+	}
+	if evs := f.events(t, f.s.Revision()-1); evs[0].Type != watch.Added {
+		t.Errorf("create on update sent %s", evs[0].Type)
+	}
+}
+
+func TestUpdateWithoutChange(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Options[*widget]{Equal: func(a, b *widget) bool { return mustJSON(a) == mustJSON(b) }})
+	w := f.create(t, newWidget("ns", "a"))
+	same, err := f.r.Update(ctx, w, UpdateOptions{})
+	if err != nil || same.ResourceVersion != w.ResourceVersion || f.s.Revision() != 1 {
+		t.Errorf("no-op update = %s, %v, revision %d; want nothing written", mustJSON(same), err, f.s.Revision())
+	}
+	w.Labels = map[string]string{"a": "b"}
+	if changed, err := f.r.Update(ctx, w, UpdateOptions{}); err != nil || changed.ResourceVersion != "2" {
+		t.Errorf("update = %v, %v", changed, err)
+	}
+}
+
+func TestGuaranteedUpdate(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Options[*widget]{})
+	f.create(t, newWidget("ns", "a"))
+	calls := 0
+	out, err := f.r.GuaranteedUpdate(ctx, "ns", "a", UpdateOptions{}, func(cur *widget) (*widget, error) {
+		calls++
+		if calls == 1 { // another write sneaks in: tryUpdate runs again
+			w := f.get(t, "ns", "a")
+			w.Spec = map[string]string{"other": "1"}
+			if _, err := f.r.Update(ctx, w, UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cur.Generation++
+		if cur.Spec == nil {
+			cur.Spec = map[string]string{}
+		}
+		cur.Spec["mine"] = "1"
+		return cur, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 2 || out.Spec["other"] != "1" || out.Spec["mine"] != "1" || out.Generation != 1 {
+		t.Errorf("calls %d, result %s", calls, mustJSON(out))
+	}
+	boom := errors.New("boom")
+	if _, err := f.r.GuaranteedUpdate(ctx, "ns", "a", UpdateOptions{}, func(*widget) (*widget, error) { return nil, boom }); err != boom {
+		t.Errorf("err = %v; want tryUpdate's error", err)
+	}
+	if _, err := f.r.GuaranteedUpdate(ctx, "ns", "x", UpdateOptions{}, func(w *widget) (*widget, error) { return w, nil }); !status.IsNotFound(err) {
+		t.Errorf("missing: %v", err)
+	}
+}
+
+func TestDelete(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Options[*widget]{})
+	a := f.create(t, newWidget("ns", "a"))
+	bad := "nope"
+	_, _, err := f.r.Delete(ctx, "ns", "a", DeleteOptions{Preconditions: Preconditions{UID: &bad}})
+	wantStatus(t, "uid precondition", err, 409, status.ReasonConflict,
+		`Operation cannot be fulfilled on widgets.example.com "a": the UID in the precondition (nope) does not match the UID in record (`+a.UID+`). The object might have been deleted and then recreated`)
+	_, _, err = f.r.Delete(ctx, "ns", "a", DeleteOptions{Preconditions: Preconditions{ResourceVersion: &bad}})
+	wantStatus(t, "rv precondition", err, 409, status.ReasonConflict,
+		`Operation cannot be fulfilled on widgets.example.com "a": the ResourceVersion in the precondition (nope) does not match the ResourceVersion in record (1). The object might have been modified`)
+
+	gone, deleted, err := f.r.Delete(ctx, "ns", "a", DeleteOptions{Preconditions: Preconditions{UID: &a.UID, ResourceVersion: &a.ResourceVersion}})
+	if err != nil || !deleted || gone.ResourceVersion != "2" || gone.UID != a.UID {
+		t.Fatalf("Delete = %s, %v, %v", mustJSON(gone), deleted, err)
+	}
+	ev := f.events(t, 1)[0]
+	if ev.Type != watch.Deleted || ev.Object.ResourceVersion != "2" || ev.Prev.ResourceVersion != "1" {
+		t.Errorf("event = %s %s prev %s", ev.Type, ev.Object.ResourceVersion, ev.Prev.ResourceVersion)
+	}
+	if _, err := f.r.Get(ctx, "ns", "a", rv.Read{Semantics: rv.MostRecent}); !status.IsNotFound(err) {
+		t.Errorf("Get after delete: %v", err)
+	}
+	_, _, err = f.r.Delete(ctx, "ns", "a", DeleteOptions{})
+	wantStatus(t, "missing", err, 404, status.ReasonNotFound, `widgets.example.com "a" not found`)
+}
+
+// TestDeleteWithFinalizers walks the spec's "Resource deletion": the
+// object is marked, stays until its last finalizer is removed, then goes.
+func TestDeleteWithFinalizers(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Options[*widget]{})
+	in := newWidget("ns", "a")
+	in.Generation = 3
+	in.Finalizers = []string{"url.io/neat-finalization", "other-url.io/my-finalizer"}
+	f.create(t, in)
+
+	f.clock.Advance(10 * time.Second)
+	marked, deleted, err := f.r.Delete(ctx, "ns", "a", DeleteOptions{})
+	if err != nil || deleted {
+		t.Fatalf("Delete = %v, %v", deleted, err)
+	}
+	wantTime := epoch.Add(10 * time.Second)
+	if marked.DeletionTimestamp == nil || !marked.DeletionTimestamp.Equal(wantTime) ||
+		marked.DeletionGracePeriodSeconds == nil || *marked.DeletionGracePeriodSeconds != 0 || marked.Generation != 4 {
+		t.Fatalf("marked object = %s", mustJSON(marked))
+	}
+	if ev := f.events(t, 1)[0]; ev.Type != watch.Modified {
+		t.Errorf("marking sent %s; want MODIFIED", ev.Type)
+	}
+
+	// Deleting again changes nothing: same timestamp, no new revision.
+	f.clock.Advance(10 * time.Second)
+	again, deleted, err := f.r.Delete(ctx, "ns", "a", DeleteOptions{})
+	if err != nil || deleted || !again.DeletionTimestamp.Equal(wantTime) || again.Generation != 4 || f.s.Revision() != 2 {
+		t.Errorf("second delete = %s, %v, %v (revision %d)", mustJSON(again), deleted, err, f.s.Revision())
+	}
+	// An update cannot clear the mark nor add finalizers.
+	upd := f.get(t, "ns", "a")
+	upd.DeletionTimestamp = nil
+	upd.Finalizers = []string{"url.io/neat-finalization"}
+	kept, err := f.r.Update(ctx, upd, UpdateOptions{})
+	if err != nil || kept.DeletionTimestamp == nil || !kept.DeletionTimestamp.Equal(wantTime) {
+		t.Fatalf("update of a terminating object = %s, %v", mustJSON(kept), err)
+	}
+	kept.Finalizers = append(kept.Finalizers, "new")
+	_, err = f.r.Update(ctx, kept, UpdateOptions{})
+	wantStatus(t, "new finalizer", err, 422, status.ReasonInvalid,
+		`Widget.example.com "a" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"new"}`)
+	// Creating the name again while it terminates is refused.
+	if _, err := f.r.Create(ctx, newWidget("ns", "a"), CreateOptions{}); !status.IsAlreadyExists(err) ||
+		!strings.HasPrefix(err.Error(), "object is being deleted: ") {
+		t.Errorf("create while terminating: %v", err)
+	}
+
+	// The last finalizer goes: the object is deleted by that update.
+	last := f.get(t, "ns", "a")
+	last.Finalizers = nil
+	gone, err := f.r.Update(ctx, last, UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.r.Get(ctx, "ns", "a", rv.Read{Semantics: rv.MostRecent}); !status.IsNotFound(err) {
+		t.Errorf("object still there after its last finalizer: %v", err)
+	}
+	evs := f.events(t, 3)
+	if len(evs) != 1 || evs[0].Type != watch.Deleted || evs[0].Object.ResourceVersion != gone.ResourceVersion {
+		t.Errorf("events = %+v", evs)
+	}
+	if _, err := f.r.Create(ctx, newWidget("ns", "a"), CreateOptions{}); err != nil {
+		t.Errorf("re-create after deletion: %v", err)
+	}
+}
+
+func TestDeleteCollection(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Options[*widget]{})
+	for i, name := range []string{"a", "b", "c", "d"} {
+		w := newWidget("ns", name)
+		w.Labels = map[string]string{"even": map[bool]string{true: "yes", false: "no"}[i%2 == 0]}
+		f.create(t, w)
+	}
+	other := newWidget("other", "a")
+	other.Labels = map[string]string{"even": "yes"}
+	f.create(t, other)
+	sel := mustLabels(t, "even=yes")
+	items, err := f.r.DeleteCollection(ctx, "ns", ListOptions{Labels: sel}, DeleteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 2 || items[0].Name != "a" || items[1].Name != "c" || items[0].ResourceVersion != "1" {
+		t.Fatalf("deleted %s", mustJSON(items))
+	}
+	evs := f.events(t, 5)
+	if len(evs) != 2 || evs[0].Type != watch.Deleted || evs[1].Key != "widgets.example.com/ns/c" {
+		t.Errorf("events = %v", evs)
+	}
+	p, err := f.r.List(ctx, "", ListOptions{Read: rv.Read{Semantics: rv.MostRecent}})
+	if err != nil || p.Len() != 3 {
+		t.Errorf("left %d objects, %v", p.Len(), err)
+	}
+	items, err = f.r.DeleteCollection(ctx, "", ListOptions{Read: rv.Read{Limit: 1}}, DeleteOptions{})
+	if err != nil || len(items) != 1 || items[0].Name != "b" {
+		t.Errorf("limited deletecollection = %v, %v", items, err)
+	}
+	if _, err := f.r.DeleteCollection(ctx, "", ListOptions{Fields: mustFields(t, "spec.size=1")}, DeleteOptions{}); !status.IsBadRequest(err) {
+		t.Errorf("unknown field: %v", err)
+	}
+}
