@@ -29,7 +29,8 @@ type Watcher[T any] struct {
 	// done is closed by Stop (with b.mu held).
 	done chan struct{}
 	// wake has room for one signal: the dispatcher sends one when it hands
-	// events to an empty buffer or parks the watcher.
+	// events to an empty buffer or parks the watcher, Stop and the bookmark
+	// timer send one too.
 	wake chan struct{}
 
 	// Guarded by b.mu.
@@ -73,8 +74,8 @@ type Watcher[T any] struct {
 
 	deadline     time.Time
 	nextBookmark time.Time // zero: no more bookmarks
-	bmTimer      *time.Timer
-	bmArmed      time.Time
+	bmTimer      *time.Timer // signals wake when a bookmark is due
+	bmArmed      time.Time   // what bmTimer is set for
 }
 
 type keyed[T any] struct {
@@ -123,6 +124,7 @@ func (w *Watcher[T]) Stop() {
 	unhook, timer := w.unhook, w.timer
 	w.unhook, w.timer = nil, nil
 	b.mu.Unlock()
+	w.signal()
 	if unhook != nil {
 		unhook()
 	}
@@ -218,26 +220,20 @@ func (w *Watcher[T]) refill() (more, live bool) {
 	return true, w.live
 }
 
-// wait blocks until the dispatcher signals, the watch ends or a bookmark
-// is due.
+// wait blocks until the dispatcher, Stop or the bookmark timer signals.
+// It is a single channel receive, the cheapest way for thousands of idle
+// watchers to wait; spurious signals are harmless because step rechecks.
 func (w *Watcher[T]) wait() {
-	var tc <-chan time.Time
-	if !w.nextBookmark.IsZero() {
+	if !w.nextBookmark.IsZero() && !w.bmArmed.Equal(w.nextBookmark) {
+		d := time.Until(w.nextBookmark)
 		if w.bmTimer == nil {
-			w.bmTimer = time.NewTimer(time.Until(w.nextBookmark))
-			w.bmArmed = w.nextBookmark
-		} else if !w.bmArmed.Equal(w.nextBookmark) {
-			w.bmTimer.Reset(time.Until(w.nextBookmark))
-			w.bmArmed = w.nextBookmark
+			w.bmTimer = time.AfterFunc(d, w.signal)
+		} else {
+			w.bmTimer.Reset(d)
 		}
-		tc = w.bmTimer.C
+		w.bmArmed = w.nextBookmark
 	}
-	select {
-	case <-w.wake:
-	case <-w.done:
-	case <-tc:
-		w.bmArmed = time.Time{}
-	}
+	<-w.wake
 }
 
 // release drops what a finished watcher holds.

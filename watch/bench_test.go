@@ -1,0 +1,229 @@
+package watch_test
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/apisem/apisem/rv"
+	"github.com/apisem/apisem/watch"
+	"github.com/apisem/apisem/watch/watchtest"
+)
+
+// ringSource is a Source that allocates nothing per write, so that the
+// benchmarks measure the broadcaster: a fixed ring of events about one
+// shared object.
+type ringSource struct {
+	mu      sync.Mutex
+	rev     rv.Version
+	ring    []watch.Event[*obj]
+	obj     *obj
+	changed chan struct{}
+	closed  chan struct{}
+}
+
+func newRingSource() *ringSource {
+	closed := make(chan struct{})
+	close(closed)
+	return &ringSource{ring: make([]watch.Event[*obj], 1<<14), obj: watchtest.NewObject("a", "1"), closed: closed}
+}
+
+func (s *ringSource) put() rv.Version {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rev++
+	s.ring[int(s.rev)%len(s.ring)] = watch.Event[*obj]{Type: watch.Modified, Revision: s.rev, Key: "a", Object: s.obj, Prev: s.obj}
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
+	}
+	return s.rev
+}
+
+func (s *ringSource) Revision() rv.Version {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rev
+}
+
+func (s *ringSource) Events(dst []watch.Event[*obj], after rv.Version, max int) ([]watch.Event[*obj], error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if oldest := s.rev - min(s.rev, rv.Version(len(s.ring)-1)); after < oldest {
+		return dst, &rv.CompactedError{Requested: after, Compacted: oldest}
+	}
+	for r := after + 1; r <= s.rev && max > 0; r, max = r+1, max-1 {
+		dst = append(dst, s.ring[int(r)%len(s.ring)])
+	}
+	return dst, nil
+}
+
+func (s *ringSource) Changed(after rv.Version) <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rev > after {
+		return s.closed
+	}
+	if s.changed == nil {
+		s.changed = make(chan struct{})
+	}
+	return s.changed
+}
+
+func (s *ringSource) Snapshot(at rv.Version, yield func(string, *obj) bool) error { return nil }
+
+// cpuTime returns the CPU time the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// nopEncoder stands for a media type's encoder.
+type nopEncoder struct{}
+
+func (*nopEncoder) AppendEvent(dst []byte, typ watch.EventType, o *obj) ([]byte, error) {
+	return append(dst, typ...), nil
+}
+
+// counter is a per-watcher progress counter on its own cache line.
+type counter struct {
+	n atomic.Int64
+	_ [56]byte
+}
+
+var benchSizes = []int{1, 100, 1000, 10000}
+
+// BenchmarkDeliver measures delivery throughput: one op is one event
+// delivered to one watcher and encoded (the encoding is shared). The writer
+// runs flat out, held back only to stay within the window of the slowest
+// watcher. ns/op is the cost per delivered event, allocs/op the allocations
+// per delivered event.
+func BenchmarkDeliver(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("watchers=%d", n), func(b *testing.B) {
+			src := newRingSource()
+			br := watch.NewBroadcaster[*obj](src, watchtest.Funcs(), watch.Options{})
+			defer br.Close()
+			writes := int64(max(1, b.N/n))
+			enc := &nopEncoder{}
+			progress := make([]counter, n)
+			var wg sync.WaitGroup
+			for i := range n {
+				w := br.Watch(context.Background(), rv.Watch{Start: rv.StartExact, Version: src.Revision()}, nil)
+				wg.Go(func() {
+					defer w.Stop()
+					for {
+						m, ok := w.Next()
+						if !ok {
+							b.Error("stream ended")
+							return
+						}
+						if _, err := m.Encoded(enc); err != nil {
+							b.Error(err)
+						}
+						r := int64(m.Revision())
+						progress[i].n.Store(r)
+						if r == writes {
+							return
+						}
+					}
+				})
+			}
+			// Let every consumer block in Next before timing.
+			time.Sleep(10 * time.Millisecond)
+			const ahead = 512 // at most this many events ahead of the slowest watcher
+			b.ReportAllocs()
+			b.ResetTimer()
+			start := time.Now()
+			cpu0 := cpuTime()
+			slowest := int64(0)
+			for i := int64(1); i <= writes; i++ {
+				for i-slowest > ahead {
+					slowest = writes
+					for j := range progress {
+						slowest = min(slowest, progress[j].n.Load())
+					}
+					if i-slowest > ahead {
+						runtime.Gosched()
+					}
+				}
+				src.put()
+			}
+			wg.Wait()
+			elapsed := time.Since(start)
+			cpu := cpuTime() - cpu0
+			b.StopTimer()
+			delivered := float64(writes) * float64(n)
+			b.ReportMetric(float64(cpu.Nanoseconds())/delivered, "cpu-ns/delivered")
+			b.ReportMetric(delivered/elapsed.Seconds(), "delivered/s")
+			b.ReportMetric(float64(elapsed.Nanoseconds())/delivered, "ns/delivered")
+			if s := br.Stats(); s.Expired != 0 {
+				b.Errorf("%d watchers expired", s.Expired)
+			}
+		})
+	}
+}
+
+// BenchmarkLatency measures the time from a write to its delivery to the
+// last of n idle watchers. One op is one write; ns/op is the mean latency,
+// p50 and p99 are reported too.
+func BenchmarkLatency(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("watchers=%d", n), func(b *testing.B) {
+			src := newRingSource()
+			br := watch.NewBroadcaster[*obj](src, watchtest.Funcs(), watch.Options{})
+			defer br.Close()
+			enc := &nopEncoder{}
+			var remaining atomic.Int64
+			last := make(chan struct{}, 1)
+			var wg sync.WaitGroup
+			for range n {
+				w := br.Watch(context.Background(), rv.Watch{Start: rv.StartExact, Version: src.Revision()}, nil)
+				wg.Go(func() {
+					for {
+						m, ok := w.Next()
+						if !ok {
+							return
+						}
+						m.Encoded(enc)
+						if remaining.Add(-1) == 0 {
+							last <- struct{}{}
+						}
+					}
+				})
+			}
+			time.Sleep(10 * time.Millisecond)
+			lat := make([]time.Duration, 0, b.N)
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu0 := cpuTime()
+			for range b.N {
+				remaining.Store(int64(n))
+				start := time.Now()
+				src.put()
+				<-last
+				lat = append(lat, time.Since(start))
+			}
+			cpu := cpuTime() - cpu0
+			b.StopTimer()
+			br.Close()
+			wg.Wait()
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "p50-ns")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds()), "p99-ns")
+			// CPU time per write, all goroutines together: on a shared,
+			// loaded machine the wall-clock latency mostly measures the
+			// wait for a CPU.
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
