@@ -73,7 +73,7 @@ type Watcher[T any] struct {
 	peeked   *Message[T]
 
 	deadline     time.Time
-	nextBookmark time.Time // zero: no more bookmarks
+	nextBookmark time.Time   // zero: no more bookmarks
 	bmTimer      *time.Timer // signals wake when a bookmark is due
 	bmArmed      time.Time   // what bmTimer is set for
 }
