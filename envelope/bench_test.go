@@ -2,6 +2,7 @@ package envelope
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"testing"
 )
@@ -15,14 +16,26 @@ var payloadSizes = []struct {
 }
 
 // BenchmarkCopy1MiB is the baseline for BenchmarkAppendEnvelope/1MiB: a
-// plain copy of the payload into a reused buffer.
+// plain copy of the payload into a reused buffer, once to the start of the
+// buffer and once to where a v1 ConfigMap envelope puts its payload, 27
+// bytes in. On amd64 memmove to a destination misaligned with its source
+// costs about 1.5 times an aligned one, so "offset27" is the like-for-like
+// comparison and "aligned" the best case.
 func BenchmarkCopy1MiB(b *testing.B) {
 	src := bytes.Repeat([]byte{0x5a}, 1<<20)
-	dst := make([]byte, len(src))
-	b.SetBytes(int64(len(src)))
-	b.ReportAllocs()
-	for b.Loop() {
-		copy(dst, src)
+	header := SizeEnvelope("v1", "ConfigMap", len(src)) - len(src) - len(emptyContentFields)
+	for _, off := range []struct {
+		name string
+		n    int
+	}{{"aligned", 0}, {fmt.Sprintf("offset%d", header), header}} {
+		b.Run(off.name, func(b *testing.B) {
+			dst := make([]byte, off.n+len(src))
+			b.SetBytes(int64(len(src)))
+			b.ReportAllocs()
+			for b.Loop() {
+				copy(dst[off.n:], src)
+			}
+		})
 	}
 }
 
