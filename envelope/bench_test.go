@@ -17,9 +17,9 @@ var payloadSizes = []struct {
 
 // BenchmarkCopy1MiB is the baseline for BenchmarkAppendEnvelope/1MiB: a
 // plain copy of the payload into a reused buffer, once to the start of the
-// buffer and once to where a v1 ConfigMap envelope puts its payload, 27
+// buffer and once to where a v1 ConfigMap envelope puts its payload, 25
 // bytes in. On amd64 memmove to a destination misaligned with its source
-// costs about 1.5 times an aligned one, so "offset27" is the like-for-like
+// costs about 1.5 times an aligned one, so "offset25" is the like-for-like
 // comparison and "aligned" the best case.
 func BenchmarkCopy1MiB(b *testing.B) {
 	src := bytes.Repeat([]byte{0x5a}, 1<<20)
