@@ -1,0 +1,344 @@
+package api
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apisem/apisem/store"
+	"github.com/google/go-cmp/cmp"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// JSON forms, from k8s-facts §13.4 "Verified JSON" and the field orders of
+// §13.3.
+func TestJSON(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		obj  any
+		want string
+	}{
+		{"ConfigMap{}", &ConfigMap{}, `{"metadata":{}}`},
+		{"ConfigMap with all fields", &ConfigMap{Immutable: ptr(false), Data: map[string]string{"k": "v"},
+			BinaryData: map[string][]byte{"a": []byte("hi")}},
+			`{"metadata":{},"immutable":false,"data":{"k":"v"},"binaryData":{"a":"aGk="}}`},
+		{"Namespace{}", &Namespace{}, `{"metadata":{},"spec":{},"status":{}}`},
+		{"NamespaceCondition{}", &NamespaceCondition{}, `{"type":"","status":"","lastTransitionTime":null}`},
+		{"ConfigMap with TypeMeta and metadata", &ConfigMap{TypeMeta: TypeMeta{Kind: "ConfigMap", APIVersion: "v1"},
+			ObjectMeta: store.ObjectMeta{Name: "a", CreationTimestamp: store.NewTime(time.Unix(1, 5e8))}},
+			`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","creationTimestamp":"1970-01-01T00:00:01Z"}}`},
+		{"Secret field order", &Secret{Immutable: ptr(true), Data: map[string][]byte{"p": []byte("x")},
+			StringData: map[string]string{"s": "y"}, Type: "Opaque"},
+			`{"metadata":{},"immutable":true,"data":{"p":"eA=="},"stringData":{"s":"y"},"type":"Opaque"}`},
+		{"Namespace with finalizers", &Namespace{Spec: NamespaceSpec{Finalizers: []string{"kubernetes"}},
+			Status: NamespaceStatus{Phase: "Active"}},
+			`{"metadata":{},"spec":{"finalizers":["kubernetes"]},"status":{"phase":"Active"}}`},
+		{"Widget{}", &Widget{}, `{"metadata":{},"spec":{}}`},
+		{"Widget", &Widget{TypeMeta: TypeMeta{Kind: "Widget", APIVersion: "example.apisem.dev/v1"},
+			Spec: WidgetSpec{Color: "red", Size: 3}, Status: WidgetStatus{Ready: true}},
+			`{"kind":"Widget","apiVersion":"example.apisem.dev/v1","metadata":{},"spec":{"color":"red","size":3},"status":{"ready":true}}`},
+	} {
+		got, err := json.Marshal(tt.obj)
+		if err != nil || string(got) != tt.want {
+			t.Errorf("%s: json.Marshal = %s, %v; want %s", tt.name, got, err, tt.want)
+		}
+	}
+}
+
+const emptyMeta = "0a0012001a0022002a00320038004200"
+
+// Protobuf forms, from k8s-facts §13.4 "Verified bytes".
+func TestProto(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		obj  ProtoObject
+		want string
+	}{
+		{"ConfigMap{}", &ConfigMap{}, "0a10" + emptyMeta},
+		{"ConfigMap{Data, BinaryData with empty and nil, Immutable false}", &ConfigMap{
+			Data:       map[string]string{"k": "v"},
+			BinaryData: map[string][]byte{"a": {}, "b": nil},
+			Immutable:  ptr(false)},
+			"0a10" + emptyMeta + "12060a016b120176" + "1a050a01611200" + "1a030a0162" + "2000"},
+		{"ConfigMap{Name: a}", &ConfigMap{ObjectMeta: store.ObjectMeta{Name: "a"}}, "0a11" + "0a016112001a0022002a00320038004200"},
+		{"Secret{}", &Secret{}, "0a10" + emptyMeta + "1a00"},
+		{"Namespace{}", &Namespace{}, "0a10" + emptyMeta + "1200" + "1a020a00"},
+		{"Namespace with an empty condition", &Namespace{Status: NamespaceStatus{Conditions: []NamespaceCondition{{}}}},
+			"0a10" + emptyMeta + "1200" + "1a0e0a00120a" + "0a00120022002a003200"},
+		{"Namespace with finalizer and phase", &Namespace{Spec: NamespaceSpec{Finalizers: []string{"kubernetes"}},
+			Status: NamespaceStatus{Phase: "Active"}},
+			"0a10" + emptyMeta + "120c0a0a" + hex.EncodeToString([]byte("kubernetes")) + "1a080a06" + hex.EncodeToString([]byte("Active"))},
+	} {
+		got := hex.EncodeToString(tt.obj.AppendProto(nil))
+		if got != tt.want {
+			t.Errorf("%s: AppendProto = %s; want %s", tt.name, got, tt.want)
+		}
+		if n := tt.obj.SizeProto(); n*2 != len(tt.want) {
+			t.Errorf("%s: SizeProto = %d; want %d", tt.name, n, len(tt.want)/2)
+		}
+	}
+}
+
+func fullMeta() store.ObjectMeta {
+	del := store.NewTime(time.Unix(1700000100, 0))
+	return store.ObjectMeta{
+		Name: "n", GenerateName: "g-", Namespace: "ns", UID: "u-1", ResourceVersion: "42", Generation: 3,
+		CreationTimestamp:          store.NewTime(time.Unix(1700000000, 0)),
+		DeletionTimestamp:          &del,
+		DeletionGracePeriodSeconds: ptr(int64(0)),
+		Labels:                     map[string]string{"a": "1", "b": ""},
+		Annotations:                map[string]string{"x": "y"},
+		OwnerReferences: []store.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "o", UID: "u-0",
+			Controller: ptr(true), BlockOwnerDeletion: ptr(false)}},
+		Finalizers: []string{"example.com/f"},
+		ManagedFields: []store.ManagedFieldsEntry{{Manager: "kubectl", Operation: "Update", APIVersion: "v1",
+			Time: &del, FieldsType: "FieldsV1", FieldsV1: &store.FieldsV1{Raw: []byte(`{"f:data":{}}`)}}},
+	}
+}
+
+// Every object survives protobuf and JSON round trips unchanged.
+func TestRoundTrip(t *testing.T) {
+	objs := []Object{
+		&ConfigMap{ObjectMeta: fullMeta(), Immutable: ptr(true), Data: map[string]string{"k": "v", "e": ""},
+			BinaryData: map[string][]byte{"b": {0, 1, 255}, "z": {}}},
+		&Secret{ObjectMeta: fullMeta(), Data: map[string][]byte{"p": []byte("pw")}, Type: "kubernetes.io/basic-auth"},
+		&Namespace{ObjectMeta: fullMeta(), Spec: NamespaceSpec{Finalizers: []string{"kubernetes"}},
+			Status: NamespaceStatus{Phase: "Terminating", Conditions: []NamespaceCondition{
+				{Type: NamespaceContentRemaining, Status: "True", LastTransitionTime: store.NewTime(time.Unix(1700000200, 0)),
+					Reason: "SomeResourcesRemain", Message: "Some resources are remaining: configmaps. has 1 resource instances"},
+			}}},
+		&Widget{ObjectMeta: fullMeta(), Spec: WidgetSpec{Color: "red", Size: 2, Tags: []string{"a"}}, Status: WidgetStatus{Ready: true}},
+	}
+	byKind := map[string]*Resource{}
+	for _, r := range Resources() {
+		byKind[r.Kind] = r
+	}
+	for _, o := range objs {
+		r := byKind[kindOf(o)]
+		if po, ok := o.(ProtoObject); ok {
+			b := po.AppendProto(nil)
+			back, err := r.DecodeProto(b)
+			if err != nil {
+				t.Fatalf("%s: DecodeProto: %v", r.Kind, err)
+			}
+			if d := cmp.Diff(o, back, cmpTime); d != "" {
+				t.Errorf("%s: protobuf round trip (-want +got):\n%s", r.Kind, d)
+			}
+		}
+		b, err := json.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back := r.New()
+		if err := json.Unmarshal(b, back); err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(o, back, cmpTime); d != "" {
+			t.Errorf("%s: JSON round trip (-want +got):\n%s", r.Kind, d)
+		}
+	}
+}
+
+var cmpTime = cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) })
+
+func kindOf(o Object) string {
+	switch o.(type) {
+	case *ConfigMap:
+		return "ConfigMap"
+	case *Secret:
+		return "Secret"
+	case *Namespace:
+		return "Namespace"
+	case *Widget:
+		return "Widget"
+	}
+	return ""
+}
+
+// A deep copy shares nothing: changing every map and slice of the copy
+// leaves the original as it was.
+func TestDeepCopy(t *testing.T) {
+	cm := &ConfigMap{ObjectMeta: fullMeta(), Immutable: ptr(true), Data: map[string]string{"k": "v"},
+		BinaryData: map[string][]byte{"b": {1}}}
+	want, _ := json.Marshal(cm)
+	c := cm.DeepCopyObject().(*ConfigMap)
+	c.Labels["a"] = "changed"
+	c.Finalizers[0] = "changed"
+	c.OwnerReferences[0].Name = "changed"
+	*c.OwnerReferences[0].Controller = false
+	*c.Immutable = false
+	c.Data["k"] = "changed"
+	c.BinaryData["b"][0] = 9
+	c.DeletionTimestamp.Time = time.Unix(0, 0)
+	c.ManagedFields[0].FieldsV1.Raw[0] = 'x'
+	if got, _ := json.Marshal(cm); string(got) != string(want) {
+		t.Errorf("original changed through its copy:\n%s\nwant\n%s", got, want)
+	}
+
+	ns := &Namespace{Spec: NamespaceSpec{Finalizers: []string{"kubernetes"}},
+		Status: NamespaceStatus{Conditions: []NamespaceCondition{{Type: "A"}}}}
+	n := ns.DeepCopyObject().(*Namespace)
+	n.Spec.Finalizers[0] = "x"
+	n.Status.Conditions[0].Type = "B"
+	if ns.Spec.Finalizers[0] != "kubernetes" || ns.Status.Conditions[0].Type != "A" {
+		t.Errorf("namespace changed through its copy: %+v", ns)
+	}
+	s := &Secret{Data: map[string][]byte{"a": {1}}, StringData: map[string]string{"s": "t"}}
+	sc := s.DeepCopyObject().(*Secret)
+	sc.Data["a"][0] = 2
+	sc.StringData["s"] = "u"
+	if s.Data["a"][0] != 1 || s.StringData["s"] != "t" {
+		t.Errorf("secret changed through its copy")
+	}
+	w := &Widget{Spec: WidgetSpec{Tags: []string{"a"}}}
+	w.DeepCopyObject().(*Widget).Spec.Tags[0] = "b"
+	if w.Spec.Tags[0] != "a" {
+		t.Errorf("widget changed through its copy")
+	}
+}
+
+func TestAge(t *testing.T) {
+	now := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		ago  time.Duration
+		want string
+	}{
+		{-2 * time.Second, "<invalid>"},
+		{-500 * time.Millisecond, "0s"},
+		{0, "0s"},
+		{59 * time.Second, "59s"},
+		{119 * time.Second, "119s"},
+		{120 * time.Second, "2m"},
+		{125 * time.Second, "2m5s"},
+		{9*time.Minute + 59*time.Second, "9m59s"},
+		{10*time.Minute + 30*time.Second, "10m"},
+		{179 * time.Minute, "179m"},
+		{3 * time.Hour, "3h"},
+		{3*time.Hour + 5*time.Minute, "3h5m"},
+		{8 * time.Hour, "8h"},
+		{47 * time.Hour, "47h"},
+		{48 * time.Hour, "2d"},
+		{50 * time.Hour, "2d2h"},
+		{8 * 24 * time.Hour, "8d"},
+		{729 * 24 * time.Hour, "729d"},
+		{730 * 24 * time.Hour, "2y"},
+		{731 * 24 * time.Hour, "2y1d"},
+		{8 * 365 * 24 * time.Hour, "8y"},
+	} {
+		if got := Age(now.Add(-tt.ago), now); got != tt.want {
+			t.Errorf("Age(now-%v) = %q; want %q", tt.ago, got, tt.want)
+		}
+	}
+	if got := Age(time.Time{}, now); got != "<unknown>" {
+		t.Errorf("Age(zero) = %q; want <unknown>", got)
+	}
+}
+
+func TestValidateName(t *testing.T) {
+	for _, tt := range []struct {
+		name, generate string
+		label          bool
+		want           string // the first error's text prefix, "" for none
+	}{
+		{"demo", "", false, ""},
+		{"a.b-c", "", false, ""},
+		{"a.b", "", true, `metadata.name: Invalid value: "a.b": must be a lowercase RFC 1123 label`},
+		{"Demo", "", false, `metadata.name: Invalid value: "Demo"`},
+		{"-a", "", false, `metadata.name: Invalid value: "-a"`},
+		{strings.Repeat("a", 64), "", true, `metadata.name: Invalid value:`},
+		{strings.Repeat("a", 63), "", true, ""},
+		{"", "", false, "metadata.name: Required value: name or generateName is required"},
+		{"", "demo-", false, ""},
+		{"", "Demo-", false, `metadata.generateName: Invalid value: "Demo-"`},
+	} {
+		errs := ValidateName(tt.name, tt.generate, tt.label)
+		got := ""
+		if len(errs) > 0 {
+			got = errs[0].Error()
+		}
+		if tt.want == "" && got != "" || !strings.HasPrefix(got, tt.want) || tt.want != "" && got == "" {
+			t.Errorf("ValidateName(%q, %q, %v) = %q; want prefix %q", tt.name, tt.generate, tt.label, got, tt.want)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	rs := map[string]*Resource{}
+	for _, r := range Resources() {
+		rs[r.Kind] = r
+	}
+	for _, tt := range []struct {
+		name     string
+		kind     string
+		obj, old Object
+		want     []string
+	}{
+		{"valid configmap", "ConfigMap", &ConfigMap{Data: map[string]string{"a.b_c-d": "x"}}, nil, nil},
+		{"bad data key", "ConfigMap", &ConfigMap{Data: map[string]string{"a/b": "x"}}, nil,
+			[]string{`data: Invalid value: "a/b": a valid config key`}},
+		{"key in data and binaryData", "ConfigMap", &ConfigMap{Data: map[string]string{"k": "x"}, BinaryData: map[string][]byte{"k": nil}}, nil,
+			[]string{`binaryData: Invalid value: "k": duplicate of key "k" present in data`}},
+		{"configmap too large", "ConfigMap", &ConfigMap{Data: map[string]string{"k": strings.Repeat("x", 1<<20)}}, nil,
+			[]string{`: Too long: the total size of the data must be no more than 1048576 bytes`}},
+		{"immutable configmap", "ConfigMap", &ConfigMap{Data: map[string]string{"k": "2"}},
+			&ConfigMap{Immutable: ptr(true), Data: map[string]string{"k": "1"}},
+			[]string{"immutable: Forbidden: field is immutable when `immutable` is set", "data: Forbidden: field is immutable when `immutable` is set"}},
+		{"secret type change", "Secret", &Secret{Type: "b"}, &Secret{Type: "a"}, []string{`type: Invalid value: "b": field is immutable`}},
+		{"widget color", "Widget", &Widget{Spec: WidgetSpec{Color: "pink"}}, nil,
+			[]string{`spec.color: Unsupported value: "pink": supported values: "blue", "green", "red"`}},
+		{"widget size", "Widget", &Widget{Spec: WidgetSpec{Size: -1}}, nil,
+			[]string{`spec.size: Invalid value: -1: must be greater than or equal to 0`}},
+	} {
+		var got []string
+		if v := rs[tt.kind].Validate; v != nil {
+			for _, e := range v(tt.obj, tt.old) {
+				got = append(got, e.Error())
+			}
+		}
+		if len(got) != len(tt.want) {
+			t.Errorf("%s: errors %q; want %q", tt.name, got, tt.want)
+			continue
+		}
+		for i := range got {
+			if !strings.HasPrefix(got[i], tt.want[i]) {
+				t.Errorf("%s: error %d = %q; want prefix %q", tt.name, i, got[i], tt.want[i])
+			}
+		}
+	}
+}
+
+func TestPrepare(t *testing.T) {
+	rs := map[string]*Resource{}
+	for _, r := range Resources() {
+		rs[r.Kind] = r
+	}
+	s := &Secret{StringData: map[string]string{"a": "x"}, Data: map[string][]byte{"a": []byte("old"), "b": []byte("y")}}
+	rs["Secret"].Prepare(s, nil)
+	if s.Type != "Opaque" || string(s.Data["a"]) != "x" || string(s.Data["b"]) != "y" || s.StringData != nil {
+		t.Errorf("prepared secret: %+v", s)
+	}
+
+	ns := &Namespace{Spec: NamespaceSpec{Finalizers: []string{"x"}}, Status: NamespaceStatus{Phase: "Terminating"}}
+	rs["Namespace"].Prepare(ns, nil)
+	if d := cmp.Diff(&Namespace{Spec: NamespaceSpec{Finalizers: []string{"kubernetes"}}, Status: NamespaceStatus{Phase: "Active"}}, ns); d != "" {
+		t.Errorf("created namespace (-want +got):\n%s", d)
+	}
+	upd := &Namespace{Spec: NamespaceSpec{Finalizers: nil}, Status: NamespaceStatus{Phase: "Bogus"}}
+	rs["Namespace"].Prepare(upd, ns)
+	if d := cmp.Diff(ns, upd); d != "" {
+		t.Errorf("updated namespace keeps spec and status (-want +got):\n%s", d)
+	}
+
+	w := &Widget{Spec: WidgetSpec{Size: 1}}
+	rs["Widget"].Prepare(w, nil)
+	w2 := &Widget{Spec: WidgetSpec{Size: 1}, ObjectMeta: store.ObjectMeta{Labels: map[string]string{"a": "b"}}}
+	rs["Widget"].Prepare(w2, w)
+	w3 := &Widget{Spec: WidgetSpec{Size: 2}}
+	rs["Widget"].Prepare(w3, w2)
+	if w.Generation != 1 || w2.Generation != 1 || w3.Generation != 2 {
+		t.Errorf("widget generations %d, %d, %d; want 1, 1, 2", w.Generation, w2.Generation, w3.Generation)
+	}
+}

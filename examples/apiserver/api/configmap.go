@@ -1,0 +1,121 @@
+package api
+
+import (
+	"maps"
+	"time"
+
+	"github.com/apisem/apisem/envelope"
+	"github.com/apisem/apisem/store"
+)
+
+// ConfigMap is core v1 ConfigMap. The field order is Kubernetes' (and so
+// is the JSON key order); protobuf field numbers are metadata 1, data 2,
+// binaryData 3, immutable 4.
+type ConfigMap struct {
+	TypeMeta
+	store.ObjectMeta `json:"metadata"`
+	Immutable        *bool             `json:"immutable,omitempty"`
+	Data             map[string]string `json:"data,omitempty"`
+	BinaryData       map[string][]byte `json:"binaryData,omitempty"`
+}
+
+// Types returns the object's TypeMeta.
+func (c *ConfigMap) Types() *TypeMeta { return &c.TypeMeta }
+
+// DeepCopyObject returns a deep copy of c.
+func (c *ConfigMap) DeepCopyObject() Object { return c.DeepCopy() }
+
+// DeepCopy returns a deep copy of c.
+func (c *ConfigMap) DeepCopy() *ConfigMap {
+	out := &ConfigMap{TypeMeta: c.TypeMeta, Immutable: copyBool(c.Immutable)}
+	c.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out.Data = maps.Clone(c.Data)
+	out.BinaryData = copyBytesMap(c.BinaryData)
+	return out
+}
+
+// AppendProto appends the protobuf encoding of c.
+func (c *ConfigMap) AppendProto(b []byte) []byte {
+	m := toEnvelopeMeta(&c.ObjectMeta)
+	b = appendMetadata(b, &m)
+	b = envelope.AppendStringMap(b, 2, c.Data)
+	b = envelope.AppendBytesMap(b, 3, c.BinaryData)
+	if c.Immutable != nil {
+		b = appendBool(b, 4, *c.Immutable)
+	}
+	return b
+}
+
+// SizeProto returns the length of c's protobuf encoding.
+func (c *ConfigMap) SizeProto() int {
+	m := toEnvelopeMeta(&c.ObjectMeta)
+	n := sizeMetadata(&m) + envelope.SizeStringMap(2, c.Data) + envelope.SizeBytesMap(3, c.BinaryData)
+	if c.Immutable != nil {
+		n += sizeBool(4)
+	}
+	return n
+}
+
+func decodeConfigMap(b []byte) (Object, error) {
+	c := &ConfigMap{}
+	err := envelope.RangeFields(b, func(f envelope.Field) error {
+		var err error
+		switch f.Num {
+		case 1:
+			var m envelope.ObjectMeta
+			if m, err = decodeMetadata(f); err == nil {
+				c.ObjectMeta = fromEnvelopeMeta(&m)
+			}
+		case 2:
+			c.Data, err = addStringEntry(c.Data, f)
+		case 3:
+			c.BinaryData, err = addBytesEntry(c.BinaryData, f)
+		case 4:
+			var v bool
+			if v, err = f.AsBool(); err == nil {
+				c.Immutable = &v
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return nil, protoErr("ConfigMap", err)
+	}
+	return c, nil
+}
+
+func configMapCells(o Object, now time.Time) []any {
+	c := o.(*ConfigMap)
+	return []any{c.Name, int64(len(c.Data) + len(c.BinaryData)), Age(c.CreationTimestamp.Time, now)}
+}
+
+func validateConfigMap(o, old Object) []FieldError {
+	c := o.(*ConfigMap)
+	errs := validateKeys(nil, "data", stringKeys(c.Data), "binaryData", bytesKeys(c.BinaryData))
+	size := 0
+	for k, v := range c.Data {
+		size += len(k) + len(v)
+	}
+	for k, v := range c.BinaryData {
+		size += len(k) + len(v)
+	}
+	if size > maxDataSize {
+		errs = append(errs, tooLong("", maxDataSize))
+	}
+	if old == nil {
+		return errs
+	}
+	prev := old.(*ConfigMap)
+	if prev.Immutable != nil && *prev.Immutable {
+		if c.Immutable == nil || !*c.Immutable {
+			errs = append(errs, forbidden("immutable", "field is immutable when `immutable` is set"))
+		}
+		if !maps.Equal(c.Data, prev.Data) {
+			errs = append(errs, forbidden("data", "field is immutable when `immutable` is set"))
+		}
+		if !maps.EqualFunc(c.BinaryData, prev.BinaryData, bytesEqual) {
+			errs = append(errs, forbidden("binaryData", "field is immutable when `immutable` is set"))
+		}
+	}
+	return errs
+}

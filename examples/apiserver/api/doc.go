@@ -1,0 +1,28 @@
+// Package api holds the resource types the example server serves: core v1
+// ConfigMap, Secret and Namespace, and Widget of the custom group
+// example.apisem.dev/v1, with everything the server needs to know about
+// each (Resource): names for URLs and discovery, scope, JSON and protobuf
+// forms, Table columns, strategic merge patch strategy, defaulting and
+// validation.
+//
+// # Wire forms
+//
+// JSON follows Kubernetes' Go types field by field: the same key order and
+// omission rules (k8s-facts §13.3), so that encoding/json writes the bytes
+// a Kubernetes server writes. Protobuf uses package envelope's writers and
+// readers with the field numbers and emission rules of §13 (always-written
+// scalars, sorted map keys, nil-versus-empty bytes, whole-second times), so
+// client-go's generated decoders read it. Widget, like a custom resource,
+// has no protobuf form.
+//
+// Stored objects carry no kind or apiVersion: the server adds them when it
+// writes a single object or a watch event, and leaves them out of list
+// items of core types, as Kubernetes does (a custom resource's list items
+// keep them).
+//
+// # Non-goals
+//
+// These are example types, not a copy of k8s.io/api: only the fields of
+// the four kinds are modelled, and validation covers names, keys and
+// immutability rather than every rule of the Kubernetes registry.
+package api

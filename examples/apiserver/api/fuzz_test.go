@@ -1,0 +1,49 @@
+package api
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+)
+
+// FuzzDecodeProto feeds arbitrary bytes to every protobuf decoder: it must
+// not panic, must fail only with ErrProto, and what it accepts must encode
+// to a fixed point (decode(encode(x)) encodes to the same bytes).
+func FuzzDecodeProto(f *testing.F) {
+	for _, o := range []ProtoObject{
+		&ConfigMap{ObjectMeta: fullMeta(), Data: map[string]string{"k": "v"}, BinaryData: map[string][]byte{"b": {1}}},
+		&Secret{ObjectMeta: fullMeta(), Data: map[string][]byte{"p": nil}, Type: "Opaque"},
+		&Namespace{ObjectMeta: fullMeta(), Status: NamespaceStatus{Conditions: []NamespaceCondition{{Type: "A"}}}},
+	} {
+		f.Add(o.AppendProto(nil))
+	}
+	f.Add([]byte{0x0a, 0xff})
+	var decoders []func([]byte) (Object, error)
+	for _, r := range Resources() {
+		if r.DecodeProto != nil {
+			decoders = append(decoders, r.DecodeProto)
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, decode := range decoders {
+			o, err := decode(b)
+			if err != nil {
+				if !errors.Is(err, ErrProto) {
+					t.Fatalf("error does not wrap ErrProto: %v", err)
+				}
+				continue
+			}
+			once := o.(ProtoObject).AppendProto(nil)
+			if len(once) != o.(ProtoObject).SizeProto() {
+				t.Fatalf("SizeProto %d, AppendProto wrote %d", o.(ProtoObject).SizeProto(), len(once))
+			}
+			o2, err := decode(once)
+			if err != nil {
+				t.Fatalf("re-decoding our own encoding: %v", err)
+			}
+			if twice := o2.(ProtoObject).AppendProto(nil); !bytes.Equal(once, twice) {
+				t.Fatalf("encoding is not a fixed point:\n%x\n%x", once, twice)
+			}
+		}
+	})
+}

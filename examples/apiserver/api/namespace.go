@@ -1,0 +1,232 @@
+package api
+
+import (
+	"slices"
+	"time"
+
+	"github.com/apisem/apisem/envelope"
+	"github.com/apisem/apisem/store"
+)
+
+// Namespace phases and the finalizer that keeps a namespace until its
+// contents are gone.
+const (
+	NamespaceActive      = "Active"
+	NamespaceTerminating = "Terminating"
+	FinalizerKubernetes  = "kubernetes"
+)
+
+// Namespace condition types the example server sets while it deletes a
+// namespace's contents (Kubernetes' names).
+const (
+	NamespaceContentRemaining    = "NamespaceContentRemaining"
+	NamespaceFinalizersRemaining = "NamespaceFinalizersRemaining"
+)
+
+// Namespace is core v1 Namespace. Spec and status are value structs, so
+// JSON always carries "spec":{} and "status":{}, as Kubernetes does.
+type Namespace struct {
+	TypeMeta
+	store.ObjectMeta `json:"metadata"`
+	Spec             NamespaceSpec   `json:"spec,omitempty"`
+	Status           NamespaceStatus `json:"status,omitempty"`
+}
+
+// NamespaceSpec holds the namespace's finalizers (not metadata.finalizers):
+// FinalizerKubernetes while its contents exist.
+type NamespaceSpec struct {
+	Finalizers []string `json:"finalizers,omitempty"`
+}
+
+// NamespaceStatus is the namespace's phase and conditions.
+type NamespaceStatus struct {
+	Phase      string               `json:"phase,omitempty"`
+	Conditions []NamespaceCondition `json:"conditions,omitempty"`
+}
+
+// NamespaceCondition is one condition of a namespace. A zero
+// LastTransitionTime is written as null, as Kubernetes writes it.
+type NamespaceCondition struct {
+	Type               string     `json:"type"`
+	Status             string     `json:"status"`
+	LastTransitionTime store.Time `json:"lastTransitionTime,omitempty"`
+	Reason             string     `json:"reason,omitempty"`
+	Message            string     `json:"message,omitempty"`
+}
+
+// Types returns the object's TypeMeta.
+func (n *Namespace) Types() *TypeMeta { return &n.TypeMeta }
+
+// DeepCopyObject returns a deep copy of n.
+func (n *Namespace) DeepCopyObject() Object { return n.DeepCopy() }
+
+// DeepCopy returns a deep copy of n.
+func (n *Namespace) DeepCopy() *Namespace {
+	out := &Namespace{TypeMeta: n.TypeMeta}
+	n.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out.Spec.Finalizers = slices.Clone(n.Spec.Finalizers)
+	out.Status.Phase = n.Status.Phase
+	out.Status.Conditions = slices.Clone(n.Status.Conditions)
+	return out
+}
+
+// Terminating reports whether n is being deleted.
+func (n *Namespace) Terminating() bool {
+	return n.DeletionTimestamp != nil || n.Status.Phase == NamespaceTerminating
+}
+
+func (n *NamespaceSpec) size() int {
+	s := 0
+	for _, f := range n.Finalizers {
+		s += sizeString(1, f)
+	}
+	return s
+}
+
+func (c *NamespaceCondition) size() int {
+	return sizeString(1, c.Type) + sizeString(2, c.Status) +
+		sizeMessage(4, envelope.SizeTime(c.LastTransitionTime.Time)) +
+		sizeString(5, c.Reason) + sizeString(6, c.Message)
+}
+
+func (n *NamespaceStatus) size() int {
+	s := sizeString(1, n.Phase)
+	for i := range n.Conditions {
+		s += sizeMessage(2, n.Conditions[i].size())
+	}
+	return s
+}
+
+// AppendProto appends the protobuf encoding of n: metadata 1, spec 2
+// (finalizers 1), status 3 (phase 1, conditions 2).
+func (n *Namespace) AppendProto(b []byte) []byte {
+	m := toEnvelopeMeta(&n.ObjectMeta)
+	b = appendMetadata(b, &m)
+	b = appendMessage(b, 2, n.Spec.size(), func(b []byte) []byte {
+		for _, f := range n.Spec.Finalizers {
+			b = appendString(b, 1, f)
+		}
+		return b
+	})
+	return appendMessage(b, 3, n.Status.size(), func(b []byte) []byte {
+		b = appendString(b, 1, n.Status.Phase)
+		for i := range n.Status.Conditions {
+			c := &n.Status.Conditions[i]
+			b = appendMessage(b, 2, c.size(), func(b []byte) []byte {
+				b = appendString(b, 1, c.Type)
+				b = appendString(b, 2, c.Status)
+				b = appendMessage(b, 4, envelope.SizeTime(c.LastTransitionTime.Time), func(b []byte) []byte {
+					return envelope.AppendTime(b, c.LastTransitionTime.Time)
+				})
+				b = appendString(b, 5, c.Reason)
+				return appendString(b, 6, c.Message)
+			})
+		}
+		return b
+	})
+}
+
+// SizeProto returns the length of n's protobuf encoding.
+func (n *Namespace) SizeProto() int {
+	m := toEnvelopeMeta(&n.ObjectMeta)
+	return sizeMetadata(&m) + sizeMessage(2, n.Spec.size()) + sizeMessage(3, n.Status.size())
+}
+
+func decodeNamespace(b []byte) (Object, error) {
+	n := &Namespace{}
+	err := envelope.RangeFields(b, func(f envelope.Field) error {
+		var err error
+		switch f.Num {
+		case 1:
+			var m envelope.ObjectMeta
+			if m, err = decodeMetadata(f); err == nil {
+				n.ObjectMeta = fromEnvelopeMeta(&m)
+			}
+		case 2:
+			err = decodeSub(f, func(f envelope.Field) error {
+				if f.Num != 1 {
+					return nil
+				}
+				s, err := f.AsString()
+				n.Spec.Finalizers = append(n.Spec.Finalizers, s)
+				return err
+			})
+		case 3:
+			err = decodeSub(f, func(f envelope.Field) error {
+				var err error
+				switch f.Num {
+				case 1:
+					n.Status.Phase, err = f.AsString()
+				case 2:
+					var c NamespaceCondition
+					if c, err = decodeCondition(f); err == nil {
+						n.Status.Conditions = append(n.Status.Conditions, c)
+					}
+				}
+				return err
+			})
+		}
+		return err
+	})
+	if err != nil {
+		return nil, protoErr("Namespace", err)
+	}
+	return n, nil
+}
+
+func decodeSub(f envelope.Field, fn func(envelope.Field) error) error {
+	body, err := f.AsBytes()
+	if err != nil {
+		return err
+	}
+	return envelope.RangeFields(body, fn)
+}
+
+func decodeCondition(f envelope.Field) (NamespaceCondition, error) {
+	var c NamespaceCondition
+	err := decodeSub(f, func(f envelope.Field) error {
+		var err error
+		switch f.Num {
+		case 1:
+			c.Type, err = f.AsString()
+		case 2:
+			c.Status, err = f.AsString()
+		case 4:
+			var body []byte
+			if body, err = f.AsBytes(); err == nil {
+				var t time.Time
+				if t, err = envelope.ConsumeTime(body); err == nil {
+					c.LastTransitionTime = storeTime(t)
+				}
+			}
+		case 5:
+			c.Reason, err = f.AsString()
+		case 6:
+			c.Message, err = f.AsString()
+		}
+		return err
+	})
+	return c, err
+}
+
+// prepareNamespace applies Kubernetes' namespace strategy: a new namespace
+// is Active with the kubernetes finalizer; an update through the main
+// resource cannot change spec.finalizers or status (Kubernetes changes
+// them through the finalize and status subresources, which the example
+// server's namespace controller does internally).
+func prepareNamespace(o, old Object) {
+	n := o.(*Namespace)
+	if old == nil {
+		n.Spec.Finalizers = []string{FinalizerKubernetes}
+		n.Status = NamespaceStatus{Phase: NamespaceActive}
+		return
+	}
+	prev := old.(*Namespace)
+	n.Spec.Finalizers = slices.Clone(prev.Spec.Finalizers)
+	n.Status = NamespaceStatus{Phase: prev.Status.Phase, Conditions: slices.Clone(prev.Status.Conditions)}
+}
+
+func namespaceCells(o Object, now time.Time) []any {
+	n := o.(*Namespace)
+	return []any{n.Name, n.Status.Phase, Age(n.CreationTimestamp.Time, now)}
+}

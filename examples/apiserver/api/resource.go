@@ -1,0 +1,158 @@
+package api
+
+import (
+	"time"
+
+	"github.com/apisem/apisem/examples/apiserver/patch"
+)
+
+// Resource is everything the server knows about one served resource.
+type Resource struct {
+	// Group is "" for the core group.
+	Group, Version string
+	// Kind and ListKind name the object and list types.
+	Kind, ListKind string
+	// Plural is the resource name in URLs; Singular and ShortNames are
+	// what kubectl accepts besides it.
+	Plural, Singular string
+	ShortNames       []string
+	Categories       []string
+	// Namespaced resources live in namespaces; the others are cluster-scoped.
+	Namespaced bool
+	// DNSLabelNames restricts names to RFC 1123 labels (namespaces);
+	// otherwise names are RFC 1123 subdomains.
+	DNSLabelNames bool
+	// TypedListItems: list items carry kind and apiVersion, as those of a
+	// custom resource do. Core types' list items do not.
+	TypedListItems bool
+
+	// New returns an empty object of the resource's type.
+	New func() Object
+	// DecodeProto decodes an object's protobuf encoding (without
+	// envelope); nil for a type without a protobuf form.
+	DecodeProto func(raw []byte) (Object, error)
+
+	// Columns and Cells describe the resource's Table: Cells returns one
+	// row's cells for obj at time now, one per column.
+	Columns []Column
+	Cells   func(obj Object, now time.Time) []any
+
+	// PatchSchema is the strategic merge patch strategy of the type's
+	// fields; nil means strategic merge patch is not supported (as for
+	// custom resources).
+	PatchSchema *patch.Schema
+
+	// Fields are the field-selector fields beyond metadata.name and
+	// metadata.namespace.
+	Fields map[string]func(Object) string
+
+	// Prepare applies defaulting and the fields a client may not set:
+	// old is nil on create, the stored object on update.
+	Prepare func(obj, old Object)
+	// Validate checks obj (old as for Prepare), after Prepare.
+	Validate func(obj, old Object) []FieldError
+}
+
+// GroupVersion returns "group/version", or the version alone for the core
+// group: the apiVersion of the resource's objects.
+func (r *Resource) GroupVersion() string {
+	if r.Group == "" {
+		return r.Version
+	}
+	return r.Group + "/" + r.Version
+}
+
+// Protobuf reports whether the resource has a protobuf form.
+func (r *Resource) Protobuf() bool { return r.DecodeProto != nil }
+
+// Verbs are the verbs every served resource supports, sorted as discovery
+// lists them.
+var Verbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+
+// objectMetaSchema is the patch strategy of metadata: finalizers merge as
+// a set, ownerReferences by uid.
+var objectMetaSchema = &patch.Schema{Fields: map[string]*patch.Schema{
+	"finalizers":      {MergeList: true},
+	"ownerReferences": {MergeList: true, MergeKey: "uid"},
+}}
+
+var coreSchema = &patch.Schema{Fields: map[string]*patch.Schema{"metadata": objectMetaSchema}}
+
+var namespaceSchema = &patch.Schema{Fields: map[string]*patch.Schema{
+	"metadata": objectMetaSchema,
+	"status": {Fields: map[string]*patch.Schema{
+		"conditions": {MergeList: true, MergeKey: "type"},
+	}},
+}}
+
+// Resources returns the served resources: core v1 namespaces, configmaps
+// and secrets, then widgets.example.apisem.dev/v1. Each call returns new
+// values the caller may keep.
+func Resources() []*Resource {
+	return []*Resource{
+		{
+			Version: "v1", Kind: "Namespace", ListKind: "NamespaceList",
+			Plural: "namespaces", Singular: "namespace", ShortNames: []string{"ns"},
+			DNSLabelNames: true,
+			New:           func() Object { return &Namespace{} },
+			DecodeProto:   decodeNamespace,
+			Columns: []Column{nameColumn,
+				{Name: "Status", Type: "string", Description: "The phase of the namespace: Active, or Terminating while it is being deleted."},
+				ageColumn},
+			Cells:       namespaceCells,
+			PatchSchema: namespaceSchema,
+			Fields: map[string]func(Object) string{
+				"status.phase": func(o Object) string { return o.(*Namespace).Status.Phase },
+			},
+			Prepare: prepareNamespace,
+		},
+		{
+			Version: "v1", Kind: "ConfigMap", ListKind: "ConfigMapList",
+			Plural: "configmaps", Singular: "configmap", ShortNames: []string{"cm"},
+			Namespaced:  true,
+			New:         func() Object { return &ConfigMap{} },
+			DecodeProto: decodeConfigMap,
+			Columns: []Column{nameColumn,
+				{Name: "Data", Type: "string", Description: "The number of keys in data and binaryData."},
+				ageColumn},
+			Cells:       configMapCells,
+			PatchSchema: coreSchema,
+			Validate:    validateConfigMap,
+		},
+		{
+			Version: "v1", Kind: "Secret", ListKind: "SecretList",
+			Plural: "secrets", Singular: "secret",
+			Namespaced:  true,
+			New:         func() Object { return &Secret{} },
+			DecodeProto: decodeSecret,
+			Columns: []Column{nameColumn,
+				{Name: "Type", Type: "string", Description: "The type of the secret, which says what its data holds."},
+				{Name: "Data", Type: "string", Description: "The number of keys in data."},
+				ageColumn},
+			Cells:       secretCells,
+			PatchSchema: coreSchema,
+			Fields: map[string]func(Object) string{
+				"type": func(o Object) string { return o.(*Secret).Type },
+			},
+			Prepare:  prepareSecret,
+			Validate: validateSecret,
+		},
+		{
+			Group: "example.apisem.dev", Version: "v1", Kind: "Widget", ListKind: "WidgetList",
+			Plural: "widgets", Singular: "widget", ShortNames: []string{"wd"}, Categories: []string{"all"},
+			Namespaced: true, TypedListItems: true,
+			New: func() Object { return &Widget{} },
+			Columns: []Column{nameColumn,
+				{Name: "Color", Type: "string", Description: "The widget's color."},
+				{Name: "Size", Type: "integer", Description: "The widget's size."},
+				{Name: "Ready", Type: "string", Priority: 1, Description: "Whether the widget is ready."},
+				ageColumn},
+			Cells: widgetCells,
+			Fields: map[string]func(Object) string{
+				"spec.color": func(o Object) string { return o.(*Widget).Spec.Color },
+			},
+			Prepare:  prepareWidget,
+			Validate: validateWidget,
+		},
+	}
+}

@@ -1,0 +1,146 @@
+package api
+
+import (
+	"maps"
+	"time"
+
+	"github.com/apisem/apisem/envelope"
+	"github.com/apisem/apisem/store"
+)
+
+// SecretTypeOpaque is the default type of a Secret.
+const SecretTypeOpaque = "Opaque"
+
+// Secret is core v1 Secret. JSON order: metadata, immutable, data,
+// stringData, type; protobuf: metadata 1, data 2, type 3, stringData 4,
+// immutable 5.
+type Secret struct {
+	TypeMeta
+	store.ObjectMeta `json:"metadata"`
+	Immutable        *bool             `json:"immutable,omitempty"`
+	Data             map[string][]byte `json:"data,omitempty"`
+	// StringData is write-only: on create and update it is merged into
+	// Data and cleared, so it is never stored or returned.
+	StringData map[string]string `json:"stringData,omitempty"`
+	Type       string            `json:"type,omitempty"`
+}
+
+// Types returns the object's TypeMeta.
+func (s *Secret) Types() *TypeMeta { return &s.TypeMeta }
+
+// DeepCopyObject returns a deep copy of s.
+func (s *Secret) DeepCopyObject() Object { return s.DeepCopy() }
+
+// DeepCopy returns a deep copy of s.
+func (s *Secret) DeepCopy() *Secret {
+	out := &Secret{TypeMeta: s.TypeMeta, Immutable: copyBool(s.Immutable), Type: s.Type}
+	s.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out.Data = copyBytesMap(s.Data)
+	out.StringData = maps.Clone(s.StringData)
+	return out
+}
+
+// AppendProto appends the protobuf encoding of s.
+func (s *Secret) AppendProto(b []byte) []byte {
+	m := toEnvelopeMeta(&s.ObjectMeta)
+	b = appendMetadata(b, &m)
+	b = envelope.AppendBytesMap(b, 2, s.Data)
+	b = appendString(b, 3, s.Type)
+	b = envelope.AppendStringMap(b, 4, s.StringData)
+	if s.Immutable != nil {
+		b = appendBool(b, 5, *s.Immutable)
+	}
+	return b
+}
+
+// SizeProto returns the length of s's protobuf encoding.
+func (s *Secret) SizeProto() int {
+	m := toEnvelopeMeta(&s.ObjectMeta)
+	n := sizeMetadata(&m) + envelope.SizeBytesMap(2, s.Data) + sizeString(3, s.Type) +
+		envelope.SizeStringMap(4, s.StringData)
+	if s.Immutable != nil {
+		n += sizeBool(5)
+	}
+	return n
+}
+
+func decodeSecret(b []byte) (Object, error) {
+	s := &Secret{}
+	err := envelope.RangeFields(b, func(f envelope.Field) error {
+		var err error
+		switch f.Num {
+		case 1:
+			var m envelope.ObjectMeta
+			if m, err = decodeMetadata(f); err == nil {
+				s.ObjectMeta = fromEnvelopeMeta(&m)
+			}
+		case 2:
+			s.Data, err = addBytesEntry(s.Data, f)
+		case 3:
+			s.Type, err = f.AsString()
+		case 4:
+			s.StringData, err = addStringEntry(s.StringData, f)
+		case 5:
+			var v bool
+			if v, err = f.AsBool(); err == nil {
+				s.Immutable = &v
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return nil, protoErr("Secret", err)
+	}
+	return s, nil
+}
+
+// prepareSecret applies Kubernetes' defaulting: the Opaque type, and
+// stringData merged over data.
+func prepareSecret(o, _ Object) {
+	s := o.(*Secret)
+	if s.Type == "" {
+		s.Type = SecretTypeOpaque
+	}
+	if len(s.StringData) > 0 {
+		if s.Data == nil {
+			s.Data = make(map[string][]byte, len(s.StringData))
+		}
+		for k, v := range s.StringData {
+			s.Data[k] = []byte(v)
+		}
+	}
+	s.StringData = nil
+}
+
+func secretCells(o Object, now time.Time) []any {
+	s := o.(*Secret)
+	return []any{s.Name, s.Type, int64(len(s.Data)), Age(s.CreationTimestamp.Time, now)}
+}
+
+func validateSecret(o, old Object) []FieldError {
+	s := o.(*Secret)
+	errs := validateKeys(nil, "data", bytesKeys(s.Data), "", nil)
+	size := 0
+	for k, v := range s.Data {
+		size += len(k) + len(v)
+	}
+	if size > maxDataSize {
+		errs = append(errs, tooLong("data", maxDataSize))
+	}
+	if old == nil {
+		return errs
+	}
+	prev := old.(*Secret)
+	if s.Type != prev.Type {
+		errs = append(errs, invalid("type", s.Type, "field is immutable"))
+	}
+	if prev.Immutable != nil && *prev.Immutable {
+		if s.Immutable == nil || !*s.Immutable {
+			errs = append(errs, forbidden("immutable", "field is immutable when `immutable` is set"))
+		}
+		if !maps.EqualFunc(s.Data, prev.Data, bytesEqual) {
+			errs = append(errs, forbidden("data", "field is immutable when `immutable` is set"))
+		}
+	}
+	return errs
+}

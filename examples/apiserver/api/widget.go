@@ -1,0 +1,80 @@
+package api
+
+import (
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/apisem/apisem/store"
+)
+
+// Widget is the example's custom resource, widgets.example.apisem.dev/v1:
+// JSON only, with its own Table columns, as a CustomResourceDefinition
+// with additionalPrinterColumns would be served.
+type Widget struct {
+	TypeMeta
+	store.ObjectMeta `json:"metadata"`
+	Spec             WidgetSpec   `json:"spec"`
+	Status           WidgetStatus `json:"status,omitzero"`
+}
+
+// WidgetSpec is what a widget should be.
+type WidgetSpec struct {
+	Color string   `json:"color,omitempty"`
+	Size  int64    `json:"size,omitempty"`
+	Tags  []string `json:"tags,omitempty"`
+}
+
+// WidgetStatus is what a widget's controller reports.
+type WidgetStatus struct {
+	Ready bool `json:"ready,omitempty"`
+}
+
+// Types returns the object's TypeMeta.
+func (w *Widget) Types() *TypeMeta { return &w.TypeMeta }
+
+// DeepCopyObject returns a deep copy of w.
+func (w *Widget) DeepCopyObject() Object { return w.DeepCopy() }
+
+// DeepCopy returns a deep copy of w.
+func (w *Widget) DeepCopy() *Widget {
+	out := &Widget{TypeMeta: w.TypeMeta, Spec: w.Spec, Status: w.Status}
+	w.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out.Spec.Tags = slices.Clone(w.Spec.Tags)
+	return out
+}
+
+// widgetColors are the colors a widget may have.
+var widgetColors = []string{"blue", "green", "red"}
+
+// prepareWidget keeps a custom resource's metadata.generation: 1 on
+// create, one more whenever an update changes the spec.
+func prepareWidget(o, old Object) {
+	w := o.(*Widget)
+	if old == nil {
+		w.Generation = 1
+		return
+	}
+	prev := old.(*Widget)
+	w.Generation = prev.Generation
+	if w.Spec.Color != prev.Spec.Color || w.Spec.Size != prev.Spec.Size || !slices.Equal(w.Spec.Tags, prev.Spec.Tags) {
+		w.Generation++
+	}
+}
+
+func validateWidget(o, _ Object) []FieldError {
+	w := o.(*Widget)
+	var errs []FieldError
+	if w.Spec.Color != "" && !slices.Contains(widgetColors, w.Spec.Color) {
+		errs = append(errs, notSupported("spec.color", w.Spec.Color, widgetColors...))
+	}
+	if w.Spec.Size < 0 {
+		errs = append(errs, invalid("spec.size", w.Spec.Size, "must be greater than or equal to 0"))
+	}
+	return errs
+}
+
+func widgetCells(o Object, now time.Time) []any {
+	w := o.(*Widget)
+	return []any{w.Name, w.Spec.Color, w.Spec.Size, strconv.FormatBool(w.Status.Ready), Age(w.CreationTimestamp.Time, now)}
+}
