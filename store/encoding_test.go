@@ -1,0 +1,79 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/apisem/apisem/rv"
+)
+
+func TestEncodedOncePerEncoding(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Options[*widget]{})
+	for i := range 3 {
+		f.create(t, newWidget("ns", fmt.Sprint(i)))
+	}
+	var jsonCalls, upperCalls atomic.Int64
+	jsonEnc := NewEncoding(func(dst []byte, w *widget) ([]byte, error) {
+		jsonCalls.Add(1)
+		b, err := json.Marshal(w)
+		return append(dst, b...), err
+	})
+	nameEnc := NewEncoding(func(dst []byte, w *widget) ([]byte, error) {
+		upperCalls.Add(1)
+		return append(dst, w.Name...), nil
+	})
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 10 {
+				p, err := f.r.List(ctx, "ns", ListOptions{Read: rv.Read{Semantics: rv.MostRecent}})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				for i := 0; i < p.Len(); i++ {
+					b, err := p.Encoded(i, jsonEnc)
+					if err != nil || string(b) != mustJSON(p.At(i)) {
+						t.Errorf("Encoded = %s, %v", b, err)
+					}
+					if n, _ := p.Encoded(i, nameEnc); string(n) != p.At(i).Name {
+						t.Errorf("name form = %s", n)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if jsonCalls.Load() != 3 || upperCalls.Load() != 3 {
+		t.Errorf("encoded %d and %d times; want once per object and encoding", jsonCalls.Load(), upperCalls.Load())
+	}
+	// A new version is a new object: encoded again.
+	f.r.Update(ctx, newWidget("ns", "0"), UpdateOptions{})
+	p, _ := f.r.List(ctx, "ns", ListOptions{Read: rv.Read{Semantics: rv.MostRecent}})
+	for i := 0; i < p.Len(); i++ {
+		p.Encoded(i, jsonEnc)
+	}
+	if jsonCalls.Load() != 4 {
+		t.Errorf("after an update: %d encodes; want 4", jsonCalls.Load())
+	}
+	// Errors are cached too (encoders are deterministic).
+	boom := errors.New("boom")
+	failing := NewEncoding(func([]byte, *widget) ([]byte, error) { jsonCalls.Add(1); return nil, boom })
+	for range 2 {
+		if _, err := p.Encoded(0, failing); err != boom {
+			t.Errorf("err = %v", err)
+		}
+	}
+	if jsonCalls.Load() != 5 {
+		t.Errorf("failing encoder ran %d times", jsonCalls.Load()-4)
+	}
+	if b, _ := jsonEnc.Append([]byte("x"), p.At(0)); string(b) != "x"+mustJSON(p.At(0)) {
+		t.Errorf("Append = %s", b)
+	}
+}

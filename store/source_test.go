@@ -1,0 +1,137 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/apisem/apisem/rv"
+	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/watch"
+)
+
+// The store and its prefix sources feed package watch.
+var (
+	_ watch.Source[*widget] = (*Store[*widget])(nil)
+	_ watch.Source[*widget] = (*Source[*widget])(nil)
+)
+
+func describe(evs []watch.Event[*widget]) string {
+	var parts []string
+	for _, ev := range evs {
+		s := fmt.Sprintf("%d %s %s@%s", ev.Revision, ev.Type, ev.Key, ev.Object.ResourceVersion)
+		if ev.Prev != nil {
+			s += " prev@" + ev.Prev.ResourceVersion
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func TestEvents(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Options[*widget]{})
+	gadgets := f.s.Resource(ResourceOptions[*widget]{GroupResource: status.GroupResource{Resource: "gadgets"}})
+	f.create(t, newWidget("ns", "a"))                                       // 1
+	gadgets.Create(ctx, newWidget("", "g"), CreateOptions{})                // 2
+	f.r.Update(ctx, newWidget("ns", "a"), UpdateOptions{})                  // 3
+	f.r.Delete(ctx, "ns", "a", DeleteOptions{})                             // 4
+	f.create(t, newWidget("ns", "a"))                                       // 5
+	gadgets.Delete(ctx, "", "g", DeleteOptions{})                           // 6
+	f.r.Create(ctx, newWidget("ns", "a"), CreateOptions{DryRun: true})      // nothing
+	f.r.Update(ctx, newWidget("ns", "missing"), UpdateOptions{DryRun: true}) // nothing
+
+	all := "1 ADDED widgets.example.com/ns/a@1; 2 ADDED gadgets/g@2; 3 MODIFIED widgets.example.com/ns/a@3 prev@1; " +
+		"4 DELETED widgets.example.com/ns/a@4 prev@3; 5 ADDED widgets.example.com/ns/a@5; 6 DELETED gadgets/g@6 prev@2"
+	if got := describe(f.events(t, 0)); got != all {
+		t.Errorf("Events(0) =\n%s\nwant\n%s", got, all)
+	}
+	src := f.r.Source()
+	evs, err := src.Events(nil, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "1 ADDED widgets.example.com/ns/a@1; 3 MODIFIED widgets.example.com/ns/a@3 prev@1; " +
+		"4 DELETED widgets.example.com/ns/a@4 prev@3; 5 ADDED widgets.example.com/ns/a@5"
+	if got := describe(evs); got != want {
+		t.Errorf("resource Events(0) =\n%s\nwant\n%s", got, want)
+	}
+	evs, _ = src.Events(evs[:0], 1, 2)
+	if got := describe(evs); got != "3 MODIFIED widgets.example.com/ns/a@3 prev@1; 4 DELETED widgets.example.com/ns/a@4 prev@3" {
+		t.Errorf("Events(1, max 2) = %s", got)
+	}
+	if evs, _ := src.Events(nil, 6, 10); len(evs) != 0 {
+		t.Errorf("Events(latest) = %s", describe(evs))
+	}
+	if src.Revision() != 6 {
+		t.Errorf("Revision = %d", src.Revision())
+	}
+
+	f.s.Compact(3)
+	if _, err := src.Events(nil, 3, 0); err != nil {
+		t.Errorf("Events at the compaction revision: %v", err)
+	}
+	_, err = src.Events(nil, 2, 0)
+	var ce *rv.CompactedError
+	if !errors.As(err, &ce) || ce.Requested != 2 || ce.Compacted != 3 || !errors.Is(err, rv.ErrCompacted) {
+		t.Errorf("Events(2) after Compact(3) = %v", err)
+	}
+}
+
+func TestChanged(t *testing.T) {
+	f := newFixture(t, Options[*widget]{})
+	closed := func(c <-chan struct{}) bool {
+		select {
+		case <-c:
+			return true
+		default:
+			return false
+		}
+	}
+	next := f.s.Changed(0)
+	future := f.s.Changed(2)
+	if closed(next) || closed(future) {
+		t.Fatal("closed before any write")
+	}
+	f.create(t, newWidget("ns", "a"))
+	if !closed(next) || closed(future) || !closed(f.s.Changed(0)) {
+		t.Fatalf("after revision 1: next %v, future %v", closed(next), closed(future))
+	}
+	f.create(t, newWidget("ns", "b"))
+	if closed(future) {
+		t.Fatal("Changed(2) closed at revision 2")
+	}
+	f.create(t, newWidget("ns", "c"))
+	if !closed(future) {
+		t.Fatal("Changed(2) still open at revision 3")
+	}
+}
+
+func TestSnapshot(t *testing.T) {
+	f := history6(t)
+	src := f.r.Source()
+	var got []string
+	err := src.Snapshot(3, func(key string, w *widget) bool {
+		got = append(got, key+"@"+w.ResourceVersion)
+		return true
+	})
+	want := "widgets.example.com/ns/a@1 widgets.example.com/ns/b@2 widgets.example.com/ns/c@3"
+	if err != nil || strings.Join(got, " ") != want {
+		t.Errorf("Snapshot(3) = %v, %v", got, err)
+	}
+	n := 0
+	src.Snapshot(6, func(string, *widget) bool { n++; return n < 2 })
+	if n != 2 {
+		t.Errorf("Snapshot did not stop when yield returned false: %d calls", n)
+	}
+	if err := src.Snapshot(7, func(string, *widget) bool { return true }); !errors.Is(err, rv.ErrFutureRevision) {
+		t.Errorf("Snapshot(7) = %v", err)
+	}
+	f.s.Compact(4)
+	var ce *rv.CompactedError
+	if err := src.Snapshot(3, func(string, *widget) bool { return true }); !errors.As(err, &ce) || ce.Compacted != 4 {
+		t.Errorf("Snapshot(3) after Compact(4) = %v", err)
+	}
+}
