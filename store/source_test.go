@@ -34,13 +34,13 @@ func TestEvents(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, Options[*widget]{})
 	gadgets := f.s.Resource(ResourceOptions[*widget]{GroupResource: status.GroupResource{Resource: "gadgets"}})
-	f.create(t, newWidget("ns", "a"))                                       // 1
-	gadgets.Create(ctx, newWidget("", "g"), CreateOptions{})                // 2
-	f.r.Update(ctx, newWidget("ns", "a"), UpdateOptions{})                  // 3
-	f.r.Delete(ctx, "ns", "a", DeleteOptions{})                             // 4
-	f.create(t, newWidget("ns", "a"))                                       // 5
-	gadgets.Delete(ctx, "", "g", DeleteOptions{})                           // 6
-	f.r.Create(ctx, newWidget("ns", "a"), CreateOptions{DryRun: true})      // nothing
+	f.create(t, newWidget("ns", "a"))                                        // 1
+	gadgets.Create(ctx, newWidget("", "g"), CreateOptions{})                 // 2
+	f.r.Update(ctx, newWidget("ns", "a"), UpdateOptions{})                   // 3
+	f.r.Delete(ctx, "ns", "a", DeleteOptions{})                              // 4
+	f.create(t, newWidget("ns", "a"))                                        // 5
+	gadgets.Delete(ctx, "", "g", DeleteOptions{})                            // 6
+	f.r.Create(ctx, newWidget("ns", "a"), CreateOptions{DryRun: true})       // nothing
 	f.r.Update(ctx, newWidget("ns", "missing"), UpdateOptions{DryRun: true}) // nothing
 
 	all := "1 ADDED widgets.example.com/ns/a@1; 2 ADDED gadgets/g@2; 3 MODIFIED widgets.example.com/ns/a@3 prev@1; " +
