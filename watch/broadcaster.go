@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -408,7 +407,16 @@ func (b *Broadcaster[T]) winAtLocked(i int) *entry[T] {
 
 // winSearchLocked returns the index of the first window entry after pos.
 func (b *Broadcaster[T]) winSearchLocked(pos rv.Version) int {
-	return sort.Search(b.winLen, func(i int) bool { return b.winAtLocked(i).msg.rev > pos })
+	lo, hi := 0, b.winLen
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if b.winAtLocked(mid).msg.rev > pos {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
 }
 
 // bookmarkMsg returns a periodic bookmark at rev, shared with the other

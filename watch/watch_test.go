@@ -794,6 +794,27 @@ func TestMore(t *testing.T) {
 		if w.More() {
 			t.Fatal("More after taking the only event")
 		}
+
+		// A message seen by More is not delivered after Stop...
+		f.put("c", "1", "app", "web")
+		synctest.Wait()
+		if !w.More() {
+			t.Fatal("no More with an event ready")
+		}
+		w.Stop()
+		watchtest.ExpectEnd(t, w)
+
+		// ...but an ERROR event seen by More is.
+		f2 := newFixture(t, watch.Options{Window: 1})
+		f2.put("a", "1")
+		f2.put("a", "2")
+		f2.src.Compact(2)
+		synctest.Wait()
+		e := f2.watch(exact(0), nil)
+		if !e.More() {
+			t.Fatal("no More with the 410 ready")
+		}
+		watchtest.ExpectError(t, e, status.ReasonExpired)
 	})
 }
 

@@ -90,7 +90,16 @@ type keyed[T any] struct {
 func (w *Watcher[T]) Next() (*Message[T], bool) {
 	if m := w.peeked; m != nil {
 		w.peeked = nil
-		return m, true
+		select {
+		case <-w.done:
+			// Stopped since More: the stream is over, except for an
+			// ERROR event, which stopped the watcher itself.
+			if m.typ == Error {
+				return m, true
+			}
+		default:
+			return m, true
+		}
 	}
 	return w.step(true)
 }
