@@ -212,14 +212,13 @@ func sign(key, b []byte) [macLen]byte {
 	} else {
 		copy(k[:], key)
 	}
-	for i := range k {
-		b[i] = k[i] ^ 0x36
+	var o [hmacBlock + sha256.Size]byte
+	for i := 0; i < hmacBlock; i += 8 {
+		w := binary.LittleEndian.Uint64(k[i:])
+		binary.LittleEndian.PutUint64(b[i:], w^0x3636363636363636)
+		binary.LittleEndian.PutUint64(o[i:], w^0x5c5c5c5c5c5c5c5c)
 	}
 	inner := sha256.Sum256(b)
-	var o [hmacBlock + sha256.Size]byte
-	for i := range k {
-		o[i] = k[i] ^ 0x5c
-	}
 	copy(o[hmacBlock:], inner[:])
 	full := sha256.Sum256(o[:])
 	var tag [macLen]byte
@@ -343,12 +342,10 @@ func (c *Codec) verify(b, tag []byte) bool {
 
 // decodeBase64 decodes URL-safe unpadded base64 into dst, which must have
 // room for b64.DecodedLen(len(s)) bytes. Unlike encoding/base64 it reads
-// the string without converting it to []byte and rejects CR and LF (which
-// encoding/base64 skips), so every token has one spelling.
+// the string without converting it to []byte, and it rejects CR and LF
+// (which encoding/base64 skips) and nonzero unused bits in the last
+// character, so every token has one spelling.
 func decodeBase64(dst []byte, s string) (int, error) {
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		return 0, base64.CorruptInputError(i)
-	}
 	n := 0
 	// Whole groups of four characters decode to three bytes.
 	i := 0
