@@ -98,7 +98,7 @@ func TestFormat(t *testing.T) {
 	if got != "AQCFUG5zMS9wb2QtNTAwAA" {
 		t.Errorf("Encode = %q, want the pinned AQCFUG5zMS9wb2QtNTAwAA", got)
 	}
-	// Kubernetes' token for the same list is 100 characters.
+	// Kubernetes' token for the same list is 82 characters.
 	if len(got) > 30 {
 		t.Errorf("token %q is %d characters, want compact", got, len(got))
 	}
