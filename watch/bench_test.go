@@ -227,3 +227,53 @@ func BenchmarkLatency(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLatencyFloor is the reference for BenchmarkLatency: the same
+// measurement for a bare fan-out over one buffered channel per watcher, with
+// no history, filters, bookmarks or encoding. It is the least any design
+// with a goroutine per stream can cost.
+func BenchmarkLatencyFloor(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("watchers=%d", n), func(b *testing.B) {
+			chans := make([]chan int, n)
+			var remaining atomic.Int64
+			last := make(chan struct{}, 1)
+			var wg sync.WaitGroup
+			for i := range chans {
+				ch := make(chan int, 100)
+				chans[i] = ch
+				wg.Go(func() {
+					for range ch {
+						if remaining.Add(-1) == 0 {
+							last <- struct{}{}
+						}
+					}
+				})
+			}
+			time.Sleep(10 * time.Millisecond)
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu0 := cpuTime()
+			lat := make([]time.Duration, 0, b.N)
+			for i := range b.N {
+				remaining.Store(int64(n))
+				start := time.Now()
+				for _, ch := range chans {
+					ch <- i
+				}
+				<-last
+				lat = append(lat, time.Since(start))
+			}
+			cpu := cpuTime() - cpu0
+			b.StopTimer()
+			for _, ch := range chans {
+				close(ch)
+			}
+			wg.Wait()
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "p50-ns")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds()), "p99-ns")
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
