@@ -444,7 +444,8 @@ func (b *Broadcaster[T]) timeout(timeout time.Duration) time.Duration {
 // every object), with Kubernetes' selector transitions. It returns at once
 // except for resourceVersionMatch=NotOlderThan, which waits up to MaxWait
 // for the Source to reach d.Version, and for initial events, which are
-// read from Source.Snapshot before it returns.
+// read from Source.Snapshot before it returns and held (one reference per
+// object) until they are sent.
 //
 // Every error after this point — a compacted start revision, the 504 of
 // an expired wait, a Source failure — is delivered as the stream's single

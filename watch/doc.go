@@ -90,6 +90,12 @@
 // Expired status, after which clients relist. Kubernetes instead closes a
 // watcher that does not keep up.
 //
+// The dispatcher itself must keep up with the Source's retention: if the
+// Source compacts events the dispatcher has not read yet (a burst of writes
+// longer than the retained history), every watcher behind that point ends
+// with the 410 once it has taken what it was given. Any other Source error
+// stalls dispatching, which is retried every second; the watchers wait.
+//
 // # Encode once
 //
 // Every watcher that receives a change with the same type receives the same
