@@ -45,11 +45,15 @@ type Message[T any] struct {
 	end bool
 	err *status.Error
 
-	// encoded holds one slot per encoder asked so far. The slice is
-	// copy-on-write: readers load it without locking; mu serializes the
-	// writers that add a slot.
-	encoded atomic.Pointer[[]*encoding]
-	mu      sync.Mutex
+	// first is the slot of the first encoder asked, inline because a
+	// server usually has one media type per stream; firstSet is stored
+	// once first.enc is set. encoded holds the slots of further encoders;
+	// the slice is copy-on-write, so readers load it without locking. mu
+	// serializes the writers that claim first or add a slot.
+	first    encoding
+	firstSet atomic.Bool
+	encoded  atomic.Pointer[[]*encoding]
+	mu       sync.Mutex
 }
 
 // encoding is the cached serialization of one message by one encoder.
@@ -110,6 +114,9 @@ func (m *Message[T]) Encoded(enc Encoder[T]) ([]byte, error) {
 
 // slot returns the cache slot for enc, adding one if needed.
 func (m *Message[T]) slot(enc Encoder[T]) *encoding {
+	if m.firstSet.Load() && m.first.enc == enc {
+		return &m.first
+	}
 	if p := m.encoded.Load(); p != nil {
 		for _, e := range *p {
 			if e.enc == enc {
@@ -119,6 +126,14 @@ func (m *Message[T]) slot(enc Encoder[T]) *encoding {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if !m.firstSet.Load() {
+		m.first.enc = enc
+		m.firstSet.Store(true)
+		return &m.first
+	}
+	if m.first.enc == enc {
+		return &m.first
+	}
 	var old []*encoding
 	if p := m.encoded.Load(); p != nil {
 		old = *p
