@@ -1,0 +1,171 @@
+package negotiation
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/apisem/apisem/envelope"
+	"github.com/apisem/apisem/status"
+)
+
+// Event is one watch event for a StreamWriter: its type (ADDED, MODIFIED,
+// DELETED, BOOKMARK, ERROR) and its object already encoded in the stream's
+// media type: compact JSON for a JSON stream (a trailing newline is
+// ignored), a protobuf envelope for a protobuf stream.
+type Event struct {
+	Type   string
+	Object []byte
+}
+
+// StreamWriter writes the events of one watch response in the framing of
+// its media type (k8s-facts 5.2):
+//
+//   - JSON (Content-Type application/json): one event per line,
+//     {"type":"ADDED","object":{...}} and a newline.
+//   - protobuf (application/vnd.kubernetes.protobuf;stream=watch): one
+//     frame per event, a 4-byte big-endian length and a WatchEvent whose
+//     object is the envelope of the event's object.
+//
+// Each event is written with one Write call. WriteEvent flushes after the
+// event, so a client sees it without waiting for more; WriteEvents writes a
+// batch and flushes once, which is what a watch loop should use when it
+// has several events queued (Kubernetes flushes only when its queue is
+// empty). A StreamWriter is for one goroutine, the handler's.
+type StreamWriter struct {
+	w     http.ResponseWriter
+	rc    *http.ResponseController
+	media MediaType
+	buf   []byte // reused for every event
+}
+
+// maxKeptEventBuffer is the largest event buffer a StreamWriter keeps
+// between events.
+const maxKeptEventBuffer = 64 << 10
+
+// ErrNoFlusher reports a ResponseWriter that cannot flush, on which a watch
+// cannot be served.
+var ErrNoFlusher = errors.New("negotiation: the ResponseWriter cannot flush")
+
+// NewStreamWriter starts the watch response res negotiated: it writes
+// status 200 and the Content-Type, and flushes them so the client's watch
+// call returns before the first event. If w cannot flush (it implements
+// http.Flusher neither itself nor through Unwrap), nothing is written and
+// the error, a 500 wrapping ErrNoFlusher, is for WriteError. Only JSON and
+// protobuf have a stream form.
+func NewStreamWriter(w http.ResponseWriter, res Result) (*StreamWriter, error) {
+	if !canFlush(w) {
+		return nil, status.NewInternalError(fmt.Errorf("unable to start watch - can't get http.Flusher: %w", ErrNoFlusher))
+	}
+	if res.MediaType != JSON && res.MediaType != Protobuf {
+		return nil, notAcceptable(Endpoint{Response: Watch})
+	}
+	res.Stream = true
+	s := &StreamWriter{w: w, rc: http.NewResponseController(w), media: res.MediaType}
+	h := w.Header()
+	h.Set("Content-Type", res.ContentType())
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	return s, s.rc.Flush()
+}
+
+// canFlush reports whether w or a writer it wraps implements http.Flusher,
+// the test http.ResponseController applies.
+func canFlush(w http.ResponseWriter) bool {
+	for {
+		switch t := w.(type) {
+		case http.Flusher:
+			return true
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = t.Unwrap()
+		default:
+			return false
+		}
+	}
+}
+
+// WriteEvent writes one event and flushes it.
+func (s *StreamWriter) WriteEvent(typ string, object []byte) error {
+	if err := s.write(typ, object); err != nil {
+		return err
+	}
+	return s.rc.Flush()
+}
+
+// WriteEvents writes events in order and flushes once after the last.
+func (s *StreamWriter) WriteEvents(events []Event) error {
+	for _, e := range events {
+		if err := s.write(e.Type, e.Object); err != nil {
+			return err
+		}
+	}
+	return s.rc.Flush()
+}
+
+// WriteError writes an ERROR event carrying err as a Status (the Status of
+// a *status.Error in err's chain, or a 500 with err's text), and flushes.
+// A stream normally ends after it.
+func (s *StreamWriter) WriteError(err error) error {
+	st := status.FromError(err)
+	var obj []byte
+	if s.media == Protobuf {
+		obj = appendStatusEnvelope(nil, &st)
+	} else {
+		var merr error
+		if obj, merr = json.Marshal(&st); merr != nil {
+			return merr
+		}
+	}
+	return s.WriteEvent("ERROR", obj)
+}
+
+func (s *StreamWriter) write(typ string, object []byte) error {
+	b := s.buf[:0]
+	if s.media == Protobuf {
+		b = envelope.AppendFrameFunc(b, func(b []byte) []byte {
+			return envelope.AppendWatchEvent(b, typ, object)
+		})
+	} else {
+		b = appendJSONEvent(b, typ, object)
+	}
+	_, err := s.w.Write(b)
+	// Keep the buffer for the next event unless one large event grew it:
+	// a long-lived watch should not pin its largest event.
+	if cap(b) <= maxKeptEventBuffer {
+		s.buf = b
+	} else {
+		s.buf = nil
+	}
+	return err
+}
+
+// appendJSONEvent appends a metav1.WatchEvent as one line of JSON. A nil
+// object is null, as an empty RawExtension.
+func appendJSONEvent(b []byte, typ string, object []byte) []byte {
+	b = append(b, `{"type":`...)
+	b = appendJSONString(b, typ)
+	b = append(b, `,"object":`...)
+	if object = bytes.TrimRight(object, " \t\r\n"); len(object) == 0 {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, object...)
+	}
+	return append(b, "}\n"...)
+}
+
+// appendJSONString appends s as a JSON string as encoding/json writes it.
+// Event types are plain ASCII words, written without a detour through
+// encoding/json.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
