@@ -3,8 +3,10 @@
 //
 // It offers an in-memory Source with compaction and fault injection, a
 // small resource type (Object) with its ObjectFuncs, a JSON Encoder that
-// counts its calls, and expectations that read a Watcher's stream and fail
-// the test with a readable transcript:
+// counts its calls, CheckSource (the watch.Source contract as a test, for
+// anyone implementing a Source, e.g. over a store or etcd), and
+// expectations that read a Watcher's stream and fail the test with a
+// readable transcript:
 //
 //	src := watchtest.NewObjectSource()
 //	b := watchtest.NewBroadcaster(t, src, watchtest.Funcs(), watch.Options{})

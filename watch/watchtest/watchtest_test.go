@@ -269,3 +269,23 @@ func TestJSONEncoder(t *testing.T) {
 		t.Errorf("periodic bookmark has annotations %v", bm.Metadata.Annotations)
 	}
 }
+
+func TestSourceConformance(t *testing.T) {
+	watchtest.CheckSource(t, func(t *testing.T) watchtest.SourceHarness[*obj] {
+		s := watchtest.NewObjectSource()
+		s.Bump() // a store's revision rarely starts at zero
+		return watchtest.SourceHarness[*obj]{
+			Source: s,
+			Put:    func(key string) rv.Version { return s.Put(key, watchtest.NewObject(key, "v")) },
+			Delete: func(key string) rv.Version {
+				rev, ok := s.Delete(key)
+				if !ok {
+					t.Fatalf("Delete(%q): no such object", key)
+				}
+				return rev
+			},
+			Compact: s.Compact,
+			Version: func(o *obj) rv.Version { return o.Metadata.ResourceVersion },
+		}
+	})
+}

@@ -1,0 +1,194 @@
+package watchtest
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/apisem/apisem/rv"
+	"github.com/apisem/apisem/watch"
+)
+
+// SourceHarness adapts a watch.Source implementation to CheckSource.
+type SourceHarness[T any] struct {
+	// Source is the implementation under test. It holds no objects yet;
+	// its revision may be anything.
+	Source watch.Source[T]
+	// Put creates or replaces the object at key and returns the write's
+	// revision.
+	Put func(key string) rv.Version
+	// Delete deletes the existing object at key and returns the write's
+	// revision.
+	Delete func(key string) rv.Version
+	// Compact compacts the history at rev.
+	Compact func(rev rv.Version)
+	// Version returns an object's resourceVersion.
+	Version func(obj T) rv.Version
+}
+
+// CheckSource checks that a watch.Source keeps the contract a Broadcaster
+// relies on: ordered events with their types, previous states and
+// revisions; Changed; snapshots at past revisions; compaction errors.
+// newHarness is called once per subtest and must return a fresh, empty
+// Source.
+func CheckSource[T any](t *testing.T, newHarness func(t *testing.T) SourceHarness[T]) {
+	t.Run("events", func(t *testing.T) {
+		h := newHarness(t)
+		base := h.Source.Revision()
+		r1 := h.Put("a")
+		r2 := h.Put("b")
+		r3 := h.Put("a")
+		r4 := h.Delete("b")
+		if !(base < r1 && r1 < r2 && r2 < r3 && r3 < r4) {
+			t.Fatalf("revisions %d, %d, %d, %d after %d are not increasing", r1, r2, r3, r4, base)
+		}
+		if got := h.Source.Revision(); got != r4 {
+			t.Errorf("Revision() = %d after the last write at %d", got, r4)
+		}
+		evs := events(t, h, base, 10)
+		want := fmt.Sprintf("[ADDED a@%d ADDED b@%d MODIFIED a@%d DELETED b@%d]", r1, r2, r3, r4)
+		if got := describeEvents(evs); got != want {
+			t.Fatalf("Events(%d, 10) = %s, want %s", base, got, want)
+		}
+		for _, ev := range evs {
+			if v := h.Version(ev.Object); v != ev.Revision {
+				t.Errorf("%s %s@%d: object resourceVersion %d, want the event's", ev.Type, ev.Key, ev.Revision, v)
+			}
+		}
+		if v := h.Version(evs[2].Prev); v != r1 {
+			t.Errorf("MODIFIED a: Prev has resourceVersion %d, want %d", v, r1)
+		}
+		if v := h.Version(evs[3].Prev); v != r2 {
+			t.Errorf("DELETED b: Prev has resourceVersion %d, want %d", v, r2)
+		}
+	})
+
+	t.Run("max and dst", func(t *testing.T) {
+		h := newHarness(t)
+		base := h.Source.Revision()
+		var revs []rv.Version
+		for _, k := range []string{"a", "b", "c", "d"} {
+			revs = append(revs, h.Put(k))
+		}
+		sentinel := watch.Event[T]{Key: "sentinel"}
+		evs, err := h.Source.Events([]watch.Event[T]{sentinel}, base, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(evs) != 3 || evs[0].Key != "sentinel" || evs[1].Revision != revs[0] || evs[2].Revision != revs[1] {
+			t.Fatalf("Events(dst with one event, %d, max 2) = %s, want the sentinel and the two oldest", base, describeEvents(evs))
+		}
+		if got := describeEvents(events(t, h, revs[1], 10)); got != fmt.Sprintf("[ADDED c@%d ADDED d@%d]", revs[2], revs[3]) {
+			t.Errorf("Events(%d) = %s", revs[1], got)
+		}
+		if got := events(t, h, revs[3], 10); len(got) != 0 {
+			t.Errorf("Events at the latest revision = %s, want none", describeEvents(got))
+		}
+	})
+
+	t.Run("changed", func(t *testing.T) {
+		h := newHarness(t)
+		r := h.Put("a")
+		if closed(h.Source.Changed(r)) {
+			t.Error("Changed(latest) is closed before any newer write")
+		}
+		if !closed(h.Source.Changed(r - 1)) {
+			t.Error("Changed(older) is not closed")
+		}
+		ch := h.Source.Changed(r)
+		h.Put("b")
+		if !closed(ch) {
+			t.Error("Changed(r) is not closed after a write at r+1")
+		}
+	})
+
+	t.Run("snapshot", func(t *testing.T) {
+		h := newHarness(t)
+		base := h.Source.Revision()
+		r1 := h.Put("b")
+		r2 := h.Put("a")
+		r3 := h.Put("b")
+		r4 := h.Delete("a")
+		for _, tc := range []struct {
+			at   rv.Version
+			want string
+		}{
+			{base, "[]"},
+			{r1, fmt.Sprintf("[b@%d]", r1)},
+			{r2, fmt.Sprintf("[a@%d b@%d]", r2, r1)},
+			{r3, fmt.Sprintf("[a@%d b@%d]", r2, r3)},
+			{r4, fmt.Sprintf("[b@%d]", r3)},
+		} {
+			var got []string
+			if err := h.Source.Snapshot(tc.at, func(key string, obj T) bool {
+				got = append(got, fmt.Sprintf("%s@%d", key, h.Version(obj)))
+				return true
+			}); err != nil {
+				t.Errorf("Snapshot(%d): %v", tc.at, err)
+			}
+			if fmt.Sprint(got) != tc.want {
+				t.Errorf("Snapshot(%d) = %v, want %s", tc.at, got, tc.want)
+			}
+		}
+		n := 0
+		h.Source.Snapshot(r3, func(string, T) bool { n++; return false })
+		if n != 1 {
+			t.Errorf("Snapshot went on %d times after yield returned false", n-1)
+		}
+		if err := h.Source.Snapshot(r4+1, func(string, T) bool { return true }); !errors.Is(err, rv.ErrFutureRevision) {
+			t.Errorf("Snapshot(%d) past the latest revision: err = %v, want ErrFutureRevision", r4+1, err)
+		}
+	})
+
+	t.Run("compaction", func(t *testing.T) {
+		h := newHarness(t)
+		r1 := h.Put("a")
+		r2 := h.Put("a")
+		r3 := h.Put("b")
+		h.Compact(r2)
+		var ce *rv.CompactedError
+		if _, err := h.Source.Events(nil, r1, 10); !errors.As(err, &ce) || !errors.Is(err, rv.ErrCompacted) || ce.Compacted != r2 || ce.Requested != r1 {
+			t.Errorf("Events(%d) after Compact(%d): err = %v, want a CompactedError{Requested: %d, Compacted: %d}", r1, r2, err, r1, r2)
+		}
+		if got := describeEvents(events(t, h, r2, 10)); got != fmt.Sprintf("[ADDED b@%d]", r3) {
+			t.Errorf("Events at the compaction revision = %s", got)
+		}
+		if err := h.Source.Snapshot(r2, func(string, T) bool { return true }); err != nil {
+			t.Errorf("Snapshot at the compaction revision: %v", err)
+		}
+		if err := h.Source.Snapshot(r1, func(string, T) bool { return true }); !errors.As(err, &ce) || ce.Compacted != r2 {
+			t.Errorf("Snapshot(%d) after Compact(%d): err = %v, want a CompactedError", r1, r2, err)
+		}
+	})
+}
+
+func events[T any](t *testing.T, h SourceHarness[T], after rv.Version, max int) []watch.Event[T] {
+	t.Helper()
+	evs, err := h.Source.Events(nil, after, max)
+	if err != nil {
+		t.Fatalf("Events(%d, %d): %v", after, max, err)
+	}
+	if !slices.IsSortedFunc(evs, func(a, b watch.Event[T]) int { return cmp.Compare(a.Revision, b.Revision) }) {
+		t.Errorf("Events(%d) not in revision order: %s", after, describeEvents(evs))
+	}
+	return evs
+}
+
+func describeEvents[T any](evs []watch.Event[T]) string {
+	s := make([]string, len(evs))
+	for i, ev := range evs {
+		s[i] = fmt.Sprintf("%s %s@%d", ev.Type, ev.Key, ev.Revision)
+	}
+	return fmt.Sprint(s)
+}
+
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
