@@ -18,7 +18,7 @@ import "math/bits"
 const (
 	leafMax   = 64 // entries per leaf; the live bits fit one uint64
 	leafMin   = leafMax / 4
-	innerMax  = 32
+	innerMax  = 16
 	innerMin  = innerMax / 4
 	maxHeight = 24 // far above what 2^63 entries need with these fan-outs
 )
