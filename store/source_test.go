@@ -135,3 +135,26 @@ func TestSnapshot(t *testing.T) {
 		t.Errorf("Snapshot(3) after Compact(4) = %v", err)
 	}
 }
+
+func TestChangedFutureWaitersBounded(t *testing.T) {
+	f := newFixture(t, Options[*widget]{})
+	for i := range maxFutureWaiters + 100 {
+		f.s.Changed(rv.Version(1000 + i))
+	}
+	if n := len(f.s.future); n != maxFutureWaiters {
+		t.Fatalf("%d future waiters kept", n)
+	}
+	c := f.s.Changed(1 << 60) // over the bound: the next commit's channel
+	f.create(t, newWidget("ns", "a"))
+	select {
+	case <-c:
+	default:
+		t.Fatal("fallback channel not closed by the next commit")
+	}
+	for range 1000 + maxFutureWaiters {
+		f.r.Update(context.Background(), newWidget("ns", "a"), UpdateOptions{})
+	}
+	if n := len(f.s.future); n != 0 {
+		t.Errorf("%d future waiters left after their revisions passed", n)
+	}
+}

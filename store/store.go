@@ -211,6 +211,13 @@ type futureWaiter struct {
 	ch    chan struct{}
 }
 
+// maxFutureWaiters bounds the distinct future revisions Changed keeps
+// channels for, so that clients asking for ever larger revisions cannot
+// grow the list without end. Past it, Changed falls back to the channel of
+// the next commit: a wake-up before the revision is reached, which a
+// waiting loop tolerates.
+const maxFutureWaiters = 1024
+
 // futureChan returns a channel closed once the revision exceeds a, which is
 // beyond the next commit.
 func (s *Store[T]) futureChan(a uint64) <-chan struct{} {
@@ -220,6 +227,10 @@ func (s *Store[T]) futureChan(a uint64) <-chan struct{} {
 		if w.after == a {
 			ch = w.ch
 		}
+	}
+	if ch == nil && len(s.future) >= maxFutureWaiters {
+		s.futureMu.Unlock()
+		return s.Changed(rv.Version(s.rev.Load()))
 	}
 	if ch == nil {
 		ch = make(chan struct{})
