@@ -85,13 +85,20 @@ func getFixture(b *testing.B, n int) *benchFixture {
 	return bf
 }
 
+// forSizes runs fn on each fixture. Besides ns/op (wall time, which on a
+// shared machine includes waiting for a core) it reports cpu-ns/op: the
+// process CPU time per operation, garbage collection included.
 func forSizes(b *testing.B, fn func(b *testing.B, bf *benchFixture)) {
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			bf := getFixture(b, n)
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu := processCPU()
 			fn(b, bf)
+			if used := processCPU() - cpu; used > 0 {
+				b.ReportMetric(float64(used.Nanoseconds())/float64(b.N), "cpu-ns/op")
+			}
 		})
 	}
 }

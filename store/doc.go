@@ -41,16 +41,17 @@
 // history through a map or slice it passed in or got back. Lists do not
 // copy: a Page holds the stored versions and copies only what At is asked
 // for. Page.Encoded serializes a version once per Encoding and shares the
-// bytes with every later page that contains it. Watch sources hand out the
-// stored objects themselves, read-only.
+// bytes with every later page that contains it; Store.Encoded does the same
+// for the objects of watch events and snapshots, which are the stored
+// objects themselves, handed out read-only.
 //
 // # Snapshots and memory
 //
 // Each key has a chain of versions, newest first; a read at revision R
 // takes, per key, the newest version at or below R, and a deletion leaves
 // a tombstone version. An update replaces the head of one chain: it costs
-// one version (about 64 bytes plus the object) and one history slot, O(1)
-// memory per retained revision, and touches no shared structure. Keys are
+// one version (48 bytes plus the object) and one history slot, O(1) memory
+// per retained revision, and touches no shared structure. Keys are
 // found through an index, a persistent B+tree with a live-entry count in
 // every subtree: creating, deleting or re-creating a key copies one
 // root-to-leaf path (the garbage of a write, not retained memory) and

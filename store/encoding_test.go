@@ -77,3 +77,46 @@ func TestEncodedOncePerEncoding(t *testing.T) {
 		t.Errorf("Append = %s", b)
 	}
 }
+
+// TestStoreEncoded shares the cache between list pages and watch events:
+// an event object and a page item of the same version encode once; copies
+// are never served cached bytes.
+func TestStoreEncoded(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Options[*widget]{})
+	f.create(t, newWidget("ns", "a"))
+	f.r.Update(ctx, newWidget("ns", "a"), UpdateOptions{})
+	var calls atomic.Int64
+	enc := NewEncoding(func(dst []byte, w *widget) ([]byte, error) {
+		calls.Add(1)
+		return append(dst, w.ResourceVersion...), nil
+	})
+	evs := f.events(t, 0)
+	for range 3 {
+		for _, ev := range evs {
+			if b, _ := f.s.Encoded(ev.Object, enc); string(b) != ev.Object.ResourceVersion {
+				t.Errorf("Encoded = %s", b)
+			}
+		}
+		if b, _ := f.s.Encoded(evs[1].Prev, enc); string(b) != "1" {
+			t.Errorf("Encoded(prev) = %s", b)
+		}
+	}
+	p, _ := f.r.List(ctx, "ns", ListOptions{})
+	p.Encoded(0, enc)
+	if calls.Load() != 2 {
+		t.Errorf("%d encodes; want one per version", calls.Load())
+	}
+	cp := f.get(t, "ns", "a")
+	cp.ResourceVersion = "2"
+	f.s.Encoded(cp, enc)
+	f.s.Encoded(cp, enc)
+	if calls.Load() != 4 {
+		t.Errorf("a copy was served from the cache (%d encodes)", calls.Load())
+	}
+	f.s.Compact(2)
+	f.s.Encoded(evs[0].Object, enc) // compacted: encoded directly
+	if calls.Load() != 5 {
+		t.Errorf("%d encodes after compaction", calls.Load())
+	}
+}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"strconv"
 	"sync"
 	"sync/atomic"
 )
@@ -95,4 +96,36 @@ func (v *version[T]) encoded(enc *Encoding[T]) ([]byte, error) {
 	}
 	f.once.Do(func() { f.b, f.err = enc.appendFn(nil, v.obj) })
 	return f.b, f.err
+}
+
+// Encoded returns obj serialized by enc, from the cache of its stored
+// version when obj is a stored object still in history (an object of a
+// watch event or snapshot, or of a list page), so that list pages and
+// watchers share one encoding per version. Any other object, such as a
+// copy returned by Get, is encoded without caching: a copy may have been
+// changed. The result must not be modified.
+func (s *Store[T]) Encoded(obj T, enc *Encoding[T]) ([]byte, error) {
+	if v := s.storedVersion(obj); v != nil {
+		return v.encoded(enc)
+	}
+	return enc.appendFn(nil, obj)
+}
+
+// storedVersion returns the version whose object is obj itself, found
+// through obj's resourceVersion in the history, or nil.
+func (s *Store[T]) storedVersion(obj T) *version[T] {
+	m := obj.Meta()
+	r, err := strconv.ParseUint(m.ResourceVersion, 10, 64)
+	if err != nil {
+		return nil
+	}
+	cur := s.rev.Load()
+	h := s.hist.Load()
+	if r < h.base || r > cur {
+		return nil // compacted, or not a version of this store
+	}
+	if v := h.at(r); v.obj.Meta() == m {
+		return v
+	}
+	return nil
 }
