@@ -279,6 +279,9 @@ func equalLower(s, lowerCase string) bool {
 	if len(s) != len(lowerCase) {
 		return false
 	}
+	if s == lowerCase {
+		return true // clients write lower case: one memory compare
+	}
 	for i := 0; i < len(s); i++ {
 		if lower(s[i]) != lowerCase[i] {
 			return false

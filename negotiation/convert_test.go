@@ -424,3 +424,30 @@ func TestMetaFrom(t *testing.T) {
 		t.Errorf("MetaFromProtobuf(no metadata) = %+v, %v; want empty non-nil Proto", empty, err)
 	}
 }
+
+func BenchmarkTable(b *testing.B) {
+	objs := make([]*testObj, 500)
+	for i := range objs {
+		objs[i] = newTestObj("cm-"+strconv.Itoa(i), strconv.Itoa(1000+i), created, map[string]string{"k": "v"}, nil)
+	}
+	// What a server keeping encoded objects does: read Meta from the
+	// cached JSON per row.
+	fromJSON := &Converter[*testObj]{Meta: func(o *testObj) Meta { m, _ := MetaFromJSON(o.json); return m }}
+	list := status.ListMeta{ResourceVersion: "2000"}
+	for _, bb := range []struct {
+		name string
+		res  Result
+	}{
+		{"table-500", Result{MediaType: JSON, Target: TargetTable}},
+		{"partial-list-500", Result{MediaType: JSON, Target: TargetPartialObjectMetadataList}},
+	} {
+		b.Run(bb.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := fromJSON.EncodeList(bb.res, IncludeMetadata, list, objs); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -479,31 +479,40 @@ func prettyRequest(r *http.Request) bool {
 	if r.URL != nil && queryBool(r.URL.RawQuery, "pretty") {
 		return true
 	}
-	ua := r.Header.Get("User-Agent")
-	return strings.HasPrefix(ua, "curl") || strings.HasPrefix(ua, "Wget") || strings.HasPrefix(ua, "Mozilla/5.0")
+	// The server stores header keys canonically; indexing the map skips
+	// Header.Get's canonicalization on this hot path.
+	ua := r.Header["User-Agent"]
+	if len(ua) == 0 {
+		return false
+	}
+	return strings.HasPrefix(ua[0], "curl") || strings.HasPrefix(ua[0], "Wget") || strings.HasPrefix(ua[0], "Mozilla/5.0")
 }
 
 // queryBool reports whether the first value of key in a raw query parses
-// as true, without building url.Values.
+// as true (strconv.ParseBool), without building url.Values.
 func queryBool(raw, key string) bool {
 	for raw != "" {
 		var kv string
 		kv, raw, _ = strings.Cut(raw, "&")
 		k, v, _ := strings.Cut(kv, "=")
-		if strings.ContainsAny(k, "%+") {
+		if k != key {
+			if !escaped(k) {
+				continue
+			}
 			var err error
-			if k, err = url.QueryUnescape(k); err != nil {
+			if k, err = url.QueryUnescape(k); err != nil || k != key {
 				continue
 			}
 		}
-		if k != key {
-			continue
-		}
-		if strings.ContainsAny(v, "%+") {
+		if escaped(v) {
 			v, _ = url.QueryUnescape(v)
 		}
 		b, _ := strconv.ParseBool(v)
 		return b
 	}
 	return false
+}
+
+func escaped(s string) bool {
+	return strings.IndexByte(s, '%') >= 0 || strings.IndexByte(s, '+') >= 0
 }

@@ -443,3 +443,39 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkDecode(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"web","labels":{"app":"web","tier":"front"}},"spec":{"replicas":3,"template":{"spec":{"containers":[`)
+	for i := range 5 {
+		if i > 0 {
+			sb.WriteString(",")
+		}
+		sb.WriteString(`{"name":"c` + strconv.Itoa(i) + `","image":"registry.example/app:v1.2.3"}`)
+	}
+	sb.WriteString(`]}}}}`)
+	clean := []byte(sb.String())
+	unknown := []byte(strings.Replace(sb.String(), `"image"`, `"imagee"`, 2))
+	for _, bb := range []struct {
+		name string
+		body []byte
+		fv   FieldValidation
+	}{
+		{"ignore", clean, FieldValidationIgnore},
+		{"strict", clean, FieldValidationStrict},
+		{"warn/2-unknown", unknown, FieldValidationWarn},
+	} {
+		b.Run(bb.name, func(b *testing.B) {
+			opts := deployOpts
+			opts.FieldValidation = bb.fv
+			b.SetBytes(int64(len(bb.body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var d testDeployment
+				if _, err := Decode(bb.body, JSON, &d, opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
