@@ -116,24 +116,6 @@ func BenchmarkGet(b *testing.B) {
 	})
 }
 
-func BenchmarkUpdate(b *testing.B) {
-	ctx := context.Background()
-	forSizes(b, func(b *testing.B, bf *benchFixture) {
-		rng := rand.New(rand.NewPCG(5, 6))
-		ws := make([]*widget, 1024)
-		for i := range ws {
-			ws[i] = benchObject(rng.IntN(bf.n))
-		}
-		i := 0
-		for b.Loop() {
-			if _, err := bf.r.Update(ctx, ws[i&1023], UpdateOptions{}); err != nil {
-				b.Fatal(err)
-			}
-			i++
-		}
-	})
-}
-
 // BenchmarkList reads pages of 500: the first page at the latest
 // revision, a page from the middle at an exact older revision through a
 // continue token, and a page with a label selector matching 10%.
@@ -191,8 +173,59 @@ func BenchmarkBTreeAscend500(b *testing.B) {
 	}
 }
 
-// BenchmarkCreate runs last: it grows the shared fixtures (in namespace
-// "new", outside the listed collection).
+// BenchmarkUpdate runs after the list benchmarks, which expect the
+// fixture's shape (a tenth of the objects updated after oldRev).
+func BenchmarkUpdate(b *testing.B) {
+	ctx := context.Background()
+	forSizes(b, func(b *testing.B, bf *benchFixture) {
+		rng := rand.New(rand.NewPCG(5, 6))
+		ws := make([]*widget, 1024)
+		for i := range ws {
+			ws[i] = benchObject(rng.IntN(bf.n))
+		}
+		i := 0
+		for b.Loop() {
+			if _, err := bf.r.Update(ctx, ws[i&1023], UpdateOptions{}); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+}
+
+// BenchmarkCommit is the store's own cost of a write, without the two
+// deep copies of the API (input and result): the index lookup, the new
+// version, the history slot and publication. It is the counterpart of
+// Kubernetes' watch-cache store update, which also receives an already
+// decoded object. The object is a fresh shallow copy per write, as a
+// decoded request body would be.
+func BenchmarkCommit(b *testing.B) {
+	forSizes(b, func(b *testing.B, bf *benchFixture) {
+		s := bf.r.s
+		rng := rand.New(rand.NewPCG(7, 8))
+		keys := make([]string, 1024)
+		for i := range keys {
+			keys[i] = bf.r.Key("ns", bf.names[rng.IntN(bf.n)])
+		}
+		base := benchObject(0)
+		i := 0
+		for b.Loop() {
+			w := new(widget)
+			*w = *base
+			s.mu.Lock()
+			e, cur := s.liveLocked(keys[i&1023])
+			if cur == nil {
+				b.Fatal("missing")
+			}
+			s.commitLocked(e, false, w, false)
+			s.mu.Unlock()
+			i++
+		}
+	})
+}
+
+// BenchmarkCreate runs after the reads: it grows the shared fixtures (in
+// namespace "new", outside the listed collection).
 func BenchmarkCreate(b *testing.B) {
 	ctx := context.Background()
 	forSizes(b, func(b *testing.B, bf *benchFixture) {
@@ -273,37 +306,6 @@ func benchSizeList() []int {
 	return []int{10_000, 1_000_000}
 }
 
-// BenchmarkCommit is the store's own cost of a write, without the two
-// deep copies of the API (input and result): the index lookup, the new
-// version, the history slot and publication. It is the counterpart of
-// Kubernetes' watch-cache store update, which also receives an already
-// decoded object. The object is a fresh shallow copy per write, as a
-// decoded request body would be.
-func BenchmarkCommit(b *testing.B) {
-	forSizes(b, func(b *testing.B, bf *benchFixture) {
-		s := bf.r.s
-		rng := rand.New(rand.NewPCG(7, 8))
-		keys := make([]string, 1024)
-		for i := range keys {
-			keys[i] = bf.r.Key("ns", bf.names[rng.IntN(bf.n)])
-		}
-		base := benchObject(0)
-		i := 0
-		for b.Loop() {
-			w := new(widget)
-			*w = *base
-			s.mu.Lock()
-			e, cur := s.liveLocked(keys[i&1023])
-			if cur == nil {
-				b.Fatal("missing")
-			}
-			s.commitLocked(e, false, w, false)
-			s.mu.Unlock()
-			i++
-		}
-	})
-}
-
 // BenchmarkIndex measures the key index alone: a lookup, and the insert
 // of a new key (one copied root-to-leaf path).
 func BenchmarkIndex(b *testing.B) {
@@ -339,6 +341,28 @@ func BenchmarkIndex(b *testing.B) {
 				tx.insert(fresh[i&(1<<16-1)], true)
 				id++
 				i++
+			}
+		})
+	}
+}
+
+// BenchmarkReadDeep reads a key at a revision k versions back in its
+// chain: the skip pointers make it O(log k).
+func BenchmarkReadDeep(b *testing.B) {
+	for _, k := range []int{10, 1000, 100_000} {
+		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) {
+			f := newFixture(b, Options[*widget]{Window: -1})
+			ctx := context.Background()
+			f.create(b, newWidget("ns", "a"))
+			for range k {
+				f.r.Update(ctx, newWidget("ns", "a"), UpdateOptions{})
+			}
+			e := f.s.idx.Load().get(f.r.Key("ns", "a"))
+			b.ReportAllocs()
+			for b.Loop() {
+				if v := e.at(1); v == nil || v.rev != 1 {
+					b.Fatal("wrong version")
+				}
 			}
 		})
 	}

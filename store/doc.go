@@ -50,7 +50,7 @@
 // Each key has a chain of versions, newest first; a read at revision R
 // takes, per key, the newest version at or below R, and a deletion leaves
 // a tombstone version. An update replaces the head of one chain: it costs
-// one version (48 bytes plus the object) and one history slot, O(1) memory
+// one version (64 bytes plus the object) and one history slot, O(1) memory
 // per retained revision, and touches no shared structure. Keys are
 // found through an index, a persistent B+tree with a live-entry count in
 // every subtree: creating, deleting or re-creating a key copies one

@@ -26,8 +26,8 @@ type ResourceOptions[T Object] struct {
 	// of a cluster-scoped object is cleared on create.
 	Namespaced bool
 	// Prefix is the key prefix of the resource's objects; "" means
-	// GroupResource.String(). Two resources in one Store need distinct
-	// prefixes, neither of which is a prefix of the other.
+	// GroupResource.String(). It must not contain "/", and two resources
+	// in one Store need distinct prefixes.
 	Prefix string
 	// Fields are field-selector fields beyond metadata.name and
 	// metadata.namespace, each with a function returning the field's
@@ -53,7 +53,8 @@ type Resource[T Object] struct {
 }
 
 // Resource returns the resource described by opts. Resources are cheap;
-// create each once and share it.
+// create each once and share it. It panics if the key prefix is empty or
+// contains "/" (a programming error).
 func (s *Store[T]) Resource(opts ResourceOptions[T]) *Resource[T] {
 	r := &Resource[T]{
 		s:          s,
@@ -66,6 +67,9 @@ func (s *Store[T]) Resource(opts ResourceOptions[T]) *Resource[T] {
 	}
 	if r.prefix == "" {
 		r.prefix = opts.GroupResource.String()
+	}
+	if r.prefix == "" || strings.Contains(r.prefix, "/") {
+		panic(fmt.Sprintf("store: resource prefix %q is empty or contains \"/\"", r.prefix))
 	}
 	if r.unknown == nil {
 		known := []string{"metadata.name", "metadata.namespace"}

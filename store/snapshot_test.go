@@ -252,3 +252,56 @@ func TestPagedListConcurrentWriters(t *testing.T) {
 		}
 	}
 }
+
+// TestReadsDeepInHistory reads every revision of keys with long version
+// chains, re-creations and compaction in between, against the replayed
+// history: the skip pointers never skip the right version.
+func TestReadsDeepInHistory(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Options[*widget]{Window: -1})
+	rng := rand.New(rand.NewPCG(11, 12))
+	names := []string{"a", "b", "c"}
+	live := map[string]bool{}
+	for range 700 {
+		n := names[rng.IntN(len(names))]
+		switch {
+		case !live[n]:
+			f.create(t, newWidget("ns", n))
+			live[n] = true
+		case rng.IntN(20) == 0:
+			f.r.Delete(ctx, "ns", n, DeleteOptions{})
+			live[n] = false
+		default:
+			f.r.Update(ctx, newWidget("ns", n), UpdateOptions{})
+		}
+		if rng.IntN(150) == 0 {
+			f.s.Compact(f.s.Revision() - rv.Version(rng.IntN(50)))
+		}
+	}
+	evs := f.events(t, f.s.CompactedRevision())
+	for at := f.s.CompactedRevision(); at <= f.s.Revision(); at++ {
+		want := map[string]string{}
+		// The state at the compaction revision, then the events after it.
+		f.s.Snapshot(f.s.CompactedRevision(), func(k string, w *widget) bool { want[k] = w.ResourceVersion; return true })
+		for _, ev := range evs {
+			if ev.Revision > at {
+				break
+			}
+			if ev.Type == watch.Deleted {
+				delete(want, ev.Key)
+			} else {
+				want[ev.Key] = ev.Object.ResourceVersion
+			}
+		}
+		for _, n := range names {
+			got, err := f.r.Get(ctx, "ns", n, rv.Read{Semantics: rv.Exact, Version: at})
+			key := f.r.Key("ns", n)
+			switch wantRV, ok := want[key]; {
+			case ok && (err != nil || got.ResourceVersion != wantRV):
+				t.Fatalf("%s at %d: %v, %v; want version %s", n, at, got, err, wantRV)
+			case !ok && err == nil:
+				t.Fatalf("%s at %d: found version %s; want none", n, at, got.ResourceVersion)
+			}
+		}
+	}
+}

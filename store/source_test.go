@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
@@ -157,4 +158,45 @@ func TestChangedFutureWaitersBounded(t *testing.T) {
 	if n := len(f.s.future); n != 0 {
 		t.Errorf("%d future waiters left after their revisions passed", n)
 	}
+}
+
+// TestChangedNoLostWakeup races waiters against commits: every waiter
+// that asked for a revision the writer reaches must wake up.
+func TestChangedNoLostWakeup(t *testing.T) {
+	f := newFixture(t, Options[*widget]{})
+	const writes = 2000
+	done := make(chan struct{})
+	errs := make(chan error, 8)
+	for w := range 8 {
+		go func() {
+			for after := rv.Version(0); after < writes; {
+				target := after + rv.Version(w%3) // the next commit, or a future one
+				select {
+				case <-f.s.Changed(target):
+				case <-time.After(10 * time.Second):
+					errs <- fmt.Errorf("waiter %d: no wake-up past %d (revision %d)", w, target, f.s.Revision())
+					return
+				}
+				if got := f.s.Revision(); got <= target {
+					errs <- fmt.Errorf("waiter %d: woken at %d for > %d", w, got, target)
+					return
+				}
+				after = f.s.Revision()
+			}
+			errs <- nil
+		}()
+	}
+	go func() {
+		defer close(done)
+		f.create(t, newWidget("ns", "a"))
+		for range writes + 2 {
+			f.r.Update(context.Background(), newWidget("ns", "a"), UpdateOptions{})
+		}
+	}()
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	<-done
 }

@@ -76,8 +76,8 @@ type Store[T Object] struct {
 	compacted atomic.Uint64
 	idx       atomic.Pointer[index[T]]
 	hist      atomic.Pointer[history[T]]
-	notify    atomic.Pointer[chan struct{}] // next commit; lazily initialized by Changed
-	nFuture   atomic.Int64                  // len(future)
+	notify    atomic.Pointer[notifier] // next commit; lazily initialized by Changed
+	nFuture   atomic.Int64             // len(future)
 
 	futureMu sync.Mutex // guards future; taken after mu when both are held
 	future   []futureWaiter
@@ -189,20 +189,38 @@ func (s *Store[T]) Changed(after rv.Version) <-chan struct{} {
 			return s.futureChan(a)
 		}
 		p := s.notify.Load()
-		if p == nil {
-			c := make(chan struct{})
-			if !s.notify.CompareAndSwap(nil, &c) {
+		switch {
+		case p != nil && p.after == a:
+		case p == nil:
+			n := &notifier{after: a, ch: make(chan struct{})}
+			if !s.notify.CompareAndSwap(nil, n) {
 				continue
 			}
-			p = &c
+			p = n
+		default:
+			// p waits past an older revision, which is reached: a commit
+			// is about to close it. Take its place and close it here.
+			n := &notifier{after: a, ch: make(chan struct{})}
+			if !s.notify.CompareAndSwap(p, n) {
+				continue
+			}
+			close(p.ch)
+			p = n
 		}
-		// The next commit publishes its revision, then takes and closes
-		// *p; if it already published, we see it here.
+		// A commit publishes its revision before it looks at s.notify:
+		// either it sees p or we see its revision here.
 		if s.rev.Load() > a {
 			return closedCh
 		}
-		return *p
+		return p.ch
 	}
+}
+
+// notifier is the channel of the waiters for the first commit after
+// revision after.
+type notifier struct {
+	after uint64
+	ch    chan struct{}
 }
 
 // futureWaiter is a channel to close once the revision exceeds after.
@@ -249,8 +267,15 @@ func (s *Store[T]) futureChan(a uint64) <-chan struct{} {
 // wakeLocked closes the channels of everyone waiting for a revision below
 // rev. s.mu must be held.
 func (s *Store[T]) wakeLocked(rev uint64) {
-	if p := s.notify.Swap(nil); p != nil {
-		close(*p)
+	for {
+		p := s.notify.Load()
+		if p == nil || p.after >= rev {
+			break
+		}
+		if s.notify.CompareAndSwap(p, nil) {
+			close(p.ch)
+			break
+		}
 	}
 	if s.nFuture.Load() == 0 {
 		return
@@ -321,7 +346,7 @@ func (s *Store[T]) commitLocked(e *entry[T], isNew bool, obj T, dead bool) *vers
 	obj.Meta().ResourceVersion = strconv.FormatUint(rev, 10)
 	v := &version[T]{rev: rev, obj: obj, entry: e, dead: dead}
 	prev := e.head.Load()
-	v.next.Store(prev)
+	v.link(prev)
 	wasLive := prev != nil && !prev.dead
 	var nx *index[T]
 	if isNew || wasLive == dead {
@@ -446,6 +471,7 @@ func (s *Store[T]) compactLocked(c uint64) {
 		// Every older version of v's key is superseded by v, which is
 		// itself readable at c: nobody can reach them any more.
 		v.next.Store(nil)
+		v.skip.Store(nil)
 		if v.dead && v.entry.head.Load() == v {
 			tx.remove(v.entry.key) // deleted at or before c, never re-created
 			changed = true

@@ -16,31 +16,63 @@ type entry[T Object] struct {
 
 // at returns the version of e visible at revision rev: the newest one
 // written at or before rev, or nil if there is none or it is a deletion.
+// It takes a version's skip pointer whenever the version it leads to is
+// still newer than rev, so a read k versions back costs O(log k) steps.
 func (e *entry[T]) at(rev uint64) *version[T] {
-	for v := e.head.Load(); v != nil; v = v.next.Load() {
-		if v.rev <= rev {
-			if v.dead {
-				return nil
-			}
-			return v
+	v := e.head.Load()
+	for v != nil && v.rev > rev {
+		if s := v.skip.Load(); s != nil && s.rev > rev {
+			v = s
+		} else {
+			v = v.next.Load()
 		}
 	}
-	return nil
+	if v == nil || v.dead {
+		return nil
+	}
+	return v
+}
+
+// link chains v after prev, its predecessor in the key's chain, and sets
+// its skip pointer: to the version whose sequence number is v.seq with its
+// lowest set bit cleared (a Fenwick-style jump), found in O(log) steps.
+func (v *version[T]) link(prev *version[T]) {
+	v.next.Store(prev)
+	if prev == nil {
+		v.seq = 1
+		return
+	}
+	v.seq = prev.seq + 1
+	t := v.seq & (v.seq - 1)
+	w := prev
+	for w != nil && w.seq > t {
+		if s := w.skip.Load(); s != nil && s.seq >= t {
+			w = s
+		} else {
+			w = w.next.Load()
+		}
+	}
+	if w != nil && w.seq == t {
+		v.skip.Store(w)
+	}
 }
 
 // version is one immutable state of a key. obj is never modified once the
 // version is published. For a deletion (dead), obj is the last state with
 // its resourceVersion set to rev, as watchers receive it.
 //
-// next points to the previous version. It is the only mutable field:
-// compaction cuts it (stores nil) once the previous version is older than
-// every readable revision. Readers therefore check the compaction revision
-// after walking a chain (see Store.validate).
+// next points to the previous version and skip to an older one (see
+// link). They are the only mutable fields: compaction cuts them (stores
+// nil) once what they point to is older than every readable revision.
+// Readers therefore check the compaction revision after walking a chain
+// (see Store.validate).
 type version[T Object] struct {
 	rev   uint64
+	seq   uint64 // position in the key's chain, 1 for its first version
 	obj   T
 	entry *entry[T]
 	next  atomic.Pointer[version[T]]
+	skip  atomic.Pointer[version[T]]
 	// forms caches serialized forms of obj, one per Encoding; lazily
 	// initialized.
 	forms atomic.Pointer[form[T]]
