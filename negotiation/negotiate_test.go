@@ -304,3 +304,19 @@ func sizeName(n int) string {
 	}
 	return "1KiB"
 }
+
+// Negotiation is on every request's path: it must not allocate for the
+// headers real clients send.
+func TestNegotiateAllocs(t *testing.T) {
+	r := httptest.NewRequest("GET", "/api/v1/pods?limit=500", nil)
+	r.Header.Set("Accept", kubectlAccept)
+	r.Header.Set("User-Agent", "kubectl/v1.34.0 (linux/amd64) kubernetes/abcdef")
+	for _, h := range []string{kubectlAccept, clientGoJSONAccept, clientGoProtobufAccept, metadataListAccept, chromeAccept, ""} {
+		if n := testing.AllocsPerRun(50, func() { _, _ = listEP.NegotiateAccept(h) }); n != 0 {
+			t.Errorf("NegotiateAccept(%q) allocates %v times; want 0", h, n)
+		}
+	}
+	if n := testing.AllocsPerRun(50, func() { _, _ = listEP.Negotiate(r) }); n != 0 {
+		t.Errorf("Negotiate(kubectl request) allocates %v times; want 0", n)
+	}
+}
