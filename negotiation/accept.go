@@ -59,8 +59,8 @@ func (m MediaRange) Param(name string) (value string, ok bool) {
 	return value, ok
 }
 
-// String returns the media range in canonical form: type/subtype and its
-// parameters, without q.
+// String returns the media range without its weight: type/subtype and
+// its other parameters as written, e.g. "application/json;as=Table".
 func (m MediaRange) String() string {
 	var b strings.Builder
 	b.WriteString(m.Type)

@@ -83,11 +83,10 @@ func (e Endpoint) ReadBody(r *http.Request) ([]byte, MediaType, error) {
 	}
 	size := int64(512)
 	if r.ContentLength > 0 {
-		// Trust the announced length only up to the limit.
-		size = r.ContentLength + 1
-		if limit >= 0 && size > limit+1 {
-			size = limit + 1
-		}
+		// Size the buffer from the announced length, but not beyond
+		// maxBodyPrealloc: a client announcing megabytes and sending
+		// bytes must not make the server reserve megabytes.
+		size = min(r.ContentLength+1, maxBodyPrealloc)
 	}
 	var src io.Reader = r.Body
 	if limit >= 0 {
@@ -108,6 +107,9 @@ func (e Endpoint) ReadBody(r *http.Request) ([]byte, MediaType, error) {
 	}
 	return b, m, nil
 }
+
+// maxBodyPrealloc is the most ReadBody reserves before the bytes arrive.
+const maxBodyPrealloc = 64 << 10
 
 // readAll is io.ReadAll starting from a buffer of capacity size.
 func readAll(r io.Reader, size int) ([]byte, error) {
