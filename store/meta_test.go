@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -103,4 +104,40 @@ func TestNewPanicsWithoutDeepCopy(t *testing.T) {
 		}
 	}()
 	New(Options[*plain]{})
+}
+
+// FuzzObjectMetaJSON decodes untrusted metadata: it must never panic, and
+// what decodes must encode and decode again to the same JSON.
+func FuzzObjectMetaJSON(f *testing.F) {
+	for _, s := range []string{
+		`{}`, `{"name":"a","creationTimestamp":"2026-07-24T10:00:00Z"}`,
+		`{"deletionTimestamp":null,"creationTimestamp":null}`,
+		`{"managedFields":[{"fieldsV1":{"f:a":{}},"time":"2026-07-24T10:00:00.5+02:00"}]}`,
+		`{"ownerReferences":[{"controller":true}],"labels":{"a":"b"},"finalizers":["x"]}`,
+		`{"creationTimestamp":"bad"}`, `{"managedFields":[{"fieldsV1":[1,2]}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var m ObjectMeta
+		if json.Unmarshal(in, &m) != nil {
+			return
+		}
+		b, err := json.Marshal(&m)
+		if err != nil {
+			// A decoded time beyond year 9999 cannot be written back, as
+			// in Kubernetes; anything else is a bug.
+			if !strings.Contains(err.Error(), "year outside of range") {
+				t.Fatalf("Marshal after Unmarshal(%q): %v", in, err)
+			}
+			return
+		}
+		var m2 ObjectMeta
+		if err := json.Unmarshal(b, &m2); err != nil {
+			t.Fatalf("Unmarshal(%s) of our own output: %v", b, err)
+		}
+		if b2, _ := json.Marshal(&m2); string(b2) != string(b) {
+			t.Fatalf("not stable: %s then %s", b, b2)
+		}
+	})
 }
