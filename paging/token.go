@@ -328,16 +328,18 @@ func (c *Codec) Decode(token, keyPrefix string) (startKey string, t Token, err e
 	return startKey, t, nil
 }
 
-// verify reports whether tag is the MAC of b[hmacBlock:] under any key. It
-// checks every key even after a match, in constant time per key, so the
-// time taken does not reveal which key matched.
+// verify reports whether tag is the MAC of b[hmacBlock:] under any key.
+// Each comparison is constant-time, so a forger learns nothing from how
+// long a wrong tag takes; stopping at the first match only reveals, for a
+// genuine token, which key signed it, which is no secret.
 func (c *Codec) verify(b, tag []byte) bool {
-	ok := 0
 	for _, k := range c.Keys {
 		want := sign(k, b)
-		ok |= subtle.ConstantTimeCompare(want[:], tag)
+		if subtle.ConstantTimeCompare(want[:], tag) == 1 {
+			return true
+		}
 	}
-	return ok == 1
+	return false
 }
 
 // decodeBase64 decodes URL-safe unpadded base64 into dst, which must have
