@@ -2,7 +2,6 @@ package api
 
 import (
 	"maps"
-	"time"
 
 	"github.com/apisem/apisem/envelope"
 	"github.com/apisem/apisem/store"
@@ -36,7 +35,7 @@ func (c *ConfigMap) DeepCopy() *ConfigMap {
 
 // AppendProto appends the protobuf encoding of c.
 func (c *ConfigMap) AppendProto(b []byte) []byte {
-	m := toEnvelopeMeta(&c.ObjectMeta)
+	m := EnvelopeMeta(&c.ObjectMeta)
 	b = appendMetadata(b, &m)
 	b = envelope.AppendStringMap(b, 2, c.Data)
 	b = envelope.AppendBytesMap(b, 3, c.BinaryData)
@@ -48,7 +47,7 @@ func (c *ConfigMap) AppendProto(b []byte) []byte {
 
 // SizeProto returns the length of c's protobuf encoding.
 func (c *ConfigMap) SizeProto() int {
-	m := toEnvelopeMeta(&c.ObjectMeta)
+	m := EnvelopeMeta(&c.ObjectMeta)
 	n := sizeMetadata(&m) + envelope.SizeStringMap(2, c.Data) + envelope.SizeBytesMap(3, c.BinaryData)
 	if c.Immutable != nil {
 		n += sizeBool(4)
@@ -82,11 +81,6 @@ func decodeConfigMap(b []byte) (Object, error) {
 		return nil, protoErr("ConfigMap", err)
 	}
 	return c, nil
-}
-
-func configMapCells(o Object, now time.Time) []any {
-	c := o.(*ConfigMap)
-	return []any{c.Name, int64(len(c.Data) + len(c.BinaryData)), Age(c.CreationTimestamp.Time, now)}
 }
 
 func validateConfigMap(o, old Object) []FieldError {

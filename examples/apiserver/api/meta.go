@@ -29,9 +29,10 @@ type Object interface {
 // of a streaming list.
 const InitialEventsAnnotation = "k8s.io/initial-events-end"
 
-// toEnvelopeMeta converts metadata for protobuf encoding. Maps and slices
-// are shared, not copied: the result is only read.
-func toEnvelopeMeta(m *store.ObjectMeta) envelope.ObjectMeta {
+// EnvelopeMeta converts metadata for protobuf encoding with package
+// envelope. Maps and slices are shared, not copied: the result must only
+// be read.
+func EnvelopeMeta(m *store.ObjectMeta) envelope.ObjectMeta {
 	e := envelope.ObjectMeta{
 		Name:                       m.Name,
 		GenerateName:               m.GenerateName,

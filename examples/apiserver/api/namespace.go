@@ -100,7 +100,7 @@ func (n *NamespaceStatus) size() int {
 // AppendProto appends the protobuf encoding of n: metadata 1, spec 2
 // (finalizers 1), status 3 (phase 1, conditions 2).
 func (n *Namespace) AppendProto(b []byte) []byte {
-	m := toEnvelopeMeta(&n.ObjectMeta)
+	m := EnvelopeMeta(&n.ObjectMeta)
 	b = appendMetadata(b, &m)
 	b = appendMessage(b, 2, n.Spec.size(), func(b []byte) []byte {
 		for _, f := range n.Spec.Finalizers {
@@ -128,7 +128,7 @@ func (n *Namespace) AppendProto(b []byte) []byte {
 
 // SizeProto returns the length of n's protobuf encoding.
 func (n *Namespace) SizeProto() int {
-	m := toEnvelopeMeta(&n.ObjectMeta)
+	m := EnvelopeMeta(&n.ObjectMeta)
 	return sizeMetadata(&m) + sizeMessage(2, n.Spec.size()) + sizeMessage(3, n.Status.size())
 }
 
@@ -224,9 +224,4 @@ func prepareNamespace(o, old Object) {
 	prev := old.(*Namespace)
 	n.Spec.Finalizers = slices.Clone(prev.Spec.Finalizers)
 	n.Status = NamespaceStatus{Phase: prev.Status.Phase, Conditions: slices.Clone(prev.Status.Conditions)}
-}
-
-func namespaceCells(o Object, now time.Time) []any {
-	n := o.(*Namespace)
-	return []any{n.Name, n.Status.Phase, Age(n.CreationTimestamp.Time, now)}
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/apisem/apisem/examples/apiserver/patch"
@@ -32,10 +33,8 @@ type Resource struct {
 	// envelope); nil for a type without a protobuf form.
 	DecodeProto func(raw []byte) (Object, error)
 
-	// Columns and Cells describe the resource's Table: Cells returns one
-	// row's cells for obj at time now, one per column.
+	// Columns describe the resource's Table, as kubectl prints it.
 	Columns []Column
-	Cells   func(obj Object, now time.Time) []any
 
 	// PatchSchema is the strategic merge patch strategy of the type's
 	// fields; nil means strategic merge patch is not supported (as for
@@ -97,9 +96,9 @@ func Resources() []*Resource {
 			New:           func() Object { return &Namespace{} },
 			DecodeProto:   decodeNamespace,
 			Columns: []Column{nameColumn,
-				{Name: "Status", Type: "string", Description: "The phase of the namespace: Active, or Terminating while it is being deleted."},
+				{Name: "Status", Type: "string", Description: "The phase of the namespace: Active, or Terminating while it is being deleted.",
+					Cell: func(o Object, _ time.Time) any { return o.(*Namespace).Status.Phase }},
 				ageColumn},
-			Cells:       namespaceCells,
 			PatchSchema: namespaceSchema,
 			Fields: map[string]func(Object) string{
 				"status.phase": func(o Object) string { return o.(*Namespace).Status.Phase },
@@ -113,9 +112,12 @@ func Resources() []*Resource {
 			New:         func() Object { return &ConfigMap{} },
 			DecodeProto: decodeConfigMap,
 			Columns: []Column{nameColumn,
-				{Name: "Data", Type: "string", Description: "The number of keys in data and binaryData."},
+				{Name: "Data", Type: "string", Description: "The number of keys in data and binaryData.",
+					Cell: func(o Object, _ time.Time) any {
+						c := o.(*ConfigMap)
+						return int64(len(c.Data) + len(c.BinaryData))
+					}},
 				ageColumn},
-			Cells:       configMapCells,
 			PatchSchema: coreSchema,
 			Validate:    validateConfigMap,
 		},
@@ -126,10 +128,11 @@ func Resources() []*Resource {
 			New:         func() Object { return &Secret{} },
 			DecodeProto: decodeSecret,
 			Columns: []Column{nameColumn,
-				{Name: "Type", Type: "string", Description: "The type of the secret, which says what its data holds."},
-				{Name: "Data", Type: "string", Description: "The number of keys in data."},
+				{Name: "Type", Type: "string", Description: "The type of the secret, which says what its data holds.",
+					Cell: func(o Object, _ time.Time) any { return o.(*Secret).Type }},
+				{Name: "Data", Type: "string", Description: "The number of keys in data.",
+					Cell: func(o Object, _ time.Time) any { return int64(len(o.(*Secret).Data)) }},
 				ageColumn},
-			Cells:       secretCells,
 			PatchSchema: coreSchema,
 			Fields: map[string]func(Object) string{
 				"type": func(o Object) string { return o.(*Secret).Type },
@@ -143,11 +146,13 @@ func Resources() []*Resource {
 			Namespaced: true, TypedListItems: true,
 			New: func() Object { return &Widget{} },
 			Columns: []Column{nameColumn,
-				{Name: "Color", Type: "string", Description: "The widget's color."},
-				{Name: "Size", Type: "integer", Description: "The widget's size."},
-				{Name: "Ready", Type: "string", Priority: 1, Description: "Whether the widget is ready."},
+				{Name: "Color", Type: "string", Description: "The widget's color.",
+					Cell: func(o Object, _ time.Time) any { return o.(*Widget).Spec.Color }},
+				{Name: "Size", Type: "integer", Description: "The widget's size.",
+					Cell: func(o Object, _ time.Time) any { return o.(*Widget).Spec.Size }},
+				{Name: "Ready", Type: "string", Priority: 1, Description: "Whether the widget is ready.",
+					Cell: func(o Object, _ time.Time) any { return strconv.FormatBool(o.(*Widget).Status.Ready) }},
 				ageColumn},
-			Cells: widgetCells,
 			Fields: map[string]func(Object) string{
 				"spec.color": func(o Object) string { return o.(*Widget).Spec.Color },
 			},

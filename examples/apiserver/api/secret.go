@@ -2,7 +2,6 @@ package api
 
 import (
 	"maps"
-	"time"
 
 	"github.com/apisem/apisem/envelope"
 	"github.com/apisem/apisem/store"
@@ -42,7 +41,7 @@ func (s *Secret) DeepCopy() *Secret {
 
 // AppendProto appends the protobuf encoding of s.
 func (s *Secret) AppendProto(b []byte) []byte {
-	m := toEnvelopeMeta(&s.ObjectMeta)
+	m := EnvelopeMeta(&s.ObjectMeta)
 	b = appendMetadata(b, &m)
 	b = envelope.AppendBytesMap(b, 2, s.Data)
 	b = appendString(b, 3, s.Type)
@@ -55,7 +54,7 @@ func (s *Secret) AppendProto(b []byte) []byte {
 
 // SizeProto returns the length of s's protobuf encoding.
 func (s *Secret) SizeProto() int {
-	m := toEnvelopeMeta(&s.ObjectMeta)
+	m := EnvelopeMeta(&s.ObjectMeta)
 	n := sizeMetadata(&m) + envelope.SizeBytesMap(2, s.Data) + sizeString(3, s.Type) +
 		envelope.SizeStringMap(4, s.StringData)
 	if s.Immutable != nil {
@@ -110,11 +109,6 @@ func prepareSecret(o, _ Object) {
 		}
 	}
 	s.StringData = nil
-}
-
-func secretCells(o Object, now time.Time) []any {
-	s := o.(*Secret)
-	return []any{s.Name, s.Type, int64(len(s.Data)), Age(s.CreationTimestamp.Time, now)}
 }
 
 func validateSecret(o, old Object) []FieldError {

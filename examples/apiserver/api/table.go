@@ -5,13 +5,16 @@ import (
 	"time"
 )
 
-// Column is a Table column definition (metav1.TableColumnDefinition).
+// Column is one column of a resource's Table: its definition
+// (metav1.TableColumnDefinition) and how to compute its cell.
 type Column struct {
-	Name        string `json:"name"`
-	Type        string `json:"type"`
-	Format      string `json:"format"`
-	Description string `json:"description"`
-	Priority    int32  `json:"priority"`
+	Name        string
+	Type        string // an OpenAPI type: string, integer, number, boolean, date
+	Format      string // "name" for the primary name column
+	Description string
+	Priority    int32 // 0 is shown by default, higher only with -o wide
+	// Cell returns the column's cell for obj at time now (for ages).
+	Cell func(obj Object, now time.Time) any
 }
 
 // Descriptions of the name and creationTimestamp columns, as Kubernetes
@@ -23,8 +26,10 @@ const (
 )
 
 var (
-	nameColumn = Column{Name: "Name", Type: "string", Format: "name", Description: NameDescription}
-	ageColumn  = Column{Name: "Age", Type: "string", Description: CreationTimestampDescription}
+	nameColumn = Column{Name: "Name", Type: "string", Format: "name", Description: NameDescription,
+		Cell: func(o Object, _ time.Time) any { return o.Meta().Name }}
+	ageColumn = Column{Name: "Age", Type: "string", Description: CreationTimestampDescription,
+		Cell: func(o Object, now time.Time) any { return Age(o.Meta().CreationTimestamp.Time, now) }}
 )
 
 // Age prints how long ago t was, the way kubectl's AGE column does:

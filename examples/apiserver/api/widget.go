@@ -2,8 +2,6 @@ package api
 
 import (
 	"slices"
-	"strconv"
-	"time"
 
 	"github.com/apisem/apisem/store"
 )
@@ -72,9 +70,4 @@ func validateWidget(o, _ Object) []FieldError {
 		errs = append(errs, invalid("spec.size", w.Spec.Size, "must be greater than or equal to 0"))
 	}
 	return errs
-}
-
-func widgetCells(o Object, now time.Time) []any {
-	w := o.(*Widget)
-	return []any{w.Name, w.Spec.Color, w.Spec.Size, strconv.FormatBool(w.Status.Ready), Age(w.CreationTimestamp.Time, now)}
 }

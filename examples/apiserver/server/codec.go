@@ -1,0 +1,151 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/apisem/apisem/envelope"
+	"github.com/apisem/apisem/examples/apiserver/api"
+	"github.com/apisem/apisem/negotiation"
+	"github.com/apisem/apisem/store"
+)
+
+// codec writes the objects of one resource in the forms the server serves.
+// Stored objects carry no kind or apiVersion; the codec adds them where
+// Kubernetes writes them. The two list-item forms (JSON and raw protobuf)
+// are store Encodings: each stored version is encoded once and shared by
+// list pages, single-object responses and watch events.
+type codec struct {
+	res *api.Resource
+	gv  string
+	// typed is `{"kind":"<Kind>","apiVersion":"<gv>",`, spliced in front
+	// of an object's JSON members.
+	typed     []byte
+	itemJSON  *store.Encoding[api.Object] // with kind and apiVersion only for custom resources
+	itemProto *store.Encoding[api.Object] // the object's own message, no envelope; nil without protobuf
+	conv      *negotiation.Converter[api.Object]
+}
+
+func newCodec(r *api.Resource, st *store.Store[api.Object], now func() time.Time) *codec {
+	c := &codec{res: r, gv: r.GroupVersion()}
+	c.typed = []byte(`{"kind":` + strconv.Quote(r.Kind) + `,"apiVersion":` + strconv.Quote(c.gv) + `,`)
+	c.itemJSON = store.NewEncoding(func(dst []byte, o api.Object) ([]byte, error) {
+		return c.appendJSON(dst, o, r.TypedListItems)
+	})
+	if r.Protobuf() {
+		c.itemProto = store.NewEncoding(func(dst []byte, o api.Object) ([]byte, error) {
+			return o.(api.ProtoObject).AppendProto(dst), nil
+		})
+	}
+	c.conv = &negotiation.Converter[api.Object]{
+		Meta:   objectMeta,
+		Object: func(o api.Object) ([]byte, error) { return c.objectJSON(st, o) },
+	}
+	for _, col := range r.Columns {
+		cell := col.Cell
+		c.conv.Columns = append(c.conv.Columns, negotiation.Column[api.Object]{
+			Definition: negotiation.TableColumnDefinition{Name: col.Name, Type: col.Type, Format: col.Format,
+				Description: col.Description, Priority: col.Priority},
+			Cell: func(o api.Object) any { return cell(o, now()) },
+		})
+	}
+	return c
+}
+
+// untyped returns o without kind and apiVersion: o itself when it has
+// none, as every stored object, else a copy.
+func untyped(o api.Object) api.Object {
+	if *o.Types() == (api.TypeMeta{}) {
+		return o
+	}
+	c := o.DeepCopyObject()
+	*c.Types() = api.TypeMeta{}
+	return c
+}
+
+// appendJSON appends the JSON of o, with kind and apiVersion first when
+// typed is set.
+func (c *codec) appendJSON(dst []byte, o api.Object, typed bool) ([]byte, error) {
+	b, err := json.Marshal(untyped(o))
+	if err != nil {
+		return dst, err
+	}
+	if !typed {
+		return append(dst, b...), nil
+	}
+	return c.appendTyped(dst, b), nil
+}
+
+// appendTyped appends untyped JSON b (`{"metadata":...}`: an object always
+// has members) with kind and apiVersion spliced in first.
+func (c *codec) appendTyped(dst, b []byte) []byte {
+	dst = append(dst, c.typed...)
+	return append(dst, b[1:]...)
+}
+
+// objectJSON returns o's compact JSON with kind and apiVersion, as a
+// single object or watch event carries it. The result may be shared.
+func (c *codec) objectJSON(st *store.Store[api.Object], o api.Object) ([]byte, error) {
+	item, err := st.Encoded(o, c.itemJSON)
+	if err != nil || c.res.TypedListItems {
+		return item, err
+	}
+	return c.appendTyped(make([]byte, 0, len(item)+len(c.typed)), item), nil
+}
+
+// objectProto returns o in its protobuf envelope.
+func (c *codec) objectProto(st *store.Store[api.Object], o api.Object) ([]byte, error) {
+	raw, err := st.Encoded(o, c.itemProto)
+	if err != nil {
+		return nil, err
+	}
+	return envelope.AppendEnvelope(make([]byte, 0, envelope.SizeEnvelope(c.gv, c.res.Kind, len(raw))), c.gv, c.res.Kind, raw), nil
+}
+
+// objectMeta is what package negotiation needs of an object for Tables and
+// PartialObjectMetadata.
+func objectMeta(o api.Object) negotiation.Meta {
+	m := o.Meta()
+	j, _ := json.Marshal(m) // strings, maps, times: cannot fail
+	em := api.EnvelopeMeta(m)
+	return negotiation.Meta{
+		Name:              m.Name,
+		CreationTimestamp: m.CreationTimestamp.Time,
+		ResourceVersion:   m.ResourceVersion,
+		JSON:              j,
+		Proto:             envelope.AppendObjectMeta(make([]byte, 0, envelope.SizeObjectMeta(&em)), &em),
+		InitialEventsEnd:  m.Annotations[api.InitialEventsAnnotation] == "true",
+	}
+}
+
+// pageMeta is the list metadata of a page.
+func pageMeta(p *store.Page[api.Object]) envelope.ListMeta {
+	m := envelope.ListMeta{ResourceVersion: p.ResourceVersion().String(), Continue: p.Continue()}
+	if n, ok := p.RemainingItemCount(); ok {
+		m.RemainingItemCount = &n
+	}
+	return m
+}
+
+// listMetaJSON is metav1.ListMeta in JSON.
+type listMetaJSON struct {
+	ResourceVersion    string `json:"resourceVersion,omitempty"`
+	Continue           string `json:"continue,omitempty"`
+	RemainingItemCount *int64 `json:"remainingItemCount,omitempty"`
+}
+
+// appendListMetaJSON appends metav1.ListMeta as JSON.
+func appendListMetaJSON(dst []byte, m *envelope.ListMeta) []byte {
+	b, _ := json.Marshal(listMetaJSON{m.ResourceVersion, m.Continue, m.RemainingItemCount}) // cannot fail
+	return append(dst, b...)
+}
+
+// sameObject reports whether two states of an object are the same, so the
+// store can skip a write that changes nothing (as Kubernetes does).
+func sameObject(a, b api.Object) bool {
+	ja, err1 := json.Marshal(untyped(a))
+	jb, err2 := json.Marshal(untyped(b))
+	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
+}

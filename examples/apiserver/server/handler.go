@@ -1,0 +1,492 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/apisem/apisem/examples/apiserver/api"
+	"github.com/apisem/apisem/negotiation"
+	"github.com/apisem/apisem/rv"
+	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/store"
+	"github.com/apisem/apisem/store/selector"
+)
+
+// maxBody is the request body limit.
+func (s *Server) maxBody() int64 {
+	if s.opts.MaxBodyBytes > 0 {
+		return s.opts.MaxBodyBytes
+	}
+	return negotiation.DefaultMaxBodyBytes
+}
+
+// statusRecorder remembers the code a handler wrote, for the request log.
+type statusRecorder struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *statusRecorder) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusRecorder) Write(b []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush passes flushes through, which watch streams need.
+func (w *statusRecorder) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the real writer.
+func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// ServeHTTP serves the Kubernetes API: discovery, /version and the
+// resources of package api.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rec := &statusRecorder{ResponseWriter: w}
+	s.serve(rec, r)
+	// Reads are routine; writes and failures are worth a line by default.
+	level := slog.LevelDebug
+	if r.Method != http.MethodGet || rec.code >= 400 {
+		level = slog.LevelInfo
+	}
+	s.log.LogAttrs(r.Context(), level, "request",
+		slog.String("method", r.Method), slog.String("uri", r.URL.RequestURI()),
+		slog.Int("code", rec.code), slog.Duration("took", time.Since(start)),
+		slog.String("agent", r.UserAgent()))
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if s.closing.Load() {
+		s.writeError(w, r, nil, errShuttingDown)
+		return
+	}
+	segs, ok := splitPath(r.URL.Path)
+	if !ok || len(segs) == 0 {
+		s.writeError(w, r, nil, errNotFound())
+		return
+	}
+	switch {
+	case segs[0] == "version" && len(segs) == 1:
+		s.discoveryDoc(w, r, s.disco.version)
+	case segs[0] == "api" && len(segs) == 1:
+		b, err := apiVersionsFor(r.Host)
+		if err != nil {
+			s.writeError(w, r, nil, err)
+			return
+		}
+		s.discoveryDoc(w, r, b)
+	case segs[0] == "api" && segs[1] == "v1":
+		if len(segs) == 2 {
+			s.discoveryDoc(w, r, s.disco.resources["v1"])
+			return
+		}
+		s.serveResource(w, r, "v1", segs[2:])
+	case segs[0] == "apis" && len(segs) == 1:
+		s.discoveryDoc(w, r, s.disco.groups)
+	case segs[0] == "apis" && len(segs) == 2:
+		if b, ok := s.disco.group[segs[1]]; ok {
+			s.discoveryDoc(w, r, b)
+			return
+		}
+		s.writeError(w, r, nil, errNotFound())
+	case segs[0] == "apis":
+		gv := segs[1] + "/" + segs[2]
+		if _, ok := s.disco.resources[gv]; !ok {
+			s.writeError(w, r, nil, errNotFound())
+			return
+		}
+		if len(segs) == 3 {
+			s.discoveryDoc(w, r, s.disco.resources[gv])
+			return
+		}
+		s.serveResource(w, r, gv, segs[3:])
+	default:
+		s.writeError(w, r, nil, errNotFound())
+	}
+}
+
+// discoveryDoc answers a GET with a discovery document, always JSON (as
+// Kubernetes' legacy discovery). The plain Content-Type tells client-go
+// it is not aggregated discovery.
+func (s *Server) discoveryDoc(w http.ResponseWriter, r *http.Request, doc []byte) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		st := status.NewMethodNotSupported(status.GroupResource{}, r.Method)
+		st.Status.Message = "the server does not allow this method on the requested resource"
+		s.writeError(w, r, nil, st)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(doc)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodGet {
+		w.Write(doc)
+	}
+}
+
+func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, gv string, segs []string) {
+	t, err := s.route(r.Method, gv, segs)
+	if err != nil {
+		var rs *resource
+		if t != nil {
+			rs = t.res
+		}
+		s.writeError(w, r, rs, err)
+		return
+	}
+	switch t.verb {
+	case verbGet:
+		s.get(w, r, t)
+	case verbList, verbWatch:
+		s.listOrWatch(w, r, t)
+	case verbCreate:
+		s.create(w, r, t)
+	case verbUpdate:
+		s.update(w, r, t)
+	case verbPatch:
+		s.patch(w, r, t)
+	case verbDelete:
+		s.delete(w, r, t)
+	case verbDeleteCollection:
+		s.deleteCollection(w, r, t)
+	}
+}
+
+// endpoint describes what a resource's endpoint of shape resp serves.
+func (rs *resource) endpoint(resp negotiation.Response) negotiation.Endpoint {
+	e := negotiation.Endpoint{Response: resp, MaxBodyBytes: rs.maxBody}
+	if !rs.api.Protobuf() {
+		e.MediaTypes = negotiation.JSON | negotiation.YAML
+	}
+	return e
+}
+
+func (s *Server) get(w http.ResponseWriter, r *http.Request, t *target) {
+	res, err := t.res.endpoint(negotiation.Object).Negotiate(r)
+	if err != nil {
+		s.writeError(w, r, t.res, err)
+		return
+	}
+	read, err := rv.ResolveGetQuery(r.URL.RawQuery)
+	if err != nil {
+		s.writeError(w, r, t.res, err)
+		return
+	}
+	o, err := t.res.store.Get(r.Context(), t.namespace, t.name, read)
+	if err != nil {
+		s.writeError(w, r, t.res, err)
+		return
+	}
+	s.writeObject(w, r, http.StatusOK, t.res, res, o)
+}
+
+// selectors parses the label and field selectors of a list, watch or
+// deletecollection.
+func selectors(rs *resource, o *rv.ListOptions) (selector.Labels, selector.Fields, error) {
+	labels, err := selector.ParseLabels(o.LabelSelector)
+	if err != nil {
+		return labels, selector.Fields{}, err
+	}
+	fields, err := rs.store.ParseFieldSelector(o.FieldSelector)
+	return labels, fields, err
+}
+
+func (s *Server) listOrWatch(w http.ResponseWriter, r *http.Request, t *target) {
+	opts, err := rv.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		s.writeError(w, r, t.res, err)
+		return
+	}
+	if opts.Watch || t.verb == verbWatch {
+		s.watch(w, r, t, opts)
+		return
+	}
+	res, err := t.res.endpoint(negotiation.List).Negotiate(r)
+	if err != nil {
+		s.writeError(w, r, t.res, err)
+		return
+	}
+	read, err := opts.ResolveList()
+	if err != nil {
+		s.writeError(w, r, t.res, err)
+		return
+	}
+	labels, fields, err := selectors(t.res, &opts)
+	if err != nil {
+		s.writeError(w, r, t.res, err)
+		return
+	}
+	page, err := t.res.store.List(r.Context(), t.namespace, store.ListOptions{Read: read, Labels: labels, Fields: fields})
+	if err != nil {
+		s.writeError(w, r, t.res, err)
+		return
+	}
+	s.writeList(w, r, t.res, res, pageMeta(page), page)
+}
+
+// checkNamespace refuses writes into a namespace that does not exist (404)
+// or is being deleted (403), as Kubernetes' NamespaceLifecycle admission.
+func (s *Server) checkNamespace(ctx context.Context, t *target, name string) error {
+	if !t.res.api.Namespaced {
+		return nil
+	}
+	o, err := s.byKind["Namespace"].store.Get(ctx, "", t.namespace, rv.Read{Semantics: rv.MostRecent})
+	if err != nil {
+		return err
+	}
+	if o.(*api.Namespace).Terminating() {
+		msg := "unable to create new content in namespace " + t.namespace + " because it is being terminated"
+		return &status.Error{Status: status.Status{
+			Kind: "Status", APIVersion: "v1", Status: status.StatusFailure,
+			Message: t.res.gr.String() + " " + strconv.Quote(name) + " is forbidden: " + msg,
+			Reason:  status.ReasonForbidden, Code: http.StatusForbidden,
+			Details: &status.Details{Name: name, Group: t.res.gr.Group, Kind: t.res.gr.Resource,
+				Causes: []status.Cause{{Type: "NamespaceTerminating", Message: "namespace " + t.namespace + " is being terminated", Field: "metadata.namespace"}}},
+		}}
+	}
+	return nil
+}
+
+// validate runs the name and type validation of a create (old nil) or an
+// update, as a 422 Invalid.
+func validate(rs *resource, o, old api.Object) error {
+	m := o.Meta()
+	errs := api.ValidateName(m.Name, m.GenerateName, rs.api.DNSLabelNames)
+	if old != nil {
+		errs = append(errs, api.ValidateMetaUpdate(o, old)...)
+	}
+	if rs.api.Validate != nil {
+		errs = append(errs, rs.api.Validate(o, old)...)
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	name := m.Name
+	if name == "" && old == nil {
+		name = m.GenerateName
+	}
+	return status.NewInvalid(status.GroupKind{Group: rs.api.Group, Kind: rs.api.Kind}, name, errs...)
+}
+
+func prepare(rs *resource, o, old api.Object) {
+	if rs.api.Prepare != nil {
+		rs.api.Prepare(o, old)
+	}
+	if ns, ok := o.(*api.Namespace); ok && old != nil {
+		// While a namespace terminates the server keeps the kubernetes
+		// finalizer mirrored in metadata.finalizers (see namespace.go).
+		prev := old.(*api.Namespace)
+		if prev.Terminating() && hasString(prev.Finalizers, api.FinalizerKubernetes) && !hasString(ns.Finalizers, api.FinalizerKubernetes) {
+			ns.Finalizers = append(ns.Finalizers, api.FinalizerKubernetes)
+		}
+	}
+}
+
+func hasString(l []string, s string) bool {
+	for _, e := range l {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) create(w http.ResponseWriter, r *http.Request, t *target) {
+	res, err := t.res.endpoint(negotiation.Object).Negotiate(r)
+	if err != nil {
+		s.writeError(w, r, t.res, err)
+		return
+	}
+	opts, err := negotiation.ParseWriteOptions(r.URL.Query(), negotiation.CreateOptions)
+	if err != nil {
+		s.writeError(w, r, t.res, err)
+		return
+	}
+	o, warnings, err := s.decodeObject(r, t.res, opts.FieldValidation)
+	if err != nil {
+		s.writeError(w, r, t.res, err)
+		return
+	}
+	negotiation.WriteWarnings(w.Header(), warnings)
+	out, err := s.createObject(r.Context(), t, o, opts.DryRun)
+	if err != nil {
+		s.writeError(w, r, t.res, err)
+		return
+	}
+	s.writeObject(w, r, http.StatusCreated, t.res, res, out)
+}
+
+// createObject is the create path after decoding: namespace checks,
+// defaulting, validation, storage.
+func (s *Server) createObject(ctx context.Context, t *target, o api.Object, dryRun bool) (api.Object, error) {
+	m := o.Meta()
+	switch {
+	case !t.res.api.Namespaced:
+		m.Namespace = ""
+	case m.Namespace == "":
+		m.Namespace = t.namespace
+	case m.Namespace != t.namespace:
+		return nil, status.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	name := m.Name
+	if name == "" {
+		name = m.GenerateName
+	}
+	if err := s.checkNamespace(ctx, t, name); err != nil {
+		return nil, err
+	}
+	prepare(t.res, o, nil)
+	if err := validate(t.res, o, nil); err != nil {
+		return nil, err
+	}
+	return t.res.store.Create(ctx, o, store.CreateOptions{DryRun: dryRun})
+}
+
+// Create stores obj as a POST to its collection would, with defaulting and
+// validation: for seeding a server and for tests. obj must be one of the
+// types of package api.
+func (s *Server) Create(ctx context.Context, obj api.Object) (api.Object, error) {
+	var rs *resource
+	for _, r := range s.resources {
+		if r.api.New() != nil && sameType(r.api.New(), obj) {
+			rs = r
+		}
+	}
+	if rs == nil {
+		return nil, status.NewBadRequest("no resource serves this type")
+	}
+	o := obj.DeepCopyObject()
+	*o.Types() = api.TypeMeta{}
+	return s.createObject(ctx, &target{res: rs, namespace: o.Meta().Namespace, verb: verbCreate}, o, false)
+}
+
+func sameType(a, b api.Object) bool {
+	switch a.(type) {
+	case *api.ConfigMap:
+		_, ok := b.(*api.ConfigMap)
+		return ok
+	case *api.Secret:
+		_, ok := b.(*api.Secret)
+		return ok
+	case *api.Namespace:
+		_, ok := b.(*api.Namespace)
+		return ok
+	case *api.Widget:
+		_, ok := b.(*api.Widget)
+		return ok
+	}
+	return false
+}
+
+func (s *Server) update(w http.ResponseWriter, r *http.Request, t *target) {
+	res, err := t.res.endpoint(negotiation.Object).Negotiate(r)
+	if err != nil {
+		s.writeError(w, r, t.res, err)
+		return
+	}
+	opts, err := negotiation.ParseWriteOptions(r.URL.Query(), negotiation.UpdateOptions)
+	if err != nil {
+		s.writeError(w, r, t.res, err)
+		return
+	}
+	o, warnings, err := s.decodeObject(r, t.res, opts.FieldValidation)
+	if err != nil {
+		s.writeError(w, r, t.res, err)
+		return
+	}
+	m := o.Meta()
+	switch {
+	case m.Name != t.name:
+		s.writeError(w, r, t.res, status.NewBadRequest("the name of the object ("+m.Name+") does not match the name on the URL ("+t.name+")"))
+		return
+	case t.res.api.Namespaced && m.Namespace == "":
+		m.Namespace = t.namespace
+	case t.res.api.Namespaced && m.Namespace != t.namespace:
+		s.writeError(w, r, t.res, status.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request"))
+		return
+	}
+	negotiation.WriteWarnings(w.Header(), warnings)
+	out, err := s.updateObject(r.Context(), t, opts.DryRun, func(cur api.Object) (api.Object, error) { return o, nil })
+	if err != nil {
+		s.writeError(w, r, t.res, err)
+		return
+	}
+	s.writeObject(w, r, http.StatusOK, t.res, res, out)
+}
+
+// updateObject is a read-modify-write of the object t names: change
+// returns the new state for the current one (which it may modify); a
+// resourceVersion in the new state must match the current one. Defaulting
+// and validation run on every attempt.
+func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, change func(cur api.Object) (api.Object, error)) (api.Object, error) {
+	return t.res.store.GuaranteedUpdate(ctx, t.namespace, t.name, store.UpdateOptions{DryRun: dryRun}, func(cur api.Object) (api.Object, error) {
+		old := cur.DeepCopyObject()
+		o, err := change(cur)
+		if err != nil {
+			return nil, err
+		}
+		if v := o.Meta().ResourceVersion; v != "" && v != old.Meta().ResourceVersion {
+			return nil, status.NewConflict(t.res.gr, t.name, status.OptimisticLockMessage)
+		}
+		prepare(t.res, o, old)
+		if err := validate(t.res, o, old); err != nil {
+			return nil, err
+		}
+		return o, nil
+	})
+}
+
+// parseDelete reads a delete's options from the query and the optional
+// DeleteOptions body. accepted reports orphanDependents=false, which makes
+// a deletion that is not immediate answer 202.
+func (s *Server) parseDelete(r *http.Request, rs *resource) (opts store.DeleteOptions, accepted bool, err error) {
+	wo, err := negotiation.ParseWriteOptions(r.URL.Query(), negotiation.DeleteOptions)
+	if err != nil {
+		return opts, false, err
+	}
+	body, err := decodeDeleteOptions(rs, r)
+	if err != nil {
+		return opts, false, err
+	}
+	q := r.URL.Query()
+	if v := q.Get("propagationPolicy"); v != "" {
+		body.PropagationPolicy = &v
+	}
+	if v := q.Get("orphanDependents"); v != "" {
+		b, _ := strconv.ParseBool(v)
+		body.OrphanDependents = &b
+	}
+	var errs []status.FieldError
+	if body.OrphanDependents != nil && body.PropagationPolicy != nil {
+		errs = append(errs, status.InvalidValue("propagationPolicy", *body.PropagationPolicy, "orphanDependents and deletionPropagation cannot be both set"))
+	}
+	if p := body.PropagationPolicy; p != nil && *p != "Foreground" && *p != "Background" && *p != "Orphan" {
+		errs = append(errs, status.NotSupported("propagationPolicy", *p, "Foreground", "Background", "Orphan", "nil"))
+	}
+	if len(errs) > 0 {
+		return opts, false, status.NewInvalid(status.GroupKind{Group: "meta.k8s.io", Kind: "DeleteOptions"}, "", errs...)
+	}
+	dry, err := negotiation.ParseDryRun(body.DryRun, negotiation.DeleteOptions)
+	if err != nil {
+		return opts, false, err
+	}
+	opts.DryRun = wo.DryRun || dry
+	if body.Preconditions != nil {
+		opts.Preconditions = store.Preconditions{UID: body.Preconditions.UID, ResourceVersion: body.Preconditions.ResourceVersion}
+	}
+	return opts, body.OrphanDependents != nil && !*body.OrphanDependents, nil
+}

@@ -1,0 +1,237 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/apisem/apisem/examples/apiserver/api"
+	"github.com/apisem/apisem/rv"
+	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/store"
+	"github.com/apisem/apisem/store/selector"
+)
+
+// Namespace deletion is two-phase, as in Kubernetes: DELETE marks the
+// namespace Terminating (deletionTimestamp set, phase Terminating); the
+// namespace controller then deletes everything in it, waits for objects
+// held by finalizers, and finally removes the "kubernetes" finalizer from
+// spec.finalizers, which lets the namespace go.
+//
+// The store only keeps an object after DELETE while metadata.finalizers is
+// non-empty, so while a namespace terminates the server mirrors the
+// kubernetes entry of spec.finalizers into metadata.finalizers. Kubernetes
+// keeps it in spec.finalizers only; this is the one visible difference.
+
+// deleteNamespace starts the deletion of a namespace. It returns the
+// namespace as it now is and whether it is already gone (a namespace
+// without finalizers of either kind is deleted at once).
+func (s *Server) deleteNamespace(ctx context.Context, r *resource, name string, opts store.DeleteOptions) (api.Object, bool, error) {
+	mark := func(cur api.Object) (api.Object, error) {
+		ns := cur.(*api.Namespace)
+		ns.Status.Phase = api.NamespaceTerminating
+		if slices.Contains(ns.Spec.Finalizers, api.FinalizerKubernetes) && !slices.Contains(ns.Finalizers, api.FinalizerKubernetes) {
+			ns.Finalizers = append(ns.Finalizers, api.FinalizerKubernetes)
+		}
+		return ns, nil
+	}
+	marked, err := r.store.GuaranteedUpdate(ctx, "", name, store.UpdateOptions{
+		DryRun: opts.DryRun, Preconditions: opts.Preconditions,
+	}, mark)
+	if err != nil {
+		return nil, false, err
+	}
+	if opts.DryRun {
+		// Nothing was written; show what the deletion would look like.
+		o, deleted, err := r.store.Delete(ctx, "", name, opts)
+		if err != nil || deleted && len(marked.Meta().Finalizers) == 0 {
+			return o, deleted, err
+		}
+		m := marked.Meta()
+		if m.DeletionTimestamp == nil {
+			t := store.NewTime(s.now().Truncate(1e9))
+			m.DeletionTimestamp = &t
+			var zero int64
+			m.DeletionGracePeriodSeconds = &zero
+		}
+		return marked, false, nil
+	}
+	// The preconditions held for the update; the delete must act on
+	// that same object.
+	uid := marked.Meta().UID
+	obj, deleted, err := r.store.Delete(ctx, "", name, store.DeleteOptions{Preconditions: store.Preconditions{UID: &uid}})
+	if err == nil && !deleted {
+		s.kickController()
+	}
+	return obj, deleted, err
+}
+
+// kickController makes the namespace controller look at the namespaces
+// now rather than at the next write.
+func (s *Server) kickController() {
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+// runNamespaceController finishes the deletion of terminating namespaces:
+// after every write to the store it looks at the namespaces that are
+// terminating. It returns when ctx is done.
+func (s *Server) runNamespaceController(ctx context.Context) {
+	defer close(s.controllerDone)
+	terminating, err := s.byKind["Namespace"].store.ParseFieldSelector("status.phase=" + api.NamespaceTerminating)
+	if err != nil {
+		s.log.Error("namespace controller cannot start", "err", err)
+		return
+	}
+	for {
+		rev := s.store.Revision()
+		s.reconcileNamespaces(ctx, terminating)
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.store.Changed(rev):
+		case <-s.kick:
+		}
+	}
+}
+
+func (s *Server) reconcileNamespaces(ctx context.Context, terminating selector.Fields) {
+	nsr := s.byKind["Namespace"]
+	page, err := nsr.store.List(ctx, "", store.ListOptions{Read: rv.Read{Semantics: rv.MostRecent}, Fields: terminating})
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Error("namespace controller: listing namespaces", "err", err)
+		}
+		return
+	}
+	for _, o := range page.Items() {
+		if err := s.finalizeNamespace(ctx, nsr, o.(*api.Namespace)); err != nil && ctx.Err() == nil {
+			s.log.Warn("namespace controller", "namespace", o.Meta().Name, "err", err)
+		}
+	}
+}
+
+// finalizeNamespace deletes the contents of the terminating namespace ns
+// and, once nothing is left, releases the namespace.
+func (s *Server) finalizeNamespace(ctx context.Context, nsr *resource, ns *api.Namespace) error {
+	remaining := map[string]int{}  // resource -> objects left
+	finalizers := map[string]int{} // finalizer -> objects held by it
+	for _, r := range s.resources {
+		if !r.api.Namespaced {
+			continue
+		}
+		page, err := r.store.List(ctx, ns.Name, store.ListOptions{Read: rv.Read{Semantics: rv.MostRecent}})
+		if err != nil {
+			return err
+		}
+		for _, o := range page.Items() {
+			m := o.Meta()
+			if m.DeletionTimestamp == nil {
+				uid := m.UID
+				_, deleted, err := r.store.Delete(ctx, ns.Name, m.Name, store.DeleteOptions{Preconditions: store.Preconditions{UID: &uid}})
+				switch {
+				case status.IsNotFound(err) || status.IsConflict(err):
+					continue // gone or replaced meanwhile; the next pass sees it
+				case err != nil:
+					return err
+				case deleted:
+					continue
+				}
+			}
+			remaining[r.gr.String()]++
+			for _, f := range m.Finalizers {
+				finalizers[f]++
+			}
+		}
+	}
+
+	if len(remaining) > 0 {
+		conds := contentConditions(remaining, finalizers)
+		if sameConditions(ns.Status.Conditions, conds) {
+			return nil
+		}
+		now := store.NewTime(s.now().Truncate(1e9))
+		_, err := nsr.store.GuaranteedUpdate(ctx, "", ns.Name, store.UpdateOptions{}, func(cur api.Object) (api.Object, error) {
+			n := cur.(*api.Namespace)
+			n.Status.Conditions = mergeConditions(n.Status.Conditions, conds, now)
+			return n, nil
+		})
+		return err
+	}
+
+	// Empty: drop the kubernetes finalizer; the store deletes the
+	// namespace when no other metadata finalizer holds it.
+	_, err := nsr.store.GuaranteedUpdate(ctx, "", ns.Name, store.UpdateOptions{}, func(cur api.Object) (api.Object, error) {
+		n := cur.(*api.Namespace)
+		n.Spec.Finalizers = slices.DeleteFunc(n.Spec.Finalizers, func(f string) bool { return f == api.FinalizerKubernetes })
+		n.Finalizers = slices.DeleteFunc(n.Finalizers, func(f string) bool { return f == api.FinalizerKubernetes })
+		n.Status.Conditions = mergeConditions(n.Status.Conditions, contentConditions(nil, nil), store.NewTime(s.now().Truncate(1e9)))
+		return n, nil
+	})
+	if status.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// contentConditions are the conditions that report what keeps a namespace.
+func contentConditions(remaining, finalizers map[string]int) []api.NamespaceCondition {
+	content := api.NamespaceCondition{Type: api.NamespaceContentRemaining, Status: "False", Reason: "ContentDeleted",
+		Message: "All content successfully removed"}
+	if len(remaining) > 0 {
+		var parts []string
+		for _, k := range slices.Sorted(maps.Keys(remaining)) {
+			parts = append(parts, fmt.Sprintf("%s has %d resource instances", k, remaining[k]))
+		}
+		content = api.NamespaceCondition{Type: api.NamespaceContentRemaining, Status: "True", Reason: "SomeResourcesRemain",
+			Message: "Some resources are remaining: " + strings.Join(parts, ", ")}
+	}
+	fin := api.NamespaceCondition{Type: api.NamespaceFinalizersRemaining, Status: "False", Reason: "ContentHasNoFinalizers",
+		Message: "All content-preserving finalizers finished"}
+	if len(finalizers) > 0 {
+		var parts []string
+		for _, k := range slices.Sorted(maps.Keys(finalizers)) {
+			parts = append(parts, fmt.Sprintf("%s in %d resource instances", k, finalizers[k]))
+		}
+		fin = api.NamespaceCondition{Type: api.NamespaceFinalizersRemaining, Status: "True", Reason: "SomeFinalizersRemain",
+			Message: "Some content in the namespace has finalizers remaining: " + strings.Join(parts, ", ")}
+	}
+	return []api.NamespaceCondition{content, fin}
+}
+
+// sameConditions reports whether have already says what want says
+// (transition times aside).
+func sameConditions(have, want []api.NamespaceCondition) bool {
+	for _, w := range want {
+		i := slices.IndexFunc(have, func(c api.NamespaceCondition) bool { return c.Type == w.Type })
+		if i < 0 || have[i].Status != w.Status || have[i].Reason != w.Reason || have[i].Message != w.Message {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeConditions sets want in have, keeping the transition time of a
+// condition whose status did not change.
+func mergeConditions(have, want []api.NamespaceCondition, now store.Time) []api.NamespaceCondition {
+	out := slices.Clone(have)
+	for _, w := range want {
+		i := slices.IndexFunc(out, func(c api.NamespaceCondition) bool { return c.Type == w.Type })
+		switch {
+		case i < 0:
+			w.LastTransitionTime = now
+			out = append(out, w)
+		case out[i].Status != w.Status:
+			w.LastTransitionTime = now
+			out[i] = w
+		default:
+			w.LastTransitionTime = out[i].LastTransitionTime
+			out[i] = w
+		}
+	}
+	return out
+}

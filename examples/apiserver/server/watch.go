@@ -1,0 +1,162 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/apisem/apisem/examples/apiserver/api"
+	"github.com/apisem/apisem/negotiation"
+	"github.com/apisem/apisem/rv"
+	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/store"
+	"github.com/apisem/apisem/store/selector"
+	"github.com/apisem/apisem/watch"
+)
+
+// watchEncoders encode the object of a watch event in the stream's media
+// type. watch.Message.Encoded caches each encoder's result per event, so
+// an event is encoded once for all watchers of a media type; the encoders
+// read the store's per-version cache, so a version already encoded for a
+// list page is not encoded again. Conversions (Table,
+// PartialObjectMetadata) are per stream instead: a Table stream sends its
+// column definitions only in its first event.
+type watchEncoders struct {
+	json  *objectEncoder
+	proto *objectEncoder // nil without a protobuf form
+}
+
+func newWatchEncoders(c *codec, st *store.Store[api.Object]) *watchEncoders {
+	e := &watchEncoders{json: &objectEncoder{c: c, st: st}}
+	if c.res.Protobuf() {
+		e.proto = &objectEncoder{c: c, st: st, protobuf: true}
+	}
+	return e
+}
+
+// objectEncoder is a watch.Encoder of event objects: compact JSON with
+// kind and apiVersion, or the protobuf envelope. Package negotiation's
+// StreamWriter frames them.
+type objectEncoder struct {
+	c        *codec
+	st       *store.Store[api.Object]
+	protobuf bool
+}
+
+func (e *objectEncoder) AppendEvent(dst []byte, _ watch.EventType, o api.Object) ([]byte, error) {
+	var b []byte
+	var err error
+	if e.protobuf {
+		b, err = e.c.objectProto(e.st, o)
+	} else {
+		b, err = e.c.objectJSON(e.st, o)
+	}
+	return append(dst, b...), err
+}
+
+// errNameMismatch is Kubernetes' 400 for a single-object watch whose field
+// selector names another object.
+var errNameMismatch = status.NewBadRequest("fieldSelector metadata.name doesn't match requested name")
+
+// maxBatch bounds the events written between two flushes.
+const maxBatch = 128
+
+func (s *Server) watch(w http.ResponseWriter, r *http.Request, t *target, opts rv.ListOptions) {
+	res, err := t.res.endpoint(negotiation.Watch).Negotiate(r)
+	if err != nil {
+		s.writeError(w, r, t.res, err)
+		return
+	}
+	if t.name != "" {
+		// A legacy /watch/.../<name> path watches one object.
+		if opts.FieldSelector == "" {
+			opts.FieldSelector = "metadata.name=" + selector.EscapeValue(t.name)
+		} else if f, err := selector.ParseFields(opts.FieldSelector); err != nil {
+			s.writeError(w, r, t.res, err)
+			return
+		} else if v, ok := f.RequiresExactMatch("metadata.name"); !ok || v != t.name {
+			s.writeError(w, r, t.res, errNameMismatch)
+			return
+		}
+	}
+	d, err := opts.ResolveWatch(s.rvConf)
+	if err != nil {
+		s.writeError(w, r, t.res, err)
+		return
+	}
+	labels, fields, err := selectors(t.res, &opts)
+	if err != nil {
+		s.writeError(w, r, t.res, err)
+		return
+	}
+	var conv *negotiation.WatchEncoder[api.Object]
+	var enc watch.Encoder[api.Object]
+	switch {
+	case res.Target != negotiation.TargetNone:
+		inc, err := include(r, res)
+		if err != nil {
+			s.writeError(w, r, t.res, err)
+			return
+		}
+		conv = t.res.codec.conv.NewWatchEncoder(res, inc)
+	case res.MediaType == negotiation.Protobuf:
+		enc = t.res.watchEnc.proto
+	default:
+		enc = t.res.watchEnc.json
+	}
+
+	sw, err := negotiation.NewStreamWriter(w, res)
+	if err != nil {
+		s.writeError(w, r, t.res, err)
+		return
+	}
+	if d.Start == rv.StartExact {
+		// The broadcaster keeps a window of recent events, as Kubernetes'
+		// watch cache does, and would replay from it even after the store
+		// compacted them away. Answer from the store's history instead, so
+		// that compaction (Server.Compact included) is what decides.
+		if c := s.store.CompactedRevision(); d.Version < c {
+			sw.WriteError(status.NewExpired("too old resource version: " + d.Version.String() + " (" + c.String() + ")"))
+			return
+		}
+	}
+
+	ns := t.namespace
+	filter := func(o api.Object) bool {
+		return (ns == "" || o.Meta().Namespace == ns) && t.res.store.Matches(o, labels, fields)
+	}
+	wt := t.res.bcast.Watch(r.Context(), d, filter)
+	defer wt.Stop()
+
+	batch := make([]negotiation.Event, 0, 8)
+	for {
+		m, ok := wt.Next()
+		if !ok {
+			return
+		}
+		if m.Type() == watch.Error {
+			if len(batch) > 0 && sw.WriteEvents(batch) != nil {
+				return
+			}
+			sw.WriteError(m.Err())
+			return
+		}
+		var obj []byte
+		if conv != nil {
+			obj, err = conv.Encode(m.Object())
+		} else {
+			obj, err = m.Encoded(enc)
+		}
+		if err != nil {
+			s.log.Error("encoding a watch event", "err", err, "resource", t.res.gr.String())
+			return
+		}
+		batch = append(batch, negotiation.Event{Type: string(m.Type()), Object: obj})
+		// Flush when nothing more is queued, as Kubernetes does.
+		if !wt.More() || len(batch) == maxBatch {
+			if sw.WriteEvents(batch) != nil {
+				return
+			}
+			clear(batch)
+			batch = batch[:0]
+		}
+	}
+}

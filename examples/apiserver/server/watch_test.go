@@ -1,0 +1,212 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apisem/apisem/envelope"
+)
+
+// stream is an open watch response.
+type stream struct {
+	t      testing.TB
+	resp   *http.Response
+	lines  *bufio.Reader
+	frames *envelope.FrameReader
+	cancel context.CancelFunc
+}
+
+func openWatch(t testing.TB, base, path string, hdr ...string) *stream {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "GET", base+path, nil)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	s := &stream{t: t, resp: resp, cancel: cancel}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/vnd.kubernetes.protobuf") {
+		s.frames = envelope.NewFrameReader(resp.Body)
+	} else {
+		s.lines = bufio.NewReader(resp.Body)
+	}
+	t.Cleanup(s.close)
+	return s
+}
+
+func (s *stream) close() {
+	s.cancel()
+	s.resp.Body.Close()
+}
+
+// event is one decoded event: its type and, for JSON, its object; for
+// protobuf the envelope of the object.
+type event struct {
+	Type   string          `json:"type"`
+	Object json.RawMessage `json:"object"`
+	env    envelope.Envelope
+}
+
+// next reads the next event, failing the test after 10 seconds.
+func (s *stream) next() event {
+	s.t.Helper()
+	done := make(chan struct{})
+	timer := time.AfterFunc(10*time.Second, func() { s.close(); close(done) })
+	defer timer.Stop()
+	var e event
+	if s.frames != nil {
+		f, err := s.frames.ReadFrame()
+		if err != nil {
+			s.t.Fatalf("reading a frame: %v", err)
+		}
+		we, err := envelope.ConsumeWatchEvent(f)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		e.Type = we.Type
+		if e.env, err = envelope.ConsumeEnvelope(append([]byte(nil), we.Object...)); err != nil {
+			s.t.Fatal(err)
+		}
+		return e
+	}
+	line, err := s.lines.ReadBytes('\n')
+	if err != nil {
+		s.t.Fatalf("reading an event: %v (%q)", err, line)
+	}
+	if err := json.Unmarshal(line, &e); err != nil {
+		s.t.Fatalf("event %q: %v", line, err)
+	}
+	return e
+}
+
+// JSON watch: one line per event, objects with kind and apiVersion,
+// DELETED with the deletion's resourceVersion, selectors applied.
+func TestWatchJSON(t *testing.T) {
+	_, base := newTestServer(t, Options{})
+	seed(t, base, "ns1")
+	seed(t, base, "ns2")
+	rv := field(t, must(t, 200, base, "GET", "/api/v1/namespaces/ns1/configmaps", "").body, "metadata.resourceVersion").(string)
+	w := openWatch(t, base, "/api/v1/namespaces/ns1/configmaps?watch=1&resourceVersion="+rv+"&labelSelector=app%3Dx")
+	if ct := w.resp.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	must(t, 201, base, "POST", "/api/v1/namespaces/ns1/configmaps", `{"metadata":{"name":"a","labels":{"app":"x"}}}`)
+	must(t, 201, base, "POST", "/api/v1/namespaces/ns1/configmaps", `{"metadata":{"name":"other"}}`)
+	must(t, 201, base, "POST", "/api/v1/namespaces/ns2/configmaps", `{"metadata":{"name":"a","labels":{"app":"x"}}}`)
+	must(t, 200, base, "PATCH", "/api/v1/namespaces/ns1/configmaps/a", `{"data":{"k":"1"}}`, "Content-Type", "application/merge-patch+json")
+	must(t, 200, base, "PATCH", "/api/v1/namespaces/ns1/configmaps/a", `{"metadata":{"labels":{"app":"y"}}}`, "Content-Type", "application/merge-patch+json")
+	del := must(t, 200, base, "DELETE", "/api/v1/namespaces/ns1/configmaps/cm", "")
+	_ = del
+	for _, want := range []struct{ typ, name string }{{"ADDED", "a"}, {"MODIFIED", "a"}, {"DELETED", "a"}, {"DELETED", "cm"}} {
+		e := w.next()
+		if e.Type != want.typ || field(t, string(e.Object), "metadata.name") != want.name ||
+			field(t, string(e.Object), "kind") != "ConfigMap" || field(t, string(e.Object), "apiVersion") != "v1" {
+			t.Fatalf("event %s %s; want %s %s", e.Type, e.Object, want.typ, want.name)
+		}
+	}
+}
+
+// Protobuf watch: length-prefixed WatchEvent frames holding envelopes.
+func TestWatchProtobuf(t *testing.T) {
+	_, base := newTestServer(t, Options{})
+	seed(t, base, "ns1")
+	w := openWatch(t, base, "/api/v1/namespaces/ns1/configmaps?watch=1&allowWatchBookmarks=true", "Accept", "application/vnd.kubernetes.protobuf;stream=watch")
+	if ct := w.resp.Header.Get("Content-Type"); ct != "application/vnd.kubernetes.protobuf;stream=watch" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	e := w.next()
+	if e.Type != "ADDED" || e.env.Kind != "ConfigMap" || e.env.APIVersion != "v1" {
+		t.Fatalf("first event %s %+v", e.Type, e.env)
+	}
+	if e = w.next(); e.Type != "BOOKMARK" {
+		t.Fatalf("second event %s; want the initial-events-end BOOKMARK", e.Type)
+	}
+}
+
+// A Table watch sends column definitions in its first event only.
+func TestWatchTable(t *testing.T) {
+	_, base := newTestServer(t, Options{})
+	seed(t, base, "ns1")
+	const accept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"
+	w := openWatch(t, base, "/api/v1/namespaces/ns1/configmaps?watch=1&resourceVersion=0", "Accept", accept)
+	e := w.next()
+	if e.Type != "ADDED" || field(t, string(e.Object), "kind") != "Table" || field(t, string(e.Object), "columnDefinitions") == nil {
+		t.Fatalf("first event %s %s", e.Type, e.Object)
+	}
+	must(t, 201, base, "POST", "/api/v1/namespaces/ns1/configmaps", `{"metadata":{"name":"b"}}`)
+	e = w.next()
+	if e.Type != "ADDED" || field(t, string(e.Object), "columnDefinitions") != nil {
+		t.Fatalf("second event %s %s", e.Type, e.Object)
+	}
+	rows := field(t, string(e.Object), "rows").([]any)
+	if cells := rows[0].(map[string]any)["cells"].([]any); cells[0] != "b" || cells[1] != float64(0) || cells[2] == "" {
+		t.Errorf("cells %v", cells)
+	}
+}
+
+// A watch from a compacted resourceVersion gets the 410 ERROR event;
+// a single-object watch checks its field selector.
+func TestWatchErrors(t *testing.T) {
+	s, base := newTestServer(t, Options{})
+	seed(t, base, "ns1")
+	must(t, 201, base, "POST", "/api/v1/namespaces/ns1/configmaps", `{"metadata":{"name":"b"}}`)
+	c := s.Compact()
+	w := openWatch(t, base, "/api/v1/namespaces/ns1/configmaps?watch=1&resourceVersion=1")
+	e := w.next()
+	want := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 1 (` + c.String() + `)","reason":"Expired","code":410}`
+	if e.Type != "ERROR" || string(e.Object) != want {
+		t.Errorf("event %s %s; want ERROR %s", e.Type, e.Object, want)
+	}
+	r := must(t, 400, base, "GET", "/api/v1/watch/namespaces/ns1/configmaps/b?fieldSelector=metadata.name%3Dc", "")
+	if field(t, r.body, "message") != "fieldSelector metadata.name doesn't match requested name" {
+		t.Errorf("mismatched single-object watch: %s", r.body)
+	}
+	w = openWatch(t, base, "/api/v1/watch/namespaces/ns1/configmaps/b?resourceVersion=0")
+	if e := w.next(); e.Type != "ADDED" || field(t, string(e.Object), "metadata.name") != "b" {
+		t.Errorf("single-object watch: %s %s", e.Type, e.Object)
+	}
+}
+
+// Lists in every representation: JSON (items without kind), protobuf,
+// PartialObjectMetadataList, Table with the full object, YAML.
+func TestListForms(t *testing.T) {
+	_, base := newTestServer(t, Options{})
+	seed(t, base, "ns1")
+	must(t, 201, base, "POST", "/apis/example.apisem.dev/v1/namespaces/ns1/widgets", `{"metadata":{"name":"w"},"spec":{"color":"red","size":2}}`)
+	r := must(t, 200, base, "GET", "/api/v1/configmaps", "")
+	item := field(t, r.body, "items").([]any)[0].(map[string]any)
+	if item["kind"] != nil || field(t, r.body, "kind") != "ConfigMapList" {
+		t.Errorf("core list items carry no kind: %s", r.body)
+	}
+	r = must(t, 200, base, "GET", "/apis/example.apisem.dev/v1/widgets", "")
+	if item := field(t, r.body, "items").([]any)[0].(map[string]any); item["kind"] != "Widget" {
+		t.Errorf("custom resource list items carry their kind: %s", r.body)
+	}
+	r = must(t, 200, base, "GET", "/api/v1/configmaps", "", "Accept", "application/vnd.kubernetes.protobuf")
+	if e, err := envelope.ConsumeEnvelope([]byte(r.body)); err != nil || e.Kind != "ConfigMapList" {
+		t.Errorf("protobuf list: %v %+v", err, e)
+	}
+	r = must(t, 200, base, "GET", "/api/v1/configmaps", "", "Accept", "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io")
+	if field(t, r.body, "kind") != "PartialObjectMetadataList" || field(t, r.body, "items").([]any)[0].(map[string]any)["kind"] != "PartialObjectMetadata" {
+		t.Errorf("metadata list: %s", r.body)
+	}
+	r = must(t, 200, base, "GET", "/apis/example.apisem.dev/v1/widgets?includeObject=Object", "", "Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
+	row := field(t, r.body, "rows").([]any)[0].(map[string]any)
+	if cells := row["cells"].([]any); cells[0] != "w" || cells[1] != "red" || cells[2] != float64(2) ||
+		row["object"].(map[string]any)["kind"] != "Widget" {
+		t.Errorf("widget table: %s", r.body)
+	}
+	r = must(t, 200, base, "GET", "/api/v1/namespaces/ns1/configmaps/cm", "", "Accept", "application/yaml")
+	if !strings.HasPrefix(r.body, "apiVersion: v1\ndata:\n  k: v\nkind: ConfigMap\n") {
+		t.Errorf("YAML: %s", r.body)
+	}
+}
