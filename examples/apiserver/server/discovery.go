@@ -87,6 +87,8 @@ type discovery struct {
 	group     map[string][]byte // /apis/<group>
 	resources map[string][]byte // /api/v1 and /apis/<group>/<version>, by group version
 	version   []byte            // /version
+	openAPI   []byte            // /openapi/v3
+	openAPIGV map[string][]byte // /openapi/v3/<"api/v1" or "apis/<group>/<version>">
 }
 
 func buildDiscovery(resources []*api.Resource) (*discovery, error) {
@@ -129,6 +131,9 @@ func buildDiscovery(resources []*api.Resource) (*discovery, error) {
 		groups = []apiGroup{}
 	}
 	if d.groups, err = json.Marshal(apiGroupList{Kind: "APIGroupList", APIVersion: "v1", Groups: groups}); err != nil {
+		return nil, err
+	}
+	if d.openAPI, d.openAPIGV, err = buildOpenAPI(resources); err != nil {
 		return nil, err
 	}
 	d.version, err = json.Marshal(versionInfo{

@@ -19,7 +19,10 @@
 // # What it serves
 //
 // Discovery (/api, /api/v1, /apis, /apis/<group>, /apis/<group>/<version>,
-// /version) in the unaggregated form client-go falls back to, and every
+// /version) in the unaggregated form client-go falls back to; an OpenAPI v3
+// document (/openapi/v3) of the operations and their query parameters,
+// without schemas, which is what kubectl create and apply look at before
+// they leave field validation to the server; and every
 // verb on every resource: get, list (limit and continue, label and field
 // selectors, every resourceVersion rule of package rv), watch (JSON and
 // protobuf streams, bookmarks, streaming lists, selectors, single-object
@@ -48,7 +51,8 @@
 // # Non-goals
 //
 // No authentication, authorization, admission webhooks, server-side apply,
-// OpenAPI documents, aggregated discovery or persistence: the state lives
-// in memory and is gone with the process. Subresources (status, scale,
-// finalize) are not served and answer 404.
+// OpenAPI schemas (so no kubectl explain), aggregated discovery, events
+// (kubectl describe needs --show-events=false) or persistence: the state
+// lives in memory and is gone with the process. Subresources (status,
+// scale, finalize) are not served and answer 404.
 package server

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/apisem/apisem/examples/apiserver/api"
@@ -83,6 +84,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case segs[0] == "version" && len(segs) == 1:
 		s.discoveryDoc(w, r, s.disco.version)
+	case segs[0] == "openapi" && len(segs) == 2 && segs[1] == "v3":
+		s.discoveryDoc(w, r, s.disco.openAPI)
+	case segs[0] == "openapi" && len(segs) > 2 && segs[1] == "v3":
+		if b, ok := s.disco.openAPIGV[strings.Join(segs[2:], "/")]; ok {
+			s.discoveryDoc(w, r, b)
+			return
+		}
+		s.writeError(w, r, nil, errNotFound())
 	case segs[0] == "api" && len(segs) == 1:
 		b, err := apiVersionsFor(r.Host)
 		if err != nil {

@@ -88,3 +88,44 @@ func TestRouting(t *testing.T) {
 		}
 	}
 }
+
+// /openapi/v3 lists a document per group version, and each resource's
+// PATCH operation names the fieldValidation parameter, which is what
+// kubectl checks before it sends fieldValidation=Strict.
+func TestOpenAPI(t *testing.T) {
+	_, base := newTestServer(t, Options{})
+	root := must(t, 200, base, "GET", "/openapi/v3", "")
+	paths, _ := field(t, root.body, "paths").(map[string]any)
+	if len(paths) != 2 || paths["api/v1"] == nil || paths["apis/example.apisem.dev/v1"] == nil {
+		t.Fatalf("/openapi/v3: %s", root.body)
+	}
+	for p, ref := range paths {
+		url := ref.(map[string]any)["serverRelativeURL"].(string)
+		if !strings.HasPrefix(url, "/openapi/v3/"+p+"?hash=") {
+			t.Errorf("%s: serverRelativeURL %s", p, url)
+		}
+		doc := must(t, 200, base, "GET", url, "")
+		ops := field(t, doc.body, "paths").(map[string]any)
+		found := 0
+		for path, o := range ops {
+			patch, ok := o.(map[string]any)["patch"].(map[string]any)
+			if !ok {
+				continue
+			}
+			found++
+			var names []string
+			for _, prm := range patch["parameters"].([]any) {
+				names = append(names, prm.(map[string]any)["name"].(string))
+			}
+			gvk := patch["x-kubernetes-group-version-kind"].(map[string]any)
+			if !strings.Contains(strings.Join(names, ","), "fieldValidation") || gvk["kind"] == "" || patch["requestBody"] != nil {
+				t.Errorf("%s PATCH: parameters %v, gvk %v", path, names, gvk)
+			}
+		}
+		if want := map[string]int{"api/v1": 3, "apis/example.apisem.dev/v1": 1}[p]; found != want {
+			t.Errorf("%s: %d PATCH operations; want %d", p, found, want)
+		}
+	}
+	must(t, 404, base, "GET", "/openapi/v3/apis/apps/v1", "")
+	must(t, 404, base, "GET", "/openapi/v2", "")
+}
