@@ -61,6 +61,22 @@ func (r *Resource) GroupVersion() string {
 	return r.Group + "/" + r.Version
 }
 
+// Kind returns the kind of o: the Kind of the Resource that serves its
+// type, or "" for a type of another package.
+func Kind(o Object) string {
+	switch o.(type) {
+	case *Namespace:
+		return "Namespace"
+	case *ConfigMap:
+		return "ConfigMap"
+	case *Secret:
+		return "Secret"
+	case *Widget:
+		return "Widget"
+	}
+	return ""
+}
+
 // Protobuf reports whether the resource has a protobuf form.
 func (r *Resource) Protobuf() bool { return r.DecodeProto != nil }
 

@@ -25,7 +25,9 @@ type codec struct {
 	typed     []byte
 	itemJSON  *store.Encoding[api.Object] // with kind and apiVersion only for custom resources
 	itemProto *store.Encoding[api.Object] // the object's own message, no envelope; nil without protobuf
-	conv      *negotiation.Converter[api.Object]
+	// conv and convProto make Tables and PartialObjectMetadata; convProto
+	// also gives the protobuf form of metadata.
+	conv, convProto *negotiation.Converter[api.Object]
 }
 
 func newCodec(r *api.Resource, st *store.Store[api.Object], now func() time.Time) *codec {
@@ -39,19 +41,31 @@ func newCodec(r *api.Resource, st *store.Store[api.Object], now func() time.Time
 			return o.(api.ProtoObject).AppendProto(dst), nil
 		})
 	}
-	c.conv = &negotiation.Converter[api.Object]{
-		Meta:   objectMeta,
-		Object: func(o api.Object) ([]byte, error) { return c.objectJSON(st, o) },
-	}
+	var cols []negotiation.Column[api.Object]
 	for _, col := range r.Columns {
 		cell := col.Cell
-		c.conv.Columns = append(c.conv.Columns, negotiation.Column[api.Object]{
+		cols = append(cols, negotiation.Column[api.Object]{
 			Definition: negotiation.TableColumnDefinition{Name: col.Name, Type: col.Type, Format: col.Format,
 				Description: col.Description, Priority: col.Priority},
 			Cell: func(o api.Object) any { return cell(o, now()) },
 		})
 	}
+	object := func(o api.Object) ([]byte, error) { return c.objectJSON(st, o) }
+	// The protobuf form of metadata is only worth computing for protobuf
+	// responses.
+	c.conv = &negotiation.Converter[api.Object]{Columns: cols, Object: object,
+		Meta: func(o api.Object) negotiation.Meta { return objectMeta(o, false) }}
+	c.convProto = &negotiation.Converter[api.Object]{Columns: cols, Object: object,
+		Meta: func(o api.Object) negotiation.Meta { return objectMeta(o, true) }}
 	return c
+}
+
+// converter returns the converter for a response in media type m.
+func (c *codec) converter(m negotiation.MediaType) *negotiation.Converter[api.Object] {
+	if m == negotiation.Protobuf {
+		return c.convProto
+	}
+	return c.conv
 }
 
 // untyped returns o without kind and apiVersion: o itself when it has
@@ -104,20 +118,23 @@ func (c *codec) objectProto(st *store.Store[api.Object], o api.Object) ([]byte, 
 	return envelope.AppendEnvelope(make([]byte, 0, envelope.SizeEnvelope(c.gv, c.res.Kind, len(raw))), c.gv, c.res.Kind, raw), nil
 }
 
-// objectMeta is what package negotiation needs of an object for Tables and
-// PartialObjectMetadata.
-func objectMeta(o api.Object) negotiation.Meta {
+// objectMeta is what package negotiation needs of an object for Tables
+// and PartialObjectMetadata; proto adds the protobuf ObjectMeta.
+func objectMeta(o api.Object, proto bool) negotiation.Meta {
 	m := o.Meta()
 	j, _ := json.Marshal(m) // strings, maps, times: cannot fail
-	em := api.EnvelopeMeta(m)
-	return negotiation.Meta{
+	nm := negotiation.Meta{
 		Name:              m.Name,
 		CreationTimestamp: m.CreationTimestamp.Time,
 		ResourceVersion:   m.ResourceVersion,
 		JSON:              j,
-		Proto:             envelope.AppendObjectMeta(make([]byte, 0, envelope.SizeObjectMeta(&em)), &em),
 		InitialEventsEnd:  m.Annotations[api.InitialEventsAnnotation] == "true",
 	}
+	if proto {
+		em := api.EnvelopeMeta(m)
+		nm.Proto = envelope.AppendObjectMeta(make([]byte, 0, envelope.SizeObjectMeta(&em)), &em)
+	}
+	return nm
 }
 
 // pageMeta is the list metadata of a page.

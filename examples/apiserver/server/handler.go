@@ -367,38 +367,15 @@ func (s *Server) createObject(ctx context.Context, t *target, o api.Object, dryR
 
 // Create stores obj as a POST to its collection would, with defaulting and
 // validation: for seeding a server and for tests. obj must be one of the
-// types of package api.
+// types of package api; it is not modified.
 func (s *Server) Create(ctx context.Context, obj api.Object) (api.Object, error) {
-	var rs *resource
-	for _, r := range s.resources {
-		if r.api.New() != nil && sameType(r.api.New(), obj) {
-			rs = r
-		}
-	}
+	rs := s.byKind[api.Kind(obj)]
 	if rs == nil {
-		return nil, status.NewBadRequest("no resource serves this type")
+		return nil, status.NewBadRequest("the server serves no resource of this type")
 	}
 	o := obj.DeepCopyObject()
 	*o.Types() = api.TypeMeta{}
 	return s.createObject(ctx, &target{res: rs, namespace: o.Meta().Namespace, verb: verbCreate}, o, false)
-}
-
-func sameType(a, b api.Object) bool {
-	switch a.(type) {
-	case *api.ConfigMap:
-		_, ok := b.(*api.ConfigMap)
-		return ok
-	case *api.Secret:
-		_, ok := b.(*api.Secret)
-		return ok
-	case *api.Namespace:
-		_, ok := b.(*api.Namespace)
-		return ok
-	case *api.Widget:
-		_, ok := b.(*api.Widget)
-		return ok
-	}
-	return false
 }
 
 func (s *Server) update(w http.ResponseWriter, r *http.Request, t *target) {

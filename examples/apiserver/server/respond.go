@@ -46,7 +46,7 @@ func (s *Server) encodeObject(r *http.Request, rs *resource, res negotiation.Res
 		if err != nil {
 			return nil, err
 		}
-		return c.conv.EncodeObject(res, inc, o)
+		return c.converter(res.MediaType).EncodeObject(res, inc, o)
 	}
 	if res.MediaType == negotiation.Protobuf {
 		b, err := c.objectProto(s.store, o)
@@ -97,44 +97,69 @@ func (s *Server) encodeList(r *http.Request, rs *resource, res negotiation.Resul
 		if err != nil {
 			return nil, err
 		}
-		return c.conv.EncodeList(res, inc, status.ListMeta{ResourceVersion: meta.ResourceVersion,
+		return c.converter(res.MediaType).EncodeList(res, inc, status.ListMeta{ResourceVersion: meta.ResourceVersion,
 			Continue: meta.Continue, RemainingItemCount: meta.RemainingItemCount}, l.Items())
 	}
 	if res.MediaType == negotiation.Protobuf {
-		var encErr error
-		b := envelope.AppendEnvelopeFunc(nil, c.gv, c.res.ListKind, 0, func(b []byte) []byte {
+		// Sized exactly, so the envelope is written in one buffer with
+		// nothing moved.
+		parts := make([][]byte, l.Len())
+		size := 1 + sizeVarint(uint64(envelope.SizeListMeta(&meta))) + envelope.SizeListMeta(&meta)
+		for i := range parts {
+			item, err := l.Encoded(i, c.itemProto)
+			if err != nil {
+				return nil, err
+			}
+			parts[i] = item
+			size += 1 + sizeVarint(uint64(len(item))) + len(item)
+		}
+		b := make([]byte, 0, envelope.SizeEnvelope(c.gv, c.res.ListKind, size))
+		b = envelope.AppendEnvelopeFunc(b, c.gv, c.res.ListKind, size, func(b []byte) []byte {
 			b = envelope.AppendListMetadata(b, &meta)
-			for i := 0; i < l.Len() && encErr == nil; i++ {
-				var item []byte
-				if item, encErr = l.Encoded(i, c.itemProto); encErr == nil {
-					b = envelope.AppendListItem(b, item)
-				}
+			for _, item := range parts {
+				b = envelope.AppendListItem(b, item)
 			}
 			return b
 		})
-		if encErr != nil {
-			return nil, encErr
-		}
 		return res.Encode(nil, b)
 	}
-	b := append([]byte(nil), `{"kind":`...)
+	// The items are cached encodings: collect them first to allocate the
+	// body once.
+	parts := make([][]byte, l.Len())
+	size := 128 + len(c.res.ListKind) + len(c.gv) + len(meta.Continue)
+	for i := range parts {
+		item, err := l.Encoded(i, c.itemJSON)
+		if err != nil {
+			return nil, err
+		}
+		parts[i] = item
+		size += len(item) + 1
+	}
+	b := make([]byte, 0, size)
+	b = append(b, `{"kind":`...)
 	b = strconv.AppendQuote(b, c.res.ListKind)
 	b = append(b, `,"apiVersion":`...)
 	b = strconv.AppendQuote(b, c.gv)
 	b = append(b, `,"metadata":`...)
 	b = appendListMetaJSON(b, &meta)
 	b = append(b, `,"items":[`...)
-	for i := 0; i < l.Len(); i++ {
+	for i, item := range parts {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		item, err := l.Encoded(i, c.itemJSON)
-		if err != nil {
-			return nil, err
-		}
 		b = append(b, item...)
 	}
-	return res.Encode(append(b, "]}"...), nil)
+	// The newline Kubernetes' encoder ends JSON with; Encode keeps it
+	// rather than copying the body to add it.
+	return res.Encode(append(b, "]}\n"...), nil)
+}
+
+func sizeVarint(v uint64) int {
+	n := 1
+	for ; v >= 0x80; v >>= 7 {
+		n++
+	}
+	return n
 }
 
 // writeError writes err as a Kubernetes Status, in a media type rs serves

@@ -1,8 +1,13 @@
 package server
 
 import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Discovery answers as an unaggregated Kubernetes server (k8s-facts
@@ -128,4 +133,39 @@ func TestOpenAPI(t *testing.T) {
 	}
 	must(t, 404, base, "GET", "/openapi/v3/apis/apps/v1", "")
 	must(t, 404, base, "GET", "/openapi/v2", "")
+}
+
+// Shutdown stops every goroutine New started (broadcasters, the namespace
+// controller) and ends open watches.
+func TestShutdownLeavesNoGoroutines(t *testing.T) {
+	before := runtime.NumGoroutine()
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s)
+	must(t, 201, hs.URL, "POST", "/api/v1/namespaces", `{"metadata":{"name":"ns1"}}`)
+	w := openWatch(t, hs.URL, "/api/v1/namespaces?watch=1")
+	if e := w.next(); e.Type != "ADDED" {
+		t.Fatalf("first event %s", e.Type)
+	}
+	if err := s.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// The watch ends: its response is over.
+	if _, err := w.lines.ReadBytes('\n'); err == nil {
+		t.Errorf("the watch is still open after Shutdown")
+	}
+	must(t, 503, hs.URL, "GET", "/api/v1/namespaces", "")
+	w.close()
+	hs.Close()
+	http.DefaultClient.CloseIdleConnections()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<16)
+		t.Errorf("%d goroutines after Shutdown, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
+	}
 }

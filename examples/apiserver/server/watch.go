@@ -96,7 +96,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t *target, opts r
 			s.writeError(w, r, t.res, err)
 			return
 		}
-		conv = t.res.codec.conv.NewWatchEncoder(res, inc)
+		conv = t.res.codec.converter(res.MediaType).NewWatchEncoder(res, inc)
 	case res.MediaType == negotiation.Protobuf:
 		enc = t.res.watchEnc.proto
 	default:
