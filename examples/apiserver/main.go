@@ -125,10 +125,23 @@ func seedDemo(s *server.Server) error {
 		&api.Widget{ObjectMeta: store.ObjectMeta{Name: "gear", Namespace: "demo"},
 			Spec: api.WidgetSpec{Color: "blue", Size: 12}},
 	}
+	created := map[string]api.Object{}
 	for _, o := range objs {
-		if _, err := s.Create(ctx, o); err != nil {
+		c, err := s.Create(ctx, o)
+		if err != nil {
 			return err
 		}
+		created[c.Meta().Name] = c
 	}
-	return nil
+	// An event, so kubectl describe and get events have something to show.
+	cm := created["app-config"].Meta()
+	now := store.NewTime(time.Now())
+	_, err := s.Create(ctx, &api.Event{
+		ObjectMeta: store.ObjectMeta{Name: "app-config.seeded", Namespace: "demo"},
+		InvolvedObject: api.ObjectReference{Kind: "ConfigMap", Namespace: "demo", Name: cm.Name, UID: cm.UID,
+			APIVersion: "v1", ResourceVersion: cm.ResourceVersion},
+		Reason: "Seeded", Message: "Created by the example server's demo data",
+		Source: api.EventSource{Component: "apisem-example"}, FirstTimestamp: now, LastTimestamp: now, Count: 1, Type: "Normal",
+	})
+	return err
 }

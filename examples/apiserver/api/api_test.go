@@ -37,6 +37,11 @@ func TestJSON(t *testing.T) {
 			Status: NamespaceStatus{Phase: "Active"}},
 			`{"metadata":{},"spec":{"finalizers":["kubernetes"]},"status":{"phase":"Active"}}`},
 		{"Widget{}", &Widget{}, `{"metadata":{},"spec":{}}`},
+		{"Event{}", &Event{}, `{"metadata":{},"involvedObject":{},"source":{},"firstTimestamp":null,"lastTimestamp":null,` +
+			`"eventTime":null,"reportingComponent":"","reportingInstance":""}`},
+		{"Event times", &Event{EventTime: MicroTime{time.Unix(1, 2345)}, Series: &EventSeries{Count: 2}},
+			`{"metadata":{},"involvedObject":{},"source":{},"firstTimestamp":null,"lastTimestamp":null,` +
+				`"eventTime":"1970-01-01T00:00:01.000002Z","series":{"count":2,"lastObservedTime":null},"reportingComponent":"","reportingInstance":""}`},
 		{"Widget", &Widget{TypeMeta: TypeMeta{Kind: "Widget", APIVersion: "example.apisem.dev/v1"},
 			Spec: WidgetSpec{Color: "red", Size: 3}, Status: WidgetStatus{Ready: true}},
 			`{"kind":"Widget","apiVersion":"example.apisem.dev/v1","metadata":{},"spec":{"color":"red","size":3},"status":{"ready":true}}`},
@@ -71,6 +76,12 @@ func TestProto(t *testing.T) {
 		{"Namespace with finalizer and phase", &Namespace{Spec: NamespaceSpec{Finalizers: []string{"kubernetes"}},
 			Status: NamespaceStatus{Phase: "Active"}},
 			"0a10" + emptyMeta + "120c0a0a" + hex.EncodeToString([]byte("kubernetes")) + "1a080a06" + hex.EncodeToString([]byte("Active"))},
+		{"Event{}", &Event{}, "0a10" + emptyMeta + "120e0a0012001a0022002a0032003a00" + "1a002200" + "2a040a001200" +
+			"3200" + "3a00" + "4000" + "4a00" + "5200" + "6200" + "7200" + "7a00"},
+		// MicroTime{1s, 2345ns} is 080110d00f: nanos truncated to 2000
+		// (k8s-facts §13.4).
+		{"Event with eventTime", &Event{EventTime: MicroTime{time.Unix(1, 2345)}}, "0a10" + emptyMeta + "120e0a0012001a0022002a0032003a00" +
+			"1a002200" + "2a040a001200" + "3200" + "3a00" + "4000" + "4a00" + "5205080110d00f" + "6200" + "7200" + "7a00"},
 	} {
 		got := hex.EncodeToString(tt.obj.AppendProto(nil))
 		if got != tt.want {
@@ -111,6 +122,12 @@ func TestRoundTrip(t *testing.T) {
 					Reason: "SomeResourcesRemain", Message: "Some resources are remaining: configmaps. has 1 resource instances"},
 			}}},
 		&Widget{ObjectMeta: fullMeta(), Spec: WidgetSpec{Color: "red", Size: 2, Tags: []string{"a"}}, Status: WidgetStatus{Ready: true}},
+		&Event{ObjectMeta: fullMeta(), InvolvedObject: ObjectReference{Kind: "ConfigMap", Namespace: "ns", Name: "n", UID: "u",
+			APIVersion: "v1", ResourceVersion: "3", FieldPath: "data"}, Reason: "Seeded", Message: "m", Source: EventSource{Component: "c", Host: "h"},
+			FirstTimestamp: store.NewTime(time.Unix(1700000000, 0)), LastTimestamp: store.NewTime(time.Unix(1700000001, 0)), Count: 3,
+			Type: "Normal", EventTime: MicroTime{time.Unix(1700000002, 123456000).UTC()},
+			Series: &EventSeries{Count: 4, LastObservedTime: MicroTime{time.Unix(1700000003, 5000).UTC()}},
+			Action: "Seed", Related: &ObjectReference{Kind: "Widget", Name: "w"}, ReportingComponent: "rc", ReportingInstance: "ri"},
 	}
 	byKind := map[string]*Resource{}
 	for _, r := range Resources() {
@@ -154,6 +171,8 @@ func kindOf(o Object) string {
 		return "Namespace"
 	case *Widget:
 		return "Widget"
+	case *Event:
+		return "Event"
 	}
 	return ""
 }

@@ -1,5 +1,5 @@
 // Package api holds the resource types the example server serves: core v1
-// ConfigMap, Secret and Namespace, and Widget of the custom group
+// ConfigMap, Secret, Namespace and Event, and Widget of the custom group
 // example.apisem.dev/v1, with everything the server needs to know about
 // each (Resource): names for URLs and discovery, scope, JSON and protobuf
 // forms, Table columns, strategic merge patch strategy, defaulting and

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"testing"
+	"time"
 )
 
 // FuzzDecodeProto feeds arbitrary bytes to every protobuf decoder: it must
@@ -14,6 +15,8 @@ func FuzzDecodeProto(f *testing.F) {
 		&ConfigMap{ObjectMeta: fullMeta(), Data: map[string]string{"k": "v"}, BinaryData: map[string][]byte{"b": {1}}},
 		&Secret{ObjectMeta: fullMeta(), Data: map[string][]byte{"p": nil}, Type: "Opaque"},
 		&Namespace{ObjectMeta: fullMeta(), Status: NamespaceStatus{Conditions: []NamespaceCondition{{Type: "A"}}}},
+		&Event{ObjectMeta: fullMeta(), Series: &EventSeries{Count: 1}, Related: &ObjectReference{Name: "r"},
+			EventTime: MicroTime{time.Unix(5, 7000)}},
 	} {
 		f.Add(o.AppendProto(nil))
 	}

@@ -73,6 +73,8 @@ func Kind(o Object) string {
 		return "Secret"
 	case *Widget:
 		return "Widget"
+	case *Event:
+		return "Event"
 	}
 	return ""
 }
@@ -100,8 +102,8 @@ var namespaceSchema = &patch.Schema{Fields: map[string]*patch.Schema{
 	}},
 }}
 
-// Resources returns the served resources: core v1 namespaces, configmaps
-// and secrets, then widgets.example.apisem.dev/v1. Each call returns new
+// Resources returns the served resources: core v1 namespaces, configmaps,
+// secrets and events, then widgets.example.apisem.dev/v1. Each call returns new
 // values the caller may keep.
 func Resources() []*Resource {
 	return []*Resource{
@@ -155,6 +157,16 @@ func Resources() []*Resource {
 			},
 			Prepare:  prepareSecret,
 			Validate: validateSecret,
+		},
+		{
+			Version: "v1", Kind: "Event", ListKind: "EventList",
+			Plural: "events", Singular: "event", ShortNames: []string{"ev"},
+			Namespaced:  true,
+			New:         func() Object { return &Event{} },
+			DecodeProto: decodeEvent,
+			Columns:     eventColumns(),
+			PatchSchema: coreSchema,
+			Fields:      eventFields,
 		},
 		{
 			Group: "example.apisem.dev", Version: "v1", Kind: "Widget", ListKind: "WidgetList",

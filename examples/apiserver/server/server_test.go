@@ -21,7 +21,8 @@ func TestDiscovery(t *testing.T) {
 		{"/api/v1", `{"kind":"APIResourceList","groupVersion":"v1","resources":[` +
 			`{"name":"namespaces","singularName":"namespace","namespaced":false,"kind":"Namespace",` + verbs + `,"shortNames":["ns"]},` +
 			`{"name":"configmaps","singularName":"configmap","namespaced":true,"kind":"ConfigMap",` + verbs + `,"shortNames":["cm"]},` +
-			`{"name":"secrets","singularName":"secret","namespaced":true,"kind":"Secret",` + verbs + `}]}`},
+			`{"name":"secrets","singularName":"secret","namespaced":true,"kind":"Secret",` + verbs + `},` +
+			`{"name":"events","singularName":"event","namespaced":true,"kind":"Event",` + verbs + `,"shortNames":["ev"]}]}`},
 		{"/apis", `{"kind":"APIGroupList","apiVersion":"v1","groups":[{"name":"example.apisem.dev","versions":[{"groupVersion":"example.apisem.dev/v1","version":"v1"}],"preferredVersion":{"groupVersion":"example.apisem.dev/v1","version":"v1"}}]}`},
 		{"/apis/example.apisem.dev", `{"kind":"APIGroup","apiVersion":"v1","name":"example.apisem.dev","versions":[{"groupVersion":"example.apisem.dev/v1","version":"v1"}],"preferredVersion":{"groupVersion":"example.apisem.dev/v1","version":"v1"}}`},
 		{"/apis/example.apisem.dev/v1", `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"example.apisem.dev/v1","resources":[` +
@@ -127,7 +128,7 @@ func TestOpenAPI(t *testing.T) {
 				t.Errorf("%s PATCH: parameters %v, gvk %v", path, names, gvk)
 			}
 		}
-		if want := map[string]int{"api/v1": 3, "apis/example.apisem.dev/v1": 1}[p]; found != want {
+		if want := map[string]int{"api/v1": 4, "apis/example.apisem.dev/v1": 1}[p]; found != want {
 			t.Errorf("%s: %d PATCH operations; want %d", p, found, want)
 		}
 	}
