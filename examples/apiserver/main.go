@@ -1,5 +1,5 @@
 // Command apiserver runs the example Kubernetes-compatible API server:
-// core v1 Namespaces, ConfigMaps and Secrets, and the custom resource
+// core v1 Namespaces, ConfigMaps, Secrets and Events, and the custom resource
 // widgets.example.apisem.dev/v1, kept in memory, served to kubectl and
 // client-go as a kube-apiserver would.
 //

@@ -1,6 +1,6 @@
 // Package server is the example Kubernetes-compatible API server: it
 // composes apisem's packages into an http.Handler that serves core v1
-// Namespaces, ConfigMaps and Secrets and the custom resource
+// Namespaces, ConfigMaps, Secrets and Events and the custom resource
 // widgets.example.apisem.dev/v1 (package api) so that kubectl and
 // client-go use it as they use a kube-apiserver.
 //
@@ -51,8 +51,8 @@
 // # Non-goals
 //
 // No authentication, authorization, admission webhooks, server-side apply,
-// OpenAPI schemas (so no kubectl explain), aggregated discovery, events
-// (kubectl describe needs --show-events=false) or persistence: the state
-// lives in memory and is gone with the process. Subresources (status,
-// scale, finalize) are not served and answer 404.
+// OpenAPI schemas (so no kubectl explain), aggregated discovery, event
+// expiry or persistence: the state lives in memory and is gone with the
+// process. Subresources (status, scale, finalize) are not served and
+// answer 404.
 package server
