@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -60,6 +61,10 @@ type Options struct {
 
 	// Now is the server's clock. nil means time.Now.
 	Now func() time.Time
+
+	// Rand is the source of uids and generated names. nil means
+	// crypto/rand; tests set a seeded source for reproducible output.
+	Rand io.Reader
 }
 
 // resource is one served resource: its description, its part of the
@@ -121,6 +126,7 @@ func New(opts Options) (*Server, error) {
 		DeepCopy:     func(o api.Object) api.Object { return o.DeepCopyObject() },
 		Equal:        sameObject,
 		Now:          s.now,
+		Rand:         opts.Rand,
 		Window:       opts.HistoryWindow,
 		MaxRevisions: opts.MaxRevisions,
 		FutureWait:   opts.FutureWait,
