@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/apisem/apisem/examples/apiserver/api"
 )
@@ -87,8 +88,16 @@ type discovery struct {
 	group     map[string][]byte // /apis/<group>
 	resources map[string][]byte // /api/v1 and /apis/<group>/<version>, by group version
 	version   []byte            // /version
-	openAPI   []byte            // /openapi/v3
-	openAPIGV map[string][]byte // /openapi/v3/<"api/v1" or "apis/<group>/<version>">
+	// openAPI builds /openapi/v3 and the documents it lists (keyed "api/v1"
+	// or "apis/<group>/<version>") on first use: only kubectl create and
+	// apply ask, and building them would double the server's start-up.
+	openAPI func() (*openAPIDocs, error)
+}
+
+// openAPIDocs are the encoded OpenAPI v3 documents.
+type openAPIDocs struct {
+	root []byte
+	docs map[string][]byte
 }
 
 func buildDiscovery(resources []*api.Resource) (*discovery, error) {
@@ -133,9 +142,10 @@ func buildDiscovery(resources []*api.Resource) (*discovery, error) {
 	if d.groups, err = json.Marshal(apiGroupList{Kind: "APIGroupList", APIVersion: "v1", Groups: groups}); err != nil {
 		return nil, err
 	}
-	if d.openAPI, d.openAPIGV, err = buildOpenAPI(resources); err != nil {
-		return nil, err
-	}
+	d.openAPI = sync.OnceValues(func() (*openAPIDocs, error) {
+		root, docs, err := buildOpenAPI(resources)
+		return &openAPIDocs{root, docs}, err
+	})
 	d.version, err = json.Marshal(versionInfo{
 		Major: kubeMajor, Minor: kubeMinor, GitVersion: kubeGitVersion,
 		GitTreeState: "clean", BuildDate: "1970-01-01T00:00:00Z",

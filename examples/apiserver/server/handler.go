@@ -84,10 +84,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case segs[0] == "version" && len(segs) == 1:
 		s.discoveryDoc(w, r, s.disco.version)
-	case segs[0] == "openapi" && len(segs) == 2 && segs[1] == "v3":
-		s.discoveryDoc(w, r, s.disco.openAPI)
-	case segs[0] == "openapi" && len(segs) > 2 && segs[1] == "v3":
-		if b, ok := s.disco.openAPIGV[strings.Join(segs[2:], "/")]; ok {
+	case segs[0] == "openapi" && len(segs) >= 2 && segs[1] == "v3":
+		docs, err := s.disco.openAPI()
+		if err != nil {
+			s.writeError(w, r, nil, err)
+			return
+		}
+		if len(segs) == 2 {
+			s.discoveryDoc(w, r, docs.root)
+			return
+		}
+		if b, ok := docs.docs[strings.Join(segs[2:], "/")]; ok {
 			s.discoveryDoc(w, r, b)
 			return
 		}
