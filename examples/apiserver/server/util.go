@@ -1,19 +1,10 @@
 package server
 
 import (
-	"encoding/json"
-	"errors"
-
 	"github.com/apisem/apisem/envelope"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
 )
-
-func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
-
-func errorsIs(err, target error) bool { return errors.Is(err, target) }
-
-func errorsAs(err error, target any) bool { return errors.As(err, target) }
 
 func envelopeListMeta(rev rv.Version) envelope.ListMeta {
 	return envelope.ListMeta{ResourceVersion: rev.String()}

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"encoding/json"
+	"errors"
 	"mime"
 	"net/http"
 	"strings"
@@ -42,7 +44,7 @@ func patchFieldProblems(patchType string, body []byte) ([]string, error) {
 	if err != nil {
 		var se *status.Error
 		msg := err.Error()
-		if errorsAs(err, &se) {
+		if errors.As(err, &se) {
 			msg = se.Status.Message
 		}
 		return nil, status.NewBadRequest("error decoding patch: " + msg)
@@ -152,9 +154,9 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) {
 // 413.
 func patchError(err error) error {
 	switch {
-	case errorsIs(err, patch.ErrTooLarge):
+	case errors.Is(err, patch.ErrTooLarge):
 		return status.NewRequestEntityTooLarge(err.Error())
-	case errorsIs(err, patch.ErrNotApplicable):
+	case errors.Is(err, patch.ErrNotApplicable):
 		return &status.Error{Status: status.Status{
 			Kind: "Status", APIVersion: "v1", Status: status.StatusFailure,
 			Message: err.Error(), Reason: status.ReasonInvalid, Code: http.StatusUnprocessableEntity,
@@ -206,7 +208,7 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t *target) {
 // Table's media type.
 func (s *Server) writeSuccess(w http.ResponseWriter, r *http.Request, rs *resource, res negotiation.Result, st status.Status) {
 	res.Target = negotiation.TargetNone
-	j, err := jsonMarshal(st)
+	j, err := json.Marshal(st)
 	if err != nil {
 		s.writeError(w, r, rs, err)
 		return
