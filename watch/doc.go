@@ -90,6 +90,10 @@
 // Expired status, after which clients relist. Kubernetes instead closes a
 // watcher that does not keep up.
 //
+// A new watch that starts at an exact revision is checked against the
+// Source, never against the window: a revision the Source has compacted is
+// the 410 even while the window still holds its events.
+//
 // The dispatcher itself must keep up with the Source's retention: if the
 // Source compacts events the dispatcher has not read yet (a burst of writes
 // longer than the retained history), every watcher behind that point ends

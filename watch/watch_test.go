@@ -144,6 +144,33 @@ func TestStartExactCompacted(t *testing.T) {
 	})
 }
 
+// Compaction of the Source decides, even while the broadcaster's window
+// still holds the events: a new exact start below the compaction revision
+// is the 410, as every other reader of the Source would see.
+func TestStartExactCompactedBehindWindow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, watch.Options{})
+		live := f.watch(exact(0), nil)
+		for i := range 6 {
+			f.put("a", fmt.Sprint(i))
+		}
+		// The live watcher pulls all six events through the dispatcher,
+		// so they sit in the window.
+		watchtest.Expect(t, live, added("a", 1), modified("a", 2), modified("a", 3),
+			modified("a", 4), modified("a", 5), modified("a", 6))
+		f.src.Compact(4)
+		w := f.watch(exact(2), nil)
+		err := watchtest.ExpectError(t, w, status.ReasonExpired)
+		if got, want := err.Error(), "too old resource version: 2 (4)"; got != want {
+			t.Errorf("message = %q, want %q", got, want)
+		}
+		// At the compaction revision the watch is still served (from the
+		// window).
+		w = f.watch(exact(4), nil)
+		watchtest.Expect(t, w, modified("a", 5), modified("a", 6))
+	})
+}
+
 // A start revision in the future waits for it.
 func TestStartExactFuture(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

@@ -108,17 +108,6 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t *target, opts r
 		s.writeError(w, r, t.res, err)
 		return
 	}
-	if d.Start == rv.StartExact {
-		// The broadcaster keeps a window of recent events, as Kubernetes'
-		// watch cache does, and would replay from it even after the store
-		// compacted them away. Answer from the store's history instead, so
-		// that compaction (Server.Compact included) is what decides.
-		if c := s.store.CompactedRevision(); d.Version < c {
-			sw.WriteError(status.NewExpired("too old resource version: " + d.Version.String() + " (" + c.String() + ")"))
-			return
-		}
-	}
-
 	ns := t.namespace
 	filter := func(o api.Object) bool {
 		return (ns == "" || o.Meta().Namespace == ns) && t.res.store.Matches(o, labels, fields)
