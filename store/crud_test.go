@@ -525,3 +525,52 @@ func TestDeleteCollection(t *testing.T) {
 		t.Errorf("unknown field: %v", err)
 	}
 }
+
+// TestDeleteWithFinalizersOutsideMetadata covers ResourceOptions.Finalizers:
+// an object held by finalizers kept elsewhere (a Namespace's
+// spec.finalizers) is only marked by Delete, keeps its metadata as is, and
+// goes with the update that leaves it without finalizers of either kind.
+func TestDeleteWithFinalizersOutsideMetadata(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Options[*widget]{})
+	spaces := f.s.Resource(ResourceOptions[*widget]{
+		GroupResource: status.GroupResource{Resource: "spaces"},
+		Kind:          "Space",
+		Finalizers:    func(w *widget) bool { return len(w.Items) > 0 },
+	})
+	in := newWidget("", "a")
+	in.Items = []string{"kubernetes"}
+	if _, err := spaces.Create(ctx, in, CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, deleted, err := spaces.Delete(ctx, "", "a", DeleteOptions{DryRun: true}); err != nil || deleted {
+		t.Fatalf("dry-run Delete = %v, %v; want marked, not deleted", deleted, err)
+	}
+	marked, deleted, err := spaces.Delete(ctx, "", "a", DeleteOptions{})
+	if err != nil || deleted || marked.DeletionTimestamp == nil || len(marked.Finalizers) != 0 {
+		t.Fatalf("Delete = %s, %v, %v; want marked with metadata.finalizers untouched", mustJSON(marked), deleted, err)
+	}
+	// An update that keeps the outside finalizer keeps the object.
+	upd, err := spaces.Update(ctx, marked, UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := spaces.Get(ctx, "", "a", rv.Read{Semantics: rv.MostRecent}); err != nil {
+		t.Fatalf("object gone while still held: %v", err)
+	}
+	// Removing it completes the deletion.
+	upd.Items = nil
+	if _, err := spaces.Update(ctx, upd, UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := spaces.Get(ctx, "", "a", rv.Read{Semantics: rv.MostRecent}); !status.IsNotFound(err) {
+		t.Errorf("object still there after its last finalizer: %v", err)
+	}
+	// Without outside finalizers the same object is deleted at once.
+	if _, err := spaces.Create(ctx, newWidget("", "b"), CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, deleted, err := spaces.Delete(ctx, "", "b", DeleteOptions{}); err != nil || !deleted {
+		t.Errorf("Delete of an unheld object = %v, %v; want deleted", deleted, err)
+	}
+}

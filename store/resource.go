@@ -38,6 +38,12 @@ type ResourceOptions[T Object] struct {
 	// `"<label>" is not a known field selector: only "metadata.name",
 	// "metadata.namespace"` (followed by the names in Fields, sorted).
 	UnknownField func(label string) string
+	// Finalizers reports whether an object is held by finalizers kept
+	// outside metadata.finalizers, such as a Namespace's spec.finalizers.
+	// Such an object is only marked by Delete, and an update that leaves
+	// it without finalizers of either kind completes its deletion. nil
+	// means only metadata.finalizers count.
+	Finalizers func(T) bool
 }
 
 // Resource is one resource of a Store: the operations of the Kubernetes
@@ -50,6 +56,7 @@ type Resource[T Object] struct {
 	prefix     string
 	fields     map[string]func(T) string
 	unknown    func(string) string
+	finalizers func(T) bool // extra finalizers; may be nil
 }
 
 // Resource returns the resource described by opts. Resources are cheap;
@@ -62,6 +69,7 @@ func (s *Store[T]) Resource(opts ResourceOptions[T]) *Resource[T] {
 		gk:         status.GroupKind{Group: opts.GroupResource.Group, Kind: opts.Kind},
 		namespaced: opts.Namespaced,
 		prefix:     opts.Prefix,
+		finalizers: opts.Finalizers,
 		fields:     opts.Fields,
 		unknown:    opts.UnknownField,
 	}
@@ -480,7 +488,7 @@ func (r *Resource[T]) updateLocked(e *entry[T], cur *version[T], in T, dryRun bo
 	}
 	m.SelfLink = ""
 	m.ResourceVersion = old.ResourceVersion
-	if old.DeletionTimestamp != nil && len(m.Finalizers) == 0 &&
+	if old.DeletionTimestamp != nil && !r.held(in) &&
 		(old.DeletionGracePeriodSeconds == nil || *old.DeletionGracePeriodSeconds == 0) {
 		// The last finalizer is gone: the deletion completes.
 		if dryRun {
@@ -495,6 +503,11 @@ func (r *Resource[T]) updateLocked(e *entry[T], cur *version[T], in T, dryRun bo
 		return r.s.copyFn(cur.obj), nil
 	}
 	return r.s.copyFn(r.s.commitLocked(e, false, in, false).obj), nil
+}
+
+// held reports whether finalizers of either kind keep obj after a delete.
+func (r *Resource[T]) held(obj T) bool {
+	return len(obj.Meta().Finalizers) > 0 || r.finalizers != nil && r.finalizers(obj)
 }
 
 // newFinalizers returns the finalizers in now that are not in before.
@@ -548,7 +561,7 @@ func (r *Resource[T]) deleteOneLocked(e *entry[T], cur *version[T], opts DeleteO
 			"the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified",
 			*p.ResourceVersion, m.ResourceVersion))
 	}
-	if len(m.Finalizers) == 0 {
+	if !r.held(cur.obj) {
 		if opts.DryRun {
 			return r.s.copyFn(cur.obj), true, nil
 		}
