@@ -45,6 +45,11 @@ type Resource struct {
 	// metadata.namespace.
 	Fields map[string]func(Object) string
 
+	// Finalizers reports whether an object is held by finalizers kept
+	// outside metadata.finalizers (a Namespace's spec.finalizers); nil
+	// when the type has none.
+	Finalizers func(Object) bool
+
 	// Prepare applies defaulting and the fields a client may not set:
 	// old is nil on create, the stored object on update.
 	Prepare func(obj, old Object)
@@ -121,7 +126,8 @@ func Resources() []*Resource {
 			Fields: map[string]func(Object) string{
 				"status.phase": func(o Object) string { return o.(*Namespace).Status.Phase },
 			},
-			Prepare: prepareNamespace,
+			Finalizers: func(o Object) bool { return len(o.(*Namespace).Spec.Finalizers) > 0 },
+			Prepare:    prepareNamespace,
 		},
 		{
 			Version: "v1", Kind: "ConfigMap", ListKind: "ConfigMapList",

@@ -18,12 +18,9 @@ import (
 // namespace Terminating (deletionTimestamp set, phase Terminating); the
 // namespace controller then deletes everything in it, waits for objects
 // held by finalizers, and finally removes the "kubernetes" finalizer from
-// spec.finalizers, which lets the namespace go.
-//
-// The store only keeps an object after DELETE while metadata.finalizers is
-// non-empty, so while a namespace terminates the server mirrors the
-// kubernetes entry of spec.finalizers into metadata.finalizers. Kubernetes
-// keeps it in spec.finalizers only; this is the one visible difference.
+// spec.finalizers, which lets the namespace go. The store knows that
+// spec.finalizers hold a namespace (api.Resource.Finalizers), so the
+// namespace stays, as in Kubernetes, with metadata.finalizers untouched.
 
 // deleteNamespace starts the deletion of a namespace. It returns the
 // namespace as it now is and whether it is already gone (a namespace
@@ -32,9 +29,6 @@ func (s *Server) deleteNamespace(ctx context.Context, r *resource, name string, 
 	mark := func(cur api.Object) (api.Object, error) {
 		ns := cur.(*api.Namespace)
 		ns.Status.Phase = api.NamespaceTerminating
-		if slices.Contains(ns.Spec.Finalizers, api.FinalizerKubernetes) && !slices.Contains(ns.Finalizers, api.FinalizerKubernetes) {
-			ns.Finalizers = append(ns.Finalizers, api.FinalizerKubernetes)
-		}
 		return ns, nil
 	}
 	marked, err := r.store.GuaranteedUpdate(ctx, "", name, store.UpdateOptions{
@@ -46,7 +40,7 @@ func (s *Server) deleteNamespace(ctx context.Context, r *resource, name string, 
 	if opts.DryRun {
 		// Nothing was written; show what the deletion would look like.
 		o, deleted, err := r.store.Delete(ctx, "", name, opts)
-		if err != nil || deleted && len(marked.Meta().Finalizers) == 0 {
+		if err != nil || deleted {
 			return o, deleted, err
 		}
 		m := marked.Meta()
@@ -164,11 +158,10 @@ func (s *Server) finalizeNamespace(ctx context.Context, nsr *resource, ns *api.N
 	}
 
 	// Empty: drop the kubernetes finalizer; the store deletes the
-	// namespace when no other metadata finalizer holds it.
+	// namespace when no other finalizer of either kind holds it.
 	_, err := nsr.store.GuaranteedUpdate(ctx, "", ns.Name, store.UpdateOptions{}, func(cur api.Object) (api.Object, error) {
 		n := cur.(*api.Namespace)
 		n.Spec.Finalizers = slices.DeleteFunc(n.Spec.Finalizers, func(f string) bool { return f == api.FinalizerKubernetes })
-		n.Finalizers = slices.DeleteFunc(n.Finalizers, func(f string) bool { return f == api.FinalizerKubernetes })
 		n.Status.Conditions = mergeConditions(n.Status.Conditions, contentConditions(nil, nil), store.NewTime(s.now().Truncate(1e9)))
 		return n, nil
 	})

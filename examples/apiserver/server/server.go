@@ -152,6 +152,7 @@ func New(opts Options) (*Server, error) {
 			Kind:          d.Kind,
 			Namespaced:    d.Namespaced,
 			Fields:        fields,
+			Finalizers:    d.Finalizers,
 		})
 		r.codec = newCodec(d, s.store, s.now)
 		r.watchEnc = newWatchEncoders(r.codec, s.store)
