@@ -40,7 +40,8 @@
 // and Page.At return copies, so no caller can change stored state or
 // history through a map or slice it passed in or got back. Lists do not
 // copy: a Page holds the stored versions and copies only what At is asked
-// for. Page.Encoded serializes a version once per Encoding and shares the
+// for; Page.View hands out the stored object itself, read-only, for
+// readers that only look (a Table conversion). Page.Encoded serializes a version once per Encoding and shares the
 // bytes with every later page that contains it; Store.Encoded does the same
 // for the objects of watch events and snapshots, which are the stored
 // objects themselves, handed out read-only.

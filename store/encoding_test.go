@@ -120,3 +120,56 @@ func TestStoreEncoded(t *testing.T) {
 		t.Errorf("%d encodes after compaction", calls.Load())
 	}
 }
+
+// TestPageView checks that View hands out the stored version itself: the
+// object Encoded serializes and watch events carry, at the page's
+// revision, without a copy, so Store.Encoded of a viewed object is served
+// from the version's cache. At and Items still copy.
+func TestPageView(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Options[*widget]{})
+	f.create(t, newWidget("ns", "a"))
+	f.create(t, newWidget("ns", "b"))
+	upd := newWidget("ns", "a")
+	upd.Spec = map[string]string{"v": "2"}
+	f.r.Update(ctx, upd, UpdateOptions{})
+	evs := f.events(t, 0)
+	var calls atomic.Int64
+	enc := NewEncoding(func(dst []byte, w *widget) ([]byte, error) {
+		calls.Add(1)
+		return append(dst, w.Name+"@"+w.ResourceVersion...), nil
+	})
+	for _, tc := range []struct {
+		at   rv.Version
+		want []*widget // the stored objects, from the events
+	}{
+		{2, []*widget{evs[0].Object, evs[1].Object}},
+		{3, []*widget{evs[2].Object, evs[1].Object}},
+	} {
+		p, err := f.r.List(ctx, "ns", ListOptions{Read: rv.Read{Semantics: rv.Exact, Version: tc.at}})
+		if err != nil || p.Len() != 2 {
+			t.Fatalf("list at %d: %d items, %v", tc.at, p.Len(), err)
+		}
+		views := p.Views()
+		for i, want := range tc.want {
+			if p.View(i) != want || views[i] != want {
+				t.Errorf("at %d: View(%d) is %p, Views()[%d] is %p; want the stored object %p", tc.at, i, p.View(i), i, views[i], want)
+			}
+			if p.At(i) == want || p.Items()[i] == want {
+				t.Errorf("at %d: At or Items returned the stored object %d itself", tc.at, i)
+			}
+			b, _ := p.Encoded(i, enc)
+			n := calls.Load()
+			viewed, _ := f.s.Encoded(p.View(i), enc)
+			if &viewed[0] != &b[0] || calls.Load() != n {
+				t.Errorf("at %d: Store.Encoded(View(%d)) = %s was encoded again; want Page.Encoded's cached %s", tc.at, i, viewed, b)
+			}
+			if string(b) != want.Name+"@"+want.ResourceVersion {
+				t.Errorf("at %d: item %d encoded as %s", tc.at, i, b)
+			}
+		}
+	}
+	if calls.Load() != 3 {
+		t.Errorf("%d encodes; want one per stored version (3)", calls.Load())
+	}
+}

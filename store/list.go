@@ -20,8 +20,8 @@ type ListOptions struct {
 }
 
 // Page is one page of a list. Its items are the stored objects: reading
-// them does not copy anything, At returns a copy, Encoded the cached
-// serialized form.
+// them does not copy anything, At returns a copy, View the stored object
+// itself (read-only), Encoded the cached serialized form.
 type Page[T Object] struct {
 	s         *Store[T]
 	items     []*version[T]
@@ -36,6 +36,23 @@ func (p *Page[T]) Len() int { return len(p.items) }
 
 // At returns a copy of item i, which the caller may modify.
 func (p *Page[T]) At(i int) T { return p.s.copyFn(p.items[i].obj) }
+
+// View returns item i as stored, without copying it: the object of the
+// stored version that Encoded serializes, shared with every other reader
+// and with watch events. It must not be modified (not even its maps and
+// slices); use At for an object to change. View serves readers that only
+// look, such as a Table conversion or an encoder.
+func (p *Page[T]) View(i int) T { return p.items[i].obj }
+
+// Views returns the stored objects of all items in a new slice; like View,
+// the objects must not be modified.
+func (p *Page[T]) Views() []T {
+	out := make([]T, len(p.items))
+	for i, v := range p.items {
+		out[i] = v.obj
+	}
+	return out
+}
 
 // Key returns the storage key of item i.
 func (p *Page[T]) Key(i int) string { return p.items[i].entry.key }
