@@ -87,6 +87,23 @@ func BenchmarkConsumeEnvelope(b *testing.B) {
 	}
 }
 
+// BenchmarkConsumeEnvelopeView unwraps without copying the type strings:
+// nothing is allocated and the cost does not depend on the size.
+func BenchmarkConsumeEnvelopeView(b *testing.B) {
+	for _, size := range payloadSizes {
+		b.Run(size.name, func(b *testing.B) {
+			env := AppendEnvelope(nil, "v1", "ConfigMap", bytes.Repeat([]byte{0x5a}, size.n))
+			b.ReportAllocs()
+			for b.Loop() {
+				v, err := ConsumeEnvelopeView(env)
+				if err != nil || len(v.Raw) != size.n {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 func BenchmarkFrameWrite(b *testing.B) {
 	for _, size := range payloadSizes {
 		b.Run(size.name, func(b *testing.B) {

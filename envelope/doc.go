@@ -39,7 +39,11 @@
 // input (ErrEmptyData), a wrong prefix (ErrPrefix) and a lone prefix
 // (ErrEmptyBody). Truncated input matches io.ErrUnexpectedEOF, other bad
 // protobuf ErrMalformed, and a contentEncoding other than "" is refused with
-// ErrContentEncoding rather than handed on undecoded.
+// ErrContentEncoding rather than handed on undecoded. Its Envelope copies
+// the type strings, one small allocation, so they outlive the input;
+// ConsumeEnvelopeView returns every field as a slice of the input and
+// allocates nothing, for callers done with the envelope before the input
+// changes.
 //
 // # Streams
 //

@@ -113,7 +113,8 @@ func SizeEnvelope(apiVersion, kind string, rawSize int) int {
 // ConsumeEnvelope decodes an envelope. Raw aliases b (nothing is copied,
 // whatever its size), so b must not be modified while Raw is in use. The
 // strings are copies, made in one small allocation, so they stay valid when
-// b is reused, as FrameReader reuses its buffer.
+// b is reused, as FrameReader reuses its buffer. ConsumeEnvelopeView does
+// the same work without that allocation.
 //
 // Errors: ErrEmptyData, ErrPrefix and ErrEmptyBody for the cases Kubernetes
 // names; ErrMalformed for bad protobuf, also matching io.ErrUnexpectedEOF
@@ -123,57 +124,80 @@ func SizeEnvelope(apiVersion, kind string, rawSize int) int {
 // generated decoders. A missing kind or apiVersion is not an error here:
 // callers decide what they require.
 func ConsumeEnvelope(b []byte) (Envelope, error) {
+	v, err := ConsumeEnvelopeView(b)
+	return v.envelope(), err
+}
+
+// EnvelopeView is an envelope decoded without copying anything: every
+// field is a slice of the decoded input, like Envelope.Raw. It is valid
+// only while that input is unchanged; a server unwrapping frames from a
+// FrameReader must be done with it (or copy what it keeps) before the next
+// ReadFrame. Compare the type without allocating as string(v.Kind) == "Pod".
+type EnvelopeView struct {
+	APIVersion      []byte
+	Kind            []byte
+	Raw             []byte
+	ContentEncoding []byte
+	ContentType     []byte
+}
+
+// ConsumeEnvelopeView decodes an envelope as ConsumeEnvelope does, with the
+// same errors, but returns its fields as slices of b: it never allocates
+// on success, whatever the payload's size.
+func ConsumeEnvelopeView(b []byte) (EnvelopeView, error) {
 	switch {
 	case len(b) == 0:
-		return Envelope{}, ErrEmptyData
+		return EnvelopeView{}, ErrEmptyData
 	case len(b) < len(Magic) || string(b[:len(Magic)]) != Magic:
-		return Envelope{}, ErrPrefix
+		return EnvelopeView{}, ErrPrefix
 	case len(b) == len(Magic):
-		return Envelope{}, ErrEmptyBody
+		return EnvelopeView{}, ErrEmptyBody
 	}
 	b = b[len(Magic):]
 
-	// Collect the string fields as slices of b and turn them into strings
-	// in one allocation at the end.
-	var apiVersion, kind, encoding, ctype []byte
-	var raw []byte
+	var e EnvelopeView
 	for len(b) > 0 {
 		num, v, n, err := consumeLenField(b, unknownContentType)
 		if err != nil {
-			return Envelope{}, err
+			return EnvelopeView{}, err
 		}
 		switch num {
 		case unknownTypeMeta:
 			// A repeated embedded message merges into the previous one.
-			err = consumeTypeMeta(v, &apiVersion, &kind)
+			err = consumeTypeMeta(v, &e.APIVersion, &e.Kind)
 		case unknownRaw:
-			raw = v
+			e.Raw = v
 		case unknownContentEncoding:
-			encoding = v
+			e.ContentEncoding = v
 		case unknownContentType:
-			ctype = v
+			e.ContentType = v
 		}
 		if err != nil {
-			return Envelope{}, err
+			return EnvelopeView{}, err
 		}
 		b = b[n:]
 	}
-
-	var sb strings.Builder
-	sb.Grow(len(apiVersion) + len(kind) + len(encoding) + len(ctype))
-	sb.Write(apiVersion)
-	sb.Write(kind)
-	sb.Write(encoding)
-	sb.Write(ctype)
-	s := sb.String()
-	e := Envelope{Raw: raw}
-	e.APIVersion, s = s[:len(apiVersion)], s[len(apiVersion):]
-	e.Kind, s = s[:len(kind)], s[len(kind):]
-	e.ContentEncoding, e.ContentType = s[:len(encoding)], s[len(encoding):]
-	if e.ContentEncoding != "" {
+	if len(e.ContentEncoding) != 0 {
 		return e, fmt.Errorf("%w %q", ErrContentEncoding, e.ContentEncoding)
 	}
 	return e, nil
+}
+
+// envelope returns v with its strings copied into one allocation rather
+// than four: they are a few bytes each.
+func (v EnvelopeView) envelope() Envelope {
+	var sb strings.Builder
+	sb.Grow(len(v.APIVersion) + len(v.Kind) + len(v.ContentEncoding) + len(v.ContentType))
+	sb.Write(v.APIVersion)
+	sb.Write(v.Kind)
+	sb.Write(v.ContentEncoding)
+	sb.Write(v.ContentType)
+	s := sb.String()
+	e := Envelope{Raw: v.Raw}
+	e.APIVersion, s = s[:len(v.APIVersion)], s[len(v.APIVersion):]
+	e.Kind, s = s[:len(v.Kind)], s[len(v.Kind):]
+	e.ContentEncoding, e.ContentType = s[:len(v.ContentEncoding)], s[len(v.ContentEncoding):]
+	return e
 }
 
 func consumeTypeMeta(b []byte, apiVersion, kind *[]byte) error {

@@ -50,7 +50,27 @@ func TestConsumeEnvelope(t *testing.T) {
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("%s: ConsumeEnvelope(%s) mismatch (-want +got):\n%s", tt.name, tt.in, diff)
 		}
+		in := mustHex(t, tt.in)
+		v, err := ConsumeEnvelopeView(in)
+		if err != nil {
+			t.Errorf("%s: ConsumeEnvelopeView(%s) = err %v; want nil", tt.name, tt.in, err)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, viewStrings(v)); diff != "" {
+			t.Errorf("%s: ConsumeEnvelopeView(%s) mismatch (-want +got):\n%s", tt.name, tt.in, diff)
+		}
+		for _, f := range [][]byte{v.APIVersion, v.Kind, v.Raw, v.ContentEncoding, v.ContentType} {
+			if len(f) > 0 && !within(f, in) {
+				t.Errorf("%s: ConsumeEnvelopeView(%s) returned a field that does not alias the input", tt.name, tt.in)
+			}
+		}
 	}
+}
+
+// viewStrings converts v to an Envelope for comparisons, keeping Raw.
+func viewStrings(v EnvelopeView) Envelope {
+	return Envelope{APIVersion: string(v.APIVersion), Kind: string(v.Kind), Raw: v.Raw,
+		ContentEncoding: string(v.ContentEncoding), ContentType: string(v.ContentType)}
 }
 
 func TestConsumeEnvelopeErrors(t *testing.T) {
@@ -86,20 +106,23 @@ func TestConsumeEnvelopeErrors(t *testing.T) {
 	for _, tt := range tests {
 		in := mustHex(t, tt.in)
 		_, err := ConsumeEnvelope(in)
-		if err == nil {
-			t.Errorf("%s: ConsumeEnvelope(%s) = nil error; want %v", tt.name, tt.in, tt.want)
-			continue
-		}
-		for _, w := range tt.want {
-			if !errors.Is(err, w) {
-				t.Errorf("%s: ConsumeEnvelope(%s) = err %q; want errors.Is %q", tt.name, tt.in, err, w)
+		_, verr := ConsumeEnvelopeView(in)
+		for fn, err := range map[string]error{"ConsumeEnvelope": err, "ConsumeEnvelopeView": verr} {
+			if err == nil {
+				t.Errorf("%s: %s(%s) = nil error; want %v", tt.name, fn, tt.in, tt.want)
+				continue
 			}
-		}
-		if tt.wantText != "" && err.Error() != tt.wantText {
-			t.Errorf("%s: ConsumeEnvelope(%s) = err %q; want text %q", tt.name, tt.in, err, tt.wantText)
-		}
-		if tt.wantText == "" && !strings.HasPrefix(err.Error(), "envelope: ") {
-			t.Errorf("%s: ConsumeEnvelope(%s) = err %q; want the envelope: prefix", tt.name, tt.in, err)
+			for _, w := range tt.want {
+				if !errors.Is(err, w) {
+					t.Errorf("%s: %s(%s) = err %q; want errors.Is %q", tt.name, fn, tt.in, err, w)
+				}
+			}
+			if tt.wantText != "" && err.Error() != tt.wantText {
+				t.Errorf("%s: %s(%s) = err %q; want text %q", tt.name, fn, tt.in, err, tt.wantText)
+			}
+			if tt.wantText == "" && !strings.HasPrefix(err.Error(), "envelope: ") {
+				t.Errorf("%s: %s(%s) = err %q; want the envelope: prefix", tt.name, fn, tt.in, err)
+			}
 		}
 	}
 }
@@ -118,6 +141,14 @@ func TestConsumeEnvelopeContentEncoding(t *testing.T) {
 	if diff := cmp.Diff(want, e); diff != "" {
 		t.Errorf("envelope mismatch (-want +got):\n%s", diff)
 	}
+
+	v, err := ConsumeEnvelopeView(mustHex(t, "6b387300 0a06 0a027631 1200 1201aa 1a04677a6970 2200"))
+	if !errors.Is(err, ErrContentEncoding) || !strings.Contains(err.Error(), `"gzip"`) {
+		t.Fatalf("view: err = %v; want ErrContentEncoding naming gzip", err)
+	}
+	if diff := cmp.Diff(want, viewStrings(v)); diff != "" {
+		t.Errorf("view mismatch (-want +got):\n%s", diff)
+	}
 }
 
 // Raw must alias the input: no copy, whatever the size.
@@ -132,9 +163,27 @@ func TestConsumeEnvelopeAliasesRaw(t *testing.T) {
 		t.Fatalf("Raw does not alias the input")
 	}
 	// The strings must not: they outlive a reused buffer.
+	v, err := ConsumeEnvelopeView(b)
+	if err != nil {
+		t.Fatal(err)
+	}
 	clear(b)
 	if e.APIVersion != "v1" || e.Kind != "Secret" {
 		t.Errorf("after clearing the input, type = %q %q; want v1 Secret", e.APIVersion, e.Kind)
+	}
+	// The view's do: they are the input's bytes, cleared with it.
+	if &v.Raw[0] != &e.Raw[0] || !bytes.Equal(v.APIVersion, []byte{0, 0}) || !bytes.Equal(v.Kind, make([]byte, 6)) {
+		t.Errorf("view after clearing the input = %q %q; want the cleared input's bytes", v.APIVersion, v.Kind)
+	}
+}
+
+// The view is the allocation-free unwrap: nothing at all, at any size.
+func TestConsumeEnvelopeViewDoesNotAllocate(t *testing.T) {
+	for _, size := range []int{0, 2 << 10, 1 << 20} {
+		b := AppendEnvelope(nil, "apps/v1", "Deployment", make([]byte, size))
+		if n := testing.AllocsPerRun(20, func() { _, _ = ConsumeEnvelopeView(b) }); n != 0 {
+			t.Errorf("ConsumeEnvelopeView of a %d-byte payload: %v allocations; want 0", size, n)
+		}
 	}
 }
 

@@ -112,11 +112,13 @@ func ExampleFrameReader() {
 		if err != nil {
 			panic(err)
 		}
-		env, err := envelope.ConsumeEnvelope(ev.Object)
+		// The frame is done with before the next ReadFrame reuses its
+		// buffer, so a view of the envelope, which copies nothing, will do.
+		env, err := envelope.ConsumeEnvelopeView(ev.Object)
 		if err != nil {
 			panic(err)
 		}
-		switch env.Kind {
+		switch string(env.Kind) {
 		case "Status":
 			st, err := envelope.ConsumeStatus(env.Raw)
 			if err != nil {
@@ -128,7 +130,7 @@ func ExampleFrameReader() {
 			if err := cm.Consume(env.Raw); err != nil {
 				panic(err)
 			}
-			fmt.Println(ev.Type, env.Kind, cm.Metadata.Name)
+			fmt.Println(ev.Type, string(env.Kind), cm.Metadata.Name)
 		}
 	}
 	// Output:

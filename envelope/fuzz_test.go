@@ -27,6 +27,19 @@ func FuzzConsumeEnvelope(f *testing.F) {
 		if len(e.Raw) > 0 && !within(e.Raw, data) {
 			t.Fatalf("Raw does not alias the input")
 		}
+		// The view decodes the same, with the same error, all aliasing.
+		v, verr := ConsumeEnvelopeView(data)
+		if (err == nil) != (verr == nil) || err != nil && err.Error() != verr.Error() {
+			t.Fatalf("ConsumeEnvelope err %v, ConsumeEnvelopeView err %v", err, verr)
+		}
+		if diff := cmp.Diff(e, viewStrings(v)); diff != "" {
+			t.Fatalf("ConsumeEnvelope and ConsumeEnvelopeView differ (-envelope +view):\n%s", diff)
+		}
+		for _, f := range [][]byte{v.APIVersion, v.Kind, v.Raw, v.ContentEncoding, v.ContentType} {
+			if len(f) > 0 && !within(f, data) {
+				t.Fatalf("a view field does not alias the input")
+			}
+		}
 		if err != nil {
 			if errors.Is(err, ErrContentEncoding) == (e.ContentEncoding == "") {
 				t.Fatalf("err %v with contentEncoding %q", err, e.ContentEncoding)
