@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -168,6 +169,42 @@ func TestStartExactCompactedBehindWindow(t *testing.T) {
 		// window).
 		w = f.watch(exact(4), nil)
 		watchtest.Expect(t, w, modified("a", 5), modified("a", 6))
+	})
+}
+
+// countingSource counts the reads of history a broadcaster makes.
+type countingSource struct {
+	*watchtest.Source[*obj]
+	events atomic.Int64
+}
+
+func (s *countingSource) Events(dst []watch.Event[*obj], after rv.Version, max int) ([]watch.Event[*obj], error) {
+	s.events.Add(1)
+	return s.Source.Events(dst, after, max)
+}
+
+// Only a start below the latest revision asks the Source whether it is
+// compacted: the usual resume from the newest resourceVersion reads no
+// history (for a store, that read is a scan of the revisions after it).
+func TestStartExactAtLatestReadsNoHistory(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := &countingSource{Source: watchtest.NewObjectSource()}
+		b := watchtest.NewBroadcaster[*obj](t, src, watchtest.Funcs(), watch.Options{})
+		src.Put("a", watchtest.NewObject("a", "1"))
+		src.Put("a", watchtest.NewObject("a", "2"))
+		synctest.Wait()
+		before := src.events.Load()
+		w := watchtest.Watch(t, b, exact(2), nil)
+		if n := src.events.Load() - before; n != 0 {
+			t.Errorf("a watch at the latest revision read history %d times", n)
+		}
+		w1 := watchtest.Watch(t, b, exact(1), nil)
+		if n := src.events.Load() - before; n != 1 {
+			t.Errorf("a watch below the latest revision read history %d times, want 1", n)
+		}
+		rev := src.Put("b", watchtest.NewObject("b", "1"))
+		watchtest.Expect(t, w, added("b", rev))
+		watchtest.Expect(t, w1, modified("a", 2), added("b", rev))
 	})
 }
 

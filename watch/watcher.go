@@ -449,11 +449,15 @@ func (w *Watcher[T]) start(ctx context.Context) error {
 		// The Source decides what is too old, not the window: the window
 		// may still hold events the Source has compacted (a Compact forced
 		// by a test, say), and the client must then get its 410 and relist
-		// rather than a replay no other reader could reproduce.
-		var probe [1]Event[T]
-		if _, err := b.src.Events(probe[:0], at, 1); errors.Is(err, rv.ErrCompacted) {
-			w.pos = at
-			return err
+		// rather than a replay no other reader could reproduce. A start at
+		// or past the latest revision cannot be compacted, so the common
+		// resume from the newest resourceVersion skips the read, which for
+		// a store scans the revisions after at.
+		if at < b.src.Revision() {
+			if _, err := b.src.Events(nil, at, 1); errors.Is(err, rv.ErrCompacted) {
+				w.pos = at
+				return err
+			}
 		}
 	case rv.StartMostRecent, rv.StartAny:
 		// The Source is authoritative: its latest revision is both the
