@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -572,5 +573,94 @@ func TestDeleteWithFinalizersOutsideMetadata(t *testing.T) {
 	}
 	if _, deleted, err := spaces.Delete(ctx, "", "b", DeleteOptions{}); err != nil || !deleted {
 		t.Errorf("Delete of an unheld object = %v, %v; want deleted", deleted, err)
+	}
+}
+
+// TestReadOnlyResult checks every write path's result: with
+// ReadOnlyResult it is the stored object itself (the one watch events
+// carry), without it a copy.
+func TestReadOnlyResult(t *testing.T) {
+	ctx := context.Background()
+	for _, readOnly := range []bool{false, true} {
+		t.Run(fmt.Sprintf("ReadOnlyResult=%v", readOnly), func(t *testing.T) {
+			f := newFixture(t, Options[*widget]{Equal: func(a, b *widget) bool { return mustJSON(a) == mustJSON(b) }})
+			co := CreateOptions{ReadOnlyResult: readOnly}
+			uo := UpdateOptions{ReadOnlyResult: readOnly}
+			do := DeleteOptions{ReadOnlyResult: readOnly}
+			// stored returns the stored object of key: the Object of its
+			// latest event, or with prev that event's Prev.
+			stored := func(key string, prev bool) *widget {
+				t.Helper()
+				evs := f.events(t, 0)
+				for i := len(evs) - 1; i >= 0; i-- {
+					if evs[i].Key == key {
+						if prev {
+							return evs[i].Prev
+						}
+						return evs[i].Object
+					}
+				}
+				t.Fatalf("no event for %s", key)
+				return nil
+			}
+			held := newWidget("ns", "held")
+			held.Finalizers = []string{"f"}
+			for _, tc := range []struct {
+				name string
+				key  string
+				prev bool // the result is the state before the write
+				op   func() (*widget, error)
+			}{
+				{"create", "a", false, func() (*widget, error) { return f.r.Create(ctx, newWidget("ns", "a"), co) }},
+				{"create held", "held", false, func() (*widget, error) { return f.r.Create(ctx, held, co) }},
+				{"update", "a", false, func() (*widget, error) {
+					w := newWidget("ns", "a")
+					w.Spec = map[string]string{"v": "2"}
+					return f.r.Update(ctx, w, uo)
+				}},
+				{"update without change", "a", false, func() (*widget, error) {
+					return f.r.Update(ctx, f.get(t, "ns", "a"), uo)
+				}},
+				{"create on update", "b", false, func() (*widget, error) {
+					return f.r.Update(ctx, newWidget("ns", "b"), UpdateOptions{AllowCreate: true, ReadOnlyResult: readOnly})
+				}},
+				{"guaranteed update", "b", false, func() (*widget, error) {
+					return f.r.GuaranteedUpdate(ctx, "ns", "b", uo, func(w *widget) (*widget, error) {
+						w.Spec = map[string]string{"g": "1"}
+						return w, nil
+					})
+				}},
+				{"delete", "b", false, func() (*widget, error) { w, _, err := f.r.Delete(ctx, "ns", "b", do); return w, err }},
+				{"delete marks", "held", false, func() (*widget, error) { w, _, err := f.r.Delete(ctx, "ns", "held", do); return w, err }},
+				{"delete already marked", "held", false, func() (*widget, error) {
+					w, _, err := f.r.Delete(ctx, "ns", "held", do)
+					return w, err
+				}},
+				{"update removes the last finalizer", "held", false, func() (*widget, error) {
+					w := f.get(t, "ns", "held")
+					w.Finalizers = nil
+					return f.r.Update(ctx, w, uo)
+				}},
+				{"deletecollection", "a", true, func() (*widget, error) {
+					items, err := f.r.DeleteCollection(ctx, "ns", ListOptions{}, do)
+					if len(items) != 1 {
+						return nil, fmt.Errorf("deleted %d objects; want 1", len(items))
+					}
+					return items[0], err
+				}},
+			} {
+				got, err := tc.op()
+				if err != nil {
+					t.Fatalf("%s: %v", tc.name, err)
+				}
+				want := stored(f.r.Key("ns", tc.key), tc.prev)
+				if (got == want) != readOnly {
+					t.Errorf("%s: result is the stored object: %v; want %v", tc.name, got == want, readOnly)
+				}
+				if mustJSON(got) != mustJSON(want) {
+					t.Errorf("%s: result %s; stored %s", tc.name, mustJSON(got), mustJSON(want))
+				}
+			}
+		})
 	}
 }

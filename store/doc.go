@@ -36,9 +36,12 @@
 // # Immutability
 //
 // A stored object version is never modified. Create and Update copy their
-// input (Options.DeepCopy or T's DeepCopy method) before storing it, Get
-// and Page.At return copies, so no caller can change stored state or
-// history through a map or slice it passed in or got back. Lists do not
+// input (Options.DeepCopy or T's DeepCopy method) before storing it, Get,
+// Page.At and the writes return copies, so no caller can change stored
+// state or history through a map or slice it passed in or got back. A
+// write with ReadOnlyResult returns the stored object itself instead,
+// which saves a copy and lets Store.Encoded serve it from the cache the
+// watchers share; the caller must then not modify it. Lists do not
 // copy: a Page holds the stored versions and copies only what At is asked
 // for; Page.View hands out the stored object itself, read-only, for
 // readers that only look (a Table conversion). Page.Encoded serializes a version once per Encoding and shares the

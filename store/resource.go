@@ -133,6 +133,11 @@ type CreateOptions struct {
 	// DryRun runs every check and fills in generated fields but stores
 	// nothing, consumes no resourceVersion and sends no event.
 	DryRun bool
+	// ReadOnlyResult returns the stored object itself instead of a copy,
+	// saving a deep copy per write. The caller must not modify it (as
+	// with the objects of watch events); Store.Encoded serves it from the
+	// encoding cache it shares with lists and watchers.
+	ReadOnlyResult bool
 }
 
 // UpdateOptions modify Update and GuaranteedUpdate.
@@ -148,6 +153,9 @@ type UpdateOptions struct {
 	// RequireResourceVersion rejects an Update without a resourceVersion
 	// (a strategy that disallows unconditional updates) with a 422.
 	RequireResourceVersion bool
+	// ReadOnlyResult returns the stored object itself instead of a copy;
+	// see CreateOptions.ReadOnlyResult.
+	ReadOnlyResult bool
 }
 
 // DeleteOptions modify Delete and DeleteCollection.
@@ -156,6 +164,18 @@ type DeleteOptions struct {
 	DryRun bool
 	// Preconditions on the stored object.
 	Preconditions Preconditions
+	// ReadOnlyResult returns the stored objects themselves instead of
+	// copies; see CreateOptions.ReadOnlyResult.
+	ReadOnlyResult bool
+}
+
+// result returns obj, a stored object, as the result of a write: a copy
+// unless the caller asked for the read-only original.
+func (s *Store[T]) result(obj T, readOnly bool) T {
+	if readOnly {
+		return obj
+	}
+	return s.copyFn(obj)
 }
 
 // ErrResourceVersionSetOnCreate is wrapped by the error of a Create whose
@@ -256,8 +276,7 @@ func (r *Resource[T]) Create(ctx context.Context, obj T, opts CreateOptions) (T,
 		if isNew {
 			e = &entry[T]{key: key}
 		}
-		v := r.s.commitLocked(e, isNew, in, false)
-		return r.s.copyFn(v.obj), nil
+		return r.s.result(r.s.commitLocked(e, isNew, in, false).obj, opts.ReadOnlyResult), nil
 	}
 }
 
@@ -376,7 +395,7 @@ func (r *Resource[T]) Update(ctx context.Context, obj T, opts UpdateOptions) (T,
 		if isNew {
 			e = &entry[T]{key: key}
 		}
-		return r.s.copyFn(r.s.commitLocked(e, isNew, in, false).obj), nil
+		return r.s.result(r.s.commitLocked(e, isNew, in, false).obj, opts.ReadOnlyResult), nil
 	}
 	switch stored := cur.obj.Meta().ResourceVersion; {
 	case m.ResourceVersion == "" && opts.RequireResourceVersion:
@@ -389,7 +408,7 @@ func (r *Resource[T]) Update(ctx context.Context, obj T, opts UpdateOptions) (T,
 		return zero, err
 	}
 	m.Generation = cur.obj.Meta().Generation
-	return r.updateLocked(e, cur, in, opts.DryRun)
+	return r.updateLocked(e, cur, in, opts)
 }
 
 // GuaranteedUpdate is a read-modify-write of the object namespace/name:
@@ -434,7 +453,7 @@ func (r *Resource[T]) GuaranteedUpdate(ctx context.Context, namespace, name stri
 			r.s.mu.Unlock()
 			continue // modified meanwhile: try again on the new state
 		}
-		res, err := r.updateLocked(e, cur, in, opts.DryRun)
+		res, err := r.updateLocked(e, cur, in, opts)
 		r.s.mu.Unlock()
 		return res, err
 	}
@@ -459,7 +478,7 @@ func (r *Resource[T]) checkUpdatePreconditions(key, name string, cur *version[T]
 
 // updateLocked stores in as the next state of the live version cur of e.
 // s.mu must be held.
-func (r *Resource[T]) updateLocked(e *entry[T], cur *version[T], in T, dryRun bool) (T, error) {
+func (r *Resource[T]) updateLocked(e *entry[T], cur *version[T], in T, opts UpdateOptions) (T, error) {
 	var zero T
 	m, old := in.Meta(), cur.obj.Meta()
 	switch {
@@ -491,18 +510,18 @@ func (r *Resource[T]) updateLocked(e *entry[T], cur *version[T], in T, dryRun bo
 	if old.DeletionTimestamp != nil && !r.held(in) &&
 		(old.DeletionGracePeriodSeconds == nil || *old.DeletionGracePeriodSeconds == 0) {
 		// The last finalizer is gone: the deletion completes.
-		if dryRun {
+		if opts.DryRun {
 			return in, nil
 		}
-		return r.s.copyFn(r.s.deleteLocked(e, cur).obj), nil
+		return r.s.result(r.s.deleteLocked(e, cur).obj, opts.ReadOnlyResult), nil
 	}
-	if dryRun || (r.s.equal != nil && r.s.equal(in, cur.obj)) {
-		if dryRun {
-			return in, nil
-		}
-		return r.s.copyFn(cur.obj), nil
+	switch {
+	case opts.DryRun:
+		return in, nil
+	case r.s.equal != nil && r.s.equal(in, cur.obj):
+		return r.s.result(cur.obj, opts.ReadOnlyResult), nil
 	}
-	return r.s.copyFn(r.s.commitLocked(e, false, in, false).obj), nil
+	return r.s.result(r.s.commitLocked(e, false, in, false).obj, opts.ReadOnlyResult), nil
 }
 
 // held reports whether finalizers of either kind keep obj after a delete.
@@ -563,14 +582,14 @@ func (r *Resource[T]) deleteOneLocked(e *entry[T], cur *version[T], opts DeleteO
 	}
 	if !r.held(cur.obj) {
 		if opts.DryRun {
-			return r.s.copyFn(cur.obj), true, nil
+			return r.s.result(cur.obj, opts.ReadOnlyResult), true, nil
 		}
-		return r.s.copyFn(r.s.deleteLocked(e, cur).obj), true, nil
+		return r.s.result(r.s.deleteLocked(e, cur).obj, opts.ReadOnlyResult), true, nil
 	}
 	now := r.s.nowSeconds()
 	keepTime := m.DeletionTimestamp != nil && !m.DeletionTimestamp.After(now.Time)
 	if keepTime && m.DeletionGracePeriodSeconds != nil && *m.DeletionGracePeriodSeconds == 0 {
-		return r.s.copyFn(cur.obj), false, nil // already marked: nothing changes
+		return r.s.result(cur.obj, opts.ReadOnlyResult), false, nil // already marked: nothing changes
 	}
 	upd := r.s.copyFn(cur.obj)
 	um := upd.Meta()
@@ -585,14 +604,15 @@ func (r *Resource[T]) deleteOneLocked(e *entry[T], cur *version[T], opts DeleteO
 	if opts.DryRun {
 		return upd, false, nil
 	}
-	return r.s.copyFn(r.s.commitLocked(e, false, upd, false).obj), false, nil
+	return r.s.result(r.s.commitLocked(e, false, upd, false).obj, opts.ReadOnlyResult), false, nil
 }
 
 // DeleteCollection deletes every object of the collection (namespace ""
 // means all namespaces) that matches the selectors of list, one write
 // each, as Delete with opts. With list.Read.Limit > 0 it handles at most
 // that many objects, as Kubernetes handles one page. It returns the
-// matched objects as they were before deletion.
+// matched objects as they were before deletion (copies unless
+// opts.ReadOnlyResult).
 func (r *Resource[T]) DeleteCollection(ctx context.Context, namespace string, list ListOptions, opts DeleteOptions) ([]T, error) {
 	if err := r.checkFields(list.Fields); err != nil {
 		return nil, err
@@ -614,10 +634,12 @@ func (r *Resource[T]) DeleteCollection(ctx context.Context, namespace string, li
 			break
 		}
 		cur := e.head.Load() // == v: we hold the writer lock
-		if _, _, err := r.deleteOneLocked(e, cur, opts); err != nil {
+		one := opts
+		one.ReadOnlyResult = true // the result is dropped: do not copy it
+		if _, _, err := r.deleteOneLocked(e, cur, one); err != nil {
 			return out, err
 		}
-		out = append(out, r.s.copyFn(v.obj))
+		out = append(out, r.s.result(v.obj, opts.ReadOnlyResult))
 	}
 	return out, nil
 }
