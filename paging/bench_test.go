@@ -75,8 +75,13 @@ func benchCodecs() []benchCodec {
 
 // TestAllocs guards the allocation budget the benchmarks report: one
 // allocation (the string returned) to encode or decode, none to append.
+// Signed codecs borrow pooled HMAC states, which the race detector drops
+// at random, so they are checked only without it.
 func TestAllocs(t *testing.T) {
 	for _, bc := range benchCodecs() {
+		if raceEnabled && len(bc.c.Keys) > 0 {
+			continue
+		}
 		tok := bc.c.Encode(benchToken)
 		buf := make([]byte, 0, 256)
 		checks := []struct {

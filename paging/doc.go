@@ -55,7 +55,9 @@
 // revision and start. With Codec.Keys set, every token carries a truncated
 // HMAC-SHA256 and a forged, altered or unsigned token is a 400. Keys[0]
 // signs and every key verifies, so keys rotate without breaking lists in
-// flight.
+// flight. A Codec keys its HMAC states once per key and pools them, so a
+// typical signed token costs two SHA-256 blocks more than an unsigned one
+// and no allocation; share one *Codec rather than copying it.
 //
 // # Expiry
 //

@@ -43,24 +43,24 @@ func TestRoundTrip(t *testing.T) {
 	issued := time.Date(2026, 7, 24, 10, 11, 12, 0, time.UTC)
 	tests := []struct {
 		name   string
-		codec  Codec
+		codec  *Codec
 		prefix string
 		tok    Token
 	}{
-		{"namespaced", Codec{}, "pods/ns1/", Token{Version: 10245, Start: "pod-500\x00"}},
-		{"all namespaces", Codec{}, "pods/", Token{Version: 10245, Start: "ns1/pod-500\x00"}},
-		{"cluster scoped", Codec{}, "namespaces/", Token{Version: 1, Start: "kube-system\x00"}},
-		{"inconsistent", Codec{}, "pods/", Token{Version: 0, Start: "ns1/a\x00"}},
-		{"max version", Codec{}, "pods/", Token{Version: rv.Version(^uint64(0)), Start: "a\x00"}},
-		{"no NUL", Codec{}, "pods/", Token{Version: 7, Start: "a"}},
-		{"unicode", Codec{}, "things/", Token{Version: 7, Start: "ns/naïve-名前\x00"}},
-		{"dots inside names", Codec{}, "things/", Token{Version: 7, Start: "a.b/..c/...\x00"}},
-		{"longest start", Codec{}, "things/", Token{Version: 7, Start: strings.Repeat("x", MaxStartLen-1) + "\x00"}},
-		{"issued at", Codec{}, "pods/", Token{Version: 9, Start: "a\x00", IssuedAt: issued}},
-		{"signed", Codec{Keys: [][]byte{key1}}, "pods/", Token{Version: 10245, Start: "ns1/pod-500\x00"}},
-		{"signed issued at", Codec{Keys: [][]byte{key1}}, "pods/", Token{Version: 10245, Start: "b\x00", IssuedAt: issued}},
-		{"signed long start", Codec{Keys: [][]byte{key1}}, "pods/", Token{Version: 3, Start: strings.Repeat("y", 1000)}},
-		{"long key", Codec{Keys: [][]byte{[]byte(strings.Repeat("k", 200))}}, "pods/", Token{Version: 3, Start: "c"}},
+		{"namespaced", &Codec{}, "pods/ns1/", Token{Version: 10245, Start: "pod-500\x00"}},
+		{"all namespaces", &Codec{}, "pods/", Token{Version: 10245, Start: "ns1/pod-500\x00"}},
+		{"cluster scoped", &Codec{}, "namespaces/", Token{Version: 1, Start: "kube-system\x00"}},
+		{"inconsistent", &Codec{}, "pods/", Token{Version: 0, Start: "ns1/a\x00"}},
+		{"max version", &Codec{}, "pods/", Token{Version: rv.Version(^uint64(0)), Start: "a\x00"}},
+		{"no NUL", &Codec{}, "pods/", Token{Version: 7, Start: "a"}},
+		{"unicode", &Codec{}, "things/", Token{Version: 7, Start: "ns/naïve-名前\x00"}},
+		{"dots inside names", &Codec{}, "things/", Token{Version: 7, Start: "a.b/..c/...\x00"}},
+		{"longest start", &Codec{}, "things/", Token{Version: 7, Start: strings.Repeat("x", MaxStartLen-1) + "\x00"}},
+		{"issued at", &Codec{}, "pods/", Token{Version: 9, Start: "a\x00", IssuedAt: issued}},
+		{"signed", &Codec{Keys: [][]byte{key1}}, "pods/", Token{Version: 10245, Start: "ns1/pod-500\x00"}},
+		{"signed issued at", &Codec{Keys: [][]byte{key1}}, "pods/", Token{Version: 10245, Start: "b\x00", IssuedAt: issued}},
+		{"signed long start", &Codec{Keys: [][]byte{key1}}, "pods/", Token{Version: 3, Start: strings.Repeat("y", 1000)}},
+		{"long key", &Codec{Keys: [][]byte{[]byte(strings.Repeat("k", 200))}}, "pods/", Token{Version: 3, Start: "c"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -109,16 +109,16 @@ func TestIssuedAt(t *testing.T) {
 	clock := func() time.Time { return now }
 	tests := []struct {
 		name  string
-		codec Codec
+		codec *Codec
 		in    time.Time
 		want  time.Time // zero: no IssuedAt
 	}{
-		{"zero codec leaves it out", Codec{}, time.Time{}, time.Time{}},
-		{"explicit value kept, to the second", Codec{}, now, now.Truncate(time.Second)},
-		{"Now stamps", Codec{Now: clock}, time.Time{}, now.Truncate(time.Second)},
-		{"MaxAge stamps", Codec{MaxAge: time.Hour}, time.Time{}, time.Now()},
-		{"carried forward, not restamped", Codec{Now: clock}, now.Add(-time.Minute), now.Add(-time.Minute).Truncate(time.Second)},
-		{"before 1970", Codec{}, time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC)},
+		{"zero codec leaves it out", &Codec{}, time.Time{}, time.Time{}},
+		{"explicit value kept, to the second", &Codec{}, now, now.Truncate(time.Second)},
+		{"Now stamps", &Codec{Now: clock}, time.Time{}, now.Truncate(time.Second)},
+		{"MaxAge stamps", &Codec{MaxAge: time.Hour}, time.Time{}, time.Now()},
+		{"carried forward, not restamped", &Codec{Now: clock}, now.Add(-time.Minute), now.Add(-time.Minute).Truncate(time.Second)},
+		{"before 1970", &Codec{}, time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -234,7 +234,7 @@ func checkInvalid(t *testing.T, err error, sentinel error, detail string) {
 }
 
 func TestDecodeErrors(t *testing.T) {
-	k1 := Codec{Keys: [][]byte{key1}}
+	k1 := &Codec{Keys: [][]byte{key1}}
 	good := k1.Encode(Token{Version: 10245, Start: "ns1/some-pod-name\x00"})
 	gp := payload(flagSigned, 10245, "ns1/some-pod-name\x00")
 	altered := func(i int, mask byte) string {
@@ -244,43 +244,43 @@ func TestDecodeErrors(t *testing.T) {
 	}
 	tests := []struct {
 		name     string
-		codec    Codec
+		codec    *Codec
 		token    string
 		sentinel error
 		detail   string
 	}{
-		{"empty", Codec{}, "", ErrMalformed, "token is empty"},
-		{"too long", Codec{}, strings.Repeat("A", MaxTokenLen+1), ErrMalformed, "token is longer than 5512 bytes"},
-		{"bad character", Codec{}, "AQCF$G5z", ErrMalformed, "illegal base64 data at input byte 4"},
-		{"padding", Codec{}, "AQCFUG5zMS9wb2QtNTAwAA==", ErrMalformed, "illegal base64 data at input byte 22"},
-		{"standard alphabet", Codec{}, "AQCF+G5z", ErrMalformed, "illegal base64 data at input byte 4"},
-		{"newline", Codec{}, "AQCFUG5z\nMS9w", ErrMalformed, "illegal base64 data at input byte 8"},
-		{"carriage return", Codec{}, "\rAQCFUG5z", ErrMalformed, "illegal base64 data at input byte 0"},
-		{"space", Codec{}, "AQCF UG5z", ErrMalformed, "illegal base64 data at input byte 4"},
-		{"dangling character", Codec{}, "AQCFU", ErrMalformed, "illegal base64 data at input byte 4"},
-		{"bad character in tail", Codec{}, "AQCFU.", ErrMalformed, "illegal base64 data at input byte 5"},
-		{"nonzero padding bits", Codec{}, "AQCFUG5zMS9wb2QtNTAwAB", ErrMalformed, "illegal base64 data at input byte 21"},
-		{"nonzero padding bits 3", Codec{}, "AQCFUG5zMS9wb2QtNTAwAAB", ErrMalformed, "illegal base64 data at input byte 22"},
-		{"one byte", Codec{}, raw(1), ErrMalformed, "token is truncated"},
-		{"kubernetes token", Codec{}, "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MTIzNDUsInN0YXJ0IjoiZm9vXHUwMDAwIn0",
+		{"empty", &Codec{}, "", ErrMalformed, "token is empty"},
+		{"too long", &Codec{}, strings.Repeat("A", MaxTokenLen+1), ErrMalformed, "token is longer than 5512 bytes"},
+		{"bad character", &Codec{}, "AQCF$G5z", ErrMalformed, "illegal base64 data at input byte 4"},
+		{"padding", &Codec{}, "AQCFUG5zMS9wb2QtNTAwAA==", ErrMalformed, "illegal base64 data at input byte 22"},
+		{"standard alphabet", &Codec{}, "AQCF+G5z", ErrMalformed, "illegal base64 data at input byte 4"},
+		{"newline", &Codec{}, "AQCFUG5z\nMS9w", ErrMalformed, "illegal base64 data at input byte 8"},
+		{"carriage return", &Codec{}, "\rAQCFUG5z", ErrMalformed, "illegal base64 data at input byte 0"},
+		{"space", &Codec{}, "AQCF UG5z", ErrMalformed, "illegal base64 data at input byte 4"},
+		{"dangling character", &Codec{}, "AQCFU", ErrMalformed, "illegal base64 data at input byte 4"},
+		{"bad character in tail", &Codec{}, "AQCFU.", ErrMalformed, "illegal base64 data at input byte 5"},
+		{"nonzero padding bits", &Codec{}, "AQCFUG5zMS9wb2QtNTAwAB", ErrMalformed, "illegal base64 data at input byte 21"},
+		{"nonzero padding bits 3", &Codec{}, "AQCFUG5zMS9wb2QtNTAwAAB", ErrMalformed, "illegal base64 data at input byte 22"},
+		{"one byte", &Codec{}, raw(1), ErrMalformed, "token is truncated"},
+		{"kubernetes token", &Codec{}, "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MTIzNDUsInN0YXJ0IjoiZm9vXHUwMDAwIn0",
 			ErrMalformed, "server does not recognize this encoded version 123"},
-		{"version 0", Codec{}, raw(0, 0, 5, 'a'), ErrMalformed, "server does not recognize this encoded version 0"},
-		{"version 2", Codec{}, raw(2, 0, 5, 'a'), ErrMalformed, "server does not recognize this encoded version 2"},
-		{"unknown flag", Codec{}, raw(1, 4, 5, 'a'), ErrMalformed, "unknown flags 0x4 (version 1)"},
-		{"no revision", Codec{}, raw(1, 0), ErrMalformed, "incorrect encoded start resourceVersion (version 1)"},
-		{"truncated revision", Codec{}, raw(1, 0, 0x80), ErrMalformed, "incorrect encoded start resourceVersion (version 1)"},
-		{"non-minimal revision", Codec{}, raw(1, 0, 0x85, 0x00, 'a'), ErrMalformed, "incorrect encoded start resourceVersion (version 1)"},
-		{"revision overflow", Codec{}, raw(1, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 'a'),
+		{"version 0", &Codec{}, raw(0, 0, 5, 'a'), ErrMalformed, "server does not recognize this encoded version 0"},
+		{"version 2", &Codec{}, raw(2, 0, 5, 'a'), ErrMalformed, "server does not recognize this encoded version 2"},
+		{"unknown flag", &Codec{}, raw(1, 4, 5, 'a'), ErrMalformed, "unknown flags 0x4 (version 1)"},
+		{"no revision", &Codec{}, raw(1, 0), ErrMalformed, "incorrect encoded start resourceVersion (version 1)"},
+		{"truncated revision", &Codec{}, raw(1, 0, 0x80), ErrMalformed, "incorrect encoded start resourceVersion (version 1)"},
+		{"non-minimal revision", &Codec{}, raw(1, 0, 0x85, 0x00, 'a'), ErrMalformed, "incorrect encoded start resourceVersion (version 1)"},
+		{"revision overflow", &Codec{}, raw(1, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 'a'),
 			ErrMalformed, "incorrect encoded start resourceVersion (version 1)"},
-		{"truncated issue time", Codec{}, raw(1, flagIssuedAt, 5, 0x80), ErrMalformed, "incorrect encoded issue time (version 1)"},
-		{"non-minimal issue time", Codec{}, raw(1, flagIssuedAt, 5, 0x82, 0x00, 'a'), ErrMalformed, "incorrect encoded issue time (version 1)"},
-		{"zero-time issue time", Codec{}, raw(append([]byte{1, flagIssuedAt, 5}, append(binary.AppendVarint(nil, time.Time{}.Unix()), 'a')...)...),
+		{"truncated issue time", &Codec{}, raw(1, flagIssuedAt, 5, 0x80), ErrMalformed, "incorrect encoded issue time (version 1)"},
+		{"non-minimal issue time", &Codec{}, raw(1, flagIssuedAt, 5, 0x82, 0x00, 'a'), ErrMalformed, "incorrect encoded issue time (version 1)"},
+		{"zero-time issue time", &Codec{}, raw(append([]byte{1, flagIssuedAt, 5}, append(binary.AppendVarint(nil, time.Time{}.Unix()), 'a')...)...),
 			ErrMalformed, "incorrect encoded issue time (version 1)"},
-		{"no start", Codec{}, raw(1, 0, 5), ErrUnsafeStart, "encoded start key empty (version 1)"},
-		{"no start after issue time", Codec{}, raw(1, flagIssuedAt, 5, 2), ErrUnsafeStart, "encoded start key empty (version 1)"},
+		{"no start", &Codec{}, raw(1, 0, 5), ErrUnsafeStart, "encoded start key empty (version 1)"},
+		{"no start after issue time", &Codec{}, raw(1, flagIssuedAt, 5, 2), ErrUnsafeStart, "encoded start key empty (version 1)"},
 
 		{"unsigned with keys", k1, raw(payload(0, 10245, "ns1/some-pod-name\x00")...), ErrSignature, "token is not signed"},
-		{"wrong key", Codec{Keys: [][]byte{key2}}, good, ErrSignature, "signature does not match"},
+		{"wrong key", &Codec{Keys: [][]byte{key2}}, good, ErrSignature, "signature does not match"},
 		{"altered revision", k1, altered(2, 1), ErrSignature, "signature does not match"},
 		{"altered start", k1, altered(len(gp)-2, 1), ErrSignature, "signature does not match"},
 		{"altered MAC", k1, altered(len(gp)+3, 0x80), ErrSignature, "signature does not match"},
@@ -323,16 +323,16 @@ func TestDecodeBadPrefix(t *testing.T) {
 }
 
 func TestSigning(t *testing.T) {
-	old := Codec{Keys: [][]byte{key1}}
-	rotated := Codec{Keys: [][]byte{key2, key1}}
-	retired := Codec{Keys: [][]byte{key2}}
-	var unsigned Codec
+	old := &Codec{Keys: [][]byte{key1}}
+	rotated := &Codec{Keys: [][]byte{key2, key1}}
+	retired := &Codec{Keys: [][]byte{key2}}
+	unsigned := &Codec{}
 	tok := Token{Version: 42, Start: "ns/a\x00"}
 
 	tests := []struct {
 		name    string
-		issuer  Codec
-		decoder Codec
+		issuer  *Codec
+		decoder *Codec
 		ok      bool
 	}{
 		{"same key", old, old, true},
@@ -357,17 +357,78 @@ func TestSigning(t *testing.T) {
 	}
 }
 
-// TestSignMatchesHMAC checks the allocation-free HMAC against crypto/hmac.
+// TestSignMatchesHMAC checks the pooled, pre-keyed HMAC against a fresh
+// crypto/hmac, across key lengths (hashed above the block size) and
+// message lengths (longer than the buffer the bytes pass through), twice
+// per key so that the second call runs from the restored keyed state.
 func TestSignMatchesHMAC(t *testing.T) {
 	for _, kl := range []int{0, 1, 32, 63, 64, 65, 200} {
-		for _, pl := range []int{0, 1, 55, 56, 64, 119, 120, 1000} {
-			key := []byte(strings.Repeat("k", kl))
-			msg := []byte(strings.Repeat("m", pl))
-			b := append(make([]byte, hmacBlock), msg...)
-			got := sign(key, b)
-			if want := mustTag(key, msg); string(got[:]) != string(want) {
-				t.Errorf("sign(key %d bytes, msg %d bytes) = %x, want %x", kl, pl, got, want)
+		c := &Codec{Keys: [][]byte{[]byte(strings.Repeat("k", kl))}}
+		for _, pl := range []int{0, 1, 55, 56, 64, 119, 120, stackPayload, stackPayload + 1, 1000} {
+			for range 2 {
+				msg := []byte(strings.Repeat("m", pl))
+				got := c.sign(msg)
+				if want := mustTag(c.Keys[0], msg); string(got[:]) != string(want) {
+					t.Errorf("sign(key %d bytes, msg %d bytes) = %x, want %x", kl, pl, got, want)
+				}
 			}
+		}
+	}
+}
+
+// TestKeysReplaced: a pooled HMAC state is tied to the key slice it was
+// made from, so a Codec whose Keys are replaced between uses signs and
+// verifies with the new keys, never with a stale state.
+func TestKeysReplaced(t *testing.T) {
+	tok := Token{Version: 42, Start: "ns/a\x00"}
+	c := &Codec{Keys: [][]byte{key1}}
+	for range 3 {
+		_ = c.Encode(tok)
+	}
+	c.Keys = [][]byte{key2}
+	if _, _, err := (&Codec{Keys: [][]byte{key2}}).Decode(c.Encode(tok), "pods/"); err != nil {
+		t.Errorf("token signed after the key was replaced: %v", err)
+	}
+	if _, _, err := c.Decode((&Codec{Keys: [][]byte{key1}}).Encode(tok), "pods/"); err == nil {
+		t.Error("a token signed with the replaced key still verifies")
+	}
+	c.Keys = [][]byte{key1, key2}
+	if _, _, err := c.Decode((&Codec{Keys: [][]byte{key2}}).Encode(tok), "pods/"); err != nil {
+		t.Errorf("second key after growing Keys: %v", err)
+	}
+}
+
+// TestConcurrentUse shares one signing Codec between goroutines, as a
+// server does: each borrows its own HMAC states, so every token verifies
+// (under -race, any sharing of a state is also reported).
+func TestConcurrentUse(t *testing.T) {
+	c := &Codec{Keys: [][]byte{key2, key1}}
+	old := &Codec{Keys: [][]byte{key1}}
+	const goroutines, rounds = 4, 200
+	errs := make(chan error, goroutines)
+	for g := range goroutines {
+		go func() {
+			for i := range rounds {
+				tok := Token{Version: rv.Version(i + 1), Start: "ns/pod-" + strconv.Itoa(g) + "-" + strconv.Itoa(i) + "\x00"}
+				issuer := c
+				if i%2 == 1 {
+					issuer = old // verifies with the second key
+				}
+				_, got, err := c.Decode(issuer.Encode(tok), "pods/")
+				if err == nil && (got.Version != tok.Version || got.Start != tok.Start) {
+					err = errors.New("decoded " + got.Start + ", want " + tok.Start)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range goroutines {
+		if err := <-errs; err != nil {
+			t.Error(err)
 		}
 	}
 }
@@ -377,17 +438,17 @@ func TestExpired(t *testing.T) {
 	const short = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter."
 	tests := []struct {
 		name      string
-		codec     Codec
+		codec     *Codec
 		tok       Token
 		msg       string
 		continues bool
 	}{
-		{"unsigned", Codec{}, Token{Version: 10245, Start: "ns1/pod-500\x00"}, long, true},
-		{"signed", Codec{Keys: [][]byte{key1}}, Token{Version: 10245, Start: "a\x00"}, long, true},
-		{"already inconsistent", Codec{}, Token{Version: 0, Start: "a\x00"}, long, true},
-		{"with max age", Codec{MaxAge: time.Minute}, Token{Version: 3, Start: "a\x00", IssuedAt: time.Unix(1, 0)}, long, true},
-		{"start that cannot be encoded", Codec{}, Token{Version: 3, Start: "../x"}, short, false},
-		{"empty start", Codec{}, Token{Version: 3}, short, false},
+		{"unsigned", &Codec{}, Token{Version: 10245, Start: "ns1/pod-500\x00"}, long, true},
+		{"signed", &Codec{Keys: [][]byte{key1}}, Token{Version: 10245, Start: "a\x00"}, long, true},
+		{"already inconsistent", &Codec{}, Token{Version: 0, Start: "a\x00"}, long, true},
+		{"with max age", &Codec{MaxAge: time.Minute}, Token{Version: 3, Start: "a\x00", IssuedAt: time.Unix(1, 0)}, long, true},
+		{"start that cannot be encoded", &Codec{}, Token{Version: 3, Start: "../x"}, short, false},
+		{"empty start", &Codec{}, Token{Version: 3}, short, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -419,7 +480,7 @@ func TestExpired(t *testing.T) {
 func TestMaxAge(t *testing.T) {
 	t0 := time.Date(2026, 7, 24, 10, 0, 0, 0, time.UTC)
 	now := t0
-	c := Codec{Keys: [][]byte{key1}, MaxAge: 5 * time.Minute, Now: func() time.Time { return now }}
+	c := &Codec{Keys: [][]byte{key1}, MaxAge: 5 * time.Minute, Now: func() time.Time { return now }}
 	first := c.Encode(Token{Version: 100, Start: "a\x00"})
 
 	tests := []struct {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package paging
+
+const raceEnabled = false
