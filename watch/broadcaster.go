@@ -113,7 +113,9 @@ type Stats struct {
 type Broadcaster[T any] struct {
 	src  Source[T]
 	objs ObjectFuncs[T]
-	opts Options
+	// cache is src as an EventCache, nil if it is not one.
+	cache EventCache[T]
+	opts  Options
 	// batch is the dispatcher's read size: min(maxBatch, Buffer).
 	batch int
 
@@ -182,6 +184,7 @@ func NewBroadcaster[T any](src Source[T], objs ObjectFuncs[T], opts Options) *Br
 		watchers: make(map[*Watcher[T]]struct{}),
 		win:      make([]*entry[T], opts.Window),
 	}
+	b.cache, _ = src.(EventCache[T])
 	b.dispatched = src.Revision()
 	b.winBase = b.dispatched
 	go b.run()
@@ -257,7 +260,7 @@ func (b *Broadcaster[T]) run() {
 			}
 			full := len(evs) >= b.batch
 			var next rv.Version
-			es, next = newEntries(es[:0], evs, pos)
+			es, next = newEntries(es[:0], evs, pos, b.cache)
 			if !full && r > next {
 				next = r
 			}
@@ -294,8 +297,9 @@ func (b *Broadcaster[T]) sleep(d time.Duration) bool {
 // newEntries appends to dst one entry per event of evs after pos (skipping
 // anything a Source should not have reported: old revisions and types other
 // than ADDED, MODIFIED and DELETED) and returns it with the last revision.
-// The entries of one batch share one allocation.
-func newEntries[T any](dst []*entry[T], evs []Event[T], pos rv.Version) ([]*entry[T], rv.Version) {
+// The entries of one batch share one allocation; their messages encode
+// through cache if it is not nil.
+func newEntries[T any](dst []*entry[T], evs []Event[T], pos rv.Version, cache EventCache[T]) ([]*entry[T], rv.Version) {
 	if len(evs) == 0 {
 		return dst, pos
 	}
@@ -313,6 +317,7 @@ func newEntries[T any](dst []*entry[T], evs []Event[T], pos rv.Version) ([]*entr
 		pos = ev.Revision
 		e := &arr[i]
 		e.msg.typ, e.msg.key, e.msg.obj, e.msg.rev = ev.Type, ev.Key, ev.Object, ev.Revision
+		e.msg.cache = cache
 		e.prev = ev.Prev
 		dst = append(dst, e)
 	}

@@ -104,8 +104,16 @@
 //
 // Every watcher that receives a change with the same type receives the same
 // *Message, and Message.Encoded computes each media type's encoding once
-// for all of them. Events read from the Source by a watcher that fell
-// further behind than the window are its own and encoded for it alone.
+// for all of them. The synthetic ADDED events of initial state, and the
+// events a watcher that fell further behind than the window reads from the
+// Source, are that watcher's own messages: they are encoded for it alone,
+// unless the Source implements EventCache. Then every message whose object
+// the Source returned unchanged is encoded through it, once per stored
+// object version, encoder and event type, shared by the live stream,
+// initial events and catch-up alike. Only the DELETED event of an object
+// leaving a selector carries a copy (with the new resourceVersion), which
+// is encoded once per change for the watchers of the live stream and the
+// window, and per watcher beyond them.
 //
 // # Goroutines
 //

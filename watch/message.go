@@ -44,6 +44,9 @@ type Message[T any] struct {
 	// end marks the initial-events-end bookmark.
 	end bool
 	err *status.Error
+	// cache is the Source's EventCache, set when obj is an object the
+	// Source returned unchanged.
+	cache EventCache[T]
 
 	// first is the slot of the first encoder asked, inline because a
 	// server usually has one media type per stream; firstSet is stored
@@ -92,9 +95,10 @@ func (m *Message[T]) InitialEventsEnd() bool { return m.end }
 func (m *Message[T]) Err() *status.Error { return m.err }
 
 // Encoded returns m serialized by enc. The first call for a given enc
-// encodes; every later call, from any goroutine and any watcher, returns
-// the same bytes (which must not be modified). For an ERROR message enc
-// must implement ErrorEncoder.
+// encodes, or takes the encoding from the Source's EventCache; every later
+// call, from any goroutine and any watcher, returns the same bytes (which
+// must not be modified). For an ERROR message enc must implement
+// ErrorEncoder.
 func (m *Message[T]) Encoded(enc Encoder[T]) ([]byte, error) {
 	e := m.slot(enc)
 	e.once.Do(func() {
@@ -105,6 +109,10 @@ func (m *Message[T]) Encoded(enc Encoder[T]) ([]byte, error) {
 				return
 			}
 			e.b, e.err = ee.AppendError(nil, m.err)
+			return
+		}
+		if m.cache != nil {
+			e.b, e.err = m.cache.EncodedEvent(enc, m.typ, m.key, m.obj)
 			return
 		}
 		e.b, e.err = enc.AppendEvent(nil, m.typ, m.obj)

@@ -56,3 +56,23 @@ type Source[T any] interface {
 	// error wrapping rv.ErrFutureRevision if at is newer than Revision.
 	Snapshot(at rv.Version, yield func(key string, obj T) bool) error
 }
+
+// EventCache is an optional capability of a Source: serialized events
+// cached per stored object version and shared with every reader of the
+// Source. A Broadcaster tests for it at run time (as net/http tests a
+// ResponseWriter for http.Flusher) and, when the Source has it, encodes
+// through it every event whose object the Source returned unchanged: the
+// changes it reads, whether for the live stream or for a watcher catching
+// up beyond the window, and the ADDED events of initial state. Watchers
+// that start with initial events or catch up from the Source then share
+// encodings with each other and with the live stream instead of each
+// encoding its own.
+type EventCache[T any] interface {
+	// EncodedEvent returns what enc.AppendEvent(nil, typ, obj) returns,
+	// computed at most once per stored object version, encoder and event
+	// type, from any goroutine. obj is an object this Source returned from
+	// Events or Snapshot, stored under key; a Source that no longer holds
+	// that version may encode it without caching. The result is shared and
+	// must not be modified.
+	EncodedEvent(enc Encoder[T], typ EventType, key string, obj T) ([]byte, error)
+}

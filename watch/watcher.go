@@ -210,7 +210,7 @@ func (w *Watcher[T]) initialMsg() *Message[T] {
 	m := &w.chunk[0]
 	w.chunk = w.chunk[1:]
 	it := &w.initial[w.ii]
-	m.typ, m.key, m.obj, m.rev = Added, it.key, it.obj, w.startRev
+	m.typ, m.key, m.obj, m.rev, m.cache = Added, it.key, it.obj, w.startRev, w.b.cache
 	*it = keyed[T]{}
 	w.ii++
 	return m
@@ -279,7 +279,7 @@ func (w *Watcher[T]) convert(e *entry[T]) *Message[T] {
 			if m := e.added.Load(); m != nil {
 				return m
 			}
-			m := &Message[T]{typ: Added, key: e.msg.key, obj: e.msg.obj, rev: e.msg.rev}
+			m := &Message[T]{typ: Added, key: e.msg.key, obj: e.msg.obj, rev: e.msg.rev, cache: e.msg.cache}
 			if !e.added.CompareAndSwap(nil, m) {
 				m = e.added.Load()
 			}
@@ -399,7 +399,7 @@ func (w *Watcher[T]) readSource() {
 		w.fail(err)
 		return
 	}
-	w.local, _ = newEntries(w.local[:0], evs, w.pos)
+	w.local, _ = newEntries(w.local[:0], evs, w.pos, b.cache)
 	w.li = 0
 	clear(evs)
 	*bufp = evs[:0]

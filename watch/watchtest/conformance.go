@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/apisem/apisem/rv"
@@ -30,7 +31,9 @@ type SourceHarness[T any] struct {
 
 // CheckSource checks that a watch.Source keeps the contract a Broadcaster
 // relies on: ordered events with their types, previous states and
-// revisions; Changed; snapshots at past revisions; compaction errors.
+// revisions; Changed; snapshots at past revisions; compaction errors; and,
+// if the Source implements watch.EventCache, one encoding per stored
+// version, encoder and event type.
 // newHarness is called once per subtest and must return a fresh, empty
 // Source.
 func CheckSource[T any](t *testing.T, newHarness func(t *testing.T) SourceHarness[T]) {
@@ -142,6 +145,8 @@ func CheckSource[T any](t *testing.T, newHarness func(t *testing.T) SourceHarnes
 		}
 	})
 
+	t.Run("event cache", func(t *testing.T) { checkEventCache(t, newHarness(t)) })
+
 	t.Run("compaction", func(t *testing.T) {
 		h := newHarness(t)
 		r1 := h.Put("a")
@@ -162,6 +167,68 @@ func CheckSource[T any](t *testing.T, newHarness func(t *testing.T) SourceHarnes
 			t.Errorf("Snapshot(%d) after Compact(%d): err = %v, want a CompactedError", r1, r2, err)
 		}
 	})
+}
+
+// checkEventCache checks a Source's watch.EventCache: one encoding per
+// stored version, encoder and type, whether the object came from Events or
+// from Snapshot.
+func checkEventCache[T any](t *testing.T, h SourceHarness[T]) {
+	c, ok := h.Source.(watch.EventCache[T])
+	if !ok {
+		t.Skip("the Source does not implement watch.EventCache")
+	}
+	base := h.Source.Revision()
+	r1 := h.Put("a")
+	r2 := h.Put("a")
+	evs := events(t, h, base, 10)
+	if len(evs) != 2 {
+		t.Fatalf("Events(%d) = %s, want two events", base, describeEvents(evs))
+	}
+	var snap T
+	if err := h.Source.Snapshot(r2, func(_ string, obj T) bool { snap = obj; return false }); err != nil {
+		t.Fatalf("Snapshot(%d): %v", r2, err)
+	}
+	enc, other := &versionEncoder[T]{version: h.Version}, &versionEncoder[T]{version: h.Version}
+	for i, tc := range []struct {
+		enc   *versionEncoder[T]
+		typ   watch.EventType
+		obj   T
+		want  string
+		calls int64 // enc's calls after this step
+	}{
+		{enc, watch.Added, evs[0].Object, fmt.Sprintf("ADDED@%d", r1), 1},
+		{enc, watch.Added, evs[0].Object, fmt.Sprintf("ADDED@%d", r1), 1},
+		{enc, watch.Modified, evs[1].Object, fmt.Sprintf("MODIFIED@%d", r2), 2},
+		// The same version from Snapshot shares the encoding...
+		{enc, watch.Modified, snap, fmt.Sprintf("MODIFIED@%d", r2), 2},
+		// ...but another type or encoder is another encoding.
+		{enc, watch.Added, snap, fmt.Sprintf("ADDED@%d", r2), 3},
+		{enc, watch.Added, evs[1].Object, fmt.Sprintf("ADDED@%d", r2), 3},
+		{other, watch.Added, evs[1].Object, fmt.Sprintf("ADDED@%d", r2), 3},
+	} {
+		b, err := c.EncodedEvent(tc.enc, tc.typ, "a", tc.obj)
+		if err != nil || string(b) != tc.want {
+			t.Errorf("step %d: EncodedEvent(%s, @%d) = %q, %v; want %q", i, tc.typ, h.Version(tc.obj), b, err, tc.want)
+		}
+		if n := enc.calls.Load(); n != tc.calls {
+			t.Errorf("step %d: EncodedEvent(%s, @%d): the encoder has run %d times, want %d", i, tc.typ, h.Version(tc.obj), n, tc.calls)
+		}
+	}
+	if n := other.calls.Load(); n != 1 {
+		t.Errorf("a second encoder ran %d times, want 1", n)
+	}
+}
+
+// versionEncoder encodes an event as its type and its object's
+// resourceVersion, and counts its calls.
+type versionEncoder[T any] struct {
+	version func(T) rv.Version
+	calls   atomic.Int64
+}
+
+func (e *versionEncoder[T]) AppendEvent(dst []byte, typ watch.EventType, obj T) ([]byte, error) {
+	e.calls.Add(1)
+	return fmt.Appendf(dst, "%s@%d", typ, e.version(obj)), nil
 }
 
 func events[T any](t *testing.T, h SourceHarness[T], after rv.Version, max int) []watch.Event[T] {
