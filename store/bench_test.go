@@ -373,3 +373,44 @@ func BenchmarkReadDeep(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkListOtherChurn pages at an older revision through a collection
+// of 10^4 objects while 10^5 objects were created and deleted since that
+// revision in another namespace: remainingItemCount must not pay for
+// writes outside the listed collection.
+func BenchmarkListOtherChurn(b *testing.B) {
+	ctx := context.Background()
+	s := New(Options[*widget]{Window: -1})
+	r := s.Resource(ResourceOptions[*widget]{GroupResource: status.GroupResource{Resource: "widgets"}, Namespaced: true})
+	for i := range 10_000 {
+		if _, err := r.Create(ctx, benchObject(i), CreateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	old := s.Revision()
+	for i := range 50_000 {
+		w := benchObject(i)
+		w.Namespace = "other"
+		if _, err := r.Create(ctx, w, CreateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		if i%2 == 0 {
+			if _, _, err := r.Delete(ctx, "other", w.Name, DeleteOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	start, err := paging.NextStart(r.Key("ns", benchObject(5000).Name), r.Prefix("ns"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := ListOptions{Read: rv.Read{Semantics: rv.ContinueExact, Limit: 500,
+		Continue: s.codec.Encode(paging.Token{Version: old, Start: start})}}
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := r.List(ctx, "ns", opts)
+		if n, _ := p.RemainingItemCount(); err != nil || p.Len() != 500 || n != 4499 {
+			b.Fatalf("%v, %d items, %d more", err, p.Len(), n)
+		}
+	}
+}

@@ -65,13 +65,15 @@
 //
 // The subtree counts make remainingItemCount O(log n): the count of live
 // keys after a page at the index's revision, corrected by the creations
-// and deletions since the page's revision, which the index keeps for that
-// purpose. A page of a list therefore costs O(log n + page size + the
-// keys created or deleted since its revision), never O(n); google/btree,
-// which has no counts, would have needed a walk of the rest of the
-// collection for every page. A snapshot per revision (a B-tree clone per
-// write) was rejected because every retained revision would keep a
-// copied tree path, O(log n) memory instead of O(1).
+// and deletions in the listed collection (a namespace, or a resource in
+// all namespaces) since the page's revision, which the store logs per
+// collection for that purpose. A page of a list therefore costs O(log n +
+// page size + the keys created or deleted in its collection since its
+// revision), never O(n), and writes elsewhere cost it nothing;
+// google/btree, which has no counts, would have needed a walk of the rest
+// of the collection for every page. A snapshot per revision (a B-tree
+// clone per write) was rejected because every retained revision would
+// keep a copied tree path, O(log n) memory instead of O(1).
 //
 // # Performance
 //

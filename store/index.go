@@ -89,10 +89,6 @@ type index[T Object] struct {
 	size   int       // entries, live or not
 	live   int       // live entries
 	rev    uint64
-	// lives are the versions that created or deleted a key (flipped its
-	// liveness) after the compaction revision, up to rev, oldest first.
-	// A reader counting at an older revision undoes them.
-	lives []*version[T]
 }
 
 // get returns the entry for key, or nil.

@@ -91,8 +91,8 @@ func (p *Page[T]) RemainingItemCount() (int64, bool) { return p.remaining, p.has
 // N at N (410 Expired `The resourceVersion for the provided list is too
 // old.` if compacted), Continue at the revision in the token (410 Expired
 // with an inconsistent-continue token if compacted). A page costs
-// O(log n + page size) plus the deletions and creations since its
-// revision.
+// O(log n + page size) plus the deletions and creations in the listed
+// collection since its revision.
 func (r *Resource[T]) List(ctx context.Context, namespace string, opts ListOptions) (*Page[T], error) {
 	if r.namespaced && namespace != "" {
 		if err := checkSegment("Namespace", namespace); err != nil {
@@ -190,8 +190,10 @@ func (r *Resource[T]) listAt(rev uint64, prefix, start, hi string, opts ListOpti
 		p.items = append(p.items, v)
 	}
 	if more && !filtered {
-		last := p.items[len(p.items)-1].entry.key
-		rem := liveAt(x, rev, last+"\x00", hi)
+		// The last item's entry is in the collection: its log has the
+		// collection's flips.
+		last := p.items[len(p.items)-1].entry
+		rem := liveAt(x, flipLogOf(last, prefix), rev, last.key+"\x00", hi)
 		p.remaining, p.hasRem = paging.RemainingItemCount(int64(rem), false)
 	}
 	if !s.validate(rev) {
@@ -206,31 +208,4 @@ func (r *Resource[T]) listAt(rev uint64, prefix, start, hi string, opts ListOpti
 		p.cont = s.codec.Encode(paging.Token{Version: rv.Version(rev), Start: next})
 	}
 	return p, true, nil
-}
-
-// liveAt counts the keys in [lo, hi) that are live at revision rev: the
-// index counts at its own revision, minus the creations and deletions
-// after rev that it already includes.
-func liveAt[T Object](x *index[T], rev uint64, lo, hi string) int {
-	n := x.liveIn(lo, hi)
-	lives := x.lives
-	i, j := 0, len(lives)
-	for i < j { // first event after rev
-		m := int(uint(i+j) >> 1)
-		if lives[m].rev <= rev {
-			i = m + 1
-		} else {
-			j = m
-		}
-	}
-	for _, v := range lives[i:] {
-		if k := v.entry.key; k >= lo && (hi == "" || k < hi) {
-			if v.dead {
-				n++ // deleted after rev: was live at rev
-			} else {
-				n-- // created after rev: was not
-			}
-		}
-	}
-	return n
 }

@@ -214,9 +214,16 @@ func TestPagedListConcurrentWriters(t *testing.T) {
 			}
 		}
 	})
+	// page is the last key of a page that had more after it, and the
+	// remainingItemCount it carried.
+	type page struct {
+		last string
+		rem  int64
+	}
 	type result struct {
-		rev  rv.Version
-		keys map[string]string
+		rev   rv.Version
+		keys  map[string]string
+		pages []page
 	}
 	results := make([]result, 4)
 	var readers sync.WaitGroup
@@ -225,6 +232,7 @@ func TestPagedListConcurrentWriters(t *testing.T) {
 			got := map[string]string{}
 			read := rv.Read{Semantics: rv.MostRecent, Limit: int64(3 + i*5)}
 			var rev rv.Version
+			var pages []page
 			for {
 				p, err := f.r.List(ctx, "", ListOptions{Read: read})
 				if err != nil {
@@ -238,17 +246,26 @@ func TestPagedListConcurrentWriters(t *testing.T) {
 				if p.Continue() == "" {
 					break
 				}
+				rem, _ := p.RemainingItemCount()
+				pages = append(pages, page{p.Key(p.Len() - 1), rem})
 				read = rv.Read{Semantics: rv.ContinueExact, Continue: p.Continue(), Limit: read.Limit}
 			}
-			results[i] = result{rev, got}
+			results[i] = result{rev, got, pages}
 		})
 	}
 	readers.Wait()
 	close(stop)
 	wg.Wait()
 	for i, res := range results {
-		if want := replay(t, f.s, res.rev); !maps.Equal(res.keys, want) {
+		want := replay(t, f.s, res.rev)
+		if !maps.Equal(res.keys, want) {
 			t.Errorf("reader %d at revision %d: listed %d objects, history has %d", i, res.rev, len(res.keys), len(want))
+		}
+		keys := slices.Sorted(maps.Keys(want))
+		for _, pg := range res.pages {
+			if n := len(keys) - sort.SearchStrings(keys, pg.last) - 1; pg.rem != int64(n) {
+				t.Errorf("reader %d at revision %d: remainingItemCount after %s = %d; history has %d", i, res.rev, pg.last, pg.rem, n)
+			}
 		}
 	}
 }

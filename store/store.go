@@ -88,6 +88,11 @@ type Store[T Object] struct {
 	histN  int // versions in the published history
 	marks  []timeMark
 	randMu sync.Mutex // guards random (uids may be made outside mu)
+	// flipLogs are the flip logs of the collections with entries in the
+	// index, by collection prefix (see flips.go); cutting is compaction's
+	// scratch list of the logs it cuts.
+	flipLogs map[string]*flipLog[T]
+	cutting  []*flipLog[T]
 }
 
 // history holds the version written at each revision after the
@@ -132,6 +137,7 @@ func New[T Object](opts Options[T]) *Store[T] {
 		maxRevs:    opts.MaxRevisions,
 		futureWait: opts.FutureWait,
 		codec:      opts.Paging,
+		flipLogs:   map[string]*flipLog[T]{},
 	}
 	if s.copyFn == nil {
 		var zero T
@@ -347,17 +353,17 @@ func (s *Store[T]) commitLocked(e *entry[T], isNew bool, obj T, dead bool) *vers
 	v := &version[T]{rev: rev, obj: obj, entry: e, dead: dead}
 	prev := e.head.Load()
 	v.link(prev)
-	wasLive := prev != nil && !prev.dead
 	var nx *index[T]
-	if isNew || wasLive == dead {
+	if v.flip = (prev != nil && !prev.dead) == dead; v.flip {
 		s.txID++
 		tx := indexTx[T]{x: *s.idx.Load(), id: s.txID}
 		if isNew {
+			e.flips = s.flipLogLocked(e.key)
 			tx.insert(e, !dead)
 		} else {
 			tx.setLive(e.key, !dead)
 		}
-		tx.x.lives = append(tx.x.lives, v)
+		s.appendFlipLocked(v)
 		tx.x.rev = rev
 		nx = &tx.x
 	}
@@ -472,27 +478,17 @@ func (s *Store[T]) compactLocked(c uint64) {
 		// itself readable at c: nobody can reach them any more.
 		v.next.Store(nil)
 		v.skip.Store(nil)
+		if v.flip {
+			// No read counts at c or before any more.
+			s.dropFlipLocked(v)
+		}
 		if v.dead && v.entry.head.Load() == v {
 			tx.remove(v.entry.key) // deleted at or before c, never re-created
+			s.releaseLogLocked(v.entry.flips)
 			changed = true
 		}
 	}
-	// Liveness events up to c are no longer needed to count at older
-	// revisions.
-	lives := tx.x.lives
-	k := 0
-	for k < len(lives) && lives[k].rev <= c {
-		k++
-	}
-	if k > 0 {
-		if rest := len(lives) - k; rest < cap(lives)/4 {
-			lives = append(make([]*version[T], 0, 2*rest+16), lives[k:]...)
-		} else {
-			lives = lives[k:]
-		}
-		tx.x.lives = lives
-		changed = true
-	}
+	s.cutFlipsLocked()
 	if changed {
 		tx.x.rev = s.rev.Load()
 		s.idx.Store(&tx.x)

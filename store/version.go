@@ -12,6 +12,10 @@ import (
 type entry[T Object] struct {
 	key  string
 	head atomic.Pointer[version[T]]
+	// flips is the flip log of the innermost collection holding key: its
+	// namespace's, or its resource's for a cluster-scoped key. Set before
+	// the entry is published, never changed.
+	flips *flipLog[T]
 }
 
 // at returns the version of e visible at revision rev: the newest one
@@ -77,6 +81,7 @@ type version[T Object] struct {
 	// initialized.
 	forms atomic.Pointer[form[T]]
 	dead  bool
+	flip  bool // created or deleted the key: it is in the key's flip logs
 }
 
 // An Encoding is one serialized form of stored objects, e.g. JSON for
