@@ -299,6 +299,31 @@ func TestStreamingListEndBookmark(t *testing.T) {
 	})
 }
 
+// The first bookmark of a streaming list is the annotated one, even when a
+// periodic bookmark is already due; periodic bookmarks carry no
+// annotation.
+func TestStreamingListEndBookmarkComesFirst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, watch.Options{})
+		f.put("a", "1")
+		synctest.Wait() // dispatched, so the watcher joins the live set with nothing queued
+		w := f.watch(rv.Watch{Start: rv.StartMostRecent, InitialEvents: true, EndBookmark: true, Bookmarks: true}, nil)
+		f.src.Bump() // 2: progress for the live watcher, without events
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		watchtest.Expect(t, w, added("a", 1))
+		watchtest.ExpectInitialEventsEnd(t, w, 1)
+		m := watchtest.ExpectBookmark(t, w, 2)
+		got, err := m.Encoded(&watchtest.JSONEncoder[*obj]{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := `{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"2"}}}` + "\n"; string(got) != want {
+			t.Errorf("periodic bookmark = %s, want %s", got, want)
+		}
+	})
+}
+
 // sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=N
 // waits for the Source to reach N (up to MaxWait), then starts at the latest
 // revision; if N does not come, one ERROR event with the 504.
@@ -494,28 +519,51 @@ func TestBookmarkBeforeTimeout(t *testing.T) {
 }
 
 // A bookmark is never older than an event already delivered, and is sent
-// only after every event up to its revision.
+// only after every event up to its revision, whether it comes due while
+// the watcher is parked or while it is live with events queued.
 func TestBookmarkNeverBehind(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		f := newFixture(t, watch.Options{Buffer: 2, Window: 2})
-		w := f.watch(rv.Watch{Start: rv.StartMostRecent, Bookmarks: true}, nil)
-		var last rv.Version
-		for i := range 10 {
-			last = f.put(fmt.Sprint("o", i), "1")
-		}
-		time.Sleep(time.Minute) // due while the watcher is parked
-		var seen rv.Version
-		for seen < last {
-			m := watchtest.Next(t, w)
-			if m.Revision() < seen {
-				t.Fatalf("%s after revision %d", watchtest.Describe(m), seen)
-			}
-			if m.Type() == watch.Bookmark && m.Revision() > seen {
-				t.Fatalf("bookmark @%d before the events up to it (seen %d)", m.Revision(), seen)
-			}
-			seen = m.Revision()
-		}
-	})
+	for _, tc := range []struct {
+		name string
+		opts watch.Options
+	}{
+		{"parked", watch.Options{Buffer: 2, Window: 2}},
+		{"live with events queued", watch.Options{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := newFixture(t, tc.opts)
+				w := f.watch(rv.Watch{Start: rv.StartMostRecent, Bookmarks: true}, nil)
+				var last rv.Version
+				for i := range 10 {
+					last = f.put(fmt.Sprint("o", i), "1")
+				}
+				time.Sleep(time.Minute) // due before the consumer reads
+				var seen rv.Version
+				bookmarks := 0
+				for seen < last || bookmarks == 0 {
+					m := watchtest.Next(t, w)
+					switch {
+					case m.Type() == watch.Bookmark:
+						// Neither older than what the watcher has seen nor
+						// ahead of it.
+						if m.Revision() != seen {
+							t.Fatalf("bookmark @%d after the events up to %d", m.Revision(), seen)
+						}
+						bookmarks++
+					case m.Revision() == seen+1 && m.Key() == fmt.Sprint("o", int(seen)):
+						seen++
+					default:
+						t.Fatalf("after revision %d got %s", seen, watchtest.Describe(m))
+					}
+				}
+				synctest.Wait()
+				watchtest.ExpectIdle(t, w)
+				if bookmarks != 1 {
+					t.Errorf("%d bookmarks in a minute, want 1", bookmarks)
+				}
+			})
+		})
+	}
 }
 
 // timeoutSeconds ends the stream cleanly; without it a random window in
