@@ -3,6 +3,7 @@ package status
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -41,7 +42,7 @@ func InvalidValue(field string, value any, detail string) FieldError {
 func NotSupported(field string, value any, supported ...string) FieldError {
 	q := make([]string, len(supported))
 	for i, s := range supported {
-		q[i] = quote(s)
+		q[i] = strconv.Quote(s)
 	}
 	detail := ""
 	if len(q) > 0 {
@@ -104,7 +105,7 @@ func formatValue(v any) string {
 	case nil:
 		return "null"
 	case string:
-		return quote(t)
+		return strconv.Quote(t)
 	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64,
 		float32, float64, bool:
 		return fmt.Sprint(t)

@@ -73,7 +73,7 @@ func NewInvalid(gk GroupKind, name string, errs ...FieldError) *Error {
 	default:
 		agg = "[" + strings.Join(texts, ", ") + "]"
 	}
-	msg := gk.String() + " " + quote(name) + " is invalid"
+	msg := gk.String() + " " + strconv.Quote(name) + " is invalid"
 	if agg != "" {
 		msg += ": " + agg
 	}
@@ -84,13 +84,13 @@ func NewInvalid(gk GroupKind, name string, errs ...FieldError) *Error {
 
 // NewNotFound returns the 404 `<resource.group> "<name>" not found`.
 func NewNotFound(gr GroupResource, name string) *Error {
-	return newError(404, ReasonNotFound, gr.String()+" "+quote(name)+" not found",
+	return newError(404, ReasonNotFound, gr.String()+" "+strconv.Quote(name)+" not found",
 		&Details{Name: name, Group: gr.Group, Kind: gr.Resource})
 }
 
 // NewAlreadyExists returns the 409 `<resource.group> "<name>" already exists`.
 func NewAlreadyExists(gr GroupResource, name string) *Error {
-	return newError(409, ReasonAlreadyExists, gr.String()+" "+quote(name)+" already exists",
+	return newError(409, ReasonAlreadyExists, gr.String()+" "+strconv.Quote(name)+" already exists",
 		&Details{Name: name, Group: gr.Group, Kind: gr.Resource})
 }
 
@@ -108,7 +108,7 @@ func NewAlreadyExistsTerminating(gr GroupResource, name string) *Error {
 // to retry after retryAfterSeconds.
 func NewGenerateNameConflict(gr GroupResource, name string, retryAfterSeconds int) *Error {
 	return newError(409, ReasonAlreadyExists,
-		gr.String()+" "+quote(name)+" already exists, the server was not able to generate a unique name for the object",
+		gr.String()+" "+strconv.Quote(name)+" already exists, the server was not able to generate a unique name for the object",
 		&Details{Name: name, Group: gr.Group, Kind: gr.Resource, RetryAfterSeconds: int32(retryAfterSeconds)})
 }
 
@@ -117,7 +117,7 @@ func NewGenerateNameConflict(gr GroupResource, name string, retryAfterSeconds in
 // is OptimisticLockMessage.
 func NewConflict(gr GroupResource, name, detail string) *Error {
 	return newError(409, ReasonConflict,
-		"Operation cannot be fulfilled on "+gr.String()+" "+quote(name)+": "+detail,
+		"Operation cannot be fulfilled on "+gr.String()+" "+strconv.Quote(name)+": "+detail,
 		&Details{Name: name, Group: gr.Group, Kind: gr.Resource})
 }
 
@@ -191,7 +191,7 @@ func NewRequestBodyTooLarge(limit int64) *Error {
 // resources of kind "<resource.group>"`.
 func NewMethodNotSupported(gr GroupResource, action string) *Error {
 	return newError(405, ReasonMethodNotAllowed,
-		action+" is not supported on resources of kind "+quote(gr.String()),
+		action+" is not supported on resources of kind "+strconv.Quote(gr.String()),
 		&Details{Group: gr.Group, Kind: gr.Resource})
 }
 

@@ -1,9 +1,6 @@
 package status
 
-import (
-	"errors"
-	"strconv"
-)
+import "errors"
 
 // Reason is a Kubernetes StatusReason: a machine-readable word saying why an
 // operation failed. A Reason is also an error value so that
@@ -300,7 +297,3 @@ func IsMethodNotAllowed(err error) bool { return errors.Is(err, ReasonMethodNotA
 // IsInternalError reports whether err is a 500 InternalError, including any
 // foreign error.
 func IsInternalError(err error) bool { return ReasonForError(err) == ReasonInternalError }
-
-// quote writes s as Go's %q does; kept here so the hot constructors do not
-// pull in fmt.
-func quote(s string) string { return strconv.Quote(s) }
