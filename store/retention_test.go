@@ -4,11 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/watch"
 )
 
 // retained counts what compaction must have released: history slots and
@@ -119,4 +125,152 @@ func TestRetentionWindow(t *testing.T) {
 	if _, err := f.s.Events(nil, rev-1, 0); !errors.Is(err, rv.ErrCompacted) {
 		t.Errorf("events before the window: %v", err)
 	}
+}
+
+// TestReadsRacingCompaction reads close to the compaction revision while
+// writes compact history (MaxRevisions) underneath: every list, paged list,
+// event replay and snapshot either answers 410 or answers exactly the
+// state at its revision, never a state with pieces cut away (DESIGN
+// invariant 4: what has been compacted answers 410).
+func TestReadsRacingCompaction(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Options[*widget]{Window: -1, MaxRevisions: 40})
+	c := &churn{f: f, rng: rand.New(rand.NewPCG(13, 14)), live: map[string]string{}}
+	for range 200 {
+		c.step(t)
+	}
+	type read struct {
+		what  string
+		rev   rv.Version
+		state map[string]string
+		rems  map[string]int64 // last key of a page -> remainingItemCount
+		evs   []watch.Event[*widget]
+	}
+	gone := func(err error) bool { return status.IsExpired(err) || errors.Is(err, rv.ErrCompacted) }
+	readers := []func() (read, error){
+		func() (read, error) { // an exact list at the compaction revision
+			at := f.s.CompactedRevision()
+			p, err := f.r.List(ctx, "", ListOptions{Read: rv.Read{Semantics: rv.Exact, Version: at}})
+			if err != nil {
+				return read{}, err
+			}
+			got := read{what: "exact list", rev: p.ResourceVersion(), state: map[string]string{}}
+			for i := range p.Len() {
+				got.state[p.Key(i)] = p.View(i).ResourceVersion
+			}
+			return got, nil
+		},
+		func() (read, error) { // a paged list at the latest revision
+			got := read{what: "paged list", state: map[string]string{}, rems: map[string]int64{}}
+			read := rv.Read{Semantics: rv.MostRecent, Limit: 4}
+			for {
+				p, err := f.r.List(ctx, "", ListOptions{Read: read})
+				if err != nil {
+					return got, err
+				}
+				got.rev = p.ResourceVersion()
+				for i := range p.Len() {
+					got.state[p.Key(i)] = p.View(i).ResourceVersion
+				}
+				if p.Continue() == "" {
+					return got, nil
+				}
+				got.rems[p.Key(p.Len()-1)], _ = p.RemainingItemCount()
+				read = rv.Read{Semantics: rv.ContinueExact, Continue: p.Continue(), Limit: read.Limit}
+			}
+		},
+		func() (read, error) { // the snapshot at the compaction revision
+			at := f.s.CompactedRevision()
+			got := read{what: "snapshot", rev: at, state: map[string]string{}}
+			err := f.s.Snapshot(at, func(k string, w *widget) bool { got.state[k] = w.ResourceVersion; return true })
+			return got, err
+		},
+		func() (read, error) { // the events after the compaction revision
+			at := f.s.CompactedRevision()
+			evs, err := f.s.Events(nil, at, 0)
+			return read{what: "events", rev: at, evs: evs}, err
+		},
+	}
+	stop := make(chan struct{})
+	var writer sync.WaitGroup
+	writer.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				c.step(t)
+			}
+		}
+	})
+	results := make([][]read, len(readers))
+	expired := make([]int, len(readers))
+	var wg sync.WaitGroup
+	for i, fn := range readers {
+		wg.Go(func() {
+			for range 150 {
+				got, err := fn()
+				switch {
+				case gone(err):
+					expired[i]++
+				case err != nil:
+					t.Error(err)
+					return
+				default:
+					results[i] = append(results[i], got)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	writer.Wait()
+	for i, rs := range results {
+		if len(rs) == 0 {
+			t.Errorf("reader %d: every read expired (%d)", i, expired[i])
+		}
+		for _, got := range rs {
+			want := c.stateAt(got.rev)
+			if got.what == "events" {
+				// Replay the events on the state they start from: each
+				// must be the write made at its revision, with the right
+				// type and previous version.
+				for i, ev := range got.evs {
+					w := c.writes[ev.Revision-c.writes[0].rev]
+					typ, prev := watch.Modified, want[w.key]
+					switch {
+					case w.rv == "":
+						typ = watch.Deleted
+						delete(want, w.key)
+					case prev == "":
+						typ = watch.Added
+						want[w.key] = w.rv
+					default:
+						want[w.key] = w.rv
+					}
+					gotPrev := ""
+					if ev.Prev != nil {
+						gotPrev = ev.Prev.ResourceVersion
+					}
+					if ev.Revision != got.rev+rv.Version(i)+1 || ev.Type != typ || ev.Key != w.key || gotPrev != prev ||
+						(typ != watch.Deleted && ev.Object.ResourceVersion != w.rv) {
+						t.Errorf("events after %d: event %d is %s %s at %d (prev %q); want %s %s@%s (prev %q)",
+							got.rev, i, ev.Type, ev.Key, ev.Revision, gotPrev, typ, w.key, w.rv, prev)
+						break
+					}
+				}
+				continue
+			}
+			if !maps.Equal(got.state, want) {
+				t.Errorf("%s at %d: %d objects, %d existed", got.what, got.rev, len(got.state), len(want))
+			}
+			keys := slices.Sorted(maps.Keys(want))
+			for last, rem := range got.rems {
+				if n := len(keys) - sort.SearchStrings(keys, last) - 1; rem != int64(n) {
+					t.Errorf("%s at %d: remainingItemCount after %s = %d; want %d", got.what, got.rev, last, rem, n)
+				}
+			}
+		}
+	}
+	t.Logf("reads per reader: %d, %d, %d, %d; expired: %v", len(results[0]), len(results[1]), len(results[2]), len(results[3]), expired)
 }

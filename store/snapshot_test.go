@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -23,6 +24,36 @@ type churn struct {
 	live    map[string]string // key -> resourceVersion
 	dead    []string          // keys deleted, available for re-creation
 	created int
+	writes  []churnWrite // every write made, in revision order
+}
+
+// churnWrite is one write of a churn: key got version rv at revision rev,
+// or was deleted then (rv "").
+type churnWrite struct {
+	rev     rv.Version
+	key, rv string
+}
+
+func (c *churn) record(key, version, stored string) {
+	r, _ := strconv.ParseUint(stored, 10, 64)
+	c.writes = append(c.writes, churnWrite{rv.Version(r), key, version})
+}
+
+// stateAt returns the key -> resourceVersion map at revision at, from the
+// writes alone.
+func (c *churn) stateAt(at rv.Version) map[string]string {
+	state := map[string]string{}
+	for _, w := range c.writes {
+		switch {
+		case w.rev > at:
+			return state
+		case w.rv == "":
+			delete(state, w.key)
+		default:
+			state[w.key] = w.rv
+		}
+	}
+	return state
 }
 
 func (c *churn) key(ns, name string) string { return c.f.r.Key(ns, name) }
@@ -59,13 +90,16 @@ func (c *churn) step(t testing.TB) {
 			return
 		}
 		c.live[key] = out.ResourceVersion
+		c.record(key, out.ResourceVersion, out.ResourceVersion)
 	case op == 1 && len(c.live) > 0:
 		key := c.randomLive()
 		ns, name := split(key)
-		if _, _, err := c.f.r.Delete(ctx, ns, name, DeleteOptions{}); err != nil {
+		gone, _, err := c.f.r.Delete(ctx, ns, name, DeleteOptions{})
+		if err != nil {
 			t.Error(err)
 			return
 		}
+		c.record(key, "", gone.ResourceVersion)
 		delete(c.live, key)
 		c.dead = append(c.dead, key)
 	case op == 2 && len(c.dead) > 0:
@@ -74,11 +108,14 @@ func (c *churn) step(t testing.TB) {
 		c.dead = slices.Delete(c.dead, i, i+1)
 		ns, name := split(key)
 		c.live[key] = c.create(t, ns, name)
+		c.record(key, c.live[key], c.live[key])
 	default:
 		c.created++
 		ns := fmt.Sprintf("ns%d", c.rng.IntN(5))
 		name := fmt.Sprintf("w%04d-new%d", c.rng.IntN(1000), c.created)
-		c.live[c.key(ns, name)] = c.create(t, ns, name)
+		key := c.key(ns, name)
+		c.live[key] = c.create(t, ns, name)
+		c.record(key, c.live[key], c.live[key])
 	}
 }
 
