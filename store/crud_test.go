@@ -71,6 +71,8 @@ func TestCreateErrors(t *testing.T) {
 		{"slash in name", newWidget("ns", "a/b"), 400, status.ReasonBadRequest, `Name parameter invalid: "a/b": may not contain '/'`},
 		{"dot-dot name", newWidget("ns", ".."), 400, status.ReasonBadRequest, `Name parameter invalid: "..": may not be '..'`},
 		{"percent namespace", newWidget("n%s", "c"), 400, status.ReasonBadRequest, `Namespace parameter invalid: "n%s": may not contain '%'`},
+		{"NUL in name", newWidget("ns", "a\x00"), 400, status.ReasonBadRequest, `Name parameter invalid: "a\x00": may not contain NUL`},
+		{"invalid UTF-8 and slash", newWidget("ns", "\xff/"), 400, status.ReasonBadRequest, `Name parameter invalid: "\xff/": may not contain '/';must be valid UTF-8`},
 	} {
 		rev := f.s.Revision()
 		_, err := f.r.Create(ctx, tt.obj, CreateOptions{})

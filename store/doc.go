@@ -79,13 +79,15 @@
 //
 // Measured with the package benchmarks on a shared 2-core machine (CPU
 // time per operation, garbage collection included): a page of 500 costs
-// about 6 µs at the latest revision with 10^4 or 10^6 objects, and about
-// 7 µs at an exact older revision through a continue token; the store's
-// part of a write (Commit) about 2.3 µs at 10^6 objects, an Update through
-// the API with its two deep copies 4-5.5 µs; a list with a label selector
-// costs about 100 ns per object it has to look at. The store keeps about
-// 190 bytes per object beside the object, and about 40 bytes per retained
-// revision beside the object version it retains.
+// about 7 µs at the latest revision with 10^4 or 10^6 objects, and about
+// as much at an exact older revision through a continue token; the
+// store's part of a write (Commit) about 1.5 µs at 10^6 objects, an Update
+// through the API 3-4 µs with its two deep copies and 2.5-3 µs with
+// ReadOnlyResult (one copy); a list with a label selector costs about
+// 100 ns per object it has to look at. The store keeps about 210 bytes per
+// object beside the object (200 once its creation is compacted), and
+// about 40 bytes per retained revision beside the object version it
+// retains.
 //
 // # Compaction
 //
