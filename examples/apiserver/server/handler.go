@@ -302,23 +302,6 @@ func prepare(rs *resource, o, old api.Object) {
 	if rs.api.Prepare != nil {
 		rs.api.Prepare(o, old)
 	}
-	if ns, ok := o.(*api.Namespace); ok && old != nil {
-		// While a namespace terminates the server keeps the kubernetes
-		// finalizer mirrored in metadata.finalizers (see namespace.go).
-		prev := old.(*api.Namespace)
-		if prev.Terminating() && hasString(prev.Finalizers, api.FinalizerKubernetes) && !hasString(ns.Finalizers, api.FinalizerKubernetes) {
-			ns.Finalizers = append(ns.Finalizers, api.FinalizerKubernetes)
-		}
-	}
-}
-
-func hasString(l []string, s string) bool {
-	for _, e := range l {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request, t *target) {
