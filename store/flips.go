@@ -32,6 +32,7 @@ type flipLog[T Object] struct {
 	// Writer state, guarded by Store.mu.
 	refs int // index entries of the collection, plus child logs
 	drop int // flips to cut at the end of the running compaction
+	cut  int // flips cut from the front of vs's array
 }
 
 // versions returns the log's flips.
@@ -114,19 +115,15 @@ func (s *Store[T]) dropFlipLocked(v *version[T]) {
 	}
 }
 
-// cutFlipsLocked cuts the flips marked by dropFlipLocked. Readers may still
-// hold the old slices, so the dropped slots are left as they are; the rest
-// is copied out when the dropped part dominates, so that the old array can
-// be freed. s.mu must be held.
+// cutFlipsLocked cuts the flips marked by dropFlipLocked. s.mu must be
+// held.
 func (s *Store[T]) cutFlipsLocked() {
 	for _, l := range s.cutting {
-		vs := l.versions()
-		rest := vs[l.drop:]
-		switch {
-		case len(rest) == 0:
-			rest = nil
-		case len(rest) < cap(vs)/4:
-			rest = append(make([]*version[T], 0, 2*len(rest)+16), rest...)
+		var rest []*version[T] // nil frees the array at once
+		if vs := l.versions(); l.drop < len(vs) {
+			rest = afterCut(vs[l.drop:], &l.cut, l.drop, 16)
+		} else {
+			l.cut = 0
 		}
 		l.vs.Store(&rest)
 		l.drop = 0

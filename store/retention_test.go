@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
+	"weak"
 
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
@@ -273,4 +276,51 @@ func TestReadsRacingCompaction(t *testing.T) {
 		}
 	}
 	t.Logf("reads per reader: %d, %d, %d, %d; expired: %v", len(results[0]), len(results[1]), len(results[2]), len(results[3]), expired)
+}
+
+// TestCompactionFreesVersions checks that compacted versions become
+// garbage, so that memory stays bounded by the retention settings: the
+// arrays of the history and of the flip logs may keep some reachable in
+// their unused front (readers may still be using them), but only a
+// fraction of what they retain.
+func TestCompactionFreesVersions(t *testing.T) {
+	ctx := context.Background()
+	const keep, writes = 400, 5000
+	f := newFixture(t, Options[*widget]{Window: -1, MaxRevisions: keep})
+	var objs []weak.Pointer[widget]
+	for i := range writes {
+		name := fmt.Sprint(i % 50)
+		var w *widget
+		var err error
+		if i%3 == 2 { // deletions and re-creations fill the flip logs
+			w, _, err = f.r.Delete(ctx, "ns", name, DeleteOptions{ReadOnlyResult: true})
+		} else {
+			w, err = f.r.Update(ctx, newWidget("ns", name), UpdateOptions{AllowCreate: true, ReadOnlyResult: true})
+		}
+		if err != nil && !status.IsNotFound(err) {
+			t.Fatal(err)
+		}
+		if w != nil {
+			objs = append(objs, weak.Make(w))
+		}
+	}
+	// The current objects are reachable, whatever their revision.
+	current := map[*widget]bool{}
+	f.s.Snapshot(f.s.Revision(), func(_ string, w *widget) bool { current[w] = true; return true })
+	runtime.GC()
+	c := uint64(f.s.CompactedRevision())
+	alive := 0
+	for _, p := range objs {
+		if w := p.Value(); w != nil && !current[w] {
+			if r, _ := strconv.ParseUint(w.ResourceVersion, 10, 64); r < c {
+				alive++
+			}
+		}
+	}
+	// The history's array keeps at most a quarter of what it retains, the
+	// flip logs' arrays a quarter of theirs (here about two thirds of the
+	// revisions are flips, some compacted ones in both).
+	if alive > keep/2 {
+		t.Errorf("%d compacted versions still reachable; want at most %d", alive, keep/2)
+	}
 }

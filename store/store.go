@@ -83,11 +83,12 @@ type Store[T Object] struct {
 	future   []futureWaiter
 
 	// mu is the writer lock. Fields below are guarded by it.
-	mu     sync.Mutex
-	txID   uint64
-	histN  int // versions in the published history
-	marks  []timeMark
-	randMu sync.Mutex // guards random (uids may be made outside mu)
+	mu      sync.Mutex
+	txID    uint64
+	histN   int // versions in the published history
+	histCut int // versions cut from the front of the history's array
+	marks   []timeMark
+	randMu  sync.Mutex // guards random (uids may be made outside mu)
 	// flipLogs are the flip logs of the collections with entries in the
 	// index, by collection prefix (see flips.go); cutting is compaction's
 	// scratch list of the logs it cuts.
@@ -493,21 +494,32 @@ func (s *Store[T]) compactLocked(c uint64) {
 		tx.x.rev = s.rev.Load()
 		s.idx.Store(&tx.x)
 	}
-	// Drop the history up to c; copy the rest out when the dropped part
-	// dominates, so that the old array can be freed.
+	// Drop the history up to c.
 	drop := int(c + 1 - h.base)
-	rest := s.histN - drop
-	arr := h.arr[drop:s.histN]
-	if rest < cap(h.arr)/4 {
-		arr = append(make([]*version[T], 0, 2*rest+64), arr...)
-	}
-	s.histN = rest
+	arr := afterCut(h.arr[drop:s.histN], &s.histCut, drop, 64)
+	s.histN = len(arr)
 	s.hist.Store(&history[T]{base: c + 1, arr: arr})
 	i := 0
 	for i < len(s.marks) && s.marks[i].rev <= c {
 		i++
 	}
 	s.marks = s.marks[i:]
+}
+
+// afterCut returns rest, what is left of an array of versions after
+// compaction cut n of them from its front, copied into a new array (with
+// room to grow) when the old one would keep too many compacted versions
+// reachable: once the versions cut from it (*cut, updated here) exceed a
+// quarter of rest, or rest fills under a quarter of it. Readers may still
+// hold the old array, so it is never cleared, only dropped. The copies cost
+// O(1) per compacted version, amortized.
+func afterCut[T Object](rest []*version[T], cut *int, n, room int) []*version[T] {
+	*cut += n
+	if *cut <= len(rest)/4 && len(rest) >= cap(rest)/4 {
+		return rest
+	}
+	*cut = 0
+	return append(make([]*version[T], 0, 2*len(rest)+room), rest...)
 }
 
 // newUID returns a random (version 4) UUID.
