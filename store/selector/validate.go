@@ -1,6 +1,9 @@
 package selector
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Kubernetes' validation texts for label keys and values
 // (k8s.io/apimachinery validate/content), reproduced because clients see
@@ -33,20 +36,7 @@ func regexError(msg, re string, examples ...string) string {
 }
 
 func maxLenError(n int) string {
-	return "must be no more than " + itoa(n) + " bytes"
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	for ; n > 0; n /= 10 {
-		i--
-		b[i] = byte('0' + n%10)
-	}
-	return string(b[i:])
+	return "must be no more than " + strconv.Itoa(n) + " bytes"
 }
 
 func isAlnum(c byte) bool {
