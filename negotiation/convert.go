@@ -1,8 +1,6 @@
 package negotiation
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -202,7 +200,7 @@ func encodeTable(res Result, t *Table) ([]byte, error) {
 	if res.MediaType == Protobuf {
 		return nil, status.NewNotAcceptable("object *v1.Table does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message")
 	}
-	b, err := json.Marshal(t)
+	b, err := appendTableJSON(make([]byte, 0, tableJSONSizeHint(t)), t)
 	if err != nil {
 		return nil, err
 	}
@@ -222,40 +220,26 @@ func (res Result) textBody(b []byte) ([]byte, error) {
 }
 
 // appendPartialJSON appends a PartialObjectMetadata of apiVersion holding
-// the metadata JSON meta (compacted; nil is {}).
+// the metadata JSON meta (validated and compacted; nil is {}).
 func appendPartialJSON(b []byte, apiVersion string, meta []byte) ([]byte, error) {
 	b = append(b, `{"kind":"PartialObjectMetadata","apiVersion":"`...)
 	b = append(b, apiVersion...)
 	b = append(b, `","metadata":`...)
-	b, err := appendCompact(b, meta)
+	if meta == nil {
+		return append(b, "{}}"...), nil
+	}
+	b, err := appendCompactJSON(b, meta)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("negotiation: metadata JSON: %w", err)
 	}
 	return append(b, '}'), nil
 }
 
-// appendCompact appends the JSON value v, compacted and validated; nil is
-// an empty object.
-func appendCompact(b, v []byte) ([]byte, error) {
-	if v == nil {
-		return append(b, "{}"...), nil
-	}
-	buf := bytes.NewBuffer(b)
-	if err := json.Compact(buf, v); err != nil {
-		return nil, fmt.Errorf("negotiation: metadata JSON: %w", err)
-	}
-	return buf.Bytes(), nil
-}
-
 func (c *Converter[T]) appendPartialListJSON(b []byte, apiVersion string, list status.ListMeta, objs []T) ([]byte, error) {
-	lm, err := json.Marshal(&list)
-	if err != nil {
-		return nil, err
-	}
 	b = append(b, `{"kind":"PartialObjectMetadataList","apiVersion":"`...)
 	b = append(b, apiVersion...)
 	b = append(b, `","metadata":`...)
-	b = append(b, lm...)
+	b = appendListMetaJSON(b, &list)
 	b = append(b, `,"items":`...)
 	if len(objs) == 0 {
 		return append(b, "null}"...), nil
@@ -266,6 +250,7 @@ func (c *Converter[T]) appendPartialListJSON(b []byte, apiVersion string, list s
 		} else {
 			b = append(b, ',')
 		}
+		var err error
 		if b, err = appendPartialJSON(b, apiVersion, c.Meta(obj).JSON); err != nil {
 			return nil, err
 		}

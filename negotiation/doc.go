@@ -70,7 +70,9 @@
 // (ParseIncludeObject), Table metadata copied from the list; and
 // PartialObjectMetadata(List) in JSON, YAML and protobuf. It sees an
 // object's metadata only as a Meta of plain values, which MetaFromJSON and
-// MetaFromProtobuf read from encoded objects. For a watch, a WatchEncoder
+// MetaFromProtobuf read from encoded objects. Table JSON is written
+// directly, byte for byte what encoding/json writes for the Table type
+// (HTML-safe strings, compacted row objects), at about a third of its cost. For a watch, a WatchEncoder
 // turns each event's object into a one-row Table, only the first carrying
 // the column definitions, or a PartialObjectMetadata.
 //

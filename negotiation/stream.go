@@ -154,18 +154,3 @@ func appendJSONEvent(b []byte, typ string, object []byte) []byte {
 	}
 	return append(b, "}\n"...)
 }
-
-// appendJSONString appends s as a JSON string as encoding/json writes it.
-// Event types are plain ASCII words, written without a detour through
-// encoding/json.
-func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
