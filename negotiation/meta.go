@@ -56,7 +56,7 @@ func MetaFromJSON(obj []byte) (Meta, error) {
 // and name, creationTimestamp, resourceVersion and the initial-events-end
 // annotation are decoded from it. JSON is left empty.
 func MetaFromProtobuf(obj []byte) (Meta, error) {
-	env, err := envelope.ConsumeEnvelope(obj)
+	env, err := envelope.ConsumeEnvelopeView(obj) // only Raw is read: no copy of the type
 	if err != nil {
 		return Meta{}, fmt.Errorf("negotiation: reading object metadata: %w", err)
 	}
