@@ -157,28 +157,28 @@ func (s *Server) discoveryDoc(w http.ResponseWriter, r *http.Request, doc []byte
 func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, gv string, segs []string) {
 	t, err := s.route(r.Method, gv, segs)
 	if err != nil {
-		var rs *resource
-		if t != nil {
-			rs = t.res
-		}
-		s.writeError(w, r, rs, err)
+		s.writeError(w, r, nil, err)
 		return
 	}
 	switch t.verb {
 	case verbGet:
-		s.get(w, r, t)
+		err = s.get(w, r, t)
 	case verbList, verbWatch:
-		s.listOrWatch(w, r, t)
+		err = s.listOrWatch(w, r, t)
 	case verbCreate:
-		s.create(w, r, t)
+		err = s.create(w, r, t)
 	case verbUpdate:
-		s.update(w, r, t)
+		err = s.update(w, r, t)
 	case verbPatch:
-		s.patch(w, r, t)
+		err = s.patch(w, r, t)
 	case verbDelete:
-		s.delete(w, r, t)
+		err = s.delete(w, r, t)
 	case verbDeleteCollection:
-		s.deleteCollection(w, r, t)
+		err = s.deleteCollection(w, r, t)
+	}
+	// A verb returns an error only when it has written nothing yet.
+	if err != nil {
+		s.writeError(w, r, t.res, err)
 	}
 }
 
@@ -191,23 +191,20 @@ func (rs *resource) endpoint(resp negotiation.Response) negotiation.Endpoint {
 	return e
 }
 
-func (s *Server) get(w http.ResponseWriter, r *http.Request, t *target) {
+func (s *Server) get(w http.ResponseWriter, r *http.Request, t *target) error {
 	res, err := t.res.endpoint(negotiation.Object).Negotiate(r)
 	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
+		return err
 	}
 	read, err := rv.ResolveGetQuery(r.URL.RawQuery)
 	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
+		return err
 	}
 	o, err := t.res.store.Get(r.Context(), t.namespace, t.name, read)
 	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
+		return err
 	}
-	s.writeObject(w, r, http.StatusOK, t.res, res, o)
+	return s.writeObject(w, r, http.StatusOK, t.res, res, o)
 }
 
 // selectors parses the label and field selectors of a list, watch or
@@ -221,37 +218,37 @@ func selectors(rs *resource, o *rv.ListOptions) (selector.Labels, selector.Field
 	return labels, fields, err
 }
 
-func (s *Server) listOrWatch(w http.ResponseWriter, r *http.Request, t *target) {
+// listOptions resolves the query of a list or deletecollection.
+func listOptions(rs *resource, o rv.ListOptions) (store.ListOptions, error) {
+	read, err := o.ResolveList()
+	if err != nil {
+		return store.ListOptions{}, err
+	}
+	labels, fields, err := selectors(rs, &o)
+	return store.ListOptions{Read: read, Labels: labels, Fields: fields}, err
+}
+
+func (s *Server) listOrWatch(w http.ResponseWriter, r *http.Request, t *target) error {
 	opts, err := rv.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
+		return err
 	}
 	if opts.Watch || t.verb == verbWatch {
-		s.watch(w, r, t, opts)
-		return
+		return s.watch(w, r, t, opts)
 	}
 	res, err := t.res.endpoint(negotiation.List).Negotiate(r)
 	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
+		return err
 	}
-	read, err := opts.ResolveList()
+	lo, err := listOptions(t.res, opts)
 	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
+		return err
 	}
-	labels, fields, err := selectors(t.res, &opts)
+	page, err := t.res.store.List(r.Context(), t.namespace, lo)
 	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
+		return err
 	}
-	page, err := t.res.store.List(r.Context(), t.namespace, store.ListOptions{Read: read, Labels: labels, Fields: fields})
-	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
-	}
-	s.writeList(w, r, t.res, res, pageMeta(page), page)
+	return s.writeList(w, r, t.res, res, pageMeta(page), page)
 }
 
 // checkNamespace refuses writes into a namespace that does not exist (404)
@@ -298,48 +295,63 @@ func validate(rs *resource, o, old api.Object) error {
 	return status.NewInvalid(status.GroupKind{Group: rs.api.Group, Kind: rs.api.Kind}, name, errs...)
 }
 
+// prepare applies the resource's defaulting and protected fields.
 func prepare(rs *resource, o, old api.Object) {
 	if rs.api.Prepare != nil {
 		rs.api.Prepare(o, old)
 	}
 }
 
-func (s *Server) create(w http.ResponseWriter, r *http.Request, t *target) {
+// ensureNamespace makes the namespace of o the request's: it fills it in
+// when o has none and clears it for a cluster-scoped resource (the
+// request's namespace is then ""); any other difference is a 400.
+func ensureNamespace(t *target, m *store.ObjectMeta) error {
+	switch {
+	case m.Namespace == t.namespace:
+	case m.Namespace == "" || t.namespace == "":
+		m.Namespace = t.namespace
+	default:
+		return status.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	return nil
+}
+
+// readWrite begins a create or update: it negotiates the response, parses
+// the write options of kind and decodes the body. Warn mode's warnings go
+// out as Warning headers with whatever the response turns out to be, as
+// Kubernetes sends them.
+func (s *Server) readWrite(w http.ResponseWriter, r *http.Request, t *target, kind negotiation.OptionsKind) (negotiation.Result, negotiation.WriteOptions, api.Object, error) {
 	res, err := t.res.endpoint(negotiation.Object).Negotiate(r)
 	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
+		return res, negotiation.WriteOptions{}, nil, err
 	}
-	opts, err := negotiation.ParseWriteOptions(r.URL.Query(), negotiation.CreateOptions)
+	opts, err := negotiation.ParseWriteOptions(r.URL.Query(), kind)
 	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
+		return res, opts, nil, err
 	}
 	o, warnings, err := s.decodeObject(r, t.res, opts.FieldValidation)
-	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
-	}
 	negotiation.WriteWarnings(w.Header(), warnings)
-	out, err := s.createObject(r.Context(), t, o, opts.DryRun)
+	return res, opts, o, err
+}
+
+func (s *Server) create(w http.ResponseWriter, r *http.Request, t *target) error {
+	res, opts, o, err := s.readWrite(w, r, t, negotiation.CreateOptions)
 	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
+		return err
 	}
-	s.writeObject(w, r, http.StatusCreated, t.res, res, out)
+	out, err := s.createObject(r.Context(), t, o, store.CreateOptions{DryRun: opts.DryRun})
+	if err != nil {
+		return err
+	}
+	return s.writeObject(w, r, http.StatusCreated, t.res, res, out)
 }
 
 // createObject is the create path after decoding: namespace checks,
 // defaulting, validation, storage.
-func (s *Server) createObject(ctx context.Context, t *target, o api.Object, dryRun bool) (api.Object, error) {
+func (s *Server) createObject(ctx context.Context, t *target, o api.Object, opts store.CreateOptions) (api.Object, error) {
 	m := o.Meta()
-	switch {
-	case !t.res.api.Namespaced:
-		m.Namespace = ""
-	case m.Namespace == "":
-		m.Namespace = t.namespace
-	case m.Namespace != t.namespace:
-		return nil, status.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	if err := ensureNamespace(t, m); err != nil {
+		return nil, err
 	}
 	name := m.Name
 	if name == "" {
@@ -352,7 +364,7 @@ func (s *Server) createObject(ctx context.Context, t *target, o api.Object, dryR
 	if err := validate(t.res, o, nil); err != nil {
 		return nil, err
 	}
-	return t.res.store.Create(ctx, o, store.CreateOptions{DryRun: dryRun})
+	return t.res.store.Create(ctx, o, opts)
 }
 
 // Create stores obj as a POST to its collection would, with defaulting and
@@ -365,53 +377,45 @@ func (s *Server) Create(ctx context.Context, obj api.Object) (api.Object, error)
 	}
 	o := obj.DeepCopyObject()
 	*o.Types() = api.TypeMeta{}
-	return s.createObject(ctx, &target{res: rs, namespace: o.Meta().Namespace, verb: verbCreate}, o, false)
+	return s.createObject(ctx, &target{res: rs, namespace: o.Meta().Namespace, verb: verbCreate}, o, store.CreateOptions{})
 }
 
-func (s *Server) update(w http.ResponseWriter, r *http.Request, t *target) {
-	res, err := t.res.endpoint(negotiation.Object).Negotiate(r)
+func (s *Server) update(w http.ResponseWriter, r *http.Request, t *target) error {
+	res, opts, o, err := s.readWrite(w, r, t, negotiation.UpdateOptions)
 	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
+		return err
 	}
-	opts, err := negotiation.ParseWriteOptions(r.URL.Query(), negotiation.UpdateOptions)
+	if err := matchURL(t, o.Meta()); err != nil {
+		return err
+	}
+	out, err := s.updateObject(r.Context(), t, opts.DryRun, func(api.Object) (api.Object, error) { return o, nil })
 	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
+		return err
 	}
-	o, warnings, err := s.decodeObject(r, t.res, opts.FieldValidation)
-	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
+	return s.writeObject(w, r, http.StatusOK, t.res, res, out)
+}
+
+// matchURL checks the object of an update or patch against the URL, as
+// Kubernetes does: the same name, and no other namespace (one it lacks is
+// filled in).
+func matchURL(t *target, m *store.ObjectMeta) error {
+	if m.Name != t.name {
+		return status.NewBadRequest("the name of the object (" + m.Name + ") does not match the name on the URL (" + t.name + ")")
 	}
-	m := o.Meta()
-	switch {
-	case m.Name != t.name:
-		s.writeError(w, r, t.res, status.NewBadRequest("the name of the object ("+m.Name+") does not match the name on the URL ("+t.name+")"))
-		return
-	case t.res.api.Namespaced && m.Namespace == "":
-		m.Namespace = t.namespace
-	case t.res.api.Namespaced && m.Namespace != t.namespace:
-		s.writeError(w, r, t.res, status.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request"))
-		return
+	if t.namespace != "" && m.Namespace != "" && m.Namespace != t.namespace {
+		return status.NewBadRequest("the namespace of the object (" + m.Namespace + ") does not match the namespace on the request (" + t.namespace + ")")
 	}
-	negotiation.WriteWarnings(w.Header(), warnings)
-	out, err := s.updateObject(r.Context(), t, opts.DryRun, func(cur api.Object) (api.Object, error) { return o, nil })
-	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
-	}
-	s.writeObject(w, r, http.StatusOK, t.res, res, out)
+	return ensureNamespace(t, m)
 }
 
 // updateObject is a read-modify-write of the object t names: change
-// returns the new state for the current one (which it may modify); a
+// returns the new state for the current one, which it must not modify; a
 // resourceVersion in the new state must match the current one. Defaulting
 // and validation run on every attempt.
 func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, change func(cur api.Object) (api.Object, error)) (api.Object, error) {
-	return t.res.store.GuaranteedUpdate(ctx, t.namespace, t.name, store.UpdateOptions{DryRun: dryRun}, func(cur api.Object) (api.Object, error) {
-		old := cur.DeepCopyObject()
-		o, err := change(cur)
+	opts := store.UpdateOptions{DryRun: dryRun}
+	return t.res.store.GuaranteedUpdate(ctx, t.namespace, t.name, opts, func(old api.Object) (api.Object, error) {
+		o, err := change(old)
 		if err != nil {
 			return nil, err
 		}

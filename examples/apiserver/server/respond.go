@@ -30,13 +30,13 @@ func include(r *http.Request, res negotiation.Result) (negotiation.IncludeObject
 
 // writeObject writes one object as negotiated: itself, its
 // PartialObjectMetadata or a one-row Table.
-func (s *Server) writeObject(w http.ResponseWriter, r *http.Request, code int, rs *resource, res negotiation.Result, o api.Object) {
+func (s *Server) writeObject(w http.ResponseWriter, r *http.Request, code int, rs *resource, res negotiation.Result, o api.Object) error {
 	body, err := s.encodeObject(r, rs, res, o)
 	if err != nil {
-		s.writeError(w, r, rs, err)
-		return
+		return err
 	}
 	s.respond(w, r, res, code, body)
+	return nil
 }
 
 func (s *Server) encodeObject(r *http.Request, rs *resource, res negotiation.Result, o api.Object) ([]byte, error) {
@@ -81,13 +81,13 @@ func (l objects) Encoded(i int, enc *store.Encoding[api.Object]) ([]byte, error)
 }
 
 // writeList writes a list as negotiated.
-func (s *Server) writeList(w http.ResponseWriter, r *http.Request, rs *resource, res negotiation.Result, meta envelope.ListMeta, l items) {
+func (s *Server) writeList(w http.ResponseWriter, r *http.Request, rs *resource, res negotiation.Result, meta envelope.ListMeta, l items) error {
 	body, err := s.encodeList(r, rs, res, meta, l)
 	if err != nil {
-		s.writeError(w, r, rs, err)
-		return
+		return err
 	}
 	s.respond(w, r, res, http.StatusOK, body)
+	return nil
 }
 
 func (s *Server) encodeList(r *http.Request, rs *resource, res negotiation.Result, meta envelope.ListMeta, l items) ([]byte, error) {

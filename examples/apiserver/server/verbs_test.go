@@ -48,6 +48,10 @@ func TestWriteErrors(t *testing.T) {
 		{"update missing", "PUT", cms + "/nope", `{"metadata":{"name":"nope"}}`, nil, 404, "NotFound", `configmaps "nope" not found`},
 		{"update name mismatch", "PUT", cms + "/cm", `{"metadata":{"name":"other"}}`, nil, 400, "BadRequest",
 			"the name of the object (other) does not match the name on the URL (cm)"},
+		{"update namespace mismatch", "PUT", cms + "/cm", `{"metadata":{"name":"cm","namespace":"other"}}`, nil, 400, "BadRequest",
+			"the namespace of the object (other) does not match the namespace on the request (ns1)"},
+		{"patch namespace mismatch", "PATCH", cms + "/cm", `{"metadata":{"namespace":"other"}}`, []string{"Content-Type", "application/merge-patch+json"}, 400, "BadRequest",
+			"the namespace of the object (other) does not match the namespace on the request (ns1)"},
 		{"update stale", "PUT", cms + "/cm", `{"metadata":{"name":"cm","resourceVersion":"1"}}`, nil, 409, "Conflict",
 			`Operation cannot be fulfilled on configmaps "cm": the object has been modified; please apply your changes to the latest version and try again`},
 		{"delete missing", "DELETE", cms + "/nope", ``, nil, 404, "NotFound", `configmaps "nope" not found`},
@@ -184,6 +188,18 @@ func TestUpdateAndPatch(t *testing.T) {
 	r = must(t, 422, base, "PATCH", cm+"?fieldValidation=Strict", `[{"op":"add","path":"/data/q","value":"1","extra":1}]`, "Content-Type", "application/json-patch+json")
 	if msg, _ := field(t, r.body, "message").(string); !strings.HasSuffix(msg, `strict decoding error: json patch unknown field "[0].extra"`) {
 		t.Errorf("Strict JSON patch: %s", r.body)
+	}
+
+	// A cluster-scoped object's namespace is cleared, as Kubernetes does.
+	r = must(t, 200, base, "PUT", "/api/v1/namespaces/ns1", `{"metadata":{"name":"ns1","namespace":"x","labels":{"a":"b"}}}`)
+	if field(t, r.body, "metadata.namespace") != nil || field(t, r.body, "metadata.labels.a") != "b" {
+		t.Errorf("update of a namespace that names a namespace: %s", r.body)
+	}
+	// Warn mode's warnings go out whatever the answer, as Kubernetes sends
+	// them as soon as the body is decoded.
+	r = must(t, 400, base, "PUT", cm, `{"metadata":{"name":"other"},"bogus":1}`)
+	if w := r.header.Get("Warning"); w != `299 - "unknown field \"bogus\""` {
+		t.Errorf("Warning on a failed update: %q", w)
 	}
 }
 

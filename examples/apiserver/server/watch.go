@@ -59,54 +59,47 @@ var errNameMismatch = status.NewBadRequest("fieldSelector metadata.name doesn't 
 // maxBatch bounds the events written between two flushes.
 const maxBatch = 128
 
-func (s *Server) watch(w http.ResponseWriter, r *http.Request, t *target, opts rv.ListOptions) {
+func (s *Server) watch(w http.ResponseWriter, r *http.Request, t *target, opts rv.ListOptions) error {
 	res, err := t.res.endpoint(negotiation.Watch).Negotiate(r)
 	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
+		return err
 	}
 	if t.name != "" {
 		// A legacy /watch/.../<name> path watches one object.
 		if opts.FieldSelector == "" {
 			opts.FieldSelector = "metadata.name=" + selector.EscapeValue(t.name)
 		} else if f, err := selector.ParseFields(opts.FieldSelector); err != nil {
-			s.writeError(w, r, t.res, err)
-			return
+			return err
 		} else if v, ok := f.RequiresExactMatch("metadata.name"); !ok || v != t.name {
-			s.writeError(w, r, t.res, errNameMismatch)
-			return
+			return errNameMismatch
 		}
 	}
 	d, err := opts.ResolveWatch(s.rvConf)
 	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
+		return err
 	}
 	labels, fields, err := selectors(t.res, &opts)
 	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
+		return err
 	}
-	var conv *negotiation.WatchEncoder[api.Object]
-	var enc watch.Encoder[api.Object]
+	var encode func(*watch.Message[api.Object]) ([]byte, error)
 	switch {
 	case res.Target != negotiation.TargetNone:
 		inc, err := include(r, res)
 		if err != nil {
-			s.writeError(w, r, t.res, err)
-			return
+			return err
 		}
-		conv = t.res.codec.converter(res.MediaType).NewWatchEncoder(res, inc)
+		conv := t.res.codec.converter(res.MediaType).NewWatchEncoder(res, inc)
+		encode = func(m *watch.Message[api.Object]) ([]byte, error) { return conv.Encode(m.Object()) }
 	case res.MediaType == negotiation.Protobuf:
-		enc = t.res.watchEnc.proto
+		encode = func(m *watch.Message[api.Object]) ([]byte, error) { return m.Encoded(t.res.watchEnc.proto) }
 	default:
-		enc = t.res.watchEnc.json
+		encode = func(m *watch.Message[api.Object]) ([]byte, error) { return m.Encoded(t.res.watchEnc.json) }
 	}
 
 	sw, err := negotiation.NewStreamWriter(w, res)
 	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
+		return err
 	}
 	ns := t.namespace
 	filter := func(o api.Object) bool {
@@ -114,35 +107,37 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t *target, opts r
 	}
 	wt := t.res.bcast.Watch(r.Context(), d, filter)
 	defer wt.Stop()
+	if err := streamEvents(sw, wt, encode); err != nil {
+		s.log.Error("encoding a watch event", "err", err, "resource", t.res.gr.String())
+	}
+	return nil
+}
 
+// streamEvents writes the events of wt to sw until the watch or the response
+// ends. It flushes when nothing more is queued, as Kubernetes does, or
+// after maxBatch events. Only an encoding failure is returned: the end of
+// a watch or of its response is its normal end.
+func streamEvents(sw *negotiation.StreamWriter, wt *watch.Watcher[api.Object], encode func(*watch.Message[api.Object]) ([]byte, error)) error {
 	batch := make([]negotiation.Event, 0, 8)
 	for {
 		m, ok := wt.Next()
 		if !ok {
-			return
+			return nil
 		}
 		if m.Type() == watch.Error {
-			if len(batch) > 0 && sw.WriteEvents(batch) != nil {
-				return
+			if len(batch) == 0 || sw.WriteEvents(batch) == nil {
+				sw.WriteError(m.Err())
 			}
-			sw.WriteError(m.Err())
-			return
+			return nil
 		}
-		var obj []byte
-		if conv != nil {
-			obj, err = conv.Encode(m.Object())
-		} else {
-			obj, err = m.Encoded(enc)
-		}
+		obj, err := encode(m)
 		if err != nil {
-			s.log.Error("encoding a watch event", "err", err, "resource", t.res.gr.String())
-			return
+			return err
 		}
 		batch = append(batch, negotiation.Event{Type: string(m.Type()), Object: obj})
-		// Flush when nothing more is queued, as Kubernetes does.
 		if !wt.More() || len(batch) == maxBatch {
 			if sw.WriteEvents(batch) != nil {
-				return
+				return nil
 			}
 			clear(batch)
 			batch = batch[:0]

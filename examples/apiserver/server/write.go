@@ -12,7 +12,6 @@ import (
 	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
-	"github.com/apisem/apisem/store"
 )
 
 // The patch media types.
@@ -57,11 +56,10 @@ func patchFieldProblems(patchType string, body []byte) ([]string, error) {
 	return texts, nil
 }
 
-func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) {
+func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error {
 	res, err := t.res.endpoint(negotiation.Object).Negotiate(r)
 	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
+		return err
 	}
 	accepted := []string{jsonPatchType, mergePatchType, applyPatchType}
 	if t.res.api.PatchSchema != nil {
@@ -70,29 +68,24 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) {
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch {
 	case ct == applyPatchType:
-		s.writeError(w, r, t.res, status.NewUnsupportedMediaType("server-side apply ("+applyPatchType+") is not supported by this server; "+
-			"use client-side apply (kubectl apply without --server-side) or a json, merge or strategic merge patch"))
-		return
+		return status.NewUnsupportedMediaType("server-side apply (" + applyPatchType + ") is not supported by this server; " +
+			"use client-side apply (kubectl apply without --server-side) or a json, merge or strategic merge patch")
 	case ct == strategicPatchType && t.res.api.PatchSchema == nil,
 		ct != jsonPatchType && ct != mergePatchType && ct != strategicPatchType:
-		s.writeError(w, r, t.res, status.NewUnsupportedBodyMediaType(accepted...))
-		return
+		return status.NewUnsupportedBodyMediaType(accepted...)
 	}
 	opts, err := negotiation.ParseWriteOptions(r.URL.Query(), negotiation.PatchOptions)
 	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
+		return err
 	}
 	body, err := readBody(r, t.res.maxBody)
 	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
+		return err
 	}
 	var patchProblems []string
 	if opts.FieldValidation != negotiation.FieldValidationIgnore {
 		if patchProblems, err = patchFieldProblems(ct, body); err != nil {
-			s.writeError(w, r, t.res, err)
-			return
+			return err
 		}
 	}
 	var warnings []string
@@ -136,17 +129,16 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) {
 			return nil, err
 		}
 		*o.Types() = api.TypeMeta{}
-		if m := o.Meta(); m.Name != t.name {
-			return nil, status.NewBadRequest("the name of the object (" + m.Name + ") does not match the name on the URL (" + t.name + ")")
+		if err := matchURL(t, o.Meta()); err != nil {
+			return nil, err
 		}
 		return o, nil
 	})
 	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
+		return err
 	}
 	negotiation.WriteWarnings(w.Header(), warnings)
-	s.writeObject(w, r, http.StatusOK, t.res, res, out)
+	return s.writeObject(w, r, http.StatusOK, t.res, res, out)
 }
 
 // patchError maps the patch package's errors to Kubernetes' codes: a
@@ -168,16 +160,14 @@ func patchError(err error) error {
 // errorMessage is the message of the Status err renders as.
 func errorMessage(err error) string { return status.FromError(err).Message }
 
-func (s *Server) delete(w http.ResponseWriter, r *http.Request, t *target) {
+func (s *Server) delete(w http.ResponseWriter, r *http.Request, t *target) error {
 	res, err := t.res.endpoint(negotiation.Object).Negotiate(r)
 	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
+		return err
 	}
 	opts, accepted, err := s.parseDelete(r, t.res)
 	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
+		return err
 	}
 	var o api.Object
 	var deleted bool
@@ -186,32 +176,28 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t *target) {
 	} else {
 		o, deleted, err = t.res.store.Delete(r.Context(), t.namespace, t.name, opts)
 	}
-	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
-	}
 	switch {
+	case err != nil:
+		return err
 	case deleted && !t.res.api.TypedListItems:
 		// Core resources answer an immediate deletion with a Status;
 		// custom resources return the deleted object.
-		s.writeSuccess(w, r, t.res, res, status.NewSuccess(&status.Details{
+		return s.writeSuccess(w, r, res, status.NewSuccess(&status.Details{
 			Name: t.name, Group: t.res.gr.Group, Kind: t.res.gr.Resource, UID: o.Meta().UID}))
 	case !deleted && accepted:
-		s.writeObject(w, r, http.StatusAccepted, t.res, res, o)
-	default:
-		s.writeObject(w, r, http.StatusOK, t.res, res, o)
+		return s.writeObject(w, r, http.StatusAccepted, t.res, res, o)
 	}
+	return s.writeObject(w, r, http.StatusOK, t.res, res, o)
 }
 
 // writeSuccess writes a Status Success (the answer to a deletion). It is
 // never converted: a client that asked for a Table gets the Status in the
 // Table's media type.
-func (s *Server) writeSuccess(w http.ResponseWriter, r *http.Request, rs *resource, res negotiation.Result, st status.Status) {
+func (s *Server) writeSuccess(w http.ResponseWriter, r *http.Request, res negotiation.Result, st status.Status) error {
 	res.Target = negotiation.TargetNone
 	j, err := json.Marshal(st)
 	if err != nil {
-		s.writeError(w, r, rs, err)
-		return
+		return err
 	}
 	var pb []byte
 	if res.MediaType == negotiation.Protobuf {
@@ -219,58 +205,49 @@ func (s *Server) writeSuccess(w http.ResponseWriter, r *http.Request, rs *resour
 	}
 	body, err := res.Encode(j, pb)
 	if err != nil {
-		s.writeError(w, r, rs, err)
-		return
+		return err
 	}
 	s.respond(w, r, res, http.StatusOK, body)
+	return nil
 }
 
-func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t *target) {
+func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t *target) error {
 	res, err := t.res.endpoint(negotiation.List).Negotiate(r)
 	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
+		return err
 	}
-	lo, err := rv.ParseQuery(r.URL.RawQuery)
+	q, err := rv.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
+		return err
 	}
-	lo.Watch = false
-	read, err := lo.ResolveList()
+	q.Watch = false
+	list, err := listOptions(t.res, q)
 	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
-	}
-	labels, fields, err := selectors(t.res, &lo)
-	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
+		return err
 	}
 	opts, _, err := s.parseDelete(r, t.res)
 	if err != nil {
-		s.writeError(w, r, t.res, err)
-		return
+		return err
 	}
+	// The objects to delete are those there now, up to the limit.
+	list.Read = rv.Read{Semantics: rv.MostRecent, Limit: list.Read.Limit}
 	ctx := r.Context()
-	list := store.ListOptions{Read: rv.Read{Semantics: rv.MostRecent, Limit: read.Limit}, Labels: labels, Fields: fields}
 	var items []api.Object
 	if t.res.api.Kind == "Namespace" {
 		page, err := t.res.store.List(ctx, "", list)
 		if err != nil {
-			s.writeError(w, r, t.res, err)
-			return
+			return err
 		}
-		for _, o := range page.Items() {
+		items = page.Items()
+		for _, o := range items {
 			if _, _, err := s.deleteNamespace(ctx, t.res, o.Meta().Name, opts); err != nil && !status.IsNotFound(err) {
-				s.writeError(w, r, t.res, err)
-				return
+				return err
 			}
-			items = append(items, o)
 		}
-	} else if items, err = t.res.store.DeleteCollection(ctx, t.namespace, list, opts); err != nil {
-		s.writeError(w, r, t.res, err)
-		return
+	} else {
+		if items, err = t.res.store.DeleteCollection(ctx, t.namespace, list, opts); err != nil {
+			return err
+		}
 	}
-	s.writeList(w, r, t.res, res, envelopeListMeta(s.store.Revision()), objects(items))
+	return s.writeList(w, r, t.res, res, envelopeListMeta(s.store.Revision()), objects(items))
 }
