@@ -44,10 +44,14 @@
 // watchers share; the caller must then not modify it. Lists do not
 // copy: a Page holds the stored versions and copies only what At is asked
 // for; Page.View hands out the stored object itself, read-only, for
-// readers that only look (a Table conversion). Page.Encoded serializes a version once per Encoding and shares the
-// bytes with every later page that contains it; Store.Encoded does the same
-// for the objects of watch events and snapshots, which are the stored
-// objects themselves, handed out read-only.
+// readers that only look (a Table conversion). Page.Encoded serializes a
+// version once per Encoding and shares the bytes with every later page
+// that contains it; Store.Encoded does the same for the objects of watch
+// events and snapshots, which are the stored objects themselves, handed
+// out read-only. Source and Store implement watch.EventCache: a whole
+// watch event is serialized once per version, encoder and event type,
+// whether the live stream, a watcher's initial events or its catch-up
+// asks for it.
 //
 // # Snapshots and memory
 //

@@ -115,6 +115,11 @@ func (src *Source[T]) Snapshot(at rv.Version, yield func(key string, obj T) bool
 	return nil
 }
 
+// EncodedEvent implements watch.EventCache; see Store.EncodedEvent.
+func (src *Source[T]) EncodedEvent(enc watch.Encoder[T], typ watch.EventType, key string, obj T) ([]byte, error) {
+	return src.s.EncodedEvent(enc, typ, key, obj)
+}
+
 // Events is Source("").Events: the events of the whole Store.
 func (s *Store[T]) Events(dst []watch.Event[T], after rv.Version, max int) ([]watch.Event[T], error) {
 	return (&Source[T]{s: s}).Events(dst, after, max)

@@ -13,10 +13,13 @@ import (
 	"github.com/apisem/apisem/watch"
 )
 
-// The store and its prefix sources feed package watch.
+// The store and its prefix sources feed package watch, and share event
+// encodings with it.
 var (
-	_ watch.Source[*widget] = (*Store[*widget])(nil)
-	_ watch.Source[*widget] = (*Source[*widget])(nil)
+	_ watch.Source[*widget]     = (*Store[*widget])(nil)
+	_ watch.Source[*widget]     = (*Source[*widget])(nil)
+	_ watch.EventCache[*widget] = (*Store[*widget])(nil)
+	_ watch.EventCache[*widget] = (*Source[*widget])(nil)
 )
 
 func describe(evs []watch.Event[*widget]) string {
@@ -199,4 +202,65 @@ func TestChangedNoLostWakeup(t *testing.T) {
 		}
 	}
 	<-done
+}
+
+// countingEncoder encodes an event as its type and the object's name and
+// resourceVersion, and counts its calls.
+type countingEncoder struct{ calls int }
+
+func (e *countingEncoder) AppendEvent(dst []byte, typ watch.EventType, w *widget) ([]byte, error) {
+	e.calls++
+	return fmt.Appendf(dst, "%s %s@%s", typ, w.Name, w.ResourceVersion), nil
+}
+
+// TestEncodedEvent checks the store's watch.EventCache: one encoding per
+// stored version, encoder and event type, for the objects of events
+// (deletions included) and of snapshots, also for a current object whose
+// revision is compacted (the initial events of a watch are mostly such
+// objects); anything else is encoded each time.
+func TestEncodedEvent(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Options[*widget]{})
+	f.create(t, newWidget("ns", "a"))                      // 1
+	f.r.Update(ctx, newWidget("ns", "a"), UpdateOptions{}) // 2
+	f.create(t, newWidget("ns", "b"))                      // 3
+	f.r.Delete(ctx, "ns", "b", DeleteOptions{})            // 4
+	f.s.Compact(3)
+	src := f.r.Source()
+	evs, err := src.Events(nil, 3, 0)
+	if err != nil || len(evs) != 1 {
+		t.Fatalf("Events(3) = %s, %v", describe(evs), err)
+	}
+	var a *widget // a@2: current, older than the compaction revision
+	src.Snapshot(4, func(_ string, w *widget) bool { a = w; return false })
+	keyA, keyB := f.r.Key("ns", "a"), f.r.Key("ns", "b")
+	enc, other := &countingEncoder{}, &countingEncoder{}
+	for i, tc := range []struct {
+		enc   *countingEncoder
+		typ   watch.EventType
+		key   string
+		obj   *widget
+		want  string
+		calls int // enc's calls after this step
+	}{
+		{enc, watch.Added, keyA, a, "ADDED a@2", 1},
+		{enc, watch.Added, keyA, a, "ADDED a@2", 1},
+		{enc, watch.Modified, keyA, a, "MODIFIED a@2", 2},
+		{other, watch.Added, keyA, a, "ADDED a@2", 2},
+		{enc, watch.Deleted, keyB, evs[0].Object, "DELETED b@4", 3},
+		{enc, watch.Deleted, keyB, evs[0].Object, "DELETED b@4", 3},
+		// Not a stored object, or not under that key: encoded each time.
+		{enc, watch.Added, keyA, f.get(t, "ns", "a"), "ADDED a@2", 4},
+		{enc, watch.Added, keyA, f.get(t, "ns", "a"), "ADDED a@2", 5},
+		{enc, watch.Modified, keyB, a, "MODIFIED a@2", 6},
+		{enc, watch.Modified, keyB, a, "MODIFIED a@2", 7},
+	} {
+		b, err := src.EncodedEvent(tc.enc, tc.typ, tc.key, tc.obj)
+		if err != nil || string(b) != tc.want || enc.calls != tc.calls {
+			t.Errorf("step %d: EncodedEvent(%s, %s) = %q, %v, %d encodes; want %q, %d encodes", i, tc.typ, tc.obj.Name, b, err, enc.calls, tc.want, tc.calls)
+		}
+	}
+	if other.calls != 1 {
+		t.Errorf("the second encoder ran %d times; want 1", other.calls)
+	}
 }

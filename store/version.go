@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"github.com/apisem/apisem/watch"
 )
 
 // entry is one key of the keyspace: its version chain, newest first. The
@@ -20,9 +22,18 @@ type entry[T Object] struct {
 
 // at returns the version of e visible at revision rev: the newest one
 // written at or before rev, or nil if there is none or it is a deletion.
-// It takes a version's skip pointer whenever the version it leads to is
-// still newer than rev, so a read k versions back costs O(log k) steps.
 func (e *entry[T]) at(rev uint64) *version[T] {
+	if v := e.upTo(rev); v != nil && !v.dead {
+		return v
+	}
+	return nil
+}
+
+// upTo returns the newest version of e written at or before rev, deletions
+// included, or nil. It takes a version's skip pointer whenever the version
+// it leads to is still newer than rev, so a read k versions back costs
+// O(log k) steps.
+func (e *entry[T]) upTo(rev uint64) *version[T] {
 	v := e.head.Load()
 	for v != nil && v.rev > rev {
 		if s := v.skip.Load(); s != nil && s.rev > rev {
@@ -30,9 +41,6 @@ func (e *entry[T]) at(rev uint64) *version[T] {
 		} else {
 			v = v.next.Load()
 		}
-	}
-	if v == nil || v.dead {
-		return nil
 	}
 	return v
 }
@@ -77,8 +85,8 @@ type version[T Object] struct {
 	entry *entry[T]
 	next  atomic.Pointer[version[T]]
 	skip  atomic.Pointer[version[T]]
-	// forms caches serialized forms of obj, one per Encoding; lazily
-	// initialized.
+	// forms caches serialized forms of obj, one per Encoding and one per
+	// watch encoder and event type; lazily initialized.
 	forms atomic.Pointer[form[T]]
 	dead  bool
 	flip  bool // created or deleted the key: it is in the key's flip logs
@@ -104,64 +112,103 @@ func (e *Encoding[T]) Append(dst []byte, obj T) ([]byte, error) { return e.appen
 
 // form is one cached serialization, in a lock-free list per version.
 type form[T Object] struct {
-	enc  *Encoding[T]
+	key  formKey
 	once sync.Once
 	b    []byte
 	err  error
 	next *form[T]
 }
 
-// encoded returns v's form for enc, computing it at most once. Concurrent
-// first callers agree on one cell (CompareAndSwap) and then on one
-// computation (sync.Once).
-func (v *version[T]) encoded(enc *Encoding[T]) ([]byte, error) {
-	var f *form[T]
-	for f == nil {
+// formKey names a serialized form: an *Encoding (typ ""), or a watch
+// encoder and event type. Watch encoders are comparable, as package watch
+// requires.
+type formKey struct {
+	enc any
+	typ watch.EventType
+}
+
+// form returns v's cache cell for k. Concurrent first callers agree on one
+// cell (CompareAndSwap); the caller computes its form once (sync.Once).
+func (v *version[T]) form(k formKey) *form[T] {
+	for {
 		head := v.forms.Load()
 		for c := head; c != nil; c = c.next {
-			if c.enc == enc {
-				f = c
-				break
+			if c.key == k {
+				return c
 			}
 		}
-		if f == nil {
-			c := &form[T]{enc: enc, next: head}
-			if v.forms.CompareAndSwap(head, c) {
-				f = c
-			}
+		c := &form[T]{key: k, next: head}
+		if v.forms.CompareAndSwap(head, c) {
+			return c
 		}
 	}
+}
+
+// encoded returns v's form for enc, computing it at most once.
+func (v *version[T]) encoded(enc *Encoding[T]) ([]byte, error) {
+	f := v.form(formKey{enc: enc})
 	f.once.Do(func() { f.b, f.err = enc.appendFn(nil, v.obj) })
 	return f.b, f.err
 }
 
+// encodedEvent returns v's watch event of type typ serialized by enc,
+// computing it at most once.
+func (v *version[T]) encodedEvent(enc watch.Encoder[T], typ watch.EventType) ([]byte, error) {
+	f := v.form(formKey{enc, typ})
+	f.once.Do(func() { f.b, f.err = enc.AppendEvent(nil, typ, v.obj) })
+	return f.b, f.err
+}
+
 // Encoded returns obj serialized by enc, from the cache of its stored
-// version when obj is a stored object still in history (an object of a
-// watch event or snapshot, or of a list page), so that list pages and
-// watchers share one encoding per version. Any other object, such as a
-// copy returned by Get, is encoded without caching: a copy may have been
-// changed. The result must not be modified.
+// version when obj is a stored object written after the compaction
+// revision (an object of a watch event or snapshot, a Page.View, a
+// ReadOnlyResult), so that list pages and watchers share one encoding per
+// version. Any other object, such as a copy returned by Get, is encoded
+// without caching: a copy may have been changed. The result must not be
+// modified.
 func (s *Store[T]) Encoded(obj T, enc *Encoding[T]) ([]byte, error) {
-	if v := s.storedVersion(obj); v != nil {
+	if v := s.storedVersion("", obj); v != nil {
 		return v.encoded(enc)
 	}
 	return enc.appendFn(nil, obj)
 }
 
+// EncodedEvent implements watch.EventCache: the event of type typ with
+// object obj, serialized by enc once per stored version, encoder and type,
+// and shared by every watcher, be it the live stream, a watcher's initial
+// events or its catch-up. obj must be an object the Store returned, stored
+// under key; any other object is encoded without caching. enc must be
+// comparable (package watch requires it): it keys the cache. The
+// encodings live as long as their versions.
+func (s *Store[T]) EncodedEvent(enc watch.Encoder[T], typ watch.EventType, key string, obj T) ([]byte, error) {
+	if v := s.storedVersion(key, obj); v != nil {
+		return v.encodedEvent(enc, typ)
+	}
+	return enc.AppendEvent(nil, typ, obj)
+}
+
 // storedVersion returns the version whose object is obj itself, found
-// through obj's resourceVersion in the history, or nil.
-func (s *Store[T]) storedVersion(obj T) *version[T] {
+// through obj's resourceVersion in the history or, if key is not "", in
+// key's version chain (which reaches versions older than the compaction
+// revision that are still current); nil if there is none.
+func (s *Store[T]) storedVersion(key string, obj T) *version[T] {
 	m := obj.Meta()
 	r, err := strconv.ParseUint(m.ResourceVersion, 10, 64)
 	if err != nil {
 		return nil
 	}
-	cur := s.rev.Load()
-	h := s.hist.Load()
-	if r < h.base || r > cur {
-		return nil // compacted, or not a version of this store
+	var v *version[T]
+	cur := s.rev.Load() // before the history, which then has every slot up to cur
+	if h := s.hist.Load(); r >= h.base && r <= cur {
+		v = h.at(r)
+	} else if key != "" {
+		if e := s.idx.Load().get(key); e != nil {
+			if v = e.upTo(r); v != nil && v.rev != r {
+				v = nil
+			}
+		}
 	}
-	if v := h.at(r); v.obj.Meta() == m {
+	if v != nil && v.obj.Meta() == m {
 		return v
 	}
 	return nil
