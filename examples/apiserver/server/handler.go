@@ -339,7 +339,9 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t *target) error
 	if err != nil {
 		return err
 	}
-	out, err := s.createObject(r.Context(), t, o, store.CreateOptions{DryRun: opts.DryRun})
+	// The result is only encoded: the stored object itself will do, and
+	// shares its encodings with the watchers of the write.
+	out, err := s.createObject(r.Context(), t, o, store.CreateOptions{DryRun: opts.DryRun, ReadOnlyResult: true})
 	if err != nil {
 		return err
 	}
@@ -411,9 +413,10 @@ func matchURL(t *target, m *store.ObjectMeta) error {
 // updateObject is a read-modify-write of the object t names: change
 // returns the new state for the current one, which it must not modify; a
 // resourceVersion in the new state must match the current one. Defaulting
-// and validation run on every attempt.
+// and validation run on every attempt. The result is read-only: it is for
+// encoding, and a stored result shares its encodings with watchers.
 func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, change func(cur api.Object) (api.Object, error)) (api.Object, error) {
-	opts := store.UpdateOptions{DryRun: dryRun}
+	opts := store.UpdateOptions{DryRun: dryRun, ReadOnlyResult: true}
 	return t.res.store.GuaranteedUpdate(ctx, t.namespace, t.name, opts, func(old api.Object) (api.Object, error) {
 		o, err := change(old)
 		if err != nil {

@@ -102,7 +102,7 @@ func (s *Server) reconcileNamespaces(ctx context.Context, terminating selector.F
 		}
 		return
 	}
-	for _, o := range page.Items() {
+	for _, o := range page.Views() { // read only
 		if err := s.finalizeNamespace(ctx, nsr, o.(*api.Namespace)); err != nil && ctx.Err() == nil {
 			s.log.Warn("namespace controller", "namespace", o.Meta().Name, "err", err)
 		}
@@ -122,7 +122,7 @@ func (s *Server) finalizeNamespace(ctx context.Context, nsr *resource, ns *api.N
 		if err != nil {
 			return err
 		}
-		for _, o := range page.Items() {
+		for _, o := range page.Views() { // read only
 			m := o.Meta()
 			if m.DeletionTimestamp == nil {
 				uid := m.UID

@@ -66,7 +66,8 @@ func (s *Server) encodeObject(r *http.Request, rs *resource, res negotiation.Res
 // deletecollection deleted.
 type items interface {
 	Len() int
-	Items() []api.Object
+	// Views returns the objects, which must not be modified.
+	Views() []api.Object
 	// Encoded returns item i serialized by enc; the result may be shared.
 	Encoded(i int, enc *store.Encoding[api.Object]) ([]byte, error)
 }
@@ -75,7 +76,7 @@ type items interface {
 type objects []api.Object
 
 func (l objects) Len() int            { return len(l) }
-func (l objects) Items() []api.Object { return l }
+func (l objects) Views() []api.Object { return l }
 func (l objects) Encoded(i int, enc *store.Encoding[api.Object]) ([]byte, error) {
 	return enc.Append(nil, l[i])
 }
@@ -98,7 +99,7 @@ func (s *Server) encodeList(r *http.Request, rs *resource, res negotiation.Resul
 			return nil, err
 		}
 		return c.converter(res.MediaType).EncodeList(res, inc, status.ListMeta{ResourceVersion: meta.ResourceVersion,
-			Continue: meta.Continue, RemainingItemCount: meta.RemainingItemCount}, l.Items())
+			Continue: meta.Continue, RemainingItemCount: meta.RemainingItemCount}, l.Views())
 	}
 	if res.MediaType == negotiation.Protobuf {
 		// Sized exactly, so the envelope is written in one buffer with

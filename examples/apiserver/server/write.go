@@ -174,6 +174,7 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t *target) error
 	if t.res.api.Kind == "Namespace" {
 		o, deleted, err = s.deleteNamespace(r.Context(), t.res, t.name, opts)
 	} else {
+		opts.ReadOnlyResult = true // only encoded
 		o, deleted, err = t.res.store.Delete(r.Context(), t.namespace, t.name, opts)
 	}
 	switch {
@@ -238,13 +239,14 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t *tar
 		if err != nil {
 			return err
 		}
-		items = page.Items()
+		items = page.Views()
 		for _, o := range items {
 			if _, _, err := s.deleteNamespace(ctx, t.res, o.Meta().Name, opts); err != nil && !status.IsNotFound(err) {
 				return err
 			}
 		}
 	} else {
+		opts.ReadOnlyResult = true // only encoded
 		if items, err = t.res.store.DeleteCollection(ctx, t.namespace, list, opts); err != nil {
 			return err
 		}
