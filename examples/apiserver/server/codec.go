@@ -19,28 +19,46 @@ import (
 // list pages, single-object responses and watch events.
 type codec struct {
 	res *api.Resource
+	st  *store.Store[api.Object]
 	gv  string
 	// typed is `{"kind":"<Kind>","apiVersion":"<gv>",`, spliced in front
 	// of an object's JSON members.
 	typed     []byte
 	itemJSON  *store.Encoding[api.Object] // with kind and apiVersion only for custom resources
 	itemProto *store.Encoding[api.Object] // the object's own message, no envelope; nil without protobuf
+	// metaJSON and metaProto are the metadata alone, which every Table row
+	// and PartialObjectMetadata carries: cached per version too, as kubectl
+	// reads little else.
+	metaJSON, metaProto *store.Encoding[api.Object]
+	// eventJSON and eventProto encode the objects of watch events;
+	// eventProto is nil without protobuf.
+	eventJSON, eventProto *eventEncoder
 	// conv and convProto make Tables and PartialObjectMetadata; convProto
 	// also gives the protobuf form of metadata.
 	conv, convProto *negotiation.Converter[api.Object]
 }
 
 func newCodec(r *api.Resource, st *store.Store[api.Object], now func() time.Time) *codec {
-	c := &codec{res: r, gv: r.GroupVersion()}
+	c := &codec{res: r, st: st, gv: r.GroupVersion()}
 	c.typed = []byte(`{"kind":` + strconv.Quote(r.Kind) + `,"apiVersion":` + strconv.Quote(c.gv) + `,`)
 	c.itemJSON = store.NewEncoding(func(dst []byte, o api.Object) ([]byte, error) {
 		return c.appendJSON(dst, o, r.TypedListItems)
 	})
+	c.eventJSON = &eventEncoder{c: c}
 	if r.Protobuf() {
 		c.itemProto = store.NewEncoding(func(dst []byte, o api.Object) ([]byte, error) {
 			return o.(api.ProtoObject).AppendProto(dst), nil
 		})
+		c.eventProto = &eventEncoder{c: c, protobuf: true}
 	}
+	c.metaJSON = store.NewEncoding(func(dst []byte, o api.Object) ([]byte, error) {
+		b, err := json.Marshal(o.Meta())
+		return append(dst, b...), err
+	})
+	c.metaProto = store.NewEncoding(func(dst []byte, o api.Object) ([]byte, error) {
+		em := api.EnvelopeMeta(o.Meta())
+		return envelope.AppendObjectMeta(dst, &em), nil
+	})
 	var cols []negotiation.Column[api.Object]
 	for _, col := range r.Columns {
 		cell := col.Cell
@@ -50,13 +68,13 @@ func newCodec(r *api.Resource, st *store.Store[api.Object], now func() time.Time
 			Cell: func(o api.Object) any { return cell(o, now()) },
 		})
 	}
-	object := func(o api.Object) ([]byte, error) { return c.objectJSON(st, o) }
+	object := func(o api.Object) ([]byte, error) { return c.objectJSON(o) }
 	// The protobuf form of metadata is only worth computing for protobuf
 	// responses.
 	c.conv = &negotiation.Converter[api.Object]{Columns: cols, Object: object,
-		Meta: func(o api.Object) negotiation.Meta { return objectMeta(o, false) }}
+		Meta: func(o api.Object) negotiation.Meta { return c.objectMeta(o, false) }}
 	c.convProto = &negotiation.Converter[api.Object]{Columns: cols, Object: object,
-		Meta: func(o api.Object) negotiation.Meta { return objectMeta(o, true) }}
+		Meta: func(o api.Object) negotiation.Meta { return c.objectMeta(o, true) }}
 	return c
 }
 
@@ -101,8 +119,8 @@ func (c *codec) appendTyped(dst, b []byte) []byte {
 
 // objectJSON returns o's compact JSON with kind and apiVersion, as a
 // single object or watch event carries it. The result may be shared.
-func (c *codec) objectJSON(st *store.Store[api.Object], o api.Object) ([]byte, error) {
-	item, err := st.Encoded(o, c.itemJSON)
+func (c *codec) objectJSON(o api.Object) ([]byte, error) {
+	item, err := c.st.Encoded(o, c.itemJSON)
 	if err != nil || c.res.TypedListItems {
 		return item, err
 	}
@@ -110,8 +128,8 @@ func (c *codec) objectJSON(st *store.Store[api.Object], o api.Object) ([]byte, e
 }
 
 // objectProto returns o in its protobuf envelope.
-func (c *codec) objectProto(st *store.Store[api.Object], o api.Object) ([]byte, error) {
-	raw, err := st.Encoded(o, c.itemProto)
+func (c *codec) objectProto(o api.Object) ([]byte, error) {
+	raw, err := c.st.Encoded(o, c.itemProto)
 	if err != nil {
 		return nil, err
 	}
@@ -120,9 +138,9 @@ func (c *codec) objectProto(st *store.Store[api.Object], o api.Object) ([]byte, 
 
 // objectMeta is what package negotiation needs of an object for Tables
 // and PartialObjectMetadata; proto adds the protobuf ObjectMeta.
-func objectMeta(o api.Object, proto bool) negotiation.Meta {
+func (c *codec) objectMeta(o api.Object, proto bool) negotiation.Meta {
 	m := o.Meta()
-	j, _ := json.Marshal(m) // strings, maps, times: cannot fail
+	j, _ := c.st.Encoded(o, c.metaJSON) // strings, maps, times: cannot fail
 	nm := negotiation.Meta{
 		Name:              m.Name,
 		CreationTimestamp: m.CreationTimestamp.Time,
@@ -131,8 +149,7 @@ func objectMeta(o api.Object, proto bool) negotiation.Meta {
 		InitialEventsEnd:  m.Annotations[api.InitialEventsAnnotation] == "true",
 	}
 	if proto {
-		em := api.EnvelopeMeta(m)
-		nm.Proto = envelope.AppendObjectMeta(make([]byte, 0, envelope.SizeObjectMeta(&em)), &em)
+		nm.Proto, _ = c.st.Encoded(o, c.metaProto)
 	}
 	return nm
 }

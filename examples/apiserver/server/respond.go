@@ -49,13 +49,13 @@ func (s *Server) encodeObject(r *http.Request, rs *resource, res negotiation.Res
 		return c.converter(res.MediaType).EncodeObject(res, inc, o)
 	}
 	if res.MediaType == negotiation.Protobuf {
-		b, err := c.objectProto(s.store, o)
+		b, err := c.objectProto(o)
 		if err != nil {
 			return nil, err
 		}
 		return res.Encode(nil, b)
 	}
-	b, err := c.objectJSON(s.store, o)
+	b, err := c.objectJSON(o)
 	if err != nil {
 		return nil, err
 	}

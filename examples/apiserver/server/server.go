@@ -70,13 +70,12 @@ type Options struct {
 // resource is one served resource: its description, its part of the
 // store, and the broadcaster of its watches.
 type resource struct {
-	api      *api.Resource
-	gr       status.GroupResource
-	store    *store.Resource[api.Object]
-	bcast    *watch.Broadcaster[api.Object]
-	codec    *codec
-	watchEnc *watchEncoders
-	maxBody  int64 // request body limit
+	api     *api.Resource
+	gr      status.GroupResource
+	store   *store.Resource[api.Object]
+	bcast   *watch.Broadcaster[api.Object]
+	codec   *codec
+	maxBody int64 // request body limit
 }
 
 // Server is a Kubernetes-compatible API server for the types of package
@@ -155,7 +154,6 @@ func New(opts Options) (*Server, error) {
 			Finalizers:    d.Finalizers,
 		})
 		r.codec = newCodec(d, s.store, s.now)
-		r.watchEnc = newWatchEncoders(r.codec, s.store)
 		r.maxBody = s.maxBody()
 		r.bcast = watch.NewBroadcaster[api.Object](r.store.Source(), watch.ObjectFuncs[api.Object]{
 			Bookmark:    r.bookmark,

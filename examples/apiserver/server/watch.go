@@ -7,47 +7,31 @@ import (
 	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
-	"github.com/apisem/apisem/store"
 	"github.com/apisem/apisem/store/selector"
 	"github.com/apisem/apisem/watch"
 )
 
-// watchEncoders encode the object of a watch event in the stream's media
-// type. watch.Message.Encoded caches each encoder's result per event, so
-// an event is encoded once for all watchers of a media type; the encoders
-// read the store's per-version cache, so a version already encoded for a
-// list page is not encoded again. Conversions (Table,
-// PartialObjectMetadata) are per stream instead: a Table stream sends its
-// column definitions only in its first event.
-type watchEncoders struct {
-	json  *objectEncoder
-	proto *objectEncoder // nil without a protobuf form
-}
-
-func newWatchEncoders(c *codec, st *store.Store[api.Object]) *watchEncoders {
-	e := &watchEncoders{json: &objectEncoder{c: c, st: st}}
-	if c.res.Protobuf() {
-		e.proto = &objectEncoder{c: c, st: st, protobuf: true}
-	}
-	return e
-}
-
-// objectEncoder is a watch.Encoder of event objects: compact JSON with
-// kind and apiVersion, or the protobuf envelope. Package negotiation's
-// StreamWriter frames them.
-type objectEncoder struct {
+// eventEncoder is a watch.Encoder of event objects: compact JSON with
+// kind and apiVersion, or the protobuf envelope, which package
+// negotiation's StreamWriter frames. watch.Message.Encoded caches its
+// result per event, so an event is encoded once for all watchers of a
+// media type, and it reads the store's per-version cache, so a version
+// already encoded for a list page or a write's response is not encoded
+// again. Conversions (Table, PartialObjectMetadata) are per stream
+// instead: a Table stream sends its column definitions only in its first
+// event.
+type eventEncoder struct {
 	c        *codec
-	st       *store.Store[api.Object]
 	protobuf bool
 }
 
-func (e *objectEncoder) AppendEvent(dst []byte, _ watch.EventType, o api.Object) ([]byte, error) {
+func (e *eventEncoder) AppendEvent(dst []byte, _ watch.EventType, o api.Object) ([]byte, error) {
 	var b []byte
 	var err error
 	if e.protobuf {
-		b, err = e.c.objectProto(e.st, o)
+		b, err = e.c.objectProto(o)
 	} else {
-		b, err = e.c.objectJSON(e.st, o)
+		b, err = e.c.objectJSON(o)
 	}
 	return append(dst, b...), err
 }
@@ -92,9 +76,9 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t *target, opts r
 		conv := t.res.codec.converter(res.MediaType).NewWatchEncoder(res, inc)
 		encode = func(m *watch.Message[api.Object]) ([]byte, error) { return conv.Encode(m.Object()) }
 	case res.MediaType == negotiation.Protobuf:
-		encode = func(m *watch.Message[api.Object]) ([]byte, error) { return m.Encoded(t.res.watchEnc.proto) }
+		encode = func(m *watch.Message[api.Object]) ([]byte, error) { return m.Encoded(t.res.codec.eventProto) }
 	default:
-		encode = func(m *watch.Message[api.Object]) ([]byte, error) { return m.Encoded(t.res.watchEnc.json) }
+		encode = func(m *watch.Message[api.Object]) ([]byte, error) { return m.Encoded(t.res.codec.eventJSON) }
 	}
 
 	sw, err := negotiation.NewStreamWriter(w, res)

@@ -90,7 +90,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 	}
 	var warnings []string
 	out, err := s.updateObject(r.Context(), t, opts.DryRun, func(cur api.Object) (api.Object, error) {
-		doc, err := t.res.codec.objectJSON(s.store, cur)
+		doc, err := t.res.codec.objectJSON(cur)
 		if err != nil {
 			return nil, err
 		}
