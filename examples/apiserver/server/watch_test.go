@@ -2,10 +2,14 @@ package server
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -209,4 +213,139 @@ func TestListForms(t *testing.T) {
 	if !strings.HasPrefix(r.body, "apiVersion: v1\ndata:\n  k: v\nkind: ConfigMap\n") {
 		t.Errorf("YAML: %s", r.body)
 	}
+}
+
+// Empty lists have "items": [] in every JSON form (k8s-facts §1.7), and
+// responses follow Kubernetes' Content-Type and pretty rules (§6.2): the
+// bare media type even for a Table, compact JSON ending in a newline by
+// default, indented without the newline for ?pretty=true or a curl
+// User-Agent.
+func TestListEmptyAndPretty(t *testing.T) {
+	_, base := newTestServer(t, Options{})
+	seed(t, base, "ns1")
+	const empty = "/api/v1/namespaces/ns1/secrets"
+	if r := must(t, 200, base, "GET", empty, ""); r.body != `{"kind":"SecretList","apiVersion":"v1","metadata":{"resourceVersion":"2"},"items":[]}`+"\n" {
+		t.Errorf("empty list: %q", r.body)
+	}
+	if r := must(t, 200, base, "GET", empty+"?labelSelector=a%3Db", "", "Accept", "application/yaml"); !strings.HasSuffix(r.body, "items: []\nkind: SecretList\nmetadata:\n  resourceVersion: \"2\"\n") {
+		t.Errorf("empty YAML list: %q", r.body)
+	}
+	r := must(t, 200, base, "GET", empty, "", "Accept", "application/vnd.kubernetes.protobuf")
+	if e, err := envelope.ConsumeEnvelope([]byte(r.body)); err != nil || e.Kind != "SecretList" {
+		t.Errorf("empty protobuf list: %v %+v", err, e)
+	}
+
+	const table = "application/json;as=Table;v=v1;g=meta.k8s.io"
+	for _, tt := range []struct {
+		path, accept, agent string
+		pretty              bool
+	}{
+		{"/api/v1/namespaces/ns1/configmaps", "", "", false},
+		{"/api/v1/namespaces/ns1/configmaps?pretty=true", "", "", true},
+		{"/api/v1/namespaces/ns1/configmaps?pretty=0", "", "curl/8.5.0", true}, // the agent alone decides
+		{"/api/v1/namespaces/ns1/configmaps", "", "Wget/1.21", true},
+		{"/api/v1/namespaces/ns1/configmaps", "application/json;pretty=1", "", true},
+		{"/api/v1/namespaces/ns1/configmaps", table, "", false},
+		{"/api/v1/namespaces/ns1/configmaps?pretty=1", table, "", true},
+		{"/api/v1/namespaces/ns1/configmaps/cm", "", "", false},
+		{"/api/v1/namespaces/ns1/configmaps/cm?pretty=true", "", "", true},
+		{"/api/v1/namespaces/ns1/configmaps/nope?pretty=true", "", "", true},
+	} {
+		hdr := []string{"User-Agent", "test"}
+		if tt.agent != "" {
+			hdr[1] = tt.agent
+		}
+		if tt.accept != "" {
+			hdr = append(hdr, "Accept", tt.accept)
+		}
+		r := call(t, base, "GET", tt.path, "", hdr...)
+		if ct := r.header.Get("Content-Type"); ct != "application/json" {
+			t.Errorf("GET %s (%s): Content-Type %q", tt.path, tt.accept, ct)
+		}
+		if pretty := strings.HasPrefix(r.body, "{\n  \"kind\": "); pretty != tt.pretty || pretty == strings.HasSuffix(r.body, "\n") {
+			t.Errorf("GET %s (Accept %q, agent %q): pretty %v; want %v:\n%s", tt.path, tt.accept, tt.agent, pretty, tt.pretty, r.body)
+		}
+	}
+}
+
+// kubectl get <name> -w watches one object through its collection with
+// fieldSelector=metadata.name=<name> (k8s-facts §1.1, §12.2): only that
+// object's events arrive.
+func TestWatchSingleObject(t *testing.T) {
+	_, base := newTestServer(t, Options{})
+	seed(t, base, "ns1")
+	const cms = "/api/v1/namespaces/ns1/configmaps"
+	w := openWatch(t, base, cms+"?watch=1&fieldSelector=metadata.name%3Dcm&resourceVersion=0")
+	must(t, 201, base, "POST", cms, `{"metadata":{"name":"other"}}`)
+	must(t, 200, base, "PATCH", cms+"/other", `{"data":{"a":"1"}}`, "Content-Type", "application/merge-patch+json")
+	must(t, 200, base, "PATCH", cms+"/cm", `{"data":{"a":"1"}}`, "Content-Type", "application/merge-patch+json")
+	must(t, 200, base, "DELETE", cms+"/other", "")
+	must(t, 200, base, "DELETE", cms+"/cm", "")
+	for _, want := range []string{"ADDED", "MODIFIED", "DELETED"} {
+		if e := w.next(); e.Type != want || field(t, string(e.Object), "metadata.name") != "cm" {
+			t.Fatalf("event %s %s; want %s of cm", e.Type, e.Object, want)
+		}
+	}
+}
+
+// flushRecorder is a ResponseWriter that counts flushes and remembers how
+// much had been written at each.
+type flushRecorder struct {
+	mu      sync.Mutex
+	header  http.Header
+	body    bytes.Buffer
+	flushed []int // body length at each flush
+}
+
+func (f *flushRecorder) Header() http.Header { return f.header }
+func (f *flushRecorder) WriteHeader(int)     {}
+func (f *flushRecorder) Write(b []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.body.Write(b)
+}
+func (f *flushRecorder) Flush() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.flushed = append(f.flushed, f.body.Len())
+}
+
+// state returns the number of event lines written and the flushes so far.
+func (f *flushRecorder) state() (lines int, flushed []int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return bytes.Count(f.body.Bytes(), []byte("\n")), slices.Clone(f.flushed)
+}
+
+// A watch flushes when nothing more is queued (k8s-facts §5.2): events
+// that are all there at once go out in one flush, and a lone event is
+// flushed at once.
+func TestWatchFlushesWhenNothingQueued(t *testing.T) {
+	s, base := newTestServer(t, Options{})
+	seed(t, base, "ns1")
+	start := s.Revision()
+	for i := range 50 {
+		must(t, 201, base, "POST", "/api/v1/namespaces/ns1/configmaps", `{"metadata":{"name":"c`+itoa(i)+`"}}`)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	rec := &flushRecorder{header: http.Header{}}
+	go func() {
+		defer close(done)
+		req := httptest.NewRequestWithContext(ctx, "GET", "/api/v1/namespaces/ns1/configmaps?watch=1&resourceVersion="+start.String(), nil)
+		s.ServeHTTP(rec, req)
+	}()
+	defer func() { cancel(); <-done }()
+
+	eventually(t, "the 50 replayed events", func() bool { n, _ := rec.state(); return n == 50 })
+	_, flushed := rec.state()
+	// One flush for the headers, one for the replayed events.
+	if len(flushed) != 2 || flushed[0] != 0 {
+		t.Errorf("flushes at body lengths %v; want [0 <all 50 events>]", flushed)
+	}
+	must(t, 201, base, "POST", "/api/v1/namespaces/ns1/configmaps", `{"metadata":{"name":"late"}}`)
+	eventually(t, "the live event to be flushed", func() bool {
+		n, flushed := rec.state()
+		return n == 51 && len(flushed) == 3
+	})
 }
