@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"maps"
 
 	"github.com/apisem/apisem/envelope"
@@ -57,59 +58,32 @@ func (c *ConfigMap) SizeProto() int {
 
 func decodeConfigMap(b []byte) (Object, error) {
 	c := &ConfigMap{}
-	err := envelope.RangeFields(b, func(f envelope.Field) error {
-		var err error
+	return decodeObject(b, c, func(f envelope.Field) (err error) {
 		switch f.Num {
-		case 1:
-			var m envelope.ObjectMeta
-			if m, err = decodeMetadata(f); err == nil {
-				c.ObjectMeta = fromEnvelopeMeta(&m)
-			}
 		case 2:
 			c.Data, err = addStringEntry(c.Data, f)
 		case 3:
 			c.BinaryData, err = addBytesEntry(c.BinaryData, f)
 		case 4:
-			var v bool
-			if v, err = f.AsBool(); err == nil {
-				c.Immutable = &v
-			}
+			c.Immutable, err = decodeOptionalBool(f)
 		}
 		return err
 	})
-	if err != nil {
-		return nil, protoErr("ConfigMap", err)
-	}
-	return c, nil
 }
 
 func validateConfigMap(o, old Object) []FieldError {
 	c := o.(*ConfigMap)
-	errs := validateKeys(nil, "data", stringKeys(c.Data), "binaryData", bytesKeys(c.BinaryData))
-	size := 0
-	for k, v := range c.Data {
-		size += len(k) + len(v)
-	}
-	for k, v := range c.BinaryData {
-		size += len(k) + len(v)
-	}
-	if size > maxDataSize {
+	errs := validateKeys(nil, "data", sortedKeys(c.Data), "binaryData", sortedKeys(c.BinaryData))
+	if dataSize(c.Data)+dataSize(c.BinaryData) > maxDataSize {
 		errs = append(errs, tooLong("", maxDataSize))
 	}
 	if old == nil {
 		return errs
 	}
-	prev := old.(*ConfigMap)
-	if prev.Immutable != nil && *prev.Immutable {
-		if c.Immutable == nil || !*c.Immutable {
-			errs = append(errs, forbidden("immutable", "field is immutable when `immutable` is set"))
-		}
-		if !maps.Equal(c.Data, prev.Data) {
-			errs = append(errs, forbidden("data", "field is immutable when `immutable` is set"))
-		}
-		if !maps.EqualFunc(c.BinaryData, prev.BinaryData, bytesEqual) {
-			errs = append(errs, forbidden("binaryData", "field is immutable when `immutable` is set"))
-		}
+	if prev := old.(*ConfigMap); isTrue(prev.Immutable) {
+		errs = append(errs, frozen(c.Immutable,
+			change{"data", !maps.Equal(c.Data, prev.Data)},
+			change{"binaryData", !maps.EqualFunc(c.BinaryData, prev.BinaryData, bytes.Equal)})...)
 	}
 	return errs
 }

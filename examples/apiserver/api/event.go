@@ -118,8 +118,7 @@ func sizeMicroTime(t time.Time) int {
 
 func consumeMicroTime(b []byte) (MicroTime, error) {
 	var sec, nanos int64
-	err := envelope.RangeFields(b, func(f envelope.Field) error {
-		var err error
+	err := envelope.RangeFields(b, func(f envelope.Field) (err error) {
 		switch f.Num {
 		case 1:
 			sec, err = f.AsInt64()
@@ -239,8 +238,7 @@ func (e *Event) SizeProto() int {
 
 func decodeObjectReference(f envelope.Field) (ObjectReference, error) {
 	var r ObjectReference
-	err := decodeSub(f, func(f envelope.Field) error {
-		var err error
+	err := decodeSub(f, func(f envelope.Field) (err error) {
 		switch f.Num {
 		case 1:
 			r.Kind, err = f.AsString()
@@ -262,15 +260,6 @@ func decodeObjectReference(f envelope.Field) (ObjectReference, error) {
 	return r, err
 }
 
-func decodeTimeField(f envelope.Field) (store.Time, error) {
-	body, err := f.AsBytes()
-	if err != nil {
-		return store.Time{}, err
-	}
-	t, err := envelope.ConsumeTime(body)
-	return storeTime(t), err
-}
-
 func decodeMicroTimeField(f envelope.Field) (MicroTime, error) {
 	body, err := f.AsBytes()
 	if err != nil {
@@ -281,14 +270,8 @@ func decodeMicroTimeField(f envelope.Field) (MicroTime, error) {
 
 func decodeEvent(b []byte) (Object, error) {
 	e := &Event{}
-	err := envelope.RangeFields(b, func(f envelope.Field) error {
-		var err error
+	return decodeObject(b, e, func(f envelope.Field) (err error) {
 		switch f.Num {
-		case 1:
-			var m envelope.ObjectMeta
-			if m, err = decodeMetadata(f); err == nil {
-				e.ObjectMeta = fromEnvelopeMeta(&m)
-			}
 		case 2:
 			e.InvolvedObject, err = decodeObjectReference(f)
 		case 3:
@@ -296,8 +279,7 @@ func decodeEvent(b []byte) (Object, error) {
 		case 4:
 			e.Message, err = f.AsString()
 		case 5:
-			err = decodeSub(f, func(f envelope.Field) error {
-				var err error
+			err = decodeSub(f, func(f envelope.Field) (err error) {
 				switch f.Num {
 				case 1:
 					e.Source.Component, err = f.AsString()
@@ -307,9 +289,9 @@ func decodeEvent(b []byte) (Object, error) {
 				return err
 			})
 		case 6:
-			e.FirstTimestamp, err = decodeTimeField(f)
+			e.FirstTimestamp, err = decodeTime(f)
 		case 7:
-			e.LastTimestamp, err = decodeTimeField(f)
+			e.LastTimestamp, err = decodeTime(f)
 		case 8:
 			e.Count, err = f.AsInt32()
 		case 9:
@@ -318,8 +300,7 @@ func decodeEvent(b []byte) (Object, error) {
 			e.EventTime, err = decodeMicroTimeField(f)
 		case 11:
 			s := &EventSeries{}
-			err = decodeSub(f, func(f envelope.Field) error {
-				var err error
+			err = decodeSub(f, func(f envelope.Field) (err error) {
 				switch f.Num {
 				case 1:
 					s.Count, err = f.AsInt32()
@@ -343,10 +324,6 @@ func decodeEvent(b []byte) (Object, error) {
 		}
 		return err
 	})
-	if err != nil {
-		return nil, protoErr("Event", err)
-	}
-	return e, nil
 }
 
 // eventAge is the age of the event's last (or first) occurrence, as

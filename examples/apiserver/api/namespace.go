@@ -2,7 +2,6 @@ package api
 
 import (
 	"slices"
-	"time"
 
 	"github.com/apisem/apisem/envelope"
 	"github.com/apisem/apisem/store"
@@ -134,14 +133,8 @@ func (n *Namespace) SizeProto() int {
 
 func decodeNamespace(b []byte) (Object, error) {
 	n := &Namespace{}
-	err := envelope.RangeFields(b, func(f envelope.Field) error {
-		var err error
+	return decodeObject(b, n, func(f envelope.Field) (err error) {
 		switch f.Num {
-		case 1:
-			var m envelope.ObjectMeta
-			if m, err = decodeMetadata(f); err == nil {
-				n.ObjectMeta = fromEnvelopeMeta(&m)
-			}
 		case 2:
 			err = decodeSub(f, func(f envelope.Field) error {
 				if f.Num != 1 {
@@ -152,8 +145,7 @@ func decodeNamespace(b []byte) (Object, error) {
 				return err
 			})
 		case 3:
-			err = decodeSub(f, func(f envelope.Field) error {
-				var err error
+			err = decodeSub(f, func(f envelope.Field) (err error) {
 				switch f.Num {
 				case 1:
 					n.Status.Phase, err = f.AsString()
@@ -168,37 +160,18 @@ func decodeNamespace(b []byte) (Object, error) {
 		}
 		return err
 	})
-	if err != nil {
-		return nil, protoErr("Namespace", err)
-	}
-	return n, nil
-}
-
-func decodeSub(f envelope.Field, fn func(envelope.Field) error) error {
-	body, err := f.AsBytes()
-	if err != nil {
-		return err
-	}
-	return envelope.RangeFields(body, fn)
 }
 
 func decodeCondition(f envelope.Field) (NamespaceCondition, error) {
 	var c NamespaceCondition
-	err := decodeSub(f, func(f envelope.Field) error {
-		var err error
+	err := decodeSub(f, func(f envelope.Field) (err error) {
 		switch f.Num {
 		case 1:
 			c.Type, err = f.AsString()
 		case 2:
 			c.Status, err = f.AsString()
 		case 4:
-			var body []byte
-			if body, err = f.AsBytes(); err == nil {
-				var t time.Time
-				if t, err = envelope.ConsumeTime(body); err == nil {
-					c.LastTransitionTime = storeTime(t)
-				}
-			}
+			c.LastTransitionTime, err = decodeTime(f)
 		case 5:
 			c.Reason, err = f.AsString()
 		case 6:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/apisem/apisem/envelope"
+	"github.com/apisem/apisem/store"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -61,13 +62,55 @@ func sizeMessage(num protowire.Number, size int) int {
 	return protowire.SizeTag(num) + protowire.SizeBytes(size)
 }
 
-// decodeMetadata decodes field 1 of an object.
-func decodeMetadata(f envelope.Field) (envelope.ObjectMeta, error) {
+// decodeObject decodes the protobuf encoding b into o, an empty object:
+// field 1, the metadata every object has, here and every other field with
+// field, which ignores the numbers it does not know. Errors wrap ErrProto
+// and name the kind.
+func decodeObject(b []byte, o Object, field func(envelope.Field) error) (Object, error) {
+	err := envelope.RangeFields(b, func(f envelope.Field) error {
+		if f.Num != 1 {
+			return field(f)
+		}
+		body, err := f.AsBytes()
+		if err != nil {
+			return err
+		}
+		m, err := envelope.ConsumeObjectMeta(body)
+		*o.Meta() = fromEnvelopeMeta(&m)
+		return err
+	})
+	if err != nil {
+		return nil, protoErr(Kind(o), err)
+	}
+	return o, nil
+}
+
+// decodeSub decodes the fields of the embedded message f with fn.
+func decodeSub(f envelope.Field, fn func(envelope.Field) error) error {
 	body, err := f.AsBytes()
 	if err != nil {
-		return envelope.ObjectMeta{}, err
+		return err
 	}
-	return envelope.ConsumeObjectMeta(body)
+	return envelope.RangeFields(body, fn)
+}
+
+// decodeOptionalBool decodes a bool field of a *bool.
+func decodeOptionalBool(f envelope.Field) (*bool, error) {
+	v, err := f.AsBool()
+	if err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// decodeTime decodes a metav1.Time field.
+func decodeTime(f envelope.Field) (store.Time, error) {
+	body, err := f.AsBytes()
+	if err != nil {
+		return store.Time{}, err
+	}
+	t, err := envelope.ConsumeTime(body)
+	return storeTime(t), err
 }
 
 func addStringEntry(m map[string]string, f envelope.Field) (map[string]string, error) {

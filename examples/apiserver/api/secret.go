@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"maps"
 
 	"github.com/apisem/apisem/envelope"
@@ -65,14 +66,8 @@ func (s *Secret) SizeProto() int {
 
 func decodeSecret(b []byte) (Object, error) {
 	s := &Secret{}
-	err := envelope.RangeFields(b, func(f envelope.Field) error {
-		var err error
+	return decodeObject(b, s, func(f envelope.Field) (err error) {
 		switch f.Num {
-		case 1:
-			var m envelope.ObjectMeta
-			if m, err = decodeMetadata(f); err == nil {
-				s.ObjectMeta = fromEnvelopeMeta(&m)
-			}
 		case 2:
 			s.Data, err = addBytesEntry(s.Data, f)
 		case 3:
@@ -80,17 +75,10 @@ func decodeSecret(b []byte) (Object, error) {
 		case 4:
 			s.StringData, err = addStringEntry(s.StringData, f)
 		case 5:
-			var v bool
-			if v, err = f.AsBool(); err == nil {
-				s.Immutable = &v
-			}
+			s.Immutable, err = decodeOptionalBool(f)
 		}
 		return err
 	})
-	if err != nil {
-		return nil, protoErr("Secret", err)
-	}
-	return s, nil
 }
 
 // prepareSecret applies Kubernetes' defaulting: the Opaque type, and
@@ -113,12 +101,8 @@ func prepareSecret(o, _ Object) {
 
 func validateSecret(o, old Object) []FieldError {
 	s := o.(*Secret)
-	errs := validateKeys(nil, "data", bytesKeys(s.Data), "", nil)
-	size := 0
-	for k, v := range s.Data {
-		size += len(k) + len(v)
-	}
-	if size > maxDataSize {
+	errs := validateKeys(nil, "data", sortedKeys(s.Data), "", nil)
+	if dataSize(s.Data) > maxDataSize {
 		errs = append(errs, tooLong("data", maxDataSize))
 	}
 	if old == nil {
@@ -128,13 +112,8 @@ func validateSecret(o, old Object) []FieldError {
 	if s.Type != prev.Type {
 		errs = append(errs, invalid("type", s.Type, "field is immutable"))
 	}
-	if prev.Immutable != nil && *prev.Immutable {
-		if s.Immutable == nil || !*s.Immutable {
-			errs = append(errs, forbidden("immutable", "field is immutable when `immutable` is set"))
-		}
-		if !maps.EqualFunc(s.Data, prev.Data, bytesEqual) {
-			errs = append(errs, forbidden("data", "field is immutable when `immutable` is set"))
-		}
+	if isTrue(prev.Immutable) {
+		errs = append(errs, frozen(s.Immutable, change{"data", !maps.EqualFunc(s.Data, prev.Data, bytes.Equal)})...)
 	}
 	return errs
 }

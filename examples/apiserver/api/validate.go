@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"maps"
 	"slices"
 	"strings"
@@ -65,10 +64,40 @@ func copyBytesMap(m map[string][]byte) map[string][]byte {
 	return out
 }
 
-func bytesEqual(a, b []byte) bool { return bytes.Equal(a, b) }
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
-func stringKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
-func bytesKeys(m map[string][]byte) []string  { return slices.Sorted(maps.Keys(m)) }
+// dataSize is the size of ConfigMap or Secret data: keys and values.
+func dataSize[V string | []byte](m map[string]V) int {
+	n := 0
+	for k, v := range m {
+		n += len(k) + len(v)
+	}
+	return n
+}
+
+func isTrue(b *bool) bool { return b != nil && *b }
+
+// change says whether an update changes a field.
+type change struct {
+	field   string
+	changed bool
+}
+
+// frozen returns the errors of an update to an immutable ConfigMap or
+// Secret: it must stay immutable (now), and no data field may change.
+func frozen(now *bool, fields ...change) []FieldError {
+	const detail = "field is immutable when `immutable` is set"
+	var errs []FieldError
+	if !isTrue(now) {
+		errs = append(errs, forbidden("immutable", detail))
+	}
+	for _, f := range fields {
+		if f.changed {
+			errs = append(errs, forbidden(f.field, detail))
+		}
+	}
+	return errs
+}
 
 // isConfigKey reports whether k may be a key of ConfigMap or Secret data:
 // at most 253 characters of [-._a-zA-Z0-9], and not "." or "..".
