@@ -25,37 +25,32 @@ import (
 // deleteNamespace starts the deletion of a namespace. It returns the
 // namespace as it now is and whether it is already gone (a namespace
 // without finalizers of either kind is deleted at once).
+// The result is read-only unless opts.DryRun.
 func (s *Server) deleteNamespace(ctx context.Context, r *resource, name string, opts store.DeleteOptions) (api.Object, bool, error) {
+	if opts.DryRun {
+		// The store's dry run shows the deletion (and checks the
+		// preconditions); the phase is what the mark below would add.
+		o, deleted, err := r.store.Delete(ctx, "", name, opts)
+		if err == nil && !deleted {
+			o.(*api.Namespace).Status.Phase = api.NamespaceTerminating
+		}
+		return o, deleted, err
+	}
 	mark := func(cur api.Object) (api.Object, error) {
 		ns := cur.(*api.Namespace)
 		ns.Status.Phase = api.NamespaceTerminating
 		return ns, nil
 	}
 	marked, err := r.store.GuaranteedUpdate(ctx, "", name, store.UpdateOptions{
-		DryRun: opts.DryRun, Preconditions: opts.Preconditions,
+		Preconditions: opts.Preconditions, ReadOnlyResult: true,
 	}, mark)
 	if err != nil {
 		return nil, false, err
 	}
-	if opts.DryRun {
-		// Nothing was written; show what the deletion would look like.
-		o, deleted, err := r.store.Delete(ctx, "", name, opts)
-		if err != nil || deleted {
-			return o, deleted, err
-		}
-		m := marked.Meta()
-		if m.DeletionTimestamp == nil {
-			t := store.NewTime(s.now().Truncate(1e9))
-			m.DeletionTimestamp = &t
-			var zero int64
-			m.DeletionGracePeriodSeconds = &zero
-		}
-		return marked, false, nil
-	}
 	// The preconditions held for the update; the delete must act on
 	// that same object.
 	uid := marked.Meta().UID
-	obj, deleted, err := r.store.Delete(ctx, "", name, store.DeleteOptions{Preconditions: store.Preconditions{UID: &uid}})
+	obj, deleted, err := r.store.Delete(ctx, "", name, store.DeleteOptions{Preconditions: store.Preconditions{UID: &uid}, ReadOnlyResult: true})
 	if err == nil && !deleted {
 		s.kickController()
 	}
@@ -176,24 +171,26 @@ func contentConditions(remaining, finalizers map[string]int) []api.NamespaceCond
 	content := api.NamespaceCondition{Type: api.NamespaceContentRemaining, Status: "False", Reason: "ContentDeleted",
 		Message: "All content successfully removed"}
 	if len(remaining) > 0 {
-		var parts []string
-		for _, k := range slices.Sorted(maps.Keys(remaining)) {
-			parts = append(parts, fmt.Sprintf("%s has %d resource instances", k, remaining[k]))
-		}
 		content = api.NamespaceCondition{Type: api.NamespaceContentRemaining, Status: "True", Reason: "SomeResourcesRemain",
-			Message: "Some resources are remaining: " + strings.Join(parts, ", ")}
+			Message: "Some resources are remaining: " + counts(remaining, "%s has %d resource instances")}
 	}
 	fin := api.NamespaceCondition{Type: api.NamespaceFinalizersRemaining, Status: "False", Reason: "ContentHasNoFinalizers",
 		Message: "All content-preserving finalizers finished"}
 	if len(finalizers) > 0 {
-		var parts []string
-		for _, k := range slices.Sorted(maps.Keys(finalizers)) {
-			parts = append(parts, fmt.Sprintf("%s in %d resource instances", k, finalizers[k]))
-		}
 		fin = api.NamespaceCondition{Type: api.NamespaceFinalizersRemaining, Status: "True", Reason: "SomeFinalizersRemain",
-			Message: "Some content in the namespace has finalizers remaining: " + strings.Join(parts, ", ")}
+			Message: "Some content in the namespace has finalizers remaining: " + counts(finalizers, "%s in %d resource instances")}
 	}
 	return []api.NamespaceCondition{content, fin}
+}
+
+// counts lists the counts of m in key order, each formatted with format
+// (a %s for the key, a %d for the count), separated by commas.
+func counts(m map[string]int, format string) string {
+	parts := make([]string, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf(format, k, m[k]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // sameConditions reports whether have already says what want says

@@ -25,6 +25,7 @@ func TestNamespaceDeletion(t *testing.T) {
 	const ns = "/api/v1/namespaces/ns1"
 	must(t, 201, base, "POST", "/api/v1/namespaces", `{"metadata":{"name":"ns1","finalizers":["kubernetes"]}}`)
 	must(t, 201, base, "POST", ns+"/configmaps", `{"metadata":{"name":"cm"}}`)
+	must(t, 201, base, "POST", ns+"/secrets", `{"metadata":{"name":"held","finalizers":["example.com/hold"]}}`)
 	before := must(t, 200, base, "GET", ns, "").body
 
 	r := must(t, 200, base, "DELETE", ns+"?dryRun=All", "")
@@ -41,9 +42,26 @@ func TestNamespaceDeletion(t *testing.T) {
 		field(t, r.body, "metadata.deletionTimestamp") == nil {
 		t.Errorf("delete: %s", r.body)
 	}
+	// The held secret stays; the namespace says so, as Kubernetes does.
+	want := map[string]string{
+		"NamespaceContentRemaining":    "Some resources are remaining: secrets has 1 resource instances",
+		"NamespaceFinalizersRemaining": "Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances",
+	}
+	eventually(t, "the namespace to report the held secret", func() bool {
+		conds, _ := field(t, must(t, 200, base, "GET", ns, "").body, "status.conditions").([]any)
+		found := 0
+		for _, c := range conds {
+			c := c.(map[string]any)
+			if c["status"] == "True" && c["message"] == want[c["type"].(string)] {
+				found++
+			}
+		}
+		return found == 2 && call(t, base, "GET", ns+"/configmaps/cm", "").code == 404
+	})
+	must(t, 200, base, "PATCH", ns+"/secrets/held", `{"metadata":{"finalizers":null}}`, "Content-Type", "application/merge-patch+json")
 	eventually(t, "the namespace's contents to go", func() bool {
 		r := must(t, 200, base, "GET", ns, "")
-		return call(t, base, "GET", ns+"/configmaps/cm", "").code == 404 && field(t, r.body, "spec.finalizers") == nil
+		return call(t, base, "GET", ns+"/secrets/held", "").code == 404 && field(t, r.body, "spec.finalizers") == nil
 	})
 	// Only the client's finalizer holds the namespace now; removing it
 	// lets the namespace go.
