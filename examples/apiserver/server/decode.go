@@ -2,7 +2,6 @@ package server
 
 import (
 	"encoding/hex"
-	"errors"
 	"io"
 	"net/http"
 	"strconv"
@@ -195,17 +194,4 @@ func consumeDeleteOptions(b []byte, d *deleteBody) error {
 		}
 		return err
 	})
-}
-
-// strictErrors returns the texts of a strict decoding failure inside err.
-func strictErrors(err error) ([]string, bool) {
-	var se *negotiation.StrictDecodingError
-	if !errors.As(err, &se) {
-		return nil, false
-	}
-	texts := make([]string, len(se.Errors))
-	for i, e := range se.Errors {
-		texts[i] = e.Error()
-	}
-	return texts, true
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/apisem/apisem/envelope"
 	"github.com/apisem/apisem/examples/apiserver/api"
 	"github.com/apisem/apisem/examples/apiserver/patch"
 	"github.com/apisem/apisem/negotiation"
@@ -251,5 +252,5 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t *tar
 			return err
 		}
 	}
-	return s.writeList(w, r, t.res, res, envelopeListMeta(s.store.Revision()), objects(items))
+	return s.writeList(w, r, t.res, res, envelope.ListMeta{ResourceVersion: s.store.Revision().String()}, objects(items))
 }
