@@ -3,12 +3,14 @@ package interop
 import (
 	"context"
 	"testing"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/metadata"
@@ -128,6 +130,24 @@ func TestMetadataClient(t *testing.T) {
 	m, err := mc.Resource(widgets).Namespace("ns1").Get(ctx, "w1", metav1.GetOptions{})
 	if err != nil || m.Name != "w1" || m.Generation != 1 || m.UID == "" {
 		t.Fatalf("metadata Get = %+v, %v", m, err)
+	}
+	// A metadata watch on the custom resource: protobuf
+	// PartialObjectMetadata events, as a CRD serves them.
+	w, err := mc.Resource(widgets).Namespace("ns1").Watch(ctx, metav1.ListOptions{ResourceVersion: m.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	if _, err := dyn.Resource(widgets).Namespace("ns1").Create(ctx, widget("w2", "blue", 1), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case e := <-w.ResultChan():
+		if p, ok := e.Object.(*metav1.PartialObjectMetadata); e.Type != watch.Added || !ok || p.Name != "w2" {
+			t.Errorf("metadata watch event %s %#v", e.Type, e.Object)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no metadata watch event")
 	}
 	if err := mc.Resource(widgets).Namespace("ns1").Delete(ctx, "w1", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)

@@ -182,7 +182,8 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, gv string
 	}
 }
 
-// endpoint describes what a resource's endpoint of shape resp serves.
+// endpoint describes what a resource's endpoint of shape resp serves and
+// reads.
 func (rs *resource) endpoint(resp negotiation.Response) negotiation.Endpoint {
 	e := negotiation.Endpoint{Response: resp, MaxBodyBytes: rs.maxBody}
 	if !rs.api.Protobuf() {
@@ -191,8 +192,25 @@ func (rs *resource) endpoint(resp negotiation.Response) negotiation.Endpoint {
 	return e
 }
 
+// negotiate chooses the representation of a response of shape resp. A
+// type without a protobuf form still has protobuf PartialObjectMetadata,
+// as a custom resource in Kubernetes (which restricts only unconverted
+// responses to the type's own serializers): the metadata client asks for
+// it first. So the choice is made among everything first, and only a
+// plain protobuf answer sends it back to the type's own media types.
+func (rs *resource) negotiate(r *http.Request, resp negotiation.Response) (negotiation.Result, error) {
+	if rs.api.Protobuf() {
+		return rs.endpoint(resp).Negotiate(r)
+	}
+	res, err := negotiation.Endpoint{Response: resp}.Negotiate(r)
+	if err != nil || res.MediaType == negotiation.Protobuf && res.Target == negotiation.TargetNone {
+		return rs.endpoint(resp).Negotiate(r)
+	}
+	return res, nil
+}
+
 func (s *Server) get(w http.ResponseWriter, r *http.Request, t *target) error {
-	res, err := t.res.endpoint(negotiation.Object).Negotiate(r)
+	res, err := t.res.negotiate(r, negotiation.Object)
 	if err != nil {
 		return err
 	}
@@ -236,7 +254,7 @@ func (s *Server) listOrWatch(w http.ResponseWriter, r *http.Request, t *target) 
 	if opts.Watch || t.verb == verbWatch {
 		return s.watch(w, r, t, opts)
 	}
-	res, err := t.res.endpoint(negotiation.List).Negotiate(r)
+	res, err := t.res.negotiate(r, negotiation.List)
 	if err != nil {
 		return err
 	}
@@ -321,7 +339,7 @@ func ensureNamespace(t *target, m *store.ObjectMeta) error {
 // out as Warning headers with whatever the response turns out to be, as
 // Kubernetes sends them.
 func (s *Server) readWrite(w http.ResponseWriter, r *http.Request, t *target, kind negotiation.OptionsKind) (negotiation.Result, negotiation.WriteOptions, api.Object, error) {
-	res, err := t.res.endpoint(negotiation.Object).Negotiate(r)
+	res, err := t.res.negotiate(r, negotiation.Object)
 	if err != nil {
 		return res, negotiation.WriteOptions{}, nil, err
 	}

@@ -44,7 +44,7 @@ var errNameMismatch = status.NewBadRequest("fieldSelector metadata.name doesn't 
 const maxBatch = 128
 
 func (s *Server) watch(w http.ResponseWriter, r *http.Request, t *target, opts rv.ListOptions) error {
-	res, err := t.res.endpoint(negotiation.Watch).Negotiate(r)
+	res, err := t.res.negotiate(r, negotiation.Watch)
 	if err != nil {
 		return err
 	}

@@ -213,6 +213,29 @@ func TestListForms(t *testing.T) {
 	if !strings.HasPrefix(r.body, "apiVersion: v1\ndata:\n  k: v\nkind: ConfigMap\n") {
 		t.Errorf("YAML: %s", r.body)
 	}
+
+	// The custom resource has no protobuf form, but its metadata has, as
+	// for a CRD: the metadata client gets protobuf, a plain protobuf
+	// request falls back to JSON or, alone, is refused.
+	const widgets = "/apis/example.apisem.dev/v1/namespaces/ns1/widgets"
+	r = must(t, 200, base, "GET", widgets, "", "Accept",
+		"application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json")
+	if e, err := envelope.ConsumeEnvelope([]byte(r.body)); err != nil || e.Kind != "PartialObjectMetadataList" || e.APIVersion != "meta.k8s.io/v1" {
+		t.Errorf("widgets' metadata in protobuf: %v %+v", err, e)
+	}
+	r = must(t, 200, base, "GET", widgets+"/w", "", "Accept", "application/vnd.kubernetes.protobuf,application/json")
+	if field(t, r.body, "kind") != "Widget" || r.header.Get("Content-Type") != "application/json" {
+		t.Errorf("widget for a protobuf client: %s %s", r.header.Get("Content-Type"), r.body)
+	}
+	r = must(t, 406, base, "GET", widgets+"/w", "", "Accept", "application/vnd.kubernetes.protobuf")
+	if field(t, r.body, "message") != "only the following media types are accepted: application/json, application/yaml" {
+		t.Errorf("widget in protobuf: %s", r.body)
+	}
+	w := openWatch(t, base, widgets+"?watch=1&resourceVersion=0", "Accept",
+		"application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json")
+	if e := w.next(); e.Type != "ADDED" || e.env.Kind != "PartialObjectMetadata" {
+		t.Errorf("widgets' metadata watch: %s %+v", e.Type, e.env)
+	}
 }
 
 // Empty lists have "items": [] in every JSON form (k8s-facts §1.7), and

@@ -58,7 +58,7 @@ func patchFieldProblems(patchType string, body []byte) ([]string, error) {
 }
 
 func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error {
-	res, err := t.res.endpoint(negotiation.Object).Negotiate(r)
+	res, err := t.res.negotiate(r, negotiation.Object)
 	if err != nil {
 		return err
 	}
@@ -162,7 +162,7 @@ func patchError(err error) error {
 func errorMessage(err error) string { return status.FromError(err).Message }
 
 func (s *Server) delete(w http.ResponseWriter, r *http.Request, t *target) error {
-	res, err := t.res.endpoint(negotiation.Object).Negotiate(r)
+	res, err := t.res.negotiate(r, negotiation.Object)
 	if err != nil {
 		return err
 	}
@@ -214,7 +214,7 @@ func (s *Server) writeSuccess(w http.ResponseWriter, r *http.Request, res negoti
 }
 
 func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t *target) error {
-	res, err := t.res.endpoint(negotiation.List).Negotiate(r)
+	res, err := t.res.negotiate(r, negotiation.List)
 	if err != nil {
 		return err
 	}
