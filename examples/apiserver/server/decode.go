@@ -1,11 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"encoding/hex"
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/apisem/apisem/envelope"
 	"github.com/apisem/apisem/examples/apiserver/api"
@@ -128,7 +128,7 @@ func decodeDeleteOptions(rs *resource, r *http.Request) (deleteBody, error) {
 	// Any media type the server reads is fine for DeleteOptions, even at
 	// an endpoint whose own type has no protobuf form.
 	b, media, err := negotiation.Endpoint{MaxBodyBytes: rs.maxBody}.ReadBody(r)
-	if err != nil || len(strings.TrimSpace(string(b))) == 0 {
+	if err != nil || len(bytes.TrimSpace(b)) == 0 {
 		return body, err
 	}
 	if media == negotiation.Protobuf {

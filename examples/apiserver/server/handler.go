@@ -467,8 +467,10 @@ func (s *Server) parseDelete(r *http.Request, rs *resource) (opts store.DeleteOp
 	if v := q.Get("propagationPolicy"); v != "" {
 		body.PropagationPolicy = &v
 	}
-	if v := q.Get("orphanDependents"); v != "" {
-		b, _ := strconv.ParseBool(v)
+	if v, ok := q["orphanDependents"]; ok {
+		// Kubernetes' query bool: "0" and "false" in any case are false,
+		// anything else (even "") is true.
+		b := v[0] != "0" && !strings.EqualFold(v[0], "false")
 		body.OrphanDependents = &b
 	}
 	var errs []status.FieldError

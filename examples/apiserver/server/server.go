@@ -184,8 +184,8 @@ func (r *resource) bookmark(rev rv.Version, initialEventsEnd bool) api.Object {
 	return o
 }
 
-// withVersion returns a copy of o at resourceVersion rev. The copy is
-// shallow below the metadata: nothing else of it is ever modified.
+// withVersion returns a deep copy of o at resourceVersion rev (the
+// object of a DELETED event carries the deletion's resourceVersion).
 func withVersion(o api.Object, rev rv.Version) api.Object {
 	c := o.DeepCopyObject()
 	c.Meta().ResourceVersion = rev.String()

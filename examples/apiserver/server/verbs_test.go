@@ -224,6 +224,8 @@ func TestDelete(t *testing.T) {
 		t.Errorf("delete of a held object: %s", r.body)
 	}
 	r = must(t, 202, base, "DELETE", cms+"/held", `{"orphanDependents":false}`)
+	must(t, 202, base, "DELETE", cms+"/held?orphanDependents=FALSE", "")
+	must(t, 200, base, "DELETE", cms+"/held?orphanDependents=no", "") // not false: true
 	must(t, 200, base, "PATCH", cms+"/held", `{"metadata":{"finalizers":null}}`, "Content-Type", "application/merge-patch+json")
 	must(t, 404, base, "GET", cms+"/held", "")
 
