@@ -30,8 +30,9 @@
 // (generateName), update, patch (JSON patch, merge patch, and strategic
 // merge patch for the core types), delete (finalizers, preconditions) and
 // deletecollection; dryRun and fieldValidation on every write; Tables and
-// PartialObjectMetadata on every read. Every client error is a Kubernetes
-// Status. Server-side apply answers 415.
+// PartialObjectMetadata on every read (in protobuf too for the custom
+// resource, which otherwise is JSON and YAML only, as a CRD). Every client
+// error is a Kubernetes Status. Server-side apply answers 415.
 //
 // Deleting a namespace is two-phase, as in Kubernetes: the namespace turns
 // Terminating, a controller goroutine deletes its contents, waits for
