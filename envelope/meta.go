@@ -194,9 +194,9 @@ func ConsumeObjectMeta(b []byte) (ObjectMeta, error) {
 				m.DeletionGracePeriodSeconds = &v
 			}
 		case omLabels:
-			m.Labels, err = addStringMapEntry(m.Labels, f)
+			m.Labels, err = AddStringMapEntry(m.Labels, f)
 		case omAnnotations:
-			m.Annotations, err = addStringMapEntry(m.Annotations, f)
+			m.Annotations, err = AddStringMapEntry(m.Annotations, f)
 		case omOwnerReferences:
 			var body []byte
 			if body, err = f.AsBytes(); err == nil {
@@ -235,9 +235,10 @@ func consumeTimeField(f Field) (time.Time, error) {
 	return ConsumeTime(body)
 }
 
-// addStringMapEntry decodes f as a map<string, string> entry into m,
-// creating m on first use.
-func addStringMapEntry(m map[string]string, f Field) (map[string]string, error) {
+// AddStringMapEntry decodes f, one entry of a map<string, string> field,
+// into m (allocated when nil) and returns m: the decoding step of every
+// string map of a message, such as labels or ConfigMap.data.
+func AddStringMapEntry(m map[string]string, f Field) (map[string]string, error) {
 	entry, err := f.AsBytes()
 	if err != nil {
 		return m, err
@@ -250,6 +251,27 @@ func addStringMapEntry(m map[string]string, f Field) (map[string]string, error) 
 		m = make(map[string]string)
 	}
 	m[k] = v
+	return m, nil
+}
+
+// AddBytesMapEntry decodes f, one entry of a map<string, bytes> field, into
+// m (allocated when nil) and returns m. The value is copied, because a
+// decoded Field aliases its input and a map kept beyond the decode must own
+// its memory; a missing value becomes an empty, non-nil slice, as
+// Kubernetes decodes it.
+func AddBytesMapEntry(m map[string][]byte, f Field) (map[string][]byte, error) {
+	entry, err := f.AsBytes()
+	if err != nil {
+		return m, err
+	}
+	k, v, err := ConsumeBytesMapEntry(entry)
+	if err != nil {
+		return m, err
+	}
+	if m == nil {
+		m = make(map[string][]byte)
+	}
+	m[k] = append([]byte{}, v...)
 	return m, nil
 }
 

@@ -181,6 +181,38 @@ func TestBytesMap(t *testing.T) {
 	}
 }
 
+// AddBytesMapEntry and AddStringMapEntry rebuild a map from its entries;
+// the bytes values are copies, so a reused input buffer cannot change them.
+func TestAddMapEntries(t *testing.T) {
+	in := map[string][]byte{"nil": nil, "empty": {}, "data": []byte("hi")}
+	b := AppendBytesMap(nil, 2, in)
+	var got map[string][]byte
+	if err := RangeFields(b, func(f Field) (err error) {
+		got, err = AddBytesMapEntry(got, f)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	clear(b) // the caller reuses its buffer
+	if string(got["data"]) != "hi" || got["empty"] == nil || len(got["empty"]) != 0 || got["nil"] == nil || len(got) != 3 {
+		t.Errorf("AddBytesMapEntry built %q (nil values: empty %v, nil %v)", got, got["empty"] == nil, got["nil"] == nil)
+	}
+	sb := AppendStringMap(nil, 3, map[string]string{"a": "1", "b": ""})
+	var sm map[string]string
+	if err := RangeFields(sb, func(f Field) (err error) {
+		sm, err = AddStringMapEntry(sm, f)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(sm) != 2 || sm["a"] != "1" || sm["b"] != "" {
+		t.Errorf("AddStringMapEntry built %q", sm)
+	}
+	if _, err := AddBytesMapEntry(nil, Field{Num: 2, Type: protowire.VarintType}); err == nil {
+		t.Error("AddBytesMapEntry of a varint field: no error")
+	}
+}
+
 func TestTime(t *testing.T) {
 	tests := []struct {
 		t    time.Time

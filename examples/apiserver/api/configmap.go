@@ -61,9 +61,9 @@ func decodeConfigMap(b []byte) (Object, error) {
 	return decodeObject(b, c, func(f envelope.Field) (err error) {
 		switch f.Num {
 		case 2:
-			c.Data, err = addStringEntry(c.Data, f)
+			c.Data, err = envelope.AddStringMapEntry(c.Data, f)
 		case 3:
-			c.BinaryData, err = addBytesEntry(c.BinaryData, f)
+			c.BinaryData, err = envelope.AddBytesMapEntry(c.BinaryData, f)
 		case 4:
 			c.Immutable, err = decodeOptionalBool(f)
 		}

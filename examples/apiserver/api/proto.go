@@ -112,37 +112,3 @@ func decodeTime(f envelope.Field) (store.Time, error) {
 	t, err := envelope.ConsumeTime(body)
 	return storeTime(t), err
 }
-
-func addStringEntry(m map[string]string, f envelope.Field) (map[string]string, error) {
-	entry, err := f.AsBytes()
-	if err != nil {
-		return m, err
-	}
-	k, v, err := envelope.ConsumeStringMapEntry(entry)
-	if err != nil {
-		return m, err
-	}
-	if m == nil {
-		m = make(map[string]string)
-	}
-	m[k] = v
-	return m, nil
-}
-
-// addBytesEntry copies the value: the envelope decoder aliases its input,
-// and a stored object must own its memory.
-func addBytesEntry(m map[string][]byte, f envelope.Field) (map[string][]byte, error) {
-	entry, err := f.AsBytes()
-	if err != nil {
-		return m, err
-	}
-	k, v, err := envelope.ConsumeBytesMapEntry(entry)
-	if err != nil {
-		return m, err
-	}
-	if m == nil {
-		m = make(map[string][]byte)
-	}
-	m[k] = append([]byte{}, v...)
-	return m, nil
-}

@@ -69,11 +69,11 @@ func decodeSecret(b []byte) (Object, error) {
 	return decodeObject(b, s, func(f envelope.Field) (err error) {
 		switch f.Num {
 		case 2:
-			s.Data, err = addBytesEntry(s.Data, f)
+			s.Data, err = envelope.AddBytesMapEntry(s.Data, f)
 		case 3:
 			s.Type, err = f.AsString()
 		case 4:
-			s.StringData, err = addStringEntry(s.StringData, f)
+			s.StringData, err = envelope.AddStringMapEntry(s.StringData, f)
 		case 5:
 			s.Immutable, err = decodeOptionalBool(f)
 		}
