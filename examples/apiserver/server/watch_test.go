@@ -350,6 +350,10 @@ func TestWatchFlushesWhenNothingQueued(t *testing.T) {
 	for i := range 50 {
 		must(t, 201, base, "POST", "/api/v1/namespaces/ns1/configmaps", `{"metadata":{"name":"c`+itoa(i)+`"}}`)
 	}
+	// "All there at once" means dispatched: a broadcaster still reading
+	// the writes would hand the replay over in parts, each rightly flushed.
+	bcast := s.byPath["v1/configmaps"].bcast
+	eventually(t, "the broadcaster to dispatch the writes", func() bool { return bcast.Stats().Revision >= s.Revision() })
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	rec := &flushRecorder{header: http.Header{}}
