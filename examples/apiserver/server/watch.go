@@ -81,16 +81,19 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t *target, opts r
 		encode = func(m *watch.Message[api.Object]) ([]byte, error) { return m.Encoded(t.res.codec.eventJSON) }
 	}
 
-	sw, err := negotiation.NewStreamWriter(w, res)
-	if err != nil {
-		return err
-	}
 	ns := t.namespace
 	filter := func(o api.Object) bool {
 		return (ns == "" || o.Meta().Namespace == ns) && t.res.store.Matches(o, labels, fields)
 	}
+	// Establish the watch, start revision and initial state included,
+	// before the response begins, as Kubernetes does: a client that has
+	// the 200 may count on its watch covering every write it makes next.
 	wt := t.res.bcast.Watch(r.Context(), d, filter)
 	defer wt.Stop()
+	sw, err := negotiation.NewStreamWriter(w, res)
+	if err != nil {
+		return err
+	}
 	if err := streamEvents(sw, wt, encode); err != nil {
 		s.log.Error("encoding a watch event", "err", err, "resource", t.res.gr.String())
 	}

@@ -311,6 +311,28 @@ func TestWatchSingleObject(t *testing.T) {
 	}
 }
 
+// A watch is established before its response begins, as in Kubernetes: a
+// client that has the 200 of a "Get State and Start at Any" watch and then
+// writes sees its write as an event, never folded into the initial state.
+// The race this rules out is narrow, so the test repeats it.
+func TestWatchEstablishedBeforeResponse(t *testing.T) {
+	_, base := newTestServer(t, Options{})
+	seed(t, base, "ns1")
+	const cms = "/api/v1/namespaces/ns1/configmaps"
+	for i := range 100 {
+		name := "w" + itoa(i)
+		w := openWatch(t, base, cms+"?watch=1&resourceVersion=0&fieldSelector=metadata.name%3D"+name)
+		must(t, 201, base, "POST", cms, `{"metadata":{"name":"`+name+`"}}`)
+		must(t, 200, base, "PATCH", cms+"/"+name, `{"data":{"a":"1"}}`, "Content-Type", "application/merge-patch+json")
+		for _, want := range []string{"ADDED", "MODIFIED"} {
+			if e := w.next(); e.Type != want {
+				t.Fatalf("round %d: event %s %s; want %s: the watch started after the client's writes", i, e.Type, e.Object, want)
+			}
+		}
+		w.close()
+	}
+}
+
 // flushRecorder is a ResponseWriter that counts flushes and remembers how
 // much had been written at each.
 type flushRecorder struct {
