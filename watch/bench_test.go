@@ -16,68 +16,6 @@ import (
 	"github.com/apisem/apisem/watch/watchtest"
 )
 
-// ringSource is a Source that allocates nothing per write, so that the
-// benchmarks measure the broadcaster: a fixed ring of events about one
-// shared object.
-type ringSource struct {
-	mu      sync.Mutex
-	rev     rv.Version
-	ring    []watch.Event[*obj]
-	obj     *obj
-	changed chan struct{}
-	closed  chan struct{}
-}
-
-func newRingSource() *ringSource {
-	closed := make(chan struct{})
-	close(closed)
-	return &ringSource{ring: make([]watch.Event[*obj], 1<<14), obj: watchtest.NewObject("a", "1"), closed: closed}
-}
-
-func (s *ringSource) put() rv.Version {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.rev++
-	s.ring[int(s.rev)%len(s.ring)] = watch.Event[*obj]{Type: watch.Modified, Revision: s.rev, Key: "a", Object: s.obj, Prev: s.obj}
-	if s.changed != nil {
-		close(s.changed)
-		s.changed = nil
-	}
-	return s.rev
-}
-
-func (s *ringSource) Revision() rv.Version {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.rev
-}
-
-func (s *ringSource) Events(dst []watch.Event[*obj], after rv.Version, max int) ([]watch.Event[*obj], error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if oldest := s.rev - min(s.rev, rv.Version(len(s.ring)-1)); after < oldest {
-		return dst, &rv.CompactedError{Requested: after, Compacted: oldest}
-	}
-	for r := after + 1; r <= s.rev && max > 0; r, max = r+1, max-1 {
-		dst = append(dst, s.ring[int(r)%len(s.ring)])
-	}
-	return dst, nil
-}
-
-func (s *ringSource) Changed(after rv.Version) <-chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.rev > after {
-		return s.closed
-	}
-	if s.changed == nil {
-		s.changed = make(chan struct{})
-	}
-	return s.changed
-}
-
-func (s *ringSource) Snapshot(at rv.Version, yield func(string, *obj) bool) error { return nil }
-
 // cpuTime returns the CPU time the process has used.
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
@@ -110,7 +48,7 @@ var benchSizes = []int{1, 100, 1000, 10000}
 func BenchmarkDeliver(b *testing.B) {
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprintf("watchers=%d", n), func(b *testing.B) {
-			src := newRingSource()
+			src := watchtest.NewRing(watchtest.NewObject("a", "1"), 1<<14)
 			br := watch.NewBroadcaster[*obj](src, watchtest.Funcs(), watch.Options{})
 			defer br.Close()
 			writes := int64(max(1, b.N/n))
@@ -156,7 +94,7 @@ func BenchmarkDeliver(b *testing.B) {
 						runtime.Gosched()
 					}
 				}
-				src.put()
+				src.Put()
 			}
 			wg.Wait()
 			elapsed := time.Since(start)
@@ -179,7 +117,7 @@ func BenchmarkDeliver(b *testing.B) {
 func BenchmarkLatency(b *testing.B) {
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprintf("watchers=%d", n), func(b *testing.B) {
-			src := newRingSource()
+			src := watchtest.NewRing(watchtest.NewObject("a", "1"), 1<<14)
 			br := watch.NewBroadcaster[*obj](src, watchtest.Funcs(), watch.Options{})
 			defer br.Close()
 			enc := &nopEncoder{}
@@ -209,7 +147,7 @@ func BenchmarkLatency(b *testing.B) {
 			for range b.N {
 				remaining.Store(int64(n))
 				start := time.Now()
-				src.put()
+				src.Put()
 				<-last
 				lat = append(lat, time.Since(start))
 			}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/watch"
+	"github.com/apisem/apisem/watch/watchtest"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8swatch "k8s.io/apimachinery/pkg/watch"
@@ -34,65 +35,6 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// ringSource is an allocation-free apisem watch.Source over one object.
-type ringSource struct {
-	mu      sync.Mutex
-	rev     rv.Version
-	ring    []watch.Event[*object]
-	obj     *object
-	changed chan struct{}
-	closed  chan struct{}
-}
-
-func newRingSource() *ringSource {
-	closed := make(chan struct{})
-	close(closed)
-	return &ringSource{ring: make([]watch.Event[*object], 1<<14), obj: &object{}, closed: closed}
-}
-
-func (s *ringSource) put() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.rev++
-	s.ring[int(s.rev)%len(s.ring)] = watch.Event[*object]{Type: watch.Modified, Revision: s.rev, Key: "a", Object: s.obj, Prev: s.obj}
-	if s.changed != nil {
-		close(s.changed)
-		s.changed = nil
-	}
-}
-
-func (s *ringSource) Revision() rv.Version {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.rev
-}
-
-func (s *ringSource) Events(dst []watch.Event[*object], after rv.Version, max int) ([]watch.Event[*object], error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if oldest := s.rev - min(s.rev, rv.Version(len(s.ring)-1)); after < oldest {
-		return dst, &rv.CompactedError{Requested: after, Compacted: oldest}
-	}
-	for r := after + 1; r <= s.rev && max > 0; r, max = r+1, max-1 {
-		dst = append(dst, s.ring[int(r)%len(s.ring)])
-	}
-	return dst, nil
-}
-
-func (s *ringSource) Changed(after rv.Version) <-chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.rev > after {
-		return s.closed
-	}
-	if s.changed == nil {
-		s.changed = make(chan struct{})
-	}
-	return s.changed
-}
-
-func (s *ringSource) Snapshot(rv.Version, func(string, *object) bool) error { return nil }
-
 var funcs = watch.ObjectFuncs[*object]{
 	Bookmark:    func(rev rv.Version, _ bool) *object { return &object{rev: rev} },
 	WithVersion: func(o *object, rev rv.Version) *object { return &object{rev: rev} },
@@ -113,7 +55,7 @@ type impl struct {
 
 var impls = []impl{
 	{"apisem", func(n int, got func()) (func(), func()) {
-		src := newRingSource()
+		src := watchtest.NewRing(&object{}, 1<<14)
 		b := watch.NewBroadcaster[*object](src, funcs, watch.Options{})
 		enc := &nopEncoder{}
 		var wg sync.WaitGroup
@@ -130,7 +72,7 @@ var impls = []impl{
 				}
 			})
 		}
-		return src.put, func() { b.Close(); wg.Wait() }
+		return func() { src.Put() }, func() { b.Close(); wg.Wait() }
 	}},
 	{"k8s", func(n int, got func()) (func(), func()) {
 		b := k8swatch.NewBroadcaster(100, k8swatch.WaitIfChannelFull)
