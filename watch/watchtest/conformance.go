@@ -27,6 +27,17 @@ type SourceHarness[T any] struct {
 	Compact func(rev rv.Version)
 	// Version returns an object's resourceVersion.
 	Version func(obj T) rv.Version
+	// Name returns the test key ("a", "b", ...) of a key the Source
+	// reports, for Sources whose keys carry more, such as a store's
+	// "prefix/namespace/name". nil means the keys are the test keys.
+	Name func(key string) string
+}
+
+func (h SourceHarness[T]) name(key string) string {
+	if h.Name == nil {
+		return key
+	}
+	return h.Name(key)
 }
 
 // CheckSource checks that a watch.Source keeps the contract a Broadcaster
@@ -126,7 +137,7 @@ func CheckSource[T any](t *testing.T, newHarness func(t *testing.T) SourceHarnes
 		} {
 			var got []string
 			if err := h.Source.Snapshot(tc.at, func(key string, obj T) bool {
-				got = append(got, fmt.Sprintf("%s@%d", key, h.Version(obj)))
+				got = append(got, fmt.Sprintf("%s@%d", h.name(key), h.Version(obj)))
 				return true
 			}); err != nil {
 				t.Errorf("Snapshot(%d): %v", tc.at, err)
@@ -184,6 +195,12 @@ func checkEventCache[T any](t *testing.T, h SourceHarness[T]) {
 	if len(evs) != 2 {
 		t.Fatalf("Events(%d) = %s, want two events", base, describeEvents(evs))
 	}
+	// EncodedEvent takes the key as the Source reports it.
+	raw, err := h.Source.Events(nil, base, 1)
+	if err != nil || len(raw) != 1 {
+		t.Fatalf("Events(%d, 1) = %s, %v", base, describeEvents(raw), err)
+	}
+	key := raw[0].Key
 	var snap T
 	if err := h.Source.Snapshot(r2, func(_ string, obj T) bool { snap = obj; return false }); err != nil {
 		t.Fatalf("Snapshot(%d): %v", r2, err)
@@ -206,7 +223,7 @@ func checkEventCache[T any](t *testing.T, h SourceHarness[T]) {
 		{enc, watch.Added, evs[1].Object, fmt.Sprintf("ADDED@%d", r2), 3},
 		{other, watch.Added, evs[1].Object, fmt.Sprintf("ADDED@%d", r2), 3},
 	} {
-		b, err := c.EncodedEvent(tc.enc, tc.typ, "a", tc.obj)
+		b, err := c.EncodedEvent(tc.enc, tc.typ, key, tc.obj)
 		if err != nil || string(b) != tc.want {
 			t.Errorf("step %d: EncodedEvent(%s, @%d) = %q, %v; want %q", i, tc.typ, h.Version(tc.obj), b, err, tc.want)
 		}
@@ -239,6 +256,9 @@ func events[T any](t *testing.T, h SourceHarness[T], after rv.Version, max int) 
 	}
 	if !slices.IsSortedFunc(evs, func(a, b watch.Event[T]) int { return cmp.Compare(a.Revision, b.Revision) }) {
 		t.Errorf("Events(%d) not in revision order: %s", after, describeEvents(evs))
+	}
+	for i := range evs {
+		evs[i].Key = h.name(evs[i].Key)
 	}
 	return evs
 }
