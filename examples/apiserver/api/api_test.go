@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/hex"
 	"encoding/json"
+	"github.com/apisem/apisem/server"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +28,7 @@ func TestJSON(t *testing.T) {
 			`{"metadata":{},"immutable":false,"data":{"k":"v"},"binaryData":{"a":"aGk="}}`},
 		{"Namespace{}", &Namespace{}, `{"metadata":{},"spec":{},"status":{}}`},
 		{"NamespaceCondition{}", &NamespaceCondition{}, `{"type":"","status":"","lastTransitionTime":null}`},
-		{"ConfigMap with TypeMeta and metadata", &ConfigMap{TypeMeta: TypeMeta{Kind: "ConfigMap", APIVersion: "v1"},
+		{"ConfigMap with TypeMeta and metadata", &ConfigMap{TypeMeta: server.TypeMeta{Kind: "ConfigMap", APIVersion: "v1"},
 			ObjectMeta: store.ObjectMeta{Name: "a", CreationTimestamp: store.NewTime(time.Unix(1, 5e8))}},
 			`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","creationTimestamp":"1970-01-01T00:00:01Z"}}`},
 		{"Secret field order", &Secret{Immutable: ptr(true), Data: map[string][]byte{"p": []byte("x")},
@@ -42,7 +43,7 @@ func TestJSON(t *testing.T) {
 		{"Event times", &Event{EventTime: MicroTime{time.Unix(1, 2345)}, Series: &EventSeries{Count: 2}},
 			`{"metadata":{},"involvedObject":{},"source":{},"firstTimestamp":null,"lastTimestamp":null,` +
 				`"eventTime":"1970-01-01T00:00:01.000002Z","series":{"count":2,"lastObservedTime":null},"reportingComponent":"","reportingInstance":""}`},
-		{"Widget", &Widget{TypeMeta: TypeMeta{Kind: "Widget", APIVersion: "example.apisem.dev/v1"},
+		{"Widget", &Widget{TypeMeta: server.TypeMeta{Kind: "Widget", APIVersion: "example.apisem.dev/v1"},
 			Spec: WidgetSpec{Color: "red", Size: 3}, Status: WidgetStatus{Ready: true}},
 			`{"kind":"Widget","apiVersion":"example.apisem.dev/v1","metadata":{},"spec":{"color":"red","size":3},"status":{"ready":true}}`},
 	} {
@@ -59,7 +60,7 @@ const emptyMeta = "0a0012001a0022002a00320038004200"
 func TestProto(t *testing.T) {
 	for _, tt := range []struct {
 		name string
-		obj  ProtoObject
+		obj  server.ProtoObject
 		want string
 	}{
 		{"ConfigMap{}", &ConfigMap{}, "0a10" + emptyMeta},
@@ -112,7 +113,7 @@ func fullMeta() store.ObjectMeta {
 
 // Every object survives protobuf and JSON round trips unchanged.
 func TestRoundTrip(t *testing.T) {
-	objs := []Object{
+	objs := []server.Object{
 		&ConfigMap{ObjectMeta: fullMeta(), Immutable: ptr(true), Data: map[string]string{"k": "v", "e": ""},
 			BinaryData: map[string][]byte{"b": {0, 1, 255}, "z": {}}},
 		&Secret{ObjectMeta: fullMeta(), Data: map[string][]byte{"p": []byte("pw")}, Type: "kubernetes.io/basic-auth"},
@@ -129,13 +130,13 @@ func TestRoundTrip(t *testing.T) {
 			Series: &EventSeries{Count: 4, LastObservedTime: MicroTime{time.Unix(1700000003, 5000).UTC()}},
 			Action: "Seed", Related: &ObjectReference{Kind: "Widget", Name: "w"}, ReportingComponent: "rc", ReportingInstance: "ri"},
 	}
-	byKind := map[string]*Resource{}
+	byKind := map[string]*server.Resource{}
 	for _, r := range Resources() {
 		byKind[r.Kind] = r
 	}
 	for _, o := range objs {
 		r := byKind[kindOf(o)]
-		if po, ok := o.(ProtoObject); ok {
+		if po, ok := o.(server.ProtoObject); ok {
 			b := po.AppendProto(nil)
 			back, err := r.DecodeProto(b)
 			if err != nil {
@@ -161,7 +162,7 @@ func TestRoundTrip(t *testing.T) {
 
 var cmpTime = cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) })
 
-func kindOf(o Object) string {
+func kindOf(o server.Object) string {
 	switch o.(type) {
 	case *ConfigMap:
 		return "ConfigMap"
@@ -247,12 +248,12 @@ func TestAge(t *testing.T) {
 		{731 * 24 * time.Hour, "2y1d"},
 		{8 * 365 * 24 * time.Hour, "8y"},
 	} {
-		if got := Age(now.Add(-tt.ago), now); got != tt.want {
-			t.Errorf("Age(now-%v) = %q; want %q", tt.ago, got, tt.want)
+		if got := server.Age(now.Add(-tt.ago), now); got != tt.want {
+			t.Errorf("server.Age(now-%v) = %q; want %q", tt.ago, got, tt.want)
 		}
 	}
-	if got := Age(time.Time{}, now); got != "<unknown>" {
-		t.Errorf("Age(zero) = %q; want <unknown>", got)
+	if got := server.Age(time.Time{}, now); got != "<unknown>" {
+		t.Errorf("server.Age(zero) = %q; want <unknown>", got)
 	}
 }
 
@@ -273,26 +274,26 @@ func TestValidateName(t *testing.T) {
 		{"", "demo-", false, ""},
 		{"", "Demo-", false, `metadata.generateName: Invalid value: "Demo-"`},
 	} {
-		errs := ValidateName(tt.name, tt.generate, tt.label)
+		errs := server.ValidateName(tt.name, tt.generate, tt.label)
 		got := ""
 		if len(errs) > 0 {
 			got = errs[0].Error()
 		}
 		if tt.want == "" && got != "" || !strings.HasPrefix(got, tt.want) || tt.want != "" && got == "" {
-			t.Errorf("ValidateName(%q, %q, %v) = %q; want prefix %q", tt.name, tt.generate, tt.label, got, tt.want)
+			t.Errorf("server.ValidateName(%q, %q, %v) = %q; want prefix %q", tt.name, tt.generate, tt.label, got, tt.want)
 		}
 	}
 }
 
 func TestValidate(t *testing.T) {
-	rs := map[string]*Resource{}
+	rs := map[string]*server.Resource{}
 	for _, r := range Resources() {
 		rs[r.Kind] = r
 	}
 	for _, tt := range []struct {
 		name     string
 		kind     string
-		obj, old Object
+		obj, old server.Object
 		want     []string
 	}{
 		{"valid configmap", "ConfigMap", &ConfigMap{Data: map[string]string{"a.b_c-d": "x"}}, nil, nil},
@@ -344,7 +345,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestPrepare(t *testing.T) {
-	rs := map[string]*Resource{}
+	rs := map[string]*server.Resource{}
 	for _, r := range Resources() {
 		rs[r.Kind] = r
 	}

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"github.com/apisem/apisem/server"
 	"maps"
 
 	"github.com/apisem/apisem/envelope"
@@ -12,7 +13,7 @@ import (
 // is the JSON key order); protobuf field numbers are metadata 1, data 2,
 // binaryData 3, immutable 4.
 type ConfigMap struct {
-	TypeMeta
+	server.TypeMeta
 	store.ObjectMeta `json:"metadata"`
 	Immutable        *bool             `json:"immutable,omitempty"`
 	Data             map[string]string `json:"data,omitempty"`
@@ -20,10 +21,10 @@ type ConfigMap struct {
 }
 
 // Types returns the object's TypeMeta.
-func (c *ConfigMap) Types() *TypeMeta { return &c.TypeMeta }
+func (c *ConfigMap) Types() *server.TypeMeta { return &c.TypeMeta }
 
 // DeepCopyObject returns a deep copy of c.
-func (c *ConfigMap) DeepCopyObject() Object { return c.DeepCopy() }
+func (c *ConfigMap) DeepCopyObject() server.Object { return c.DeepCopy() }
 
 // DeepCopy returns a deep copy of c.
 func (c *ConfigMap) DeepCopy() *ConfigMap {
@@ -36,7 +37,7 @@ func (c *ConfigMap) DeepCopy() *ConfigMap {
 
 // AppendProto appends the protobuf encoding of c.
 func (c *ConfigMap) AppendProto(b []byte) []byte {
-	m := EnvelopeMeta(&c.ObjectMeta)
+	m := server.EnvelopeMeta(&c.ObjectMeta)
 	b = appendMetadata(b, &m)
 	b = envelope.AppendStringMap(b, 2, c.Data)
 	b = envelope.AppendBytesMap(b, 3, c.BinaryData)
@@ -48,7 +49,7 @@ func (c *ConfigMap) AppendProto(b []byte) []byte {
 
 // SizeProto returns the length of c's protobuf encoding.
 func (c *ConfigMap) SizeProto() int {
-	m := EnvelopeMeta(&c.ObjectMeta)
+	m := server.EnvelopeMeta(&c.ObjectMeta)
 	n := sizeMetadata(&m) + envelope.SizeStringMap(2, c.Data) + envelope.SizeBytesMap(3, c.BinaryData)
 	if c.Immutable != nil {
 		n += sizeBool(4)
@@ -56,7 +57,7 @@ func (c *ConfigMap) SizeProto() int {
 	return n
 }
 
-func decodeConfigMap(b []byte) (Object, error) {
+func decodeConfigMap(b []byte) (server.Object, error) {
 	c := &ConfigMap{}
 	return decodeObject(b, c, func(f envelope.Field) (err error) {
 		switch f.Num {
@@ -71,7 +72,7 @@ func decodeConfigMap(b []byte) (Object, error) {
 	})
 }
 
-func validateConfigMap(o, old Object) []FieldError {
+func validateConfigMap(o, old server.Object) []FieldError {
 	c := o.(*ConfigMap)
 	errs := validateKeys(nil, "data", sortedKeys(c.Data), "binaryData", sortedKeys(c.BinaryData))
 	if dataSize(c.Data)+dataSize(c.BinaryData) > maxDataSize {

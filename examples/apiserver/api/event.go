@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"github.com/apisem/apisem/server"
 	"strconv"
 	"strings"
 	"time"
@@ -18,7 +19,7 @@ import (
 // eventTime 10, series 11, action 12, related 13, reportingComponent 14,
 // reportingInstance 15.
 type Event struct {
-	TypeMeta
+	server.TypeMeta
 	store.ObjectMeta   `json:"metadata"`
 	InvolvedObject     ObjectReference  `json:"involvedObject"`
 	Reason             string           `json:"reason,omitempty"`
@@ -139,10 +140,10 @@ func consumeMicroTime(b []byte) (MicroTime, error) {
 }
 
 // Types returns the object's TypeMeta.
-func (e *Event) Types() *TypeMeta { return &e.TypeMeta }
+func (e *Event) Types() *server.TypeMeta { return &e.TypeMeta }
 
 // DeepCopyObject returns a deep copy of e.
-func (e *Event) DeepCopyObject() Object { return e.DeepCopy() }
+func (e *Event) DeepCopyObject() server.Object { return e.DeepCopy() }
 
 // DeepCopy returns a deep copy of e.
 func (e *Event) DeepCopy() *Event {
@@ -190,7 +191,7 @@ func appendInt32(b []byte, num protowire.Number, v int32) []byte {
 
 // AppendProto appends the protobuf encoding of e.
 func (e *Event) AppendProto(b []byte) []byte {
-	m := EnvelopeMeta(&e.ObjectMeta)
+	m := server.EnvelopeMeta(&e.ObjectMeta)
 	b = appendMetadata(b, &m)
 	b = appendMessage(b, 2, e.InvolvedObject.size(), e.InvolvedObject.appendProto)
 	b = appendString(b, 3, e.Reason)
@@ -221,7 +222,7 @@ func (e *Event) AppendProto(b []byte) []byte {
 
 // SizeProto returns the length of e's protobuf encoding.
 func (e *Event) SizeProto() int {
-	m := EnvelopeMeta(&e.ObjectMeta)
+	m := server.EnvelopeMeta(&e.ObjectMeta)
 	n := sizeMetadata(&m) + sizeMessage(2, e.InvolvedObject.size()) + sizeString(3, e.Reason) + sizeString(4, e.Message) +
 		sizeMessage(5, sizeString(1, e.Source.Component)+sizeString(2, e.Source.Host)) +
 		sizeMessage(6, envelope.SizeTime(e.FirstTimestamp.Time)) + sizeMessage(7, envelope.SizeTime(e.LastTimestamp.Time)) +
@@ -268,7 +269,7 @@ func decodeMicroTimeField(f envelope.Field) (MicroTime, error) {
 	return consumeMicroTime(body)
 }
 
-func decodeEvent(b []byte) (Object, error) {
+func decodeEvent(b []byte) (server.Object, error) {
 	e := &Event{}
 	return decodeObject(b, e, func(f envelope.Field) (err error) {
 		switch f.Num {
@@ -331,20 +332,20 @@ func decodeEvent(b []byte) (Object, error) {
 func eventAge(e *Event, now time.Time, first bool) string {
 	switch {
 	case !first && e.Series != nil:
-		return Age(e.Series.LastObservedTime.Time, now)
+		return server.Age(e.Series.LastObservedTime.Time, now)
 	case first && !e.FirstTimestamp.IsZero():
-		return Age(e.FirstTimestamp.Time, now)
+		return server.Age(e.FirstTimestamp.Time, now)
 	case !first && !e.LastTimestamp.IsZero():
-		return Age(e.LastTimestamp.Time, now)
+		return server.Age(e.LastTimestamp.Time, now)
 	}
-	return Age(e.EventTime.Time, now)
+	return server.Age(e.EventTime.Time, now)
 }
 
-func eventColumns() []Column {
-	ev := func(f func(*Event, time.Time) any) func(Object, time.Time) any {
-		return func(o Object, now time.Time) any { return f(o.(*Event), now) }
+func eventColumns() []server.Column {
+	ev := func(f func(*Event, time.Time) any) func(server.Object, time.Time) any {
+		return func(o server.Object, now time.Time) any { return f(o.(*Event), now) }
 	}
-	return []Column{
+	return []server.Column{
 		{Name: "Last Seen", Type: "string", Description: "When the event last occurred.",
 			Cell: ev(func(e *Event, now time.Time) any { return eventAge(e, now, false) })},
 		{Name: "Type", Type: "string", Description: "Normal or Warning.",
@@ -375,23 +376,23 @@ func eventColumns() []Column {
 				}
 				return strconv.Itoa(int(e.Count))
 			})},
-		{Name: "Name", Type: "string", Format: "name", Priority: 1, Description: NameDescription,
+		{Name: "Name", Type: "string", Format: "name", Priority: 1, Description: server.NameDescription,
 			Cell: ev(func(e *Event, _ time.Time) any { return e.Name })},
 	}
 }
 
 // eventFields are the field selectors Kubernetes offers for events; kubectl
 // describe selects on the involvedObject ones.
-var eventFields = map[string]func(Object) string{
-	"involvedObject.kind":            func(o Object) string { return o.(*Event).InvolvedObject.Kind },
-	"involvedObject.namespace":       func(o Object) string { return o.(*Event).InvolvedObject.Namespace },
-	"involvedObject.name":            func(o Object) string { return o.(*Event).InvolvedObject.Name },
-	"involvedObject.uid":             func(o Object) string { return o.(*Event).InvolvedObject.UID },
-	"involvedObject.apiVersion":      func(o Object) string { return o.(*Event).InvolvedObject.APIVersion },
-	"involvedObject.resourceVersion": func(o Object) string { return o.(*Event).InvolvedObject.ResourceVersion },
-	"involvedObject.fieldPath":       func(o Object) string { return o.(*Event).InvolvedObject.FieldPath },
-	"reason":                         func(o Object) string { return o.(*Event).Reason },
-	"reportingComponent":             func(o Object) string { return o.(*Event).ReportingComponent },
-	"source":                         func(o Object) string { return o.(*Event).Source.Component },
-	"type":                           func(o Object) string { return o.(*Event).Type },
+var eventFields = map[string]func(server.Object) string{
+	"involvedObject.kind":            func(o server.Object) string { return o.(*Event).InvolvedObject.Kind },
+	"involvedObject.namespace":       func(o server.Object) string { return o.(*Event).InvolvedObject.Namespace },
+	"involvedObject.name":            func(o server.Object) string { return o.(*Event).InvolvedObject.Name },
+	"involvedObject.uid":             func(o server.Object) string { return o.(*Event).InvolvedObject.UID },
+	"involvedObject.apiVersion":      func(o server.Object) string { return o.(*Event).InvolvedObject.APIVersion },
+	"involvedObject.resourceVersion": func(o server.Object) string { return o.(*Event).InvolvedObject.ResourceVersion },
+	"involvedObject.fieldPath":       func(o server.Object) string { return o.(*Event).InvolvedObject.FieldPath },
+	"reason":                         func(o server.Object) string { return o.(*Event).Reason },
+	"reportingComponent":             func(o server.Object) string { return o.(*Event).ReportingComponent },
+	"source":                         func(o server.Object) string { return o.(*Event).Source.Component },
+	"type":                           func(o server.Object) string { return o.(*Event).Type },
 }

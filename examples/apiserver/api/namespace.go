@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/apisem/apisem/server"
 	"slices"
 
 	"github.com/apisem/apisem/envelope"
@@ -25,7 +26,7 @@ const (
 // Namespace is core v1 Namespace. Spec and status are value structs, so
 // JSON always carries "spec":{} and "status":{}, as Kubernetes does.
 type Namespace struct {
-	TypeMeta
+	server.TypeMeta
 	store.ObjectMeta `json:"metadata"`
 	Spec             NamespaceSpec   `json:"spec,omitempty"`
 	Status           NamespaceStatus `json:"status,omitempty"`
@@ -54,10 +55,10 @@ type NamespaceCondition struct {
 }
 
 // Types returns the object's TypeMeta.
-func (n *Namespace) Types() *TypeMeta { return &n.TypeMeta }
+func (n *Namespace) Types() *server.TypeMeta { return &n.TypeMeta }
 
 // DeepCopyObject returns a deep copy of n.
-func (n *Namespace) DeepCopyObject() Object { return n.DeepCopy() }
+func (n *Namespace) DeepCopyObject() server.Object { return n.DeepCopy() }
 
 // DeepCopy returns a deep copy of n.
 func (n *Namespace) DeepCopy() *Namespace {
@@ -99,7 +100,7 @@ func (n *NamespaceStatus) size() int {
 // AppendProto appends the protobuf encoding of n: metadata 1, spec 2
 // (finalizers 1), status 3 (phase 1, conditions 2).
 func (n *Namespace) AppendProto(b []byte) []byte {
-	m := EnvelopeMeta(&n.ObjectMeta)
+	m := server.EnvelopeMeta(&n.ObjectMeta)
 	b = appendMetadata(b, &m)
 	b = appendMessage(b, 2, n.Spec.size(), func(b []byte) []byte {
 		for _, f := range n.Spec.Finalizers {
@@ -127,11 +128,11 @@ func (n *Namespace) AppendProto(b []byte) []byte {
 
 // SizeProto returns the length of n's protobuf encoding.
 func (n *Namespace) SizeProto() int {
-	m := EnvelopeMeta(&n.ObjectMeta)
+	m := server.EnvelopeMeta(&n.ObjectMeta)
 	return sizeMetadata(&m) + sizeMessage(2, n.Spec.size()) + sizeMessage(3, n.Status.size())
 }
 
-func decodeNamespace(b []byte) (Object, error) {
+func decodeNamespace(b []byte) (server.Object, error) {
 	n := &Namespace{}
 	return decodeObject(b, n, func(f envelope.Field) (err error) {
 		switch f.Num {
@@ -187,7 +188,7 @@ func decodeCondition(f envelope.Field) (NamespaceCondition, error) {
 // resource cannot change spec.finalizers or status (Kubernetes changes
 // them through the finalize and status subresources, which the example
 // server's namespace controller does internally).
-func prepareNamespace(o, old Object) {
+func prepareNamespace(o, old server.Object) {
 	n := o.(*Namespace)
 	if old == nil {
 		n.Spec.Finalizers = []string{FinalizerKubernetes}

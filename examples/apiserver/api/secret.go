@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"github.com/apisem/apisem/server"
 	"maps"
 
 	"github.com/apisem/apisem/envelope"
@@ -15,7 +16,7 @@ const SecretTypeOpaque = "Opaque"
 // stringData, type; protobuf: metadata 1, data 2, type 3, stringData 4,
 // immutable 5.
 type Secret struct {
-	TypeMeta
+	server.TypeMeta
 	store.ObjectMeta `json:"metadata"`
 	Immutable        *bool             `json:"immutable,omitempty"`
 	Data             map[string][]byte `json:"data,omitempty"`
@@ -26,10 +27,10 @@ type Secret struct {
 }
 
 // Types returns the object's TypeMeta.
-func (s *Secret) Types() *TypeMeta { return &s.TypeMeta }
+func (s *Secret) Types() *server.TypeMeta { return &s.TypeMeta }
 
 // DeepCopyObject returns a deep copy of s.
-func (s *Secret) DeepCopyObject() Object { return s.DeepCopy() }
+func (s *Secret) DeepCopyObject() server.Object { return s.DeepCopy() }
 
 // DeepCopy returns a deep copy of s.
 func (s *Secret) DeepCopy() *Secret {
@@ -42,7 +43,7 @@ func (s *Secret) DeepCopy() *Secret {
 
 // AppendProto appends the protobuf encoding of s.
 func (s *Secret) AppendProto(b []byte) []byte {
-	m := EnvelopeMeta(&s.ObjectMeta)
+	m := server.EnvelopeMeta(&s.ObjectMeta)
 	b = appendMetadata(b, &m)
 	b = envelope.AppendBytesMap(b, 2, s.Data)
 	b = appendString(b, 3, s.Type)
@@ -55,7 +56,7 @@ func (s *Secret) AppendProto(b []byte) []byte {
 
 // SizeProto returns the length of s's protobuf encoding.
 func (s *Secret) SizeProto() int {
-	m := EnvelopeMeta(&s.ObjectMeta)
+	m := server.EnvelopeMeta(&s.ObjectMeta)
 	n := sizeMetadata(&m) + envelope.SizeBytesMap(2, s.Data) + sizeString(3, s.Type) +
 		envelope.SizeStringMap(4, s.StringData)
 	if s.Immutable != nil {
@@ -64,7 +65,7 @@ func (s *Secret) SizeProto() int {
 	return n
 }
 
-func decodeSecret(b []byte) (Object, error) {
+func decodeSecret(b []byte) (server.Object, error) {
 	s := &Secret{}
 	return decodeObject(b, s, func(f envelope.Field) (err error) {
 		switch f.Num {
@@ -83,7 +84,7 @@ func decodeSecret(b []byte) (Object, error) {
 
 // prepareSecret applies Kubernetes' defaulting: the Opaque type, and
 // stringData merged over data.
-func prepareSecret(o, _ Object) {
+func prepareSecret(o, _ server.Object) {
 	s := o.(*Secret)
 	if s.Type == "" {
 		s.Type = SecretTypeOpaque
@@ -99,7 +100,7 @@ func prepareSecret(o, _ Object) {
 	s.StringData = nil
 }
 
-func validateSecret(o, old Object) []FieldError {
+func validateSecret(o, old server.Object) []FieldError {
 	s := o.(*Secret)
 	errs := validateKeys(nil, "data", sortedKeys(s.Data), "", nil)
 	if dataSize(s.Data) > maxDataSize {

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/apisem/apisem/server"
 	"slices"
 
 	"github.com/apisem/apisem/store"
@@ -10,7 +11,7 @@ import (
 // JSON only, with its own Table columns, as a CustomResourceDefinition
 // with additionalPrinterColumns would be served.
 type Widget struct {
-	TypeMeta
+	server.TypeMeta
 	store.ObjectMeta `json:"metadata"`
 	Spec             WidgetSpec   `json:"spec"`
 	Status           WidgetStatus `json:"status,omitzero"`
@@ -29,10 +30,10 @@ type WidgetStatus struct {
 }
 
 // Types returns the object's TypeMeta.
-func (w *Widget) Types() *TypeMeta { return &w.TypeMeta }
+func (w *Widget) Types() *server.TypeMeta { return &w.TypeMeta }
 
 // DeepCopyObject returns a deep copy of w.
-func (w *Widget) DeepCopyObject() Object { return w.DeepCopy() }
+func (w *Widget) DeepCopyObject() server.Object { return w.DeepCopy() }
 
 // DeepCopy returns a deep copy of w.
 func (w *Widget) DeepCopy() *Widget {
@@ -47,7 +48,7 @@ var widgetColors = []string{"blue", "green", "red"}
 
 // prepareWidget keeps a custom resource's metadata.generation: 1 on
 // create, one more whenever an update changes the spec.
-func prepareWidget(o, old Object) {
+func prepareWidget(o, old server.Object) {
 	w := o.(*Widget)
 	if old == nil {
 		w.Generation = 1
@@ -60,7 +61,7 @@ func prepareWidget(o, old Object) {
 	}
 }
 
-func validateWidget(o, _ Object) []FieldError {
+func validateWidget(o, _ server.Object) []FieldError {
 	w := o.(*Widget)
 	var errs []FieldError
 	if w.Spec.Color != "" && !slices.Contains(widgetColors, w.Spec.Color) {

@@ -1,4 +1,4 @@
-package server_test
+package demo_test
 
 import (
 	"context"
@@ -8,13 +8,13 @@ import (
 	"net/http/httptest"
 	"strings"
 
-	"github.com/apisem/apisem/examples/apiserver/server"
+	"github.com/apisem/apisem/examples/apiserver/demo"
 )
 
 // Start a server in-process, create a namespace and a ConfigMap, and list
 // the ConfigMaps as kubectl would, as a Table.
 func ExampleNew() {
-	s, err := server.New(server.Options{})
+	s, err := demo.New(demo.Options{})
 	if err != nil {
 		panic(err)
 	}

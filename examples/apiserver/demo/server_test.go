@@ -1,4 +1,4 @@
-package server
+package demo
 
 import (
 	"context"
@@ -39,7 +39,7 @@ func TestDiscovery(t *testing.T) {
 		}
 	}
 	v := must(t, 200, base, "GET", "/version", "")
-	if field(t, v.body, "gitVersion") != kubeGitVersion || field(t, v.body, "major") != "1" || field(t, v.body, "minor") != kubeMinor {
+	if field(t, v.body, "gitVersion") != "v1.37.0+apisem" || field(t, v.body, "major") != "1" || field(t, v.body, "minor") != "37" {
 		t.Errorf("/version: %s", v.body)
 	}
 }

@@ -2,13 +2,13 @@ package server
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/apisem/apisem/examples/apiserver/api"
 	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
@@ -186,7 +186,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, gv string
 // reads.
 func (rs *resource) endpoint(resp negotiation.Response) negotiation.Endpoint {
 	e := negotiation.Endpoint{Response: resp, MaxBodyBytes: rs.maxBody}
-	if !rs.api.Protobuf() {
+	if !rs.def.Protobuf() {
 		e.MediaTypes = negotiation.JSON | negotiation.YAML
 	}
 	return e
@@ -199,7 +199,7 @@ func (rs *resource) endpoint(resp negotiation.Response) negotiation.Endpoint {
 // it first. So the choice is made among everything first, and only a
 // plain protobuf answer sends it back to the type's own media types.
 func (rs *resource) negotiate(r *http.Request, resp negotiation.Response) (negotiation.Result, error) {
-	if rs.api.Protobuf() {
+	if rs.def.Protobuf() {
 		return rs.endpoint(resp).Negotiate(r)
 	}
 	res, err := negotiation.Endpoint{Response: resp}.Negotiate(r)
@@ -269,39 +269,16 @@ func (s *Server) listOrWatch(w http.ResponseWriter, r *http.Request, t *target) 
 	return s.writeList(w, r, t.res, res, pageMeta(page), page)
 }
 
-// checkNamespace refuses writes into a namespace that does not exist (404)
-// or is being deleted (403), as Kubernetes' NamespaceLifecycle admission.
-func (s *Server) checkNamespace(ctx context.Context, t *target, name string) error {
-	if !t.res.api.Namespaced {
-		return nil
-	}
-	o, err := s.byKind["Namespace"].store.Get(ctx, "", t.namespace, rv.Read{Semantics: rv.MostRecent})
-	if err != nil {
-		return err
-	}
-	if o.(*api.Namespace).Terminating() {
-		msg := "unable to create new content in namespace " + t.namespace + " because it is being terminated"
-		return &status.Error{Status: status.Status{
-			Kind: "Status", APIVersion: "v1", Status: status.StatusFailure,
-			Message: t.res.gr.String() + " " + strconv.Quote(name) + " is forbidden: " + msg,
-			Reason:  status.ReasonForbidden, Code: http.StatusForbidden,
-			Details: &status.Details{Name: name, Group: t.res.gr.Group, Kind: t.res.gr.Resource,
-				Causes: []status.Cause{{Type: "NamespaceTerminating", Message: "namespace " + t.namespace + " is being terminated", Field: "metadata.namespace"}}},
-		}}
-	}
-	return nil
-}
-
 // validate runs the name and type validation of a create (old nil) or an
 // update, as a 422 Invalid.
-func validate(rs *resource, o, old api.Object) error {
+func validate(rs *resource, o, old Object) error {
 	m := o.Meta()
-	errs := api.ValidateName(m.Name, m.GenerateName, rs.api.DNSLabelNames)
+	errs := ValidateName(m.Name, m.GenerateName, rs.def.DNSLabelNames)
 	if old != nil {
-		errs = append(errs, api.ValidateMetaUpdate(o, old)...)
+		errs = append(errs, ValidateMetaUpdate(o, old)...)
 	}
-	if rs.api.Validate != nil {
-		errs = append(errs, rs.api.Validate(o, old)...)
+	if rs.def.Validate != nil {
+		errs = append(errs, rs.def.Validate(o, old)...)
 	}
 	if len(errs) == 0 {
 		return nil
@@ -310,13 +287,13 @@ func validate(rs *resource, o, old api.Object) error {
 	if name == "" && old == nil {
 		name = m.GenerateName
 	}
-	return status.NewInvalid(status.GroupKind{Group: rs.api.Group, Kind: rs.api.Kind}, name, errs...)
+	return status.NewInvalid(status.GroupKind{Group: rs.def.Group, Kind: rs.def.Kind}, name, errs...)
 }
 
 // prepare applies the resource's defaulting and protected fields.
-func prepare(rs *resource, o, old api.Object) {
-	if rs.api.Prepare != nil {
-		rs.api.Prepare(o, old)
+func prepare(rs *resource, o, old Object) {
+	if rs.def.Prepare != nil {
+		rs.def.Prepare(o, old)
 	}
 }
 
@@ -338,7 +315,7 @@ func ensureNamespace(t *target, m *store.ObjectMeta) error {
 // the write options of kind and decodes the body. Warn mode's warnings go
 // out as Warning headers with whatever the response turns out to be, as
 // Kubernetes sends them.
-func (s *Server) readWrite(w http.ResponseWriter, r *http.Request, t *target, kind negotiation.OptionsKind) (negotiation.Result, negotiation.WriteOptions, api.Object, error) {
+func (s *Server) readWrite(w http.ResponseWriter, r *http.Request, t *target, kind negotiation.OptionsKind) (negotiation.Result, negotiation.WriteOptions, Object, error) {
 	res, err := t.res.negotiate(r, negotiation.Object)
 	if err != nil {
 		return res, negotiation.WriteOptions{}, nil, err
@@ -368,16 +345,12 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t *target) error
 
 // createObject is the create path after decoding: namespace checks,
 // defaulting, validation, storage.
-func (s *Server) createObject(ctx context.Context, t *target, o api.Object, opts store.CreateOptions) (api.Object, error) {
+func (s *Server) createObject(ctx context.Context, t *target, o Object, opts store.CreateOptions) (Object, error) {
 	m := o.Meta()
 	if err := ensureNamespace(t, m); err != nil {
 		return nil, err
 	}
-	name := m.Name
-	if name == "" {
-		name = m.GenerateName
-	}
-	if err := s.checkNamespace(ctx, t, name); err != nil {
+	if err := s.admitCreate(ctx, t.res, o); err != nil {
 		return nil, err
 	}
 	prepare(t.res, o, nil)
@@ -387,16 +360,24 @@ func (s *Server) createObject(ctx context.Context, t *target, o api.Object, opts
 	return t.res.store.Create(ctx, o, opts)
 }
 
-// Create stores obj as a POST to its collection would, with defaulting and
-// validation: for seeding a server and for tests. obj must be one of the
-// types of package api; it is not modified.
-func (s *Server) Create(ctx context.Context, obj api.Object) (api.Object, error) {
-	rs := s.byKind[api.Kind(obj)]
+// admitCreate asks Options.AdmitCreate, if set.
+func (s *Server) admitCreate(ctx context.Context, rs *resource, o Object) error {
+	if s.opts.AdmitCreate == nil {
+		return nil
+	}
+	return s.opts.AdmitCreate(ctx, rs.def, o)
+}
+
+// Create stores obj as a resource of res (one of Options.Resources), as a
+// POST to its collection would, with defaulting, validation and
+// admission: for seeding a server and for tests. obj is not modified.
+func (s *Server) Create(ctx context.Context, res *Resource, obj Object) (Object, error) {
+	rs := s.byDef[res]
 	if rs == nil {
-		return nil, status.NewBadRequest("the server serves no resource of this type")
+		return nil, errors.New("server: Create of a resource the server does not serve")
 	}
 	o := obj.DeepCopyObject()
-	*o.Types() = api.TypeMeta{}
+	*o.Types() = TypeMeta{}
 	return s.createObject(ctx, &target{res: rs, namespace: o.Meta().Namespace, verb: verbCreate}, o, store.CreateOptions{})
 }
 
@@ -408,7 +389,7 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t *target) error
 	if err := matchURL(t, o.Meta()); err != nil {
 		return err
 	}
-	out, err := s.updateObject(r.Context(), t, opts.DryRun, func(api.Object) (api.Object, error) { return o, nil })
+	out, err := s.updateObject(r.Context(), t, opts.DryRun, func(Object) (Object, error) { return o, nil })
 	if err != nil {
 		return err
 	}
@@ -433,9 +414,9 @@ func matchURL(t *target, m *store.ObjectMeta) error {
 // resourceVersion in the new state must match the current one. Defaulting
 // and validation run on every attempt. The result is read-only: it is for
 // encoding, and a stored result shares its encodings with watchers.
-func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, change func(cur api.Object) (api.Object, error)) (api.Object, error) {
+func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, change func(cur Object) (Object, error)) (Object, error) {
 	opts := store.UpdateOptions{DryRun: dryRun, ReadOnlyResult: true}
-	return t.res.store.GuaranteedUpdate(ctx, t.namespace, t.name, opts, func(old api.Object) (api.Object, error) {
+	return t.res.store.GuaranteedUpdate(ctx, t.namespace, t.name, opts, func(old Object) (Object, error) {
 		o, err := change(old)
 		if err != nil {
 			return nil, err

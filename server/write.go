@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/apisem/apisem/envelope"
-	"github.com/apisem/apisem/examples/apiserver/api"
 	"github.com/apisem/apisem/examples/apiserver/patch"
 	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/rv"
@@ -63,7 +62,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 		return err
 	}
 	accepted := []string{jsonPatchType, mergePatchType, applyPatchType}
-	if t.res.api.PatchSchema != nil {
+	if t.res.def.StrategicMerge != nil {
 		accepted = []string{jsonPatchType, mergePatchType, strategicPatchType, applyPatchType}
 	}
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -71,7 +70,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 	case ct == applyPatchType:
 		return status.NewUnsupportedMediaType("server-side apply (" + applyPatchType + ") is not supported by this server; " +
 			"use client-side apply (kubectl apply without --server-side) or a json, merge or strategic merge patch")
-	case ct == strategicPatchType && t.res.api.PatchSchema == nil,
+	case ct == strategicPatchType && t.res.def.StrategicMerge == nil,
 		ct != jsonPatchType && ct != mergePatchType && ct != strategicPatchType:
 		return status.NewUnsupportedBodyMediaType(accepted...)
 	}
@@ -90,7 +89,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 		}
 	}
 	var warnings []string
-	out, err := s.updateObject(r.Context(), t, opts.DryRun, func(cur api.Object) (api.Object, error) {
+	out, err := s.updateObject(r.Context(), t, opts.DryRun, func(cur Object) (Object, error) {
 		doc, err := t.res.codec.objectJSON(cur)
 		if err != nil {
 			return nil, err
@@ -102,20 +101,20 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 		case mergePatchType:
 			patched, err = patch.MergePatch(doc, body)
 		default:
-			patched, err = patch.StrategicMergePatch(doc, body, t.res.api.PatchSchema)
+			patched, err = t.res.def.StrategicMerge(doc, body)
 		}
 		if err != nil {
 			return nil, patchError(err)
 		}
 		// The patched object is decoded as a body would be; Kubernetes
 		// reports what goes wrong as a 422 on the field "patch".
-		o := t.res.api.New()
+		o := t.res.def.New()
 		fv := negotiation.FieldValidationWarn
 		if opts.FieldValidation == negotiation.FieldValidationIgnore {
 			fv = negotiation.FieldValidationIgnore
 		}
 		problems, err := negotiation.Decode(patched, negotiation.JSON, o, negotiation.DecodeOptions{
-			Kind: t.res.api.Kind, Version: t.res.api.Version, FieldValidation: fv,
+			Kind: t.res.def.Kind, Version: t.res.def.Version, FieldValidation: fv,
 		})
 		if err != nil {
 			return nil, status.NewInvalid(status.GroupKind{}, "", status.InvalidValue("patch", string(patched), errorMessage(err)))
@@ -129,7 +128,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 		if err := checkTypes(o.Types(), t.res); err != nil {
 			return nil, err
 		}
-		*o.Types() = api.TypeMeta{}
+		*o.Types() = TypeMeta{}
 		if err := matchURL(t, o.Meta()); err != nil {
 			return nil, err
 		}
@@ -170,10 +169,10 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t *target) error
 	if err != nil {
 		return err
 	}
-	var o api.Object
+	var o Object
 	var deleted bool
-	if t.res.api.Kind == "Namespace" {
-		o, deleted, err = s.deleteNamespace(r.Context(), t.res, t.name, opts)
+	if t.res.def.Delete != nil {
+		o, deleted, err = t.res.def.Delete(r.Context(), t.res.store, t.namespace, t.name, opts)
 	} else {
 		opts.ReadOnlyResult = true // only encoded
 		o, deleted, err = t.res.store.Delete(r.Context(), t.namespace, t.name, opts)
@@ -181,7 +180,7 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t *target) error
 	switch {
 	case err != nil:
 		return err
-	case deleted && !t.res.api.TypedListItems:
+	case deleted && !t.res.def.TypedListItems:
 		// Core resources answer an immediate deletion with a Status;
 		// custom resources return the deleted object.
 		return s.writeSuccess(w, r, res, status.NewSuccess(&status.Details{
@@ -234,15 +233,15 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t *tar
 	// The objects to delete are those there now, up to the limit.
 	list.Read = rv.Read{Semantics: rv.MostRecent, Limit: list.Read.Limit}
 	ctx := r.Context()
-	var items []api.Object
-	if t.res.api.Kind == "Namespace" {
-		page, err := t.res.store.List(ctx, "", list)
+	var items []Object
+	if del := t.res.def.Delete; del != nil {
+		page, err := t.res.store.List(ctx, t.namespace, list)
 		if err != nil {
 			return err
 		}
 		items = page.Views()
 		for _, o := range items {
-			if _, _, err := s.deleteNamespace(ctx, t.res, o.Meta().Name, opts); err != nil && !status.IsNotFound(err) {
+			if _, _, err := del(ctx, t.res.store, t.namespace, o.Meta().Name, opts); err != nil && !status.IsNotFound(err) {
 				return err
 			}
 		}

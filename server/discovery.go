@@ -5,8 +5,6 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-
-	"github.com/apisem/apisem/examples/apiserver/api"
 )
 
 // Discovery documents, the unaggregated kind kubectl and client-go fall back
@@ -100,7 +98,7 @@ type openAPIDocs struct {
 	docs map[string][]byte
 }
 
-func buildDiscovery(resources []*api.Resource) (*discovery, error) {
+func buildDiscovery(resources []*Resource) (*discovery, error) {
 	d := &discovery{group: map[string][]byte{}, resources: map[string][]byte{}}
 	byGV := map[string]*apiResourceList{}
 	var order []string
@@ -121,7 +119,7 @@ func buildDiscovery(resources []*api.Resource) (*discovery, error) {
 		}
 		l.Resources = append(l.Resources, apiResource{
 			Name: r.Plural, SingularName: r.Singular, Namespaced: r.Namespaced, Kind: r.Kind,
-			Verbs: slices.Clone(api.Verbs), ShortNames: r.ShortNames, Categories: r.Categories,
+			Verbs: slices.Clone(Verbs), ShortNames: r.ShortNames, Categories: r.Categories,
 		})
 	}
 	var err error

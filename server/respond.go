@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/apisem/apisem/envelope"
-	"github.com/apisem/apisem/examples/apiserver/api"
 	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
@@ -30,7 +29,7 @@ func include(r *http.Request, res negotiation.Result) (negotiation.IncludeObject
 
 // writeObject writes one object as negotiated: itself, its
 // PartialObjectMetadata or a one-row Table.
-func (s *Server) writeObject(w http.ResponseWriter, r *http.Request, code int, rs *resource, res negotiation.Result, o api.Object) error {
+func (s *Server) writeObject(w http.ResponseWriter, r *http.Request, code int, rs *resource, res negotiation.Result, o Object) error {
 	body, err := s.encodeObject(r, rs, res, o)
 	if err != nil {
 		return err
@@ -39,7 +38,7 @@ func (s *Server) writeObject(w http.ResponseWriter, r *http.Request, code int, r
 	return nil
 }
 
-func (s *Server) encodeObject(r *http.Request, rs *resource, res negotiation.Result, o api.Object) ([]byte, error) {
+func (s *Server) encodeObject(r *http.Request, rs *resource, res negotiation.Result, o Object) ([]byte, error) {
 	c := rs.codec
 	if res.Target != negotiation.TargetNone {
 		inc, err := include(r, res)
@@ -67,17 +66,17 @@ func (s *Server) encodeObject(r *http.Request, rs *resource, res negotiation.Res
 type items interface {
 	Len() int
 	// Views returns the objects, which must not be modified.
-	Views() []api.Object
+	Views() []Object
 	// Encoded returns item i serialized by enc; the result may be shared.
-	Encoded(i int, enc *store.Encoding[api.Object]) ([]byte, error)
+	Encoded(i int, enc *store.Encoding[Object]) ([]byte, error)
 }
 
 // objects is a plain slice as items.
-type objects []api.Object
+type objects []Object
 
-func (l objects) Len() int            { return len(l) }
-func (l objects) Views() []api.Object { return l }
-func (l objects) Encoded(i int, enc *store.Encoding[api.Object]) ([]byte, error) {
+func (l objects) Len() int        { return len(l) }
+func (l objects) Views() []Object { return l }
+func (l objects) Encoded(i int, enc *store.Encoding[Object]) ([]byte, error) {
 	return enc.Append(nil, l[i])
 }
 

@@ -8,7 +8,6 @@ import (
 	"strconv"
 
 	"github.com/apisem/apisem/envelope"
-	"github.com/apisem/apisem/examples/apiserver/api"
 	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/status"
 )
@@ -16,7 +15,7 @@ import (
 // decodeObject decodes the body of a create or update into a new object
 // of rs's type, with field validation v. It returns the warnings of Warn
 // mode.
-func (s *Server) decodeObject(r *http.Request, rs *resource, v negotiation.FieldValidation) (api.Object, []string, error) {
+func (s *Server) decodeObject(r *http.Request, rs *resource, v negotiation.FieldValidation) (Object, []string, error) {
 	body, media, err := rs.endpoint(negotiation.Object).ReadBody(r)
 	if err != nil {
 		return nil, nil, err
@@ -24,9 +23,9 @@ func (s *Server) decodeObject(r *http.Request, rs *resource, v negotiation.Field
 	if media == negotiation.Protobuf {
 		return decodeProto(body, rs)
 	}
-	o := rs.api.New()
+	o := rs.def.New()
 	warnings, err := negotiation.Decode(body, media, o, negotiation.DecodeOptions{
-		Kind: rs.api.Kind, Version: rs.api.Version, FieldValidation: v,
+		Kind: rs.def.Kind, Version: rs.def.Version, FieldValidation: v,
 	})
 	if err != nil {
 		return nil, nil, err
@@ -34,39 +33,39 @@ func (s *Server) decodeObject(r *http.Request, rs *resource, v negotiation.Field
 	if err := checkTypes(o.Types(), rs); err != nil {
 		return nil, nil, err
 	}
-	*o.Types() = api.TypeMeta{}
+	*o.Types() = TypeMeta{}
 	return o, warnings, nil
 }
 
 // checkTypes checks the kind and apiVersion a body carries against the
 // endpoint's; a body may leave them out.
-func checkTypes(tm *api.TypeMeta, rs *resource) error {
+func checkTypes(tm *TypeMeta, rs *resource) error {
 	if tm.APIVersion != "" && tm.APIVersion != rs.codec.gv {
 		return status.NewBadRequest("the API version in the data (" + tm.APIVersion +
 			") does not match the expected API version (" + rs.codec.gv + ")")
 	}
-	if tm.Kind != "" && tm.Kind != rs.api.Kind {
-		return status.NewBadRequest("the kind in the data (" + tm.Kind + ") does not match the expected kind (" + rs.api.Kind + ")")
+	if tm.Kind != "" && tm.Kind != rs.def.Kind {
+		return status.NewBadRequest("the kind in the data (" + tm.Kind + ") does not match the expected kind (" + rs.def.Kind + ")")
 	}
 	return nil
 }
 
 // decodeProto decodes a protobuf envelope body. Kubernetes' protobuf
 // decoding is never strict, and neither is this.
-func decodeProto(body []byte, rs *resource) (api.Object, []string, error) {
+func decodeProto(body []byte, rs *resource) (Object, []string, error) {
 	e, err := envelope.ConsumeEnvelope(body)
 	if err != nil {
-		return nil, nil, unrecognized(rs.api.Kind, err, body)
+		return nil, nil, unrecognized(rs.def.Kind, err, body)
 	}
-	if err := checkTypes(&api.TypeMeta{Kind: e.Kind, APIVersion: e.APIVersion}, rs); err != nil {
+	if err := checkTypes(&TypeMeta{Kind: e.Kind, APIVersion: e.APIVersion}, rs); err != nil {
 		return nil, nil, err
 	}
-	o, err := rs.api.DecodeProto(e.Raw)
+	o, err := rs.def.DecodeProto(e.Raw)
 	if err != nil {
-		return nil, nil, status.NewBadRequest(rs.api.Kind + " in version " + strconv.Quote(rs.api.Version) +
-			" cannot be handled as a " + rs.api.Kind + ": " + err.Error())
+		return nil, nil, status.NewBadRequest(rs.def.Kind + " in version " + strconv.Quote(rs.def.Version) +
+			" cannot be handled as a " + rs.def.Kind + ": " + err.Error())
 	}
-	*o.Types() = api.TypeMeta{}
+	*o.Types() = TypeMeta{}
 	return o, nil, nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/apisem/apisem/envelope"
-	"github.com/apisem/apisem/examples/apiserver/api"
 	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/store"
 )
@@ -18,68 +17,68 @@ import (
 // are store Encodings: each stored version is encoded once and shared by
 // list pages, single-object responses and watch events.
 type codec struct {
-	res *api.Resource
-	st  *store.Store[api.Object]
+	res *Resource
+	st  *store.Store[Object]
 	gv  string
 	// typed is `{"kind":"<Kind>","apiVersion":"<gv>",`, spliced in front
 	// of an object's JSON members.
 	typed     []byte
-	itemJSON  *store.Encoding[api.Object] // with kind and apiVersion only for custom resources
-	itemProto *store.Encoding[api.Object] // the object's own message, no envelope; nil without protobuf
+	itemJSON  *store.Encoding[Object] // with kind and apiVersion only for custom resources
+	itemProto *store.Encoding[Object] // the object's own message, no envelope; nil without protobuf
 	// metaJSON and metaProto are the metadata alone, which every Table row
 	// and PartialObjectMetadata carries: cached per version too, as kubectl
 	// reads little else.
-	metaJSON, metaProto *store.Encoding[api.Object]
+	metaJSON, metaProto *store.Encoding[Object]
 	// eventJSON and eventProto encode the objects of watch events;
 	// eventProto is nil without protobuf.
 	eventJSON, eventProto *eventEncoder
 	// conv and convProto make Tables and PartialObjectMetadata; convProto
 	// also gives the protobuf form of metadata.
-	conv, convProto *negotiation.Converter[api.Object]
+	conv, convProto *negotiation.Converter[Object]
 }
 
-func newCodec(r *api.Resource, st *store.Store[api.Object], now func() time.Time) *codec {
+func newCodec(r *Resource, st *store.Store[Object], now func() time.Time) *codec {
 	c := &codec{res: r, st: st, gv: r.GroupVersion()}
 	c.typed = []byte(`{"kind":` + strconv.Quote(r.Kind) + `,"apiVersion":` + strconv.Quote(c.gv) + `,`)
-	c.itemJSON = store.NewEncoding(func(dst []byte, o api.Object) ([]byte, error) {
+	c.itemJSON = store.NewEncoding(func(dst []byte, o Object) ([]byte, error) {
 		return c.appendJSON(dst, o, r.TypedListItems)
 	})
 	c.eventJSON = &eventEncoder{c: c}
 	if r.Protobuf() {
-		c.itemProto = store.NewEncoding(func(dst []byte, o api.Object) ([]byte, error) {
-			return o.(api.ProtoObject).AppendProto(dst), nil
+		c.itemProto = store.NewEncoding(func(dst []byte, o Object) ([]byte, error) {
+			return o.(ProtoObject).AppendProto(dst), nil
 		})
 		c.eventProto = &eventEncoder{c: c, protobuf: true}
 	}
-	c.metaJSON = store.NewEncoding(func(dst []byte, o api.Object) ([]byte, error) {
+	c.metaJSON = store.NewEncoding(func(dst []byte, o Object) ([]byte, error) {
 		b, err := json.Marshal(o.Meta())
 		return append(dst, b...), err
 	})
-	c.metaProto = store.NewEncoding(func(dst []byte, o api.Object) ([]byte, error) {
-		em := api.EnvelopeMeta(o.Meta())
+	c.metaProto = store.NewEncoding(func(dst []byte, o Object) ([]byte, error) {
+		em := EnvelopeMeta(o.Meta())
 		return envelope.AppendObjectMeta(dst, &em), nil
 	})
-	var cols []negotiation.Column[api.Object]
+	var cols []negotiation.Column[Object]
 	for _, col := range r.Columns {
 		cell := col.Cell
-		cols = append(cols, negotiation.Column[api.Object]{
+		cols = append(cols, negotiation.Column[Object]{
 			Definition: negotiation.TableColumnDefinition{Name: col.Name, Type: col.Type, Format: col.Format,
 				Description: col.Description, Priority: col.Priority},
-			Cell: func(o api.Object) any { return cell(o, now()) },
+			Cell: func(o Object) any { return cell(o, now()) },
 		})
 	}
-	object := func(o api.Object) ([]byte, error) { return c.objectJSON(o) }
+	object := func(o Object) ([]byte, error) { return c.objectJSON(o) }
 	// The protobuf form of metadata is only worth computing for protobuf
 	// responses.
-	c.conv = &negotiation.Converter[api.Object]{Columns: cols, Object: object,
-		Meta: func(o api.Object) negotiation.Meta { return c.objectMeta(o, false) }}
-	c.convProto = &negotiation.Converter[api.Object]{Columns: cols, Object: object,
-		Meta: func(o api.Object) negotiation.Meta { return c.objectMeta(o, true) }}
+	c.conv = &negotiation.Converter[Object]{Columns: cols, Object: object,
+		Meta: func(o Object) negotiation.Meta { return c.objectMeta(o, false) }}
+	c.convProto = &negotiation.Converter[Object]{Columns: cols, Object: object,
+		Meta: func(o Object) negotiation.Meta { return c.objectMeta(o, true) }}
 	return c
 }
 
 // converter returns the converter for a response in media type m.
-func (c *codec) converter(m negotiation.MediaType) *negotiation.Converter[api.Object] {
+func (c *codec) converter(m negotiation.MediaType) *negotiation.Converter[Object] {
 	if m == negotiation.Protobuf {
 		return c.convProto
 	}
@@ -88,18 +87,18 @@ func (c *codec) converter(m negotiation.MediaType) *negotiation.Converter[api.Ob
 
 // untyped returns o without kind and apiVersion: o itself when it has
 // none, as every stored object, else a copy.
-func untyped(o api.Object) api.Object {
-	if *o.Types() == (api.TypeMeta{}) {
+func untyped(o Object) Object {
+	if *o.Types() == (TypeMeta{}) {
 		return o
 	}
 	c := o.DeepCopyObject()
-	*c.Types() = api.TypeMeta{}
+	*c.Types() = TypeMeta{}
 	return c
 }
 
 // appendJSON appends the JSON of o, with kind and apiVersion first when
 // typed is set.
-func (c *codec) appendJSON(dst []byte, o api.Object, typed bool) ([]byte, error) {
+func (c *codec) appendJSON(dst []byte, o Object, typed bool) ([]byte, error) {
 	b, err := json.Marshal(untyped(o))
 	if err != nil {
 		return dst, err
@@ -119,7 +118,7 @@ func (c *codec) appendTyped(dst, b []byte) []byte {
 
 // objectJSON returns o's compact JSON with kind and apiVersion, as a
 // single object or watch event carries it. The result may be shared.
-func (c *codec) objectJSON(o api.Object) ([]byte, error) {
+func (c *codec) objectJSON(o Object) ([]byte, error) {
 	item, err := c.st.Encoded(o, c.itemJSON)
 	if err != nil || c.res.TypedListItems {
 		return item, err
@@ -128,7 +127,7 @@ func (c *codec) objectJSON(o api.Object) ([]byte, error) {
 }
 
 // objectProto returns o in its protobuf envelope.
-func (c *codec) objectProto(o api.Object) ([]byte, error) {
+func (c *codec) objectProto(o Object) ([]byte, error) {
 	raw, err := c.st.Encoded(o, c.itemProto)
 	if err != nil {
 		return nil, err
@@ -138,7 +137,7 @@ func (c *codec) objectProto(o api.Object) ([]byte, error) {
 
 // objectMeta is what package negotiation needs of an object for Tables
 // and PartialObjectMetadata; proto adds the protobuf ObjectMeta.
-func (c *codec) objectMeta(o api.Object, proto bool) negotiation.Meta {
+func (c *codec) objectMeta(o Object, proto bool) negotiation.Meta {
 	m := o.Meta()
 	j, _ := c.st.Encoded(o, c.metaJSON) // strings, maps, times: cannot fail
 	nm := negotiation.Meta{
@@ -146,7 +145,7 @@ func (c *codec) objectMeta(o api.Object, proto bool) negotiation.Meta {
 		CreationTimestamp: m.CreationTimestamp.Time,
 		ResourceVersion:   m.ResourceVersion,
 		JSON:              j,
-		InitialEventsEnd:  m.Annotations[api.InitialEventsAnnotation] == "true",
+		InitialEventsEnd:  m.Annotations[InitialEventsAnnotation] == "true",
 	}
 	if proto {
 		nm.Proto, _ = c.st.Encoded(o, c.metaProto)
@@ -155,7 +154,7 @@ func (c *codec) objectMeta(o api.Object, proto bool) negotiation.Meta {
 }
 
 // pageMeta is the list metadata of a page.
-func pageMeta(p *store.Page[api.Object]) envelope.ListMeta {
+func pageMeta(p *store.Page[Object]) envelope.ListMeta {
 	m := envelope.ListMeta{ResourceVersion: p.ResourceVersion().String(), Continue: p.Continue()}
 	if n, ok := p.RemainingItemCount(); ok {
 		m.RemainingItemCount = &n
@@ -178,7 +177,7 @@ func appendListMetaJSON(dst []byte, m *envelope.ListMeta) []byte {
 
 // sameObject reports whether two states of an object are the same, so the
 // store can skip a write that changes nothing (as Kubernetes does).
-func sameObject(a, b api.Object) bool {
+func sameObject(a, b Object) bool {
 	ja, err1 := json.Marshal(untyped(a))
 	jb, err2 := json.Marshal(untyped(b))
 	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)

@@ -1,4 +1,4 @@
-package server
+package demo
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/apisem/apisem/examples/apiserver/api"
 	"github.com/apisem/apisem/rv"
+	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
 	"github.com/apisem/apisem/store/selector"
@@ -26,22 +27,22 @@ import (
 // namespace as it now is and whether it is already gone (a namespace
 // without finalizers of either kind is deleted at once).
 // The result is read-only unless opts.DryRun.
-func (s *Server) deleteNamespace(ctx context.Context, r *resource, name string, opts store.DeleteOptions) (api.Object, bool, error) {
+func (s *Server) deleteNamespace(ctx context.Context, r *store.Resource[server.Object], _, name string, opts store.DeleteOptions) (server.Object, bool, error) {
 	if opts.DryRun {
 		// The store's dry run shows the deletion (and checks the
 		// preconditions); the phase is what the mark below would add.
-		o, deleted, err := r.store.Delete(ctx, "", name, opts)
+		o, deleted, err := r.Delete(ctx, "", name, opts)
 		if err == nil && !deleted {
 			o.(*api.Namespace).Status.Phase = api.NamespaceTerminating
 		}
 		return o, deleted, err
 	}
-	mark := func(cur api.Object) (api.Object, error) {
+	mark := func(cur server.Object) (server.Object, error) {
 		ns := cur.(*api.Namespace)
 		ns.Status.Phase = api.NamespaceTerminating
 		return ns, nil
 	}
-	marked, err := r.store.GuaranteedUpdate(ctx, "", name, store.UpdateOptions{
+	marked, err := r.GuaranteedUpdate(ctx, "", name, store.UpdateOptions{
 		Preconditions: opts.Preconditions, ReadOnlyResult: true,
 	}, mark)
 	if err != nil {
@@ -50,7 +51,7 @@ func (s *Server) deleteNamespace(ctx context.Context, r *resource, name string, 
 	// The preconditions held for the update; the delete must act on
 	// that same object.
 	uid := marked.Meta().UID
-	obj, deleted, err := r.store.Delete(ctx, "", name, store.DeleteOptions{Preconditions: store.Preconditions{UID: &uid}, ReadOnlyResult: true})
+	obj, deleted, err := r.Delete(ctx, "", name, store.DeleteOptions{Preconditions: store.Preconditions{UID: &uid}, ReadOnlyResult: true})
 	if err == nil && !deleted {
 		s.kickController()
 	}
@@ -71,49 +72,50 @@ func (s *Server) kickController() {
 // terminating. It returns when ctx is done.
 func (s *Server) runNamespaceController(ctx context.Context) {
 	defer close(s.controllerDone)
-	terminating, err := s.byKind["Namespace"].store.ParseFieldSelector("status.phase=" + api.NamespaceTerminating)
+	terminating, err := s.nsStore().ParseFieldSelector("status.phase=" + api.NamespaceTerminating)
 	if err != nil {
-		s.log.Error("namespace controller cannot start", "err", err)
+		s.log().Error("namespace controller cannot start", "err", err)
 		return
 	}
 	for {
-		rev := s.store.Revision()
+		rev := s.Store().Revision()
 		s.reconcileNamespaces(ctx, terminating)
 		select {
 		case <-ctx.Done():
 			return
-		case <-s.store.Changed(rev):
+		case <-s.Store().Changed(rev):
 		case <-s.kick:
 		}
 	}
 }
 
 func (s *Server) reconcileNamespaces(ctx context.Context, terminating selector.Fields) {
-	nsr := s.byKind["Namespace"]
-	page, err := nsr.store.List(ctx, "", store.ListOptions{Read: rv.Read{Semantics: rv.MostRecent}, Fields: terminating})
+	nsr := s.nsStore()
+	page, err := nsr.List(ctx, "", store.ListOptions{Read: rv.Read{Semantics: rv.MostRecent}, Fields: terminating})
 	if err != nil {
 		if ctx.Err() == nil {
-			s.log.Error("namespace controller: listing namespaces", "err", err)
+			s.log().Error("namespace controller: listing namespaces", "err", err)
 		}
 		return
 	}
 	for _, o := range page.Views() { // read only
 		if err := s.finalizeNamespace(ctx, nsr, o.(*api.Namespace)); err != nil && ctx.Err() == nil {
-			s.log.Warn("namespace controller", "namespace", o.Meta().Name, "err", err)
+			s.log().Warn("namespace controller", "namespace", o.Meta().Name, "err", err)
 		}
 	}
 }
 
 // finalizeNamespace deletes the contents of the terminating namespace ns
 // and, once nothing is left, releases the namespace.
-func (s *Server) finalizeNamespace(ctx context.Context, nsr *resource, ns *api.Namespace) error {
+func (s *Server) finalizeNamespace(ctx context.Context, nsr *store.Resource[server.Object], ns *api.Namespace) error {
 	remaining := map[string]int{}  // resource -> objects left
 	finalizers := map[string]int{} // finalizer -> objects held by it
-	for _, r := range s.resources {
-		if !r.api.Namespaced {
+	for _, res := range s.resources {
+		if !res.Namespaced {
 			continue
 		}
-		page, err := r.store.List(ctx, ns.Name, store.ListOptions{Read: rv.Read{Semantics: rv.MostRecent}})
+		r := s.StoreOf(res)
+		page, err := r.List(ctx, ns.Name, store.ListOptions{Read: rv.Read{Semantics: rv.MostRecent}})
 		if err != nil {
 			return err
 		}
@@ -121,7 +123,7 @@ func (s *Server) finalizeNamespace(ctx context.Context, nsr *resource, ns *api.N
 			m := o.Meta()
 			if m.DeletionTimestamp == nil {
 				uid := m.UID
-				_, deleted, err := r.store.Delete(ctx, ns.Name, m.Name, store.DeleteOptions{Preconditions: store.Preconditions{UID: &uid}})
+				_, deleted, err := r.Delete(ctx, ns.Name, m.Name, store.DeleteOptions{Preconditions: store.Preconditions{UID: &uid}})
 				switch {
 				case status.IsNotFound(err) || status.IsConflict(err):
 					continue // gone or replaced meanwhile; the next pass sees it
@@ -131,7 +133,7 @@ func (s *Server) finalizeNamespace(ctx context.Context, nsr *resource, ns *api.N
 					continue
 				}
 			}
-			remaining[r.gr.String()]++
+			remaining[status.GroupResource{Group: res.Group, Resource: res.Plural}.String()]++
 			for _, f := range m.Finalizers {
 				finalizers[f]++
 			}
@@ -144,7 +146,7 @@ func (s *Server) finalizeNamespace(ctx context.Context, nsr *resource, ns *api.N
 			return nil
 		}
 		now := store.NewTime(s.now().Truncate(1e9))
-		_, err := nsr.store.GuaranteedUpdate(ctx, "", ns.Name, store.UpdateOptions{}, func(cur api.Object) (api.Object, error) {
+		_, err := nsr.GuaranteedUpdate(ctx, "", ns.Name, store.UpdateOptions{}, func(cur server.Object) (server.Object, error) {
 			n := cur.(*api.Namespace)
 			n.Status.Conditions = mergeConditions(n.Status.Conditions, conds, now)
 			return n, nil
@@ -154,7 +156,7 @@ func (s *Server) finalizeNamespace(ctx context.Context, nsr *resource, ns *api.N
 
 	// Empty: drop the kubernetes finalizer; the store deletes the
 	// namespace when no other finalizer of either kind holds it.
-	_, err := nsr.store.GuaranteedUpdate(ctx, "", ns.Name, store.UpdateOptions{}, func(cur api.Object) (api.Object, error) {
+	_, err := nsr.GuaranteedUpdate(ctx, "", ns.Name, store.UpdateOptions{}, func(cur server.Object) (server.Object, error) {
 		n := cur.(*api.Namespace)
 		n.Spec.Finalizers = slices.DeleteFunc(n.Spec.Finalizers, func(f string) bool { return f == api.FinalizerKubernetes })
 		n.Status.Conditions = mergeConditions(n.Status.Conditions, contentConditions(nil, nil), store.NewTime(s.now().Truncate(1e9)))

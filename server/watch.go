@@ -3,7 +3,6 @@ package server
 import (
 	"net/http"
 
-	"github.com/apisem/apisem/examples/apiserver/api"
 	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
@@ -25,7 +24,7 @@ type eventEncoder struct {
 	protobuf bool
 }
 
-func (e *eventEncoder) AppendEvent(dst []byte, _ watch.EventType, o api.Object) ([]byte, error) {
+func (e *eventEncoder) AppendEvent(dst []byte, _ watch.EventType, o Object) ([]byte, error) {
 	var b []byte
 	var err error
 	if e.protobuf {
@@ -66,7 +65,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t *target, opts r
 	if err != nil {
 		return err
 	}
-	var encode func(*watch.Message[api.Object]) ([]byte, error)
+	var encode func(*watch.Message[Object]) ([]byte, error)
 	switch {
 	case res.Target != negotiation.TargetNone:
 		inc, err := include(r, res)
@@ -74,15 +73,15 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t *target, opts r
 			return err
 		}
 		conv := t.res.codec.converter(res.MediaType).NewWatchEncoder(res, inc)
-		encode = func(m *watch.Message[api.Object]) ([]byte, error) { return conv.Encode(m.Object()) }
+		encode = func(m *watch.Message[Object]) ([]byte, error) { return conv.Encode(m.Object()) }
 	case res.MediaType == negotiation.Protobuf:
-		encode = func(m *watch.Message[api.Object]) ([]byte, error) { return m.Encoded(t.res.codec.eventProto) }
+		encode = func(m *watch.Message[Object]) ([]byte, error) { return m.Encoded(t.res.codec.eventProto) }
 	default:
-		encode = func(m *watch.Message[api.Object]) ([]byte, error) { return m.Encoded(t.res.codec.eventJSON) }
+		encode = func(m *watch.Message[Object]) ([]byte, error) { return m.Encoded(t.res.codec.eventJSON) }
 	}
 
 	ns := t.namespace
-	filter := func(o api.Object) bool {
+	filter := func(o Object) bool {
 		return (ns == "" || o.Meta().Namespace == ns) && t.res.store.Matches(o, labels, fields)
 	}
 	// Establish the watch, start revision and initial state included,
@@ -104,7 +103,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t *target, opts r
 // ends. It flushes when nothing more is queued, as Kubernetes does, or
 // after maxBatch events. Only an encoding failure is returned: the end of
 // a watch or of its response is its normal end.
-func streamEvents(sw *negotiation.StreamWriter, wt *watch.Watcher[api.Object], encode func(*watch.Message[api.Object]) ([]byte, error)) error {
+func streamEvents(sw *negotiation.StreamWriter, wt *watch.Watcher[Object], encode func(*watch.Message[Object]) ([]byte, error)) error {
 	batch := make([]negotiation.Event, 0, 8)
 	for {
 		m, ok := wt.Next()

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -10,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/apisem/apisem/examples/apiserver/api"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
@@ -24,6 +24,18 @@ const DefaultAddr = "127.0.0.1:8080"
 // Options configure a Server. The zero value means the defaults written
 // next to each field.
 type Options struct {
+	// Resources are the served resources. The server keeps the pointers:
+	// they identify the resources in Create and StoreOf, and must not be
+	// changed after New.
+	Resources []*Resource
+
+	// AdmitCreate, when set, is asked before every create (from POST or
+	// Create) whether obj may be created; an error, best a status error,
+	// refuses it. Kubernetes' NamespaceLifecycle admission, which refuses
+	// content in a namespace that is missing or terminating, is its
+	// typical use.
+	AdmitCreate func(ctx context.Context, res *Resource, obj Object) error
+
 	// Addr is the address ListenAndServe listens on. "" means DefaultAddr.
 	Addr string
 
@@ -70,10 +82,10 @@ type Options struct {
 // resource is one served resource: its description, its part of the
 // store, and the broadcaster of its watches.
 type resource struct {
-	api     *api.Resource
+	def     *Resource
 	gr      status.GroupResource
-	store   *store.Resource[api.Object]
-	bcast   *watch.Broadcaster[api.Object]
+	store   *store.Resource[Object]
+	bcast   *watch.Broadcaster[Object]
 	codec   *codec
 	maxBody int64 // request body limit
 }
@@ -85,19 +97,13 @@ type Server struct {
 	opts   Options
 	log    *slog.Logger
 	now    func() time.Time
-	store  *store.Store[api.Object]
+	store  *store.Store[Object]
 	rvConf rv.Config
 
 	resources []*resource
 	byPath    map[string]*resource // "<groupVersion>/<plural>"
-	byKind    map[string]*resource // Kind
+	byDef     map[*Resource]*resource
 	disco     *discovery
-
-	// The namespace controller's goroutine: cancel stops it, done is
-	// closed when it has returned.
-	stopController context.CancelFunc
-	controllerDone chan struct{}
-	kick           chan struct{} // wakes the controller; buffered, size 1
 
 	closing  atomic.Bool
 	mu       sync.Mutex   // guards httpSrv
@@ -113,7 +119,7 @@ func New(opts Options) (*Server, error) {
 		now:    opts.Now,
 		rvConf: rv.Config{DisableWatchList: opts.DisableWatchList},
 		byPath: map[string]*resource{},
-		byKind: map[string]*resource{},
+		byDef:  map[*Resource]*resource{},
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -121,8 +127,8 @@ func New(opts Options) (*Server, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
-	s.store = store.New(store.Options[api.Object]{
-		DeepCopy:     func(o api.Object) api.Object { return o.DeepCopyObject() },
+	s.store = store.New(store.Options[Object]{
+		DeepCopy:     func(o Object) Object { return o.DeepCopyObject() },
 		Equal:        sameObject,
 		Now:          s.now,
 		Rand:         opts.Rand,
@@ -130,7 +136,7 @@ func New(opts Options) (*Server, error) {
 		MaxRevisions: opts.MaxRevisions,
 		FutureWait:   opts.FutureWait,
 	})
-	defs := api.Resources()
+	defs := opts.Resources
 	var err error
 	if s.disco, err = buildDiscovery(defs); err != nil {
 		return nil, err
@@ -141,12 +147,12 @@ func New(opts Options) (*Server, error) {
 		MaxWait:          opts.FutureWait,
 	}
 	for _, d := range defs {
-		r := &resource{api: d, gr: status.GroupResource{Group: d.Group, Resource: d.Plural}}
-		fields := make(map[string]func(api.Object) string, len(d.Fields))
+		r := &resource{def: d, gr: status.GroupResource{Group: d.Group, Resource: d.Plural}}
+		fields := make(map[string]func(Object) string, len(d.Fields))
 		for k, f := range d.Fields {
 			fields[k] = f
 		}
-		r.store = s.store.Resource(store.ResourceOptions[api.Object]{
+		r.store = s.store.Resource(store.ResourceOptions[Object]{
 			GroupResource: r.gr,
 			Kind:          d.Kind,
 			Namespaced:    d.Namespaced,
@@ -155,42 +161,69 @@ func New(opts Options) (*Server, error) {
 		})
 		r.codec = newCodec(d, s.store, s.now)
 		r.maxBody = s.maxBody()
-		r.bcast = watch.NewBroadcaster[api.Object](r.store.Source(), watch.ObjectFuncs[api.Object]{
+		r.bcast = watch.NewBroadcaster[Object](r.store.Source(), watch.ObjectFuncs[Object]{
 			Bookmark:    r.bookmark,
 			WithVersion: withVersion,
 		}, wopts)
 		s.resources = append(s.resources, r)
-		s.byPath[d.GroupVersion()+"/"+d.Plural] = r
-		s.byKind[d.Kind] = r
+		path := d.GroupVersion() + "/" + d.Plural
+		if s.byPath[path] != nil || s.byDef[d] != nil {
+			return nil, fmt.Errorf("server: resource %s served twice", path)
+		}
+		s.byPath[path] = r
+		s.byDef[d] = r
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	s.stopController = cancel
-	s.controllerDone = make(chan struct{})
-	s.kick = make(chan struct{}, 1)
-	go s.runNamespaceController(ctx)
 	return s, nil
 }
 
 // bookmark is the object of a BOOKMARK event: the zero object of the
 // resource's type with only its resourceVersion (and the initial-events-end
 // annotation when asked).
-func (r *resource) bookmark(rev rv.Version, initialEventsEnd bool) api.Object {
-	o := r.api.New()
+func (r *resource) bookmark(rev rv.Version, initialEventsEnd bool) Object {
+	o := r.def.New()
 	m := o.Meta()
 	m.ResourceVersion = rev.String()
 	if initialEventsEnd {
-		m.Annotations = map[string]string{api.InitialEventsAnnotation: "true"}
+		m.Annotations = map[string]string{InitialEventsAnnotation: "true"}
 	}
 	return o
 }
 
 // withVersion returns a deep copy of o at resourceVersion rev (the
 // object of a DELETED event carries the deletion's resourceVersion).
-func withVersion(o api.Object, rev rv.Version) api.Object {
+func withVersion(o Object, rev rv.Version) Object {
 	c := o.DeepCopyObject()
 	c.Meta().ResourceVersion = rev.String()
 	return c
 }
+
+// Store returns the store that holds every served resource, in one
+// revision space: controllers wait on its Changed and read its Revision.
+func (s *Server) Store() *store.Store[Object] { return s.store }
+
+// StoreOf returns the store of res, one of Options.Resources, or nil if
+// res is not served. Writes through it bypass the HTTP layer's defaulting,
+// validation and admission (controllers use it to change what they own).
+func (s *Server) StoreOf(res *Resource) *store.Resource[Object] {
+	if r := s.byDef[res]; r != nil {
+		return r.store
+	}
+	return nil
+}
+
+// BroadcasterOf returns the watch broadcaster of res, one of
+// Options.Resources, or nil if res is not served: for watches inside the
+// process, and for its Stats.
+func (s *Server) BroadcasterOf(res *Resource) *watch.Broadcaster[Object] {
+	if r := s.byDef[res]; r != nil {
+		return r.bcast
+	}
+	return nil
+}
+
+// Logger returns the server's logger (Options.Logger, or one that
+// discards).
+func (s *Server) Logger() *slog.Logger { return s.log }
 
 // Compact discards all history up to the current revision, as if the
 // retention window had passed: reads and watches at older resourceVersions
@@ -233,7 +266,7 @@ func (s *Server) Serve(l net.Listener) error {
 
 // Shutdown stops the server gracefully: it ends every watch stream (their
 // clients see the end of the response, as when a Kubernetes server
-// restarts), stops the namespace controller, and, if Serve is running,
+// restarts) and, if Serve is running,
 // shuts its http.Server down, waiting for in-flight requests until ctx is
 // done. Requests arriving during shutdown get 503. It is safe to call more
 // than once.
@@ -246,12 +279,6 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.mu.Unlock()
 		for _, r := range s.resources {
 			r.bcast.Close()
-		}
-		s.stopController()
-		select {
-		case <-s.controllerDone:
-		case <-ctx.Done():
-			err = ctx.Err()
 		}
 		if hs != nil {
 			if e := hs.Shutdown(ctx); e != nil && err == nil {

@@ -1,4 +1,4 @@
-package api
+package server
 
 import (
 	"strconv"
@@ -25,10 +25,12 @@ const (
 	CreationTimestampDescription = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
 )
 
+// NameColumn and AgeColumn are the Name and Age columns most resources
+// start and end their Table with, as kubectl prints them.
 var (
-	nameColumn = Column{Name: "Name", Type: "string", Format: "name", Description: NameDescription,
+	NameColumn = Column{Name: "Name", Type: "string", Format: "name", Description: NameDescription,
 		Cell: func(o Object, _ time.Time) any { return o.Meta().Name }}
-	ageColumn = Column{Name: "Age", Type: "string", Description: CreationTimestampDescription,
+	AgeColumn = Column{Name: "Age", Type: "string", Description: CreationTimestampDescription,
 		Cell: func(o Object, now time.Time) any { return Age(o.Meta().CreationTimestamp.Time, now) }}
 )
 

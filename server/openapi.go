@@ -5,8 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"strings"
-
-	"github.com/apisem/apisem/examples/apiserver/api"
 )
 
 // OpenAPI v3: kubectl create and apply validate strictly by default, and
@@ -74,7 +72,7 @@ var (
 
 // buildOpenAPI returns the /openapi/v3 root and the document of each group
 // version, keyed by its path ("api/v1", "apis/<group>/<version>").
-func buildOpenAPI(resources []*api.Resource) (root []byte, docs map[string][]byte, err error) {
+func buildOpenAPI(resources []*Resource) (root []byte, docs map[string][]byte, err error) {
 	byPath := map[string]*openAPIDoc{}
 	for _, r := range resources {
 		p := "apis/" + r.GroupVersion()

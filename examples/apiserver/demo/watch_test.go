@@ -1,4 +1,4 @@
-package server
+package demo
 
 import (
 	"bufio"
@@ -374,7 +374,7 @@ func TestWatchFlushesWhenNothingQueued(t *testing.T) {
 	}
 	// "All there at once" means dispatched: a broadcaster still reading
 	// the writes would hand the replay over in parts, each rightly flushed.
-	bcast := s.byPath["v1/configmaps"].bcast
+	bcast := s.BroadcasterOf(s.byKind["ConfigMap"])
 	eventually(t, "the broadcaster to dispatch the writes", func() bool { return bcast.Stats().Revision >= s.Revision() })
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

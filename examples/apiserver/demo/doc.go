@@ -56,4 +56,4 @@
 // expiry or persistence: the state lives in memory and is gone with the
 // process. Subresources (status, scale, finalize) are not served and
 // answer 404.
-package server
+package demo

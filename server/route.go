@@ -81,9 +81,9 @@ func (s *Server) route(method, gv string, segs []string) (*target, error) {
 		t.sub = segs[2]
 	}
 	switch {
-	case !res.api.Namespaced && t.namespace != "":
+	case !res.def.Namespaced && t.namespace != "":
 		return nil, errNotFound()
-	case res.api.Namespaced && t.namespace == "" && t.name != "":
+	case res.def.Namespaced && t.namespace == "" && t.name != "":
 		// /api/v1/configmaps/<name>: there is no such object path.
 		return nil, errNotFound()
 	case t.sub != "":
@@ -102,7 +102,7 @@ func (s *Server) route(method, gv string, segs []string) (*target, error) {
 		t.verb = verbList // or watch, decided by the query
 	case method == http.MethodGet:
 		t.verb = verbGet
-	case res.api.Namespaced && t.namespace == "":
+	case res.def.Namespaced && t.namespace == "":
 		// All-namespaces collections are read-only.
 		return nil, errMethodNotAllowed(method, t)
 	case method == http.MethodPost && collection:
