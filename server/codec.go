@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"strconv"
 	"time"
 
@@ -124,6 +125,34 @@ func (c *codec) objectJSON(o Object) ([]byte, error) {
 		return item, err
 	}
 	return c.appendTyped(make([]byte, 0, len(item)+len(c.typed)), item), nil
+}
+
+// specChanged reports whether o differs from old outside metadata and
+// status: the change that moves metadata.generation. It compares JSON
+// members, which one encoder writes deterministically for one type.
+func (c *codec) specChanged(o, old Object) (bool, error) {
+	a, err := c.appendJSON(nil, o, false)
+	if err != nil {
+		return false, err
+	}
+	b, err := c.st.Encoded(old, c.itemJSON) // cached for stored versions
+	if err != nil {
+		return false, err
+	}
+	var am, bm map[string]json.RawMessage
+	if err := json.Unmarshal(a, &am); err != nil {
+		return false, err
+	}
+	if err := json.Unmarshal(b, &bm); err != nil {
+		return false, err
+	}
+	for _, m := range []map[string]json.RawMessage{am, bm} {
+		delete(m, "metadata")
+		delete(m, "status")
+		delete(m, "kind")
+		delete(m, "apiVersion")
+	}
+	return !maps.EqualFunc(am, bm, func(x, y json.RawMessage) bool { return bytes.Equal(x, y) }), nil
 }
 
 // objectProto returns o in its protobuf envelope.

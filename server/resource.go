@@ -23,6 +23,12 @@ type Resource struct {
 	// DNSLabelNames restricts names to RFC 1123 labels (namespaces);
 	// otherwise names are RFC 1123 subdomains.
 	DNSLabelNames bool
+	// Generation makes the server keep metadata.generation as
+	// Kubernetes does for custom resources and most workload types: 1 on
+	// create, one more on every update that changes anything outside
+	// metadata and status. Clients cannot set it. Resources without it
+	// (ConfigMap, Secret, Namespace) leave generation to Prepare.
+	Generation bool
 	// TypedListItems: list items carry kind and apiVersion, as those of a
 	// custom resource do. Core types' list items do not.
 	TypedListItems bool

@@ -366,13 +366,4 @@ func TestPrepare(t *testing.T) {
 		t.Errorf("updated namespace keeps spec and status (-want +got):\n%s", d)
 	}
 
-	w := &Widget{Spec: WidgetSpec{Size: 1}}
-	rs["Widget"].Prepare(w, nil)
-	w2 := &Widget{Spec: WidgetSpec{Size: 1}, ObjectMeta: store.ObjectMeta{Labels: map[string]string{"a": "b"}}}
-	rs["Widget"].Prepare(w2, w)
-	w3 := &Widget{Spec: WidgetSpec{Size: 2}}
-	rs["Widget"].Prepare(w3, w2)
-	if w.Generation != 1 || w2.Generation != 1 || w3.Generation != 2 {
-		t.Errorf("widget generations %d, %d, %d; want 1, 1, 2", w.Generation, w2.Generation, w3.Generation)
-	}
 }

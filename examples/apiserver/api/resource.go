@@ -133,8 +133,8 @@ func Resources() []*server.Resource {
 			Fields: map[string]func(server.Object) string{
 				"spec.color": func(o server.Object) string { return o.(*Widget).Spec.Color },
 			},
-			Prepare:  prepareWidget,
-			Validate: validateWidget,
+			Generation: true,
+			Validate:   validateWidget,
 		},
 	}
 }
