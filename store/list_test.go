@@ -269,7 +269,7 @@ func TestListMaxAge(t *testing.T) {
 	ctx := context.Background()
 	clock := &fakeClock{t: epoch}
 	codec := &paging.Codec{MaxAge: 5 * time.Minute, Now: clock.Now}
-	f := newFixture(t, Options[*widget]{Now: clock.Now, Window: -1, Paging: codec})
+	f := newFixture(t, Options[*widget]{Now: clock.Now, HistoryWindow: -1, Paging: codec})
 	for i := range 10 {
 		f.create(t, newWidget("ns", fmt.Sprintf("w%d", i)))
 	}
