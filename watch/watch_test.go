@@ -395,9 +395,11 @@ func TestStartNotOlderThan(t *testing.T) {
 	})
 }
 
-// Selector transitions (k8s-facts §5.1): starts matching → ADDED, keeps
-// matching → MODIFIED, stops matching or deleted → DELETED carrying the
-// previous state with the new resourceVersion; never matching → skipped.
+// Selector transitions, as Kubernetes' watch cache makes them
+// (k8s.io/apiserver/pkg/storage/cacher/cache_watcher.go): starts matching
+// → ADDED, keeps matching → MODIFIED, stops matching or deleted → DELETED
+// carrying the previous state with the new resourceVersion; never matching
+// → skipped.
 func TestSelectorTransitions(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFixture(t, watch.Options{})
