@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/apisem/apisem/examples/apiserver/patch"
+	"github.com/apisem/apisem/patch"
 )
 
 // Resource is everything the server knows about one served resource.
