@@ -68,7 +68,7 @@ var applyTests = []struct {
 	{name: "json too deep, checked", contentType: JSONPatchType, body: deep(10001), opts: Options{CheckFields: true},
 		code: 400, reason: status.ReasonBadRequest, message: "error decoding patch: invalid character '[' exceeded max depth"},
 	{name: "json unknown field reported", contentType: JSONPatchType, opts: Options{CheckFields: true},
-		body: `[{"op":"add","path":"/data/j","value":"1","extra":1}]`,
+		body:     `[{"op":"add","path":"/data/j","value":"1","extra":1}]`,
 		want:     `{"kind":"ConfigMap","metadata":{"name":"a","resourceVersion":"7","labels":{"x":"1"},"finalizers":["a"]},"data":{"k":"v","l":["p","q"],"j":"1"}}`,
 		problems: []string{`json patch unknown field "[0].extra"`}},
 	{name: "json at the operation limit", contentType: JSONPatchType, body: ops(3), opts: Options{MaxOperations: 3}, want: cmDoc},
@@ -110,7 +110,7 @@ var applyTests = []struct {
 	{name: "merge too deep, checked", contentType: MergePatchType, body: deepObject(10001), opts: Options{CheckFields: true},
 		code: 400, reason: status.ReasonBadRequest, message: "error decoding patch: invalid character '{' exceeded max depth"},
 	{name: "merge duplicate field reported", contentType: MergePatchType, body: `{"data":{"k":"1","k":"2"}}`,
-		opts: Options{CheckFields: true},
+		opts:     Options{CheckFields: true},
 		want:     `{"kind":"ConfigMap","metadata":{"name":"a","resourceVersion":"7","labels":{"x":"1"},"finalizers":["a"]},"data":{"k":"2","l":["p","q"]}}`,
 		problems: []string{`duplicate field "data.k"`}},
 
