@@ -260,3 +260,20 @@ func TestNewForbidden(t *testing.T) {
 		}
 	}
 }
+
+func TestNewGenericInvalid(t *testing.T) {
+	cause := errors.New("testing value /a failed: test failed")
+	e := NewGenericInvalid(cause)
+	b, err := json.Marshal(e.Status)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",` +
+		`"message":"the server rejected our request due to an error in our request","reason":"Invalid","details":{},"code":422}`
+	if string(b) != want {
+		t.Errorf("NewGenericInvalid renders %s; want %s", b, want)
+	}
+	if !errors.Is(e, cause) || !errors.Is(e, ReasonInvalid) {
+		t.Errorf("NewGenericInvalid(%v): Is(cause) %v, Is(ReasonInvalid) %v; want both", cause, errors.Is(e, cause), errors.Is(e, ReasonInvalid))
+	}
+}
