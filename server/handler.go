@@ -218,7 +218,9 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, t *target) error {
 	if err != nil {
 		return err
 	}
-	o, err := t.res.store.Get(r.Context(), t.namespace, t.name, read)
+	// Only encoded: the stored object will do, and its encodings are
+	// cached.
+	o, err := t.res.store.View(r.Context(), t.namespace, t.name, read)
 	if err != nil {
 		return err
 	}
