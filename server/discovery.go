@@ -258,8 +258,13 @@ func buildDiscovery(resources []*Resource, ver Version) (*discovery, error) {
 	if d.aggGroups, d.aggGroupsETag, err = encodeDiscoveryList(named); err != nil {
 		return nil, err
 	}
+	// Definitions are checked now, so that a bad schema fails New.
+	defs, err := buildDefinitions(resources)
+	if err != nil {
+		return nil, err
+	}
 	d.openAPI = sync.OnceValues(func() (*openAPIDocs, error) {
-		root, docs, v2, err := buildOpenAPI(resources, ver.GitVersion)
+		root, docs, v2, err := buildOpenAPI(resources, defs, ver.GitVersion)
 		return &openAPIDocs{root, docs, v2}, err
 	})
 	d.version, err = json.Marshal(versionInfo{

@@ -284,15 +284,11 @@ func addPaths(paths map[string]*openAPIPath, r *Resource, v3 bool) {
 // buildOpenAPI returns the /openapi/v3 root, the document of each group
 // version keyed by its path ("api/v1", "apis/<group>/<version>"), and
 // the /openapi/v2 document.
-func buildOpenAPI(resources []*Resource, version string) (root []byte, docs map[string][]byte, v2 []byte, err error) {
-	defs, err := buildDefinitions(resources)
-	if err != nil {
-		return nil, nil, nil, err
-	}
+func buildOpenAPI(resources []*Resource, defs *definitions, version string) (root []byte, docs map[string][]byte, v2 []byte, err error) {
 	info := openAPIInfo{Title: "Kubernetes", Version: version}
 	byPath := map[string]*openAPIv3Doc{}
 	roots := map[string][]string{}
-	var gvs map[string]gvkExt = map[string]gvkExt{}
+	gvs := map[string]gvkExt{}
 	swagger := &openAPIv2Doc{Swagger: "2.0", Info: info, Paths: map[string]*openAPIPath{}}
 	for _, r := range resources {
 		p := docPath(r)
