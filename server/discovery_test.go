@@ -155,7 +155,7 @@ func TestDiscoveryNegotiation(t *testing.T) {
 		{acceptAggregated, agg}, // client-go's header
 		{"application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;profile=nopeer," + acceptAggregated, agg},
 		{"application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json", plain}, // v2beta1 is no longer served
-		{"application/json, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList", plain},    // header order
+		{"application/json, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList", plain},     // header order
 		{"application/json;q=0.5, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList", agg}, // quality first
 		{"application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json", plain},
 		{"application/json;as=Table;v=v1;g=meta.k8s.io,application/json", plain},
