@@ -16,7 +16,7 @@ import (
 )
 
 // Discovery documents, the unaggregated kind kubectl and client-go fall back
-// to when the response is not aggregated discovery (k8s-facts §12.1). Key
+// to when the response is not aggregated discovery (k8s.io/apiserver/pkg/endpoints/discovery). Key
 // order and omission rules follow metav1's types.
 
 type apiVersions struct {
