@@ -1,10 +1,18 @@
 package server
 
 import (
+	"crypto/sha512"
+	"encoding/hex"
 	"encoding/json"
+	"net/http"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
+
+	"github.com/apisem/apisem/negotiation"
+	"github.com/apisem/apisem/status"
 )
 
 // Discovery documents, the unaggregated kind kubectl and client-go fall back
@@ -72,13 +80,78 @@ type versionInfo struct {
 	Platform     string `json:"platform"`
 }
 
-// The Kubernetes version the example server says it is: the release whose
-// API behaviour apisem follows, so kubectl sees no version skew.
-const (
-	kubeMajor      = "1"
-	kubeMinor      = "37"
-	kubeGitVersion = "v1.37.0+apisem"
-)
+// Version is what the server says it is, at /version and in the info of
+// its OpenAPI documents. Zero fields take the defaults written next to
+// them: a Kubernetes release whose API behaviour the server follows, so
+// that kubectl sees no version skew.
+type Version struct {
+	// Major and Minor default to "1" and "37".
+	Major, Minor string
+	// GitVersion defaults to "v<Major>.<Minor>.0+apisem".
+	GitVersion string
+	// GitCommit defaults to "".
+	GitCommit string
+	// GitTreeState defaults to "clean".
+	GitTreeState string
+	// BuildDate defaults to "1970-01-01T00:00:00Z".
+	BuildDate string
+}
+
+func (v Version) withDefaults() Version {
+	if v.Major == "" {
+		v.Major = "1"
+	}
+	if v.Minor == "" {
+		v.Minor = "37"
+	}
+	if v.GitVersion == "" {
+		v.GitVersion = "v" + v.Major + "." + v.Minor + ".0+apisem"
+	}
+	if v.GitTreeState == "" {
+		v.GitTreeState = "clean"
+	}
+	if v.BuildDate == "" {
+		v.BuildDate = "1970-01-01T00:00:00Z"
+	}
+	return v
+}
+
+// Aggregated discovery (apidiscovery.k8s.io/v2, k8s.io/api/apidiscovery/v2):
+// /api and /apis list every group with its versions and resources in one
+// document, which saves clients one request per group version. Key order
+// and omission rules follow the Go types.
+
+type discoveryList struct {
+	Kind       string           `json:"kind"`
+	APIVersion string           `json:"apiVersion"`
+	Metadata   struct{}         `json:"metadata"`
+	Items      []groupDiscovery `json:"items"`
+}
+
+type groupDiscovery struct {
+	Metadata struct {
+		Name string `json:"name,omitempty"`
+	} `json:"metadata"`
+	Versions []versionDiscovery `json:"versions,omitempty"`
+}
+
+type versionDiscovery struct {
+	Version   string              `json:"version"`
+	Resources []resourceDiscovery `json:"resources,omitempty"`
+	// Freshness is "Current": the server's own groups are never stale.
+	Freshness string `json:"freshness,omitempty"`
+}
+
+type resourceDiscovery struct {
+	Resource         string  `json:"resource"`
+	ResponseKind     *gvkExt `json:"responseKind,omitempty"`
+	Scope            string  `json:"scope"`
+	SingularResource string  `json:"singularResource"`
+	// Verbs, ShortNames and Categories as in apiResource.
+	Verbs      []string `json:"verbs"`
+	ShortNames []string `json:"shortNames,omitempty"`
+	Categories []string `json:"categories,omitempty"`
+}
 
 // discovery holds the encoded documents; they never change, so they are
 // built once in New.
@@ -87,40 +160,71 @@ type discovery struct {
 	group     map[string][]byte // /apis/<group>
 	resources map[string][]byte // /api/v1 and /apis/<group>/<version>, by group version
 	version   []byte            // /version
-	// openAPI builds /openapi/v3 and the documents it lists (keyed "api/v1"
-	// or "apis/<group>/<version>") on first use: only kubectl create and
-	// apply ask, and building them would double the server's start-up.
+	// aggregated /api and /apis, with their ETags.
+	aggCore, aggGroups         []byte
+	aggCoreETag, aggGroupsETag string
+	// openAPI builds the OpenAPI documents on first use: only kubectl
+	// explain, create and apply ask, and building them would double the
+	// server's start-up.
 	openAPI func() (*openAPIDocs, error)
 }
 
-// openAPIDocs are the encoded OpenAPI v3 documents.
+// openAPIDocs are the encoded OpenAPI documents.
 type openAPIDocs struct {
-	root []byte
-	docs map[string][]byte
+	root []byte            // /openapi/v3
+	docs map[string][]byte // /openapi/v3/<path>
+	v2   []byte            // /openapi/v2
 }
 
-func buildDiscovery(resources []*Resource) (*discovery, error) {
+func buildDiscovery(resources []*Resource, ver Version) (*discovery, error) {
+	ver = ver.withDefaults()
 	d := &discovery{group: map[string][]byte{}, resources: map[string][]byte{}}
 	byGV := map[string]*apiResourceList{}
 	var order []string
-	var groups []apiGroup
+	var groups []*apiGroup
+	byGroup := map[string]*apiGroup{}
+	agg := map[string]*groupDiscovery{} // by group name
 	for _, r := range resources {
 		gv := r.GroupVersion()
 		l, ok := byGV[gv]
 		if !ok {
 			l = &apiResourceList{Kind: "APIResourceList", GroupVersion: gv, Resources: []apiResource{}}
+			gvs := groupVersion{GroupVersion: gv, Version: r.Version}
 			if r.Group != "" {
 				// Kubernetes strips apiVersion only for the core group.
 				l.APIVersion = "v1"
-				gvs := groupVersion{GroupVersion: gv, Version: r.Version}
-				groups = append(groups, apiGroup{Name: r.Group, Versions: []groupVersion{gvs}, PreferredVersion: gvs})
+				// The first version registered is the preferred one.
+				if g := byGroup[r.Group]; g != nil {
+					g.Versions = append(g.Versions, gvs)
+				} else {
+					g = &apiGroup{Name: r.Group, Versions: []groupVersion{gvs}, PreferredVersion: gvs}
+					byGroup[r.Group] = g
+					groups = append(groups, g)
+				}
 			}
 			byGV[gv] = l
 			order = append(order, gv)
+			g := agg[r.Group]
+			if g == nil {
+				g = &groupDiscovery{}
+				g.Metadata.Name = r.Group
+				agg[r.Group] = g
+			}
+			g.Versions = append(g.Versions, versionDiscovery{Version: r.Version, Freshness: "Current"})
 		}
 		l.Resources = append(l.Resources, apiResource{
 			Name: r.Plural, SingularName: r.Singular, Namespaced: r.Namespaced, Kind: r.Kind,
 			Verbs: slices.Clone(Verbs), ShortNames: r.ShortNames, Categories: r.Categories,
+		})
+		scope := "Cluster"
+		if r.Namespaced {
+			scope = "Namespaced"
+		}
+		g := agg[r.Group]
+		v := &g.Versions[slices.IndexFunc(g.Versions, func(v versionDiscovery) bool { return v.Version == r.Version })]
+		v.Resources = append(v.Resources, resourceDiscovery{
+			Resource: r.Plural, ResponseKind: &gvkExt{r.Group, r.Kind, r.Version}, Scope: scope,
+			SingularResource: r.Singular, Verbs: slices.Clone(Verbs), ShortNames: r.ShortNames, Categories: r.Categories,
 		})
 	}
 	var err error
@@ -129,28 +233,58 @@ func buildDiscovery(resources []*Resource) (*discovery, error) {
 			return nil, err
 		}
 	}
+	list := make([]apiGroup, 0, len(groups))
 	for _, g := range groups {
-		g.Kind, g.APIVersion = "APIGroup", "v1"
-		if d.group[g.Name], err = json.Marshal(g); err != nil {
+		list = append(list, *g)
+		c := *g
+		c.Kind, c.APIVersion = "APIGroup", "v1"
+		if d.group[g.Name], err = json.Marshal(c); err != nil {
 			return nil, err
 		}
 	}
-	if groups == nil {
-		groups = []apiGroup{}
+	if d.groups, err = json.Marshal(apiGroupList{Kind: "APIGroupList", APIVersion: "v1", Groups: list}); err != nil {
+		return nil, err
 	}
-	if d.groups, err = json.Marshal(apiGroupList{Kind: "APIGroupList", APIVersion: "v1", Groups: groups}); err != nil {
+	core := []groupDiscovery{}
+	if g := agg[""]; g != nil {
+		core = append(core, *g)
+	}
+	named := []groupDiscovery{}
+	for _, g := range groups {
+		named = append(named, *agg[g.Name])
+	}
+	if d.aggCore, d.aggCoreETag, err = encodeDiscoveryList(core); err != nil {
+		return nil, err
+	}
+	if d.aggGroups, d.aggGroupsETag, err = encodeDiscoveryList(named); err != nil {
+		return nil, err
+	}
+	// Definitions are checked now, so that a bad schema fails New.
+	defs, err := buildDefinitions(resources)
+	if err != nil {
 		return nil, err
 	}
 	d.openAPI = sync.OnceValues(func() (*openAPIDocs, error) {
-		root, docs, err := buildOpenAPI(resources)
-		return &openAPIDocs{root, docs}, err
+		root, docs, v2, err := buildOpenAPI(resources, defs, ver.GitVersion)
+		return &openAPIDocs{root, docs, v2}, err
 	})
 	d.version, err = json.Marshal(versionInfo{
-		Major: kubeMajor, Minor: kubeMinor, GitVersion: kubeGitVersion,
-		GitTreeState: "clean", BuildDate: "1970-01-01T00:00:00Z",
+		Major: ver.Major, Minor: ver.Minor, GitVersion: ver.GitVersion, GitCommit: ver.GitCommit,
+		GitTreeState: ver.GitTreeState, BuildDate: ver.BuildDate,
 		GoVersion: runtime.Version(), Compiler: runtime.Compiler, Platform: runtime.GOOS + "/" + runtime.GOARCH,
 	})
 	return d, err
+}
+
+// encodeDiscoveryList encodes an APIGroupDiscoveryList and its ETag: the
+// SHA-512 of the document in upper-case hex, quoted, as kube-apiserver's.
+func encodeDiscoveryList(items []groupDiscovery) (doc []byte, etag string, err error) {
+	doc, err = json.Marshal(discoveryList{Kind: "APIGroupDiscoveryList", APIVersion: "apidiscovery.k8s.io/v2", Items: items})
+	if err != nil {
+		return nil, "", err
+	}
+	sum := sha512.Sum512(doc)
+	return doc, `"` + strings.ToUpper(hex.EncodeToString(sum[:])) + `"`, nil
 }
 
 // apiVersionsFor is /api, whose serverAddressByClientCIDRs names the address
@@ -161,4 +295,150 @@ func apiVersionsFor(host string) ([]byte, error) {
 		Versions:                   []string{"v1"},
 		ServerAddressByClientCIDRs: []serverAddress{{ClientCIDR: "0.0.0.0/0", ServerAddress: host}},
 	})
+}
+
+// Media types of discovery documents.
+const (
+	contentTypeJSON = "application/json"
+	// contentTypeAggregated is the Content-Type of aggregated discovery,
+	// by which client-go tells it from the unaggregated form.
+	contentTypeAggregated = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+)
+
+// wantsAggregated reports whether the Accept header prefers aggregated
+// discovery: its most preferred entry the server can serve (by quality,
+// then header order) is JSON converted to
+// apidiscovery.k8s.io/v2 APIGroupDiscoveryList. Entries asking for another
+// conversion (v2beta1, which Kubernetes no longer serves, or a Table) or a
+// protobuf form are skipped, as kube-apiserver skips what it cannot
+// serve; other parameters, such as client-go's profile=nopeer, are ignored.
+func wantsAggregated(accept string) bool {
+	ranges, _ := negotiation.ParseAccept(accept)
+	slices.SortStableFunc(ranges, func(a, b negotiation.MediaRange) int { return b.Quality - a.Quality })
+	for _, m := range ranges {
+		if m.Quality == 0 {
+			break
+		}
+		json := m.Type == "*" || strings.EqualFold(m.Type, "application") && (m.Subtype == "*" || strings.EqualFold(m.Subtype, "json"))
+		g, hasG := m.Param("g")
+		v, _ := m.Param("v")
+		as, hasAs := m.Param("as")
+		if !hasG && !hasAs {
+			if json || strings.EqualFold(m.Type, "application") && strings.EqualFold(m.Subtype, "yaml") {
+				return false
+			}
+			continue
+		}
+		if json && g == "apidiscovery.k8s.io" && v == "v2" && as == "APIGroupDiscoveryList" {
+			return true
+		}
+	}
+	return false
+}
+
+// acceptsJSON reports whether an Accept header allows plain JSON; an
+// absent header allows anything.
+func acceptsJSON(accept string) bool {
+	if strings.TrimSpace(accept) == "" {
+		return true
+	}
+	ranges, _ := negotiation.ParseAccept(accept)
+	for _, m := range ranges {
+		if m.Quality > 0 && (m.Type == "*" || strings.EqualFold(m.Type, "application") && (m.Subtype == "*" || strings.EqualFold(m.Subtype, "json"))) {
+			return true
+		}
+	}
+	return false
+}
+
+// serveDiscovery serves the paths that are not resources: /version,
+// health, OpenAPI, and the discovery documents of /api and /apis.
+func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, segs []string) {
+	d := s.disco
+	switch {
+	case len(segs) == 1 && segs[0] == "version":
+		s.discoveryDoc(w, r, d.version, contentTypeJSON, "")
+	case segs[0] == "openapi" && len(segs) >= 2 && (segs[1] == "v2" || segs[1] == "v3"):
+		docs, err := d.openAPI()
+		if err != nil {
+			s.writeError(w, r, nil, err)
+			return
+		}
+		var b []byte
+		var ok bool
+		switch {
+		case segs[1] == "v2":
+			b, ok = docs.v2, len(segs) == 2
+		case len(segs) == 2:
+			b, ok = docs.root, true
+		default:
+			b, ok = docs.docs[strings.Join(segs[2:], "/")]
+		}
+		if !ok {
+			s.writeError(w, r, nil, errNotFound())
+			return
+		}
+		if segs[1] == "v2" && !acceptsJSON(r.Header.Get("Accept")) {
+			// The protobuf form client-go asks for is not served; a 406
+			// tells it so rather than JSON it would fail to parse.
+			s.writeError(w, r, nil, status.NewNotAcceptableMediaTypes(contentTypeJSON))
+			return
+		}
+		s.discoveryDoc(w, r, b, contentTypeJSON, "")
+	case len(segs) == 1 && (segs[0] == "api" || segs[0] == "apis"):
+		if wantsAggregated(r.Header.Get("Accept")) {
+			if segs[0] == "api" {
+				s.discoveryDoc(w, r, d.aggCore, contentTypeAggregated, d.aggCoreETag)
+			} else {
+				s.discoveryDoc(w, r, d.aggGroups, contentTypeAggregated, d.aggGroupsETag)
+			}
+			return
+		}
+		b := d.groups
+		if segs[0] == "api" {
+			var err error
+			if b, err = apiVersionsFor(r.Host); err != nil {
+				s.writeError(w, r, nil, err)
+				return
+			}
+		}
+		s.discoveryDoc(w, r, b, contentTypeJSON, "")
+	case len(segs) == 2 && segs[0] == "api" && segs[1] == "v1" && d.resources["v1"] != nil:
+		s.discoveryDoc(w, r, d.resources["v1"], contentTypeJSON, "")
+	case len(segs) == 2 && segs[0] == "apis" && d.group[segs[1]] != nil:
+		s.discoveryDoc(w, r, d.group[segs[1]], contentTypeJSON, "")
+	case len(segs) == 3 && segs[0] == "apis" && d.resources[segs[1]+"/"+segs[2]] != nil:
+		s.discoveryDoc(w, r, d.resources[segs[1]+"/"+segs[2]], contentTypeJSON, "")
+	default:
+		s.writeError(w, r, nil, errNotFound())
+	}
+}
+
+// discoveryDoc answers a GET with a document. An etag makes the response
+// cacheable as kube-apiserver's aggregated discovery is: ETag, Vary:
+// Accept (the same URL has two forms) and Cache-Control: public, and 304
+// Not Modified to an If-None-Match that names the current ETag.
+func (s *Server) discoveryDoc(w http.ResponseWriter, r *http.Request, doc []byte, contentType, etag string) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		st := status.NewMethodNotSupported(status.GroupResource{}, r.Method)
+		st.Status.Message = "the server does not allow this method on the requested resource"
+		s.writeError(w, r, nil, st)
+		return
+	}
+	h := w.Header()
+	if etag != "" {
+		h.Set("Etag", etag)
+		h.Set("Vary", "Accept")
+		h.Set("Cache-Control", "public")
+		if r.Header.Get("If-None-Match") == etag {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+	}
+	h.Set("Content-Type", contentType)
+	h.Set("Content-Length", strconv.Itoa(len(doc)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodGet {
+		w.Write(doc)
+	}
 }

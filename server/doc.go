@@ -24,7 +24,7 @@
 // all-namespace lists and the legacy /watch/ paths; every verb (get, list
 // with limit and continue, watch with bookmarks and streaming lists,
 // create with generateName, update, patch in JSON patch, merge patch and
-// (through Resource.StrategicMerge) strategic merge patch, delete with
+// (for types that declare Resource.PatchSchema) strategic merge patch, delete with
 // preconditions, propagationPolicy and finalizers, deletecollection);
 // every resourceVersion rule of package rv; label and field selectors;
 // dryRun and fieldValidation on every write; Tables, PartialObjectMetadata

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -72,85 +71,31 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	segs, ok := splitPath(r.URL.Path)
+	if ok && isHealthPath(segs) {
+		s.serveHealth(w, r, segs)
+		return
+	}
 	if s.closing.Load() {
 		s.writeError(w, r, nil, errShuttingDown)
 		return
 	}
-	segs, ok := splitPath(r.URL.Path)
 	if !ok || len(segs) == 0 {
 		s.writeError(w, r, nil, errNotFound())
 		return
 	}
 	switch {
-	case segs[0] == "version" && len(segs) == 1:
-		s.discoveryDoc(w, r, s.disco.version)
-	case segs[0] == "openapi" && len(segs) >= 2 && segs[1] == "v3":
-		docs, err := s.disco.openAPI()
-		if err != nil {
-			s.writeError(w, r, nil, err)
-			return
-		}
-		if len(segs) == 2 {
-			s.discoveryDoc(w, r, docs.root)
-			return
-		}
-		if b, ok := docs.docs[strings.Join(segs[2:], "/")]; ok {
-			s.discoveryDoc(w, r, b)
-			return
-		}
-		s.writeError(w, r, nil, errNotFound())
-	case segs[0] == "api" && len(segs) == 1:
-		b, err := apiVersionsFor(r.Host)
-		if err != nil {
-			s.writeError(w, r, nil, err)
-			return
-		}
-		s.discoveryDoc(w, r, b)
-	case segs[0] == "api" && segs[1] == "v1":
-		if len(segs) == 2 {
-			s.discoveryDoc(w, r, s.disco.resources["v1"])
-			return
-		}
+	case segs[0] == "api" && len(segs) > 2 && segs[1] == "v1":
 		s.serveResource(w, r, "v1", segs[2:])
-	case segs[0] == "apis" && len(segs) == 1:
-		s.discoveryDoc(w, r, s.disco.groups)
-	case segs[0] == "apis" && len(segs) == 2:
-		if b, ok := s.disco.group[segs[1]]; ok {
-			s.discoveryDoc(w, r, b)
-			return
-		}
-		s.writeError(w, r, nil, errNotFound())
-	case segs[0] == "apis":
+	case segs[0] == "apis" && len(segs) > 3:
 		gv := segs[1] + "/" + segs[2]
 		if _, ok := s.disco.resources[gv]; !ok {
 			s.writeError(w, r, nil, errNotFound())
 			return
 		}
-		if len(segs) == 3 {
-			s.discoveryDoc(w, r, s.disco.resources[gv])
-			return
-		}
 		s.serveResource(w, r, gv, segs[3:])
 	default:
-		s.writeError(w, r, nil, errNotFound())
-	}
-}
-
-// discoveryDoc answers a GET with a discovery document, always JSON (as
-// Kubernetes' legacy discovery). The plain Content-Type tells client-go
-// it is not aggregated discovery.
-func (s *Server) discoveryDoc(w http.ResponseWriter, r *http.Request, doc []byte) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		st := status.NewMethodNotSupported(status.GroupResource{}, r.Method)
-		st.Status.Message = "the server does not allow this method on the requested resource"
-		s.writeError(w, r, nil, st)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(doc)))
-	w.WriteHeader(http.StatusOK)
-	if r.Method == http.MethodGet {
-		w.Write(doc)
+		s.serveDiscovery(w, r, segs)
 	}
 }
 

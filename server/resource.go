@@ -40,6 +40,23 @@ type Resource struct {
 	// envelope); nil for a type without a protobuf form.
 	DecodeProto func(raw []byte) (Object, error)
 
+	// Schema is the OpenAPI schema of the resource's objects, published in
+	// /openapi/v2 and /openapi/v3 for kubectl explain, client-side
+	// validation and kubectl apply's merge rules. The apiVersion, kind and
+	// metadata properties every object has are added when absent. nil
+	// publishes an object of any fields.
+	Schema *Schema
+	// SchemaName names the schema's definition. "" means
+	// io.k8s.api.core.<version>.<Kind> for the core group, else the
+	// group's reversed domain name, the version and the kind
+	// (dev.apisem.example.v1.Widget), as Kubernetes names a custom
+	// resource's. The list type's is the same with ListKind.
+	SchemaName string
+	// Definitions are the named schemas Schema refers to, besides those
+	// the server contributes (ObjectMetaSchema, TimeSchema, ...).
+	// Resources may share definitions; a name must mean one schema.
+	Definitions map[string]*Schema
+
 	// Columns describe the resource's Table, as kubectl prints it.
 	Columns []Column
 

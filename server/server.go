@@ -36,6 +36,9 @@ type Options struct {
 	// typical use.
 	AdmitCreate func(ctx context.Context, res *Resource, obj Object) error
 
+	// Version is what /version reports; see Version for the defaults.
+	Version Version
+
 	// Addr is the address ListenAndServe listens on. "" means DefaultAddr.
 	Addr string
 
@@ -138,7 +141,7 @@ func New(opts Options) (*Server, error) {
 	})
 	defs := opts.Resources
 	var err error
-	if s.disco, err = buildDiscovery(defs); err != nil {
+	if s.disco, err = buildDiscovery(defs, opts.Version); err != nil {
 		return nil, err
 	}
 	wopts := watch.Options{

@@ -50,6 +50,7 @@ func Resources() []*server.Resource {
 		{
 			Version: "v1", Kind: "Namespace", ListKind: "NamespaceList",
 			Plural: "namespaces", Singular: "namespace", ShortNames: []string{"ns"},
+			Schema: namespaceOpenAPI, Definitions: namespaceDefinitions,
 			DNSLabelNames: true,
 			New:           func() server.Object { return &Namespace{} },
 			DecodeProto:   decodeNamespace,
@@ -67,6 +68,7 @@ func Resources() []*server.Resource {
 		{
 			Version: "v1", Kind: "ConfigMap", ListKind: "ConfigMapList",
 			Plural: "configmaps", Singular: "configmap", ShortNames: []string{"cm"},
+			Schema:      configMapOpenAPI,
 			Namespaced:  true,
 			New:         func() server.Object { return &ConfigMap{} },
 			DecodeProto: decodeConfigMap,
@@ -83,6 +85,7 @@ func Resources() []*server.Resource {
 		{
 			Version: "v1", Kind: "Secret", ListKind: "SecretList",
 			Plural: "secrets", Singular: "secret",
+			Schema:      secretOpenAPI,
 			Namespaced:  true,
 			New:         func() server.Object { return &Secret{} },
 			DecodeProto: decodeSecret,
@@ -102,6 +105,7 @@ func Resources() []*server.Resource {
 		{
 			Version: "v1", Kind: "Event", ListKind: "EventList",
 			Plural: "events", Singular: "event", ShortNames: []string{"ev"},
+			Schema: eventOpenAPI, Definitions: eventDefinitions,
 			Namespaced:  true,
 			New:         func() server.Object { return &Event{} },
 			DecodeProto: decodeEvent,
@@ -112,6 +116,7 @@ func Resources() []*server.Resource {
 		{
 			Group: "example.apisem.dev", Version: "v1", Kind: "Widget", ListKind: "WidgetList",
 			Plural: "widgets", Singular: "widget", ShortNames: []string{"wd"}, Categories: []string{"all"},
+			Schema: widgetOpenAPI, Definitions: widgetDefinitions,
 			Namespaced: true, TypedListItems: true,
 			New: func() server.Object { return &Widget{} },
 			Columns: []server.Column{server.NameColumn,

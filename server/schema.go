@@ -1,0 +1,324 @@
+package server
+
+import (
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// Schema is an OpenAPI schema: the subset of JSON Schema, and of
+// Kubernetes' extensions to it, that Kubernetes' published API types use.
+// The server writes it into /openapi/v2 (as Swagger 2.0) and /openapi/v3,
+// where kubectl explain reads the documentation of fields, kubectl create
+// and apply validate objects on the client, and kubectl apply finds how
+// lists merge.
+//
+// A Schema either refers to a named definition (Ref) or describes a value
+// itself (the other fields).
+type Schema struct {
+	// Ref names a definition: one of Resource.Definitions or of those the
+	// server contributes (ObjectMetaSchema, TimeSchema, ...). The schema is
+	// that definition; Description and Default may accompany Ref, the
+	// other fields are then ignored.
+	Ref string
+
+	// Type is "object", "array", "string", "integer", "number" or
+	// "boolean"; "" accepts any value.
+	Type string
+	// Format refines Type: "int32", "int64", "double", "byte" (base64),
+	// "date-time", ...
+	Format      string
+	Description string
+	// Default is the value the server sets when the field is absent.
+	Default any
+	// Enum lists the values a string may take.
+	Enum []string
+
+	// Properties are the fields of an object; Required lists the ones that
+	// must be set.
+	Properties map[string]*Schema
+	Required   []string
+	// AdditionalProperties is the schema of a map's values.
+	AdditionalProperties *Schema
+	// Items is the schema of an array's elements.
+	Items *Schema
+
+	// PatchStrategy and PatchMergeKey say how a strategic merge patch
+	// merges the field (x-kubernetes-patch-strategy, -patch-merge-key):
+	// "merge" with a key merges list elements by that key.
+	PatchStrategy, PatchMergeKey string
+	// ListType ("atomic", "set" or "map"), ListMapKeys and MapType
+	// ("atomic" or "granular") say how server-side apply merges the field
+	// (x-kubernetes-list-type, -list-map-keys, -map-type).
+	ListType    string
+	ListMapKeys []string
+	MapType     string
+	// IntOrString accepts an integer or a string
+	// (x-kubernetes-int-or-string).
+	IntOrString bool
+	// PreserveUnknownFields keeps fields the schema does not name
+	// (x-kubernetes-preserve-unknown-fields), as in a RawExtension.
+	PreserveUnknownFields bool
+}
+
+// Names of the definitions the server contributes to every OpenAPI
+// document, for Schema.Ref. They are Kubernetes' names, so that clients
+// that know them (kubectl explain prints "<ObjectMeta>") see the familiar
+// types.
+const (
+	ObjectMetaSchema    = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+	ListMetaSchema      = "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"
+	TimeSchema          = "io.k8s.apimachinery.pkg.apis.meta.v1.Time"
+	MicroTimeSchema     = "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime"
+	StatusSchema        = "io.k8s.apimachinery.pkg.apis.meta.v1.Status"
+	DeleteOptionsSchema = "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"
+	WatchEventSchema    = "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent"
+	PatchSchema         = "io.k8s.apimachinery.pkg.apis.meta.v1.Patch"
+)
+
+// schemaName is the definition name of r's object type.
+func (r *Resource) schemaName() string {
+	if r.SchemaName != "" {
+		return r.SchemaName
+	}
+	if r.Group == "" {
+		return "io.k8s.api.core." + r.Version + "." + r.Kind
+	}
+	parts := strings.Split(r.Group, ".")
+	slices.Reverse(parts)
+	return strings.Join(parts, ".") + "." + r.Version + "." + r.Kind
+}
+
+// listSchemaName is the definition name of r's list type.
+func (r *Resource) listSchemaName() string {
+	return strings.TrimSuffix(r.schemaName(), r.Kind) + r.ListKind
+}
+
+// gvkExt is one entry of x-kubernetes-group-version-kind.
+type gvkExt struct {
+	Group   string `json:"group"`
+	Kind    string `json:"kind"`
+	Version string `json:"version"`
+}
+
+// schemaJSON is a Schema as written in a document; the field order is the
+// one json.Marshal gives a map, which is how Kubernetes' documents read.
+type schemaJSON struct {
+	Ref                   string                 `json:"$ref,omitempty"`
+	AdditionalProperties  *schemaJSON            `json:"additionalProperties,omitempty"`
+	AllOf                 []*schemaJSON          `json:"allOf,omitempty"`
+	Default               any                    `json:"default,omitempty"`
+	Description           string                 `json:"description,omitempty"`
+	Enum                  []string               `json:"enum,omitempty"`
+	Format                string                 `json:"format,omitempty"`
+	Items                 *schemaJSON            `json:"items,omitempty"`
+	Properties            map[string]*schemaJSON `json:"properties,omitempty"`
+	Required              []string               `json:"required,omitempty"`
+	Type                  string                 `json:"type,omitempty"`
+	GVK                   []gvkExt               `json:"x-kubernetes-group-version-kind,omitempty"`
+	IntOrString           bool                   `json:"x-kubernetes-int-or-string,omitempty"`
+	ListMapKeys           []string               `json:"x-kubernetes-list-map-keys,omitempty"`
+	ListType              string                 `json:"x-kubernetes-list-type,omitempty"`
+	MapType               string                 `json:"x-kubernetes-map-type,omitempty"`
+	PatchMergeKey         string                 `json:"x-kubernetes-patch-merge-key,omitempty"`
+	PatchStrategy         string                 `json:"x-kubernetes-patch-strategy,omitempty"`
+	PreserveUnknownFields bool                   `json:"x-kubernetes-preserve-unknown-fields,omitempty"`
+}
+
+// refPrefix is where definitions live: "#/definitions/" in Swagger 2.0,
+// "#/components/schemas/" in OpenAPI 3.
+func refPrefix(v3 bool) string {
+	if v3 {
+		return "#/components/schemas/"
+	}
+	return "#/definitions/"
+}
+
+// encode converts s to its document form. A reference with a description
+// or default is wrapped in allOf in OpenAPI 3, where $ref may have no
+// siblings, and written with siblings in Swagger 2.0, as Kubernetes does.
+func (s *Schema) encode(v3 bool) *schemaJSON {
+	if s == nil {
+		return nil
+	}
+	if s.Ref != "" {
+		ref := &schemaJSON{Ref: refPrefix(v3) + s.Ref}
+		if s.Description == "" && s.Default == nil {
+			return ref
+		}
+		if v3 {
+			return &schemaJSON{AllOf: []*schemaJSON{ref}, Description: s.Description, Default: s.Default}
+		}
+		ref.Description, ref.Default = s.Description, s.Default
+		return ref
+	}
+	j := &schemaJSON{
+		AdditionalProperties: s.AdditionalProperties.encode(v3),
+		Default:              s.Default, Description: s.Description, Enum: s.Enum, Format: s.Format,
+		Items: s.Items.encode(v3), Required: s.Required, Type: s.Type,
+		IntOrString: s.IntOrString, ListMapKeys: s.ListMapKeys, ListType: s.ListType, MapType: s.MapType,
+		PatchMergeKey: s.PatchMergeKey, PatchStrategy: s.PatchStrategy, PreserveUnknownFields: s.PreserveUnknownFields,
+	}
+	if len(s.Properties) > 0 {
+		j.Properties = make(map[string]*schemaJSON, len(s.Properties))
+		for k, p := range s.Properties {
+			j.Properties[k] = p.encode(v3)
+		}
+	}
+	return j
+}
+
+// refs calls f with every definition name s refers to.
+func (s *Schema) refs(f func(string)) {
+	if s == nil {
+		return
+	}
+	if s.Ref != "" {
+		f(s.Ref)
+		return
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
+		s.Properties[k].refs(f)
+	}
+	s.Items.refs(f)
+	s.AdditionalProperties.refs(f)
+}
+
+// definitions are the named schemas of one server: its own and those of
+// every resource, with the kinds each definition is the schema of.
+type definitions struct {
+	schemas map[string]*Schema
+	gvks    map[string][]gvkExt
+}
+
+// buildDefinitions collects the definitions of resources and checks that
+// every reference resolves and no name is defined twice differently.
+func buildDefinitions(resources []*Resource) (*definitions, error) {
+	d := &definitions{schemas: metaDefinitions(), gvks: map[string][]gvkExt{}}
+	d.gvks[StatusSchema] = []gvkExt{{Version: "v1", Kind: "Status"}}
+	add := func(name string, s *Schema) error {
+		if old, ok := d.schemas[name]; ok && !reflect.DeepEqual(old, s) {
+			return fmt.Errorf("server: OpenAPI definition %s defined twice, differently", name)
+		}
+		d.schemas[name] = s
+		return nil
+	}
+	seenGV := map[string]bool{}
+	for _, r := range resources {
+		for _, name := range slices.Sorted(maps.Keys(r.Definitions)) {
+			if err := add(name, r.Definitions[name]); err != nil {
+				return nil, err
+			}
+		}
+		if err := add(r.schemaName(), objectSchema(r)); err != nil {
+			return nil, err
+		}
+		if err := add(r.listSchemaName(), listSchema(r)); err != nil {
+			return nil, err
+		}
+		d.gvks[r.schemaName()] = append(d.gvks[r.schemaName()], gvkExt{r.Group, r.Kind, r.Version})
+		d.gvks[r.listSchemaName()] = append(d.gvks[r.listSchemaName()], gvkExt{r.Group, r.ListKind, r.Version})
+		if !seenGV[r.GroupVersion()] {
+			// DeleteOptions and WatchEvent are kinds of every group version.
+			seenGV[r.GroupVersion()] = true
+			for _, n := range []string{DeleteOptionsSchema, WatchEventSchema} {
+				d.gvks[n] = append(d.gvks[n], gvkExt{r.Group, strings.TrimPrefix(n, "io.k8s.apimachinery.pkg.apis.meta.v1."), r.Version})
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(d.schemas)) {
+		var missing string
+		d.schemas[name].refs(func(ref string) {
+			if _, ok := d.schemas[ref]; !ok && missing == "" {
+				missing = ref
+			}
+		})
+		if missing != "" {
+			return nil, fmt.Errorf("server: OpenAPI definition %s refers to %s, which is not defined", name, missing)
+		}
+	}
+	return d, nil
+}
+
+// closure returns the names reachable from roots, sorted.
+func (d *definitions) closure(roots ...string) []string {
+	seen := map[string]bool{}
+	var visit func(string)
+	visit = func(n string) {
+		if seen[n] {
+			return
+		}
+		seen[n] = true
+		d.schemas[n].refs(visit)
+	}
+	for _, r := range roots {
+		visit(r)
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// encode returns the named definitions in document form, each with the
+// kinds it is the schema of (restricted to keep, when not nil: a group
+// version's document names only its own kinds).
+func (d *definitions) encode(names []string, v3 bool, keep func(gvkExt) bool) map[string]*schemaJSON {
+	out := make(map[string]*schemaJSON, len(names))
+	for _, n := range names {
+		j := d.schemas[n].encode(v3)
+		for _, g := range d.gvks[n] {
+			if keep == nil || keep(g) {
+				j.GVK = append(j.GVK, g)
+			}
+		}
+		out[n] = j
+	}
+	return out
+}
+
+// objectSchema is r's Schema with the apiVersion, kind and metadata every
+// object has added when absent; an absent Schema is an object of any
+// fields.
+func objectSchema(r *Resource) *Schema {
+	s := &Schema{Type: "object", PreserveUnknownFields: true}
+	if r.Schema != nil {
+		c := *r.Schema
+		s = &c
+	}
+	props := maps.Clone(s.Properties)
+	if props == nil {
+		props = map[string]*Schema{}
+	}
+	if props["apiVersion"] == nil {
+		props["apiVersion"] = apiVersionProperty
+	}
+	if props["kind"] == nil {
+		props["kind"] = kindProperty
+	}
+	if props["metadata"] == nil {
+		props["metadata"] = &Schema{Ref: ObjectMetaSchema, Default: map[string]any{},
+			Description: "Standard object's metadata: its name, namespace, labels, annotations and the fields the server maintains."}
+	}
+	s.Properties = props
+	if s.Type == "" {
+		s.Type = "object"
+	}
+	return s
+}
+
+// listSchema is the schema of r's list type.
+func listSchema(r *Resource) *Schema {
+	return &Schema{
+		Type:        "object",
+		Description: r.ListKind + " is a list of " + r.Kind + " objects.",
+		Required:    []string{"items"},
+		Properties: map[string]*Schema{
+			"apiVersion": apiVersionProperty,
+			"kind":       kindProperty,
+			"items": {Type: "array", Description: "The " + r.Kind + " objects of the list.",
+				Items: &Schema{Ref: r.schemaName(), Default: map[string]any{}}},
+			"metadata": {Ref: ListMetaSchema, Default: map[string]any{},
+				Description: "Standard list metadata: the resourceVersion of the list and the continue token of the next page."},
+		},
+	}
+}
