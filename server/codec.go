@@ -99,6 +99,10 @@ func untyped(o Object) Object {
 // appendJSON appends the JSON of o, with kind and apiVersion first when
 // typed is set.
 func (c *codec) appendJSON(dst []byte, o Object, typed bool) ([]byte, error) {
+	if u, ok := o.(*Unstructured); ok && typed {
+		// Its members are sorted, kind and apiVersion among them.
+		return u.appendJSON(dst, TypeMeta{Kind: c.res.Kind, APIVersion: c.gv})
+	}
 	b, err := json.Marshal(untyped(o))
 	if err != nil {
 		return dst, err
