@@ -35,10 +35,16 @@ type codec struct {
 	// conv and convProto make Tables and PartialObjectMetadata; convProto
 	// also gives the protobuf form of metadata.
 	conv, convProto *negotiation.Converter[Object]
+	// unstructured: the resource's objects are *Unstructured, whose
+	// lists Kubernetes writes with sorted members.
+	unstructured bool
 }
 
 func newCodec(r *Resource, st *store.Store[Object], now func() time.Time) *codec {
 	c := &codec{res: r, st: st, gv: r.GroupVersion()}
+	if r.New != nil {
+		_, c.unstructured = r.New().(*Unstructured)
+	}
 	c.typed = []byte(`{"kind":` + strconv.Quote(r.Kind) + `,"apiVersion":` + strconv.Quote(c.gv) + `,`)
 	c.itemJSON = store.NewEncoding(func(dst []byte, o Object) ([]byte, error) {
 		return c.appendJSON(dst, o, r.TypedListItems)

@@ -136,6 +136,9 @@ func (s *Server) encodeList(r *http.Request, rs *resource, res negotiation.Resul
 		size += len(item) + 1
 	}
 	b := make([]byte, 0, size)
+	if c.unstructured {
+		return res.Encode(appendUnstructuredList(b, c, &meta, parts), nil)
+	}
 	b = append(b, `{"kind":`...)
 	b = strconv.AppendQuote(b, c.res.ListKind)
 	b = append(b, `,"apiVersion":`...)

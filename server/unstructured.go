@@ -12,6 +12,7 @@ import (
 
 	kjson "sigs.k8s.io/json"
 
+	"github.com/apisem/apisem/envelope"
 	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/store"
 )
@@ -632,4 +633,39 @@ func prepareGeneration(obj, old Object) {
 	if ok1 && ok2 && !reflect.DeepEqual(u.Content, o.Content) && (len(u.Content) > 0 || len(o.Content) > 0) {
 		m.Generation++
 	}
+}
+
+// appendUnstructuredList appends the JSON of a list of unstructured
+// objects (items holds their JSON) with its members sorted, as Kubernetes
+// writes an UnstructuredList: apiVersion, items, kind, metadata. Its
+// metadata always has continue, empty or not, since Kubernetes' storage
+// sets it on every list; remainingItemCount only when known.
+func appendUnstructuredList(dst []byte, c *codec, meta *envelope.ListMeta, items [][]byte) []byte {
+	dst = append(dst, `{"apiVersion":`...)
+	dst = strconv.AppendQuote(dst, c.gv)
+	dst = append(dst, `,"items":[`...)
+	for i, item := range items {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, item...)
+	}
+	dst = append(dst, `],"kind":`...)
+	dst = strconv.AppendQuote(dst, c.res.ListKind)
+	dst = append(dst, `,"metadata":{"continue":`...)
+	dst = appendJSONString(dst, meta.Continue)
+	if meta.RemainingItemCount != nil {
+		dst = append(dst, `,"remainingItemCount":`...)
+		dst = strconv.AppendInt(dst, *meta.RemainingItemCount, 10)
+	}
+	dst = append(dst, `,"resourceVersion":`...)
+	dst = appendJSONString(dst, meta.ResourceVersion)
+	// The newline Kubernetes' encoder ends JSON with.
+	return append(dst, "}}\n"...)
+}
+
+// appendJSONString appends s as encoding/json writes it.
+func appendJSONString(dst []byte, s string) []byte {
+	b, _ := json.Marshal(s) // a string cannot fail
+	return append(dst, b...)
 }

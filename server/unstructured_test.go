@@ -337,4 +337,3 @@ func ExampleUnstructured() {
 	// Gizmo g1 red 3
 	// {"apiVersion":"demo.io/v1","kind":"Gizmo","metadata":{"labels":{"tier":"db"},"name":"g1"},"spec":{"color":"blue","size":3}}
 }
-
