@@ -2,7 +2,9 @@ package server
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"maps"
 	"strconv"
 	"time"
 
@@ -136,6 +138,34 @@ func (c *codec) objectJSON(o Object) ([]byte, error) {
 	return c.appendTyped(make([]byte, 0, len(item)+len(c.typed)), item), nil
 }
 
+// specChanged reports whether o differs from old outside metadata and
+// status: the change that moves metadata.generation. It compares JSON
+// members, which one encoder writes deterministically for one type.
+func (c *codec) specChanged(o, old Object) (bool, error) {
+	a, err := c.appendJSON(nil, o, false)
+	if err != nil {
+		return false, err
+	}
+	b, err := c.st.Encoded(old, c.itemJSON) // cached for stored versions
+	if err != nil {
+		return false, err
+	}
+	var am, bm map[string]json.RawMessage
+	if err := json.Unmarshal(a, &am); err != nil {
+		return false, err
+	}
+	if err := json.Unmarshal(b, &bm); err != nil {
+		return false, err
+	}
+	for _, m := range []map[string]json.RawMessage{am, bm} {
+		delete(m, "metadata")
+		delete(m, "status")
+		delete(m, "kind")
+		delete(m, "apiVersion")
+	}
+	return !maps.EqualFunc(am, bm, func(x, y json.RawMessage) bool { return bytes.Equal(x, y) }), nil
+}
+
 // objectProto returns o in its protobuf envelope.
 func (c *codec) objectProto(o Object) ([]byte, error) {
 	raw, err := c.st.Encoded(o, c.itemProto)
@@ -161,6 +191,59 @@ func (c *codec) objectMeta(o Object, proto bool) negotiation.Meta {
 		nm.Proto, _ = c.st.Encoded(o, c.metaProto)
 	}
 	return nm
+}
+
+var comma = []byte{','}
+
+// listParts returns the body of a list in JSON (compact) or protobuf as
+// pieces for negotiation.WriteParts: a head, the items from the store's
+// per-version caches, a tail. Nothing is copied.
+func (c *codec) listParts(m negotiation.MediaType, meta envelope.ListMeta, l items) ([]negotiation.Part, error) {
+	n := l.Len()
+	parts := make([]negotiation.Part, n+2)
+	its := parts[1 : n+1]
+	size := 0
+	itemEnc := c.itemJSON
+	if m == negotiation.Protobuf {
+		itemEnc = c.itemProto
+	}
+	var heads []byte // the protobuf field headers of the items
+	if m == negotiation.Protobuf {
+		heads = make([]byte, 0, n*(1+binary.MaxVarintLen32))
+	}
+	for i := range its {
+		item, err := l.Encoded(i, itemEnc)
+		if err != nil {
+			return nil, err
+		}
+		p := &its[i]
+		p.Plain = item
+		switch {
+		case m == negotiation.Protobuf:
+			start := len(heads)
+			heads = envelope.AppendListItemHead(heads, len(item))
+			p.Sep = heads[start:len(heads):len(heads)]
+		case i > 0:
+			p.Sep = comma
+		}
+		size += p.Len()
+	}
+	if m == negotiation.Protobuf {
+		lm := envelope.AppendListMetadata(nil, &meta)
+		size += len(lm)
+		parts[0].Plain = append(envelope.AppendEnvelopeHead(nil, c.gv, c.res.ListKind, size), lm...)
+		parts[n+1].Plain = envelope.AppendEnvelopeTail(nil)
+	} else {
+		b := append([]byte(`{"kind":`), strconv.Quote(c.res.ListKind)...)
+		b = append(b, `,"apiVersion":`...)
+		b = strconv.AppendQuote(b, c.gv)
+		b = append(b, `,"metadata":`...)
+		b = appendListMetaJSON(b, &meta)
+		parts[0].Plain = append(b, `,"items":[`...)
+		// The newline Kubernetes' encoder ends JSON with.
+		parts[n+1].Plain = []byte("]}\n")
+	}
+	return parts, nil
 }
 
 // pageMeta is the list metadata of a page.

@@ -218,7 +218,9 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, t *target) error {
 	if err != nil {
 		return err
 	}
-	o, err := t.res.store.Get(r.Context(), t.namespace, t.name, read)
+	// Only encoded: the stored object will do, and its encodings are
+	// cached.
+	o, err := t.res.store.View(r.Context(), t.namespace, t.name, read)
 	if err != nil {
 		return err
 	}
@@ -290,11 +292,26 @@ func validate(rs *resource, o, old Object) error {
 	return status.NewInvalid(status.GroupKind{Group: rs.def.Group, Kind: rs.def.Kind}, name, errs...)
 }
 
-// prepare applies the resource's defaulting and protected fields.
-func prepare(rs *resource, o, old Object) {
+// prepare applies the resource's defaulting and protected fields, then
+// keeps metadata.generation if the resource tracks it.
+func prepare(rs *resource, o, old Object) error {
 	if rs.def.Prepare != nil {
 		rs.def.Prepare(o, old)
 	}
+	if !rs.def.Generation {
+		return nil
+	}
+	m := o.Meta()
+	if old == nil {
+		m.Generation = 1
+		return nil
+	}
+	m.Generation = old.Meta().Generation
+	changed, err := rs.codec.specChanged(o, old)
+	if changed {
+		m.Generation++
+	}
+	return err
 }
 
 // ensureNamespace makes the namespace of o the request's: it fills it in
@@ -353,7 +370,9 @@ func (s *Server) createObject(ctx context.Context, t *target, o Object, opts sto
 	if err := s.admitCreate(ctx, t.res, o); err != nil {
 		return nil, err
 	}
-	prepare(t.res, o, nil)
+	if err := prepare(t.res, o, nil); err != nil {
+		return nil, err
+	}
 	if err := validate(t.res, o, nil); err != nil {
 		return nil, err
 	}
@@ -424,7 +443,9 @@ func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, chang
 		if v := o.Meta().ResourceVersion; v != "" && v != old.Meta().ResourceVersion {
 			return nil, status.NewConflict(t.res.gr, t.name, status.OptimisticLockMessage)
 		}
-		prepare(t.res, o, old)
+		if err := prepare(t.res, o, old); err != nil {
+			return nil, err
+		}
 		if err := validate(t.res, o, old); err != nil {
 			return nil, err
 		}

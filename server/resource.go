@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 
+	"github.com/apisem/apisem/patch"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
 )
@@ -23,6 +24,12 @@ type Resource struct {
 	// DNSLabelNames restricts names to RFC 1123 labels (namespaces);
 	// otherwise names are RFC 1123 subdomains.
 	DNSLabelNames bool
+	// Generation makes the server keep metadata.generation as
+	// Kubernetes does for custom resources and most workload types: 1 on
+	// create, one more on every update that changes anything outside
+	// metadata and status. Clients cannot set it. Resources without it
+	// (ConfigMap, Secret, Namespace) leave generation to Prepare.
+	Generation bool
 	// TypedListItems: list items carry kind and apiVersion, as those of a
 	// custom resource do. Core types' list items do not.
 	TypedListItems bool
@@ -36,12 +43,10 @@ type Resource struct {
 	// Columns describe the resource's Table, as kubectl prints it.
 	Columns []Column
 
-	// StrategicMerge applies a strategic merge patch to the JSON of an
-	// object and returns the patched JSON; nil means the type declares no
-	// patch strategies and strategic merge patches answer 415, as for a
-	// custom resource. Errors should be status errors (a malformed patch
-	// is a 400, one that cannot apply a 422); others are 400s.
-	StrategicMerge func(original, patch []byte) ([]byte, error)
+	// PatchSchema declares the strategic merge patch strategies of the
+	// type's fields (package patch); nil means the type has none, and a
+	// strategic merge patch answers 415, as for a custom resource.
+	PatchSchema *patch.Schema
 
 	// Fields are the field-selector fields beyond metadata.name and
 	// metadata.namespace.

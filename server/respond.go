@@ -82,6 +82,16 @@ func (l objects) Encoded(i int, enc *store.Encoding[Object]) ([]byte, error) {
 
 // writeList writes a list as negotiated.
 func (s *Server) writeList(w http.ResponseWriter, r *http.Request, rs *resource, res negotiation.Result, meta envelope.ListMeta, l items) error {
+	if res.Target == negotiation.TargetNone && (res.MediaType == negotiation.Protobuf || res.MediaType == negotiation.JSON && !res.Pretty) {
+		parts, err := rs.codec.listParts(res.MediaType, meta, l)
+		if err != nil {
+			return err
+		}
+		if err := negotiation.WriteParts(w, r, res, http.StatusOK, parts); err != nil {
+			s.log.Debug("writing a response", "err", err)
+		}
+		return nil
+	}
 	body, err := s.encodeList(r, rs, res, meta, l)
 	if err != nil {
 		return err

@@ -128,13 +128,13 @@ func New(opts Options) (*Server, error) {
 		s.now = time.Now
 	}
 	s.store = store.New(store.Options[Object]{
-		DeepCopy:     func(o Object) Object { return o.DeepCopyObject() },
-		Equal:        sameObject,
-		Now:          s.now,
-		Rand:         opts.Rand,
-		Window:       opts.HistoryWindow,
-		MaxRevisions: opts.MaxRevisions,
-		FutureWait:   opts.FutureWait,
+		DeepCopy:      func(o Object) Object { return o.DeepCopyObject() },
+		Equal:         sameObject,
+		Now:           s.now,
+		Rand:          opts.Rand,
+		HistoryWindow: opts.HistoryWindow,
+		MaxRevisions:  opts.MaxRevisions,
+		FutureWait:    opts.FutureWait,
 	})
 	defs := opts.Resources
 	var err error
@@ -144,7 +144,7 @@ func New(opts Options) (*Server, error) {
 	wopts := watch.Options{
 		BookmarkInterval: opts.BookmarkInterval,
 		MinTimeout:       opts.WatchTimeout,
-		MaxWait:          opts.FutureWait,
+		FutureWait:       opts.FutureWait,
 	}
 	for _, d := range defs {
 		r := &resource{def: d, gr: status.GroupResource{Group: d.Group, Resource: d.Plural}}

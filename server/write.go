@@ -2,14 +2,13 @@ package server
 
 import (
 	"encoding/json"
-	"errors"
 	"mime"
 	"net/http"
 	"strings"
 
 	"github.com/apisem/apisem/envelope"
-	"github.com/apisem/apisem/examples/apiserver/patch"
 	"github.com/apisem/apisem/negotiation"
+	"github.com/apisem/apisem/patch"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
 )
@@ -22,47 +21,13 @@ const (
 	applyPatchType     = "application/apply-patch+yaml"
 )
 
-// jsonPatchOp is one JSON patch operation, for checking a patch's own
-// fields in Warn and Strict mode.
-type jsonPatchOp struct {
-	Op    string `json:"op"`
-	Path  string `json:"path"`
-	From  string `json:"from,omitempty"`
-	Value any    `json:"value,omitempty"`
-}
-
-// patchFieldProblems returns the unknown and duplicate fields of the patch
-// document itself, as Kubernetes reports them for Warn and Strict (those of
-// a JSON patch prefixed "json patch "). A patch that is not JSON is a 400.
-func patchFieldProblems(patchType string, body []byte) ([]string, error) {
-	var v any = &map[string]any{}
-	if patchType == jsonPatchType {
-		v = &[]jsonPatchOp{}
-	}
-	texts, err := negotiation.Decode(body, negotiation.JSON, v, negotiation.DecodeOptions{FieldValidation: negotiation.FieldValidationWarn})
-	if err != nil {
-		var se *status.Error
-		msg := err.Error()
-		if errors.As(err, &se) {
-			msg = se.Status.Message
-		}
-		return nil, status.NewBadRequest("error decoding patch: " + msg)
-	}
-	if patchType == jsonPatchType {
-		for i := range texts {
-			texts[i] = "json patch " + texts[i]
-		}
-	}
-	return texts, nil
-}
-
 func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error {
 	res, err := t.res.negotiate(r, negotiation.Object)
 	if err != nil {
 		return err
 	}
 	accepted := []string{jsonPatchType, mergePatchType, applyPatchType}
-	if t.res.def.StrategicMerge != nil {
+	if t.res.def.PatchSchema != nil {
 		accepted = []string{jsonPatchType, mergePatchType, strategicPatchType, applyPatchType}
 	}
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -70,7 +35,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 	case ct == applyPatchType:
 		return status.NewUnsupportedMediaType("server-side apply (" + applyPatchType + ") is not supported by this server; " +
 			"use client-side apply (kubectl apply without --server-side) or a json, merge or strategic merge patch")
-	case ct == strategicPatchType && t.res.def.StrategicMerge == nil,
+	case ct == strategicPatchType && t.res.def.PatchSchema == nil,
 		ct != jsonPatchType && ct != mergePatchType && ct != strategicPatchType:
 		return status.NewUnsupportedBodyMediaType(accepted...)
 	}
@@ -82,30 +47,21 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 	if err != nil {
 		return err
 	}
-	var patchProblems []string
-	if opts.FieldValidation != negotiation.FieldValidationIgnore {
-		if patchProblems, err = patchFieldProblems(ct, body); err != nil {
-			return err
-		}
-	}
 	var warnings []string
 	out, err := s.updateObject(r.Context(), t, opts.DryRun, func(cur Object) (Object, error) {
 		doc, err := t.res.codec.objectJSON(cur)
 		if err != nil {
 			return nil, err
 		}
-		var patched []byte
-		switch ct {
-		case jsonPatchType:
-			patched, err = patch.JSONPatch(doc, body, patch.Limits{MaxCopyBytes: t.res.maxBody})
-		case mergePatchType:
-			patched, err = patch.MergePatch(doc, body)
-		default:
-			patched, err = t.res.def.StrategicMerge(doc, body)
-		}
+		applied, err := patch.Apply(doc, body, ct, patch.Options{
+			Schema:       t.res.def.PatchSchema,
+			CheckFields:  opts.FieldValidation != negotiation.FieldValidationIgnore,
+			MaxCopyBytes: t.res.maxBody,
+		})
 		if err != nil {
-			return nil, patchError(err)
+			return nil, err
 		}
+		patched := applied.Doc
 		// The patched object is decoded as a body would be; Kubernetes
 		// reports what goes wrong as a 422 on the field "patch".
 		o := t.res.def.New()
@@ -119,7 +75,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 		if err != nil {
 			return nil, status.NewInvalid(status.GroupKind{}, "", status.InvalidValue("patch", string(patched), errorMessage(err)))
 		}
-		problems = append(append([]string(nil), patchProblems...), problems...)
+		problems = append(applied.FieldProblems, problems...)
 		if opts.FieldValidation == negotiation.FieldValidationStrict && len(problems) > 0 {
 			return nil, status.NewInvalid(status.GroupKind{}, "", status.InvalidValue("patch", string(patched),
 				"strict decoding error: "+strings.Join(problems, ", ")))
@@ -139,22 +95,6 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 	}
 	negotiation.WriteWarnings(w.Header(), warnings)
 	return s.writeObject(w, r, http.StatusOK, t.res, res, out)
-}
-
-// patchError maps the patch package's errors to Kubernetes' codes: a
-// malformed patch is a 400, one that cannot apply a 422, one too large a
-// 413.
-func patchError(err error) error {
-	switch {
-	case errors.Is(err, patch.ErrTooLarge):
-		return status.NewRequestEntityTooLarge(err.Error())
-	case errors.Is(err, patch.ErrNotApplicable):
-		return &status.Error{Status: status.Status{
-			Kind: "Status", APIVersion: "v1", Status: status.StatusFailure,
-			Message: err.Error(), Reason: status.ReasonInvalid, Code: http.StatusUnprocessableEntity,
-		}}
-	}
-	return status.NewBadRequest(err.Error())
 }
 
 // errorMessage is the message of the Status err renders as.

@@ -8,8 +8,7 @@ import (
 )
 
 // TestGoldenJSON renders every constructor and compares the bytes with the
-// body a Kubernetes API server writes (k8s-facts §1.3, §2, §3, §6.2, §10,
-// §11 and Appendix A).
+// body a Kubernetes API server writes.
 func TestGoldenJSON(t *testing.T) {
 	pods := GroupResource{Resource: "pods"}
 	deploys := GroupResource{Group: "apps", Resource: "deployments"}
@@ -20,43 +19,43 @@ func TestGoldenJSON(t *testing.T) {
 		code int
 		want string
 	}{
-		{"404 core (k8s-facts §11 example)", NewNotFound(pods, "foo"), 404,
+		{"404 core", NewNotFound(pods, "foo"), 404,
 			`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"pods \"foo\" not found","reason":"NotFound","details":{"name":"foo","kind":"pods"},"code":404}`},
 		{"404 grouped", NewNotFound(deploys, "x"), 404,
 			`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"deployments.apps \"x\" not found","reason":"NotFound","details":{"name":"x","group":"apps","kind":"deployments"},"code":404}`},
-		{"400 continue with rv (§1.4)", NewBadRequest("specifying resource version is not allowed when using continue"), 400,
+		{"400 continue with rv", NewBadRequest("specifying resource version is not allowed when using continue"), 400,
 			`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"specifying resource version is not allowed when using continue","reason":"BadRequest","code":400}`},
-		{"422 list options (§1.3)", NewInvalid(listOpts, "", Forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided")), 422,
+		{"422 list options", NewInvalid(listOpts, "", Forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided")), 422,
 			`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided","reason":"Invalid","details":{"group":"meta.k8s.io","kind":"ListOptions","causes":[{"reason":"FieldValueForbidden","message":"Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided","field":"resourceVersionMatch"}]},"code":422}`},
-		{"422 dryRun unsupported (§10.1)", NewInvalid(GroupKind{Group: "meta.k8s.io", Kind: "CreateOptions"}, "", NotSupported("dryRun", []string{"foo"}, "All")), 422,
+		{"422 dryRun unsupported", NewInvalid(GroupKind{Group: "meta.k8s.io", Kind: "CreateOptions"}, "", NotSupported("dryRun", []string{"foo"}, "All")), 422,
 			`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"CreateOptions.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: [\"foo\"]: supported values: \"All\"","reason":"Invalid","details":{"group":"meta.k8s.io","kind":"CreateOptions","causes":[{"reason":"FieldValueNotSupported","message":"Unsupported value: [\"foo\"]: supported values: \"All\"","field":"dryRun"}]},"code":422}`},
-		{"409 already exists (§10.3)", NewAlreadyExists(GroupResource{Resource: "configmaps"}, "a"), 409,
+		{"409 already exists", NewAlreadyExists(GroupResource{Resource: "configmaps"}, "a"), 409,
 			`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps \"a\" already exists","reason":"AlreadyExists","details":{"name":"a","kind":"configmaps"},"code":409}`},
-		{"409 already exists, terminating (§10.3)", NewAlreadyExistsTerminating(GroupResource{Resource: "configmaps"}, "a"), 409,
+		{"409 already exists, terminating", NewAlreadyExistsTerminating(GroupResource{Resource: "configmaps"}, "a"), 409,
 			`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"object is being deleted: configmaps \"a\" already exists","reason":"AlreadyExists","details":{"name":"a","kind":"configmaps"},"code":409}`},
-		{"409 generateName exhausted (§10.2)", NewGenerateNameConflict(GroupResource{Resource: "configmaps"}, "a-x7k2p", 1), 409,
+		{"409 generateName exhausted", NewGenerateNameConflict(GroupResource{Resource: "configmaps"}, "a-x7k2p", 1), 409,
 			`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps \"a-x7k2p\" already exists, the server was not able to generate a unique name for the object","reason":"AlreadyExists","details":{"name":"a-x7k2p","kind":"configmaps","retryAfterSeconds":1},"code":409}`},
-		{"409 conflict (§10.3)", NewConflict(deploys, "x", OptimisticLockMessage), 409,
+		{"409 conflict", NewConflict(deploys, "x", OptimisticLockMessage), 409,
 			`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Operation cannot be fulfilled on deployments.apps \"x\": the object has been modified; please apply your changes to the latest version and try again","reason":"Conflict","details":{"name":"x","group":"apps","kind":"deployments"},"code":409}`},
-		{"410 (§2.1 example)", NewExpired("too old resource version: 5 (1000)"), 410,
+		{"410", NewExpired("too old resource version: 5 (1000)"), 410,
 			`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 5 (1000)","reason":"Expired","code":410}`},
-		{"410 with continue (§2.3)", NewExpired("The provided continue parameter is too old.").WithContinue("tok"), 410,
+		{"410 with continue", NewExpired("The provided continue parameter is too old.").WithContinue("tok"), 410,
 			`{"kind":"Status","apiVersion":"v1","metadata":{"continue":"tok"},"status":"Failure","message":"The provided continue parameter is too old.","reason":"Expired","code":410}`},
 		{"504 timeout without retry: details present but empty", NewTimeout("x", 0), 504,
 			`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Timeout: x","reason":"Timeout","details":{},"code":504}`},
-		{"504 too large resource version (§3)", NewTooLargeResourceVersion(12, 10, 1), 504,
+		{"504 too large resource version", NewTooLargeResourceVersion(12, 10, 1), 504,
 			`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Timeout: Too large resource version: 12, current: 10","reason":"Timeout","details":{"causes":[{"reason":"ResourceVersionTooLarge","message":"Too large resource version"}],"retryAfterSeconds":1},"code":504}`},
-		{"429 (§1.7)", NewTooManyRequests("storage is (re)initializing", 1), 429,
+		{"429", NewTooManyRequests("storage is (re)initializing", 1), 429,
 			`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"storage is (re)initializing","reason":"TooManyRequests","details":{"retryAfterSeconds":1},"code":429}`},
-		{"406 (§6.2)", NewNotAcceptableMediaTypes("application/json", "application/yaml", "application/vnd.kubernetes.protobuf"), 406,
+		{"406", NewNotAcceptableMediaTypes("application/json", "application/yaml", "application/vnd.kubernetes.protobuf"), 406,
 			`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf","reason":"NotAcceptable","code":406}`},
-		{"415 (§6.2)", NewUnsupportedBodyMediaType("application/json", "application/yaml", "application/vnd.kubernetes.protobuf"), 415,
+		{"415", NewUnsupportedBodyMediaType("application/json", "application/yaml", "application/vnd.kubernetes.protobuf"), 415,
 			`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf","reason":"UnsupportedMediaType","code":415}`},
-		{"413 (§10.3)", NewRequestBodyTooLarge(3145728), 413,
+		{"413", NewRequestBodyTooLarge(3145728), 413,
 			`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Request entity too large: limit is 3145728","reason":"RequestEntityTooLarge","code":413}`},
-		{"405 (§11)", NewMethodNotSupported(GroupResource{Resource: "configmaps"}, "patch"), 405,
+		{"405", NewMethodNotSupported(GroupResource{Resource: "configmaps"}, "patch"), 405,
 			`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"patch is not supported on resources of kind \"configmaps\"","reason":"MethodNotAllowed","details":{"kind":"configmaps"},"code":405}`},
-		{"500 internal (§11)", NewInternalError(errors.New("boom")), 500,
+		{"500 internal", NewInternalError(errors.New("boom")), 500,
 			`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Internal error occurred: boom","reason":"InternalError","details":{"causes":[{"message":"boom"}]},"code":500}`},
 		{"503", NewServiceUnavailable("down"), 503,
 			`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"down","reason":"ServiceUnavailable","code":503}`},
@@ -238,5 +237,43 @@ func BenchmarkMarshal(b *testing.B) {
 		if _, err := json.Marshal(&s); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// NewForbidden's three message forms, as Kubernetes' errors.NewForbidden
+// (k8s.io/apimachinery/pkg/api/errors) writes them.
+func TestNewForbidden(t *testing.T) {
+	cause := errors.New(`User "u" cannot get resource "configmaps" in API group "" in the namespace "ns"`)
+	cm := GroupResource{Resource: "configmaps"}
+	for _, tt := range []struct {
+		gr   GroupResource
+		name string
+		want string
+	}{
+		{cm, "x", `configmaps "x" is forbidden: ` + cause.Error()},
+		{cm, "", `configmaps is forbidden: ` + cause.Error()},
+		{GroupResource{}, "", `forbidden: ` + cause.Error()},
+	} {
+		err := NewForbidden(tt.gr, tt.name, cause)
+		if err.Error() != tt.want || err.Status.Code != 403 || !IsForbidden(err) || !errors.Is(err, cause) {
+			t.Errorf("NewForbidden(%v, %q) = %d %q; want 403 %q", tt.gr, tt.name, err.Status.Code, err.Error(), tt.want)
+		}
+	}
+}
+
+func TestNewGenericInvalid(t *testing.T) {
+	cause := errors.New("testing value /a failed: test failed")
+	e := NewGenericInvalid(cause)
+	b, err := json.Marshal(e.Status)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",` +
+		`"message":"the server rejected our request due to an error in our request","reason":"Invalid","details":{},"code":422}`
+	if string(b) != want {
+		t.Errorf("NewGenericInvalid renders %s; want %s", b, want)
+	}
+	if !errors.Is(e, cause) || !errors.Is(e, ReasonInvalid) {
+		t.Errorf("NewGenericInvalid(%v): Is(cause) %v, Is(ReasonInvalid) %v; want both", cause, errors.Is(e, cause), errors.Is(e, ReasonInvalid))
 	}
 }

@@ -23,7 +23,7 @@ type Object interface {
 }
 
 // ObjectMeta is Kubernetes' metav1.ObjectMeta with its JSON field names,
-// order and omission rules (k8s-facts §13.1). The store reads and writes
+// order and omission rules. The store reads and writes
 // the system fields (uid, resourceVersion, creationTimestamp,
 // deletionTimestamp, deletionGracePeriodSeconds, generation on deletion);
 // everything else is the caller's.

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/apisem/apisem/examples/apiserver/patch"
+	"github.com/apisem/apisem/patch"
 	"github.com/apisem/apisem/server"
 )
 
@@ -24,14 +24,6 @@ func Kind(o server.Object) string {
 		return "Event"
 	}
 	return ""
-}
-
-// strategic returns the strategic merge patch of a type whose fields
-// have the patch strategies of schema.
-func strategic(schema *patch.Schema) func(original, p []byte) ([]byte, error) {
-	return func(original, p []byte) ([]byte, error) {
-		return patch.StrategicMergePatch(original, p, schema)
-	}
 }
 
 // objectMetaSchema is the patch strategy of metadata: finalizers merge as
@@ -65,7 +57,7 @@ func Resources() []*server.Resource {
 				{Name: "Status", Type: "string", Description: "The phase of the namespace: Active, or Terminating while it is being deleted.",
 					Cell: func(o server.Object, _ time.Time) any { return o.(*Namespace).Status.Phase }},
 				server.AgeColumn},
-			StrategicMerge: strategic(namespaceSchema),
+			PatchSchema: namespaceSchema,
 			Fields: map[string]func(server.Object) string{
 				"status.phase": func(o server.Object) string { return o.(*Namespace).Status.Phase },
 			},
@@ -85,8 +77,8 @@ func Resources() []*server.Resource {
 						return int64(len(c.Data) + len(c.BinaryData))
 					}},
 				server.AgeColumn},
-			StrategicMerge: strategic(coreSchema),
-			Validate:       validateConfigMap,
+			PatchSchema: coreSchema,
+			Validate:    validateConfigMap,
 		},
 		{
 			Version: "v1", Kind: "Secret", ListKind: "SecretList",
@@ -100,7 +92,7 @@ func Resources() []*server.Resource {
 				{Name: "Data", Type: "string", Description: "The number of keys in data.",
 					Cell: func(o server.Object, _ time.Time) any { return int64(len(o.(*Secret).Data)) }},
 				server.AgeColumn},
-			StrategicMerge: strategic(coreSchema),
+			PatchSchema: coreSchema,
 			Fields: map[string]func(server.Object) string{
 				"type": func(o server.Object) string { return o.(*Secret).Type },
 			},
@@ -110,12 +102,12 @@ func Resources() []*server.Resource {
 		{
 			Version: "v1", Kind: "Event", ListKind: "EventList",
 			Plural: "events", Singular: "event", ShortNames: []string{"ev"},
-			Namespaced:     true,
-			New:            func() server.Object { return &Event{} },
-			DecodeProto:    decodeEvent,
-			Columns:        eventColumns(),
-			StrategicMerge: strategic(coreSchema),
-			Fields:         eventFields,
+			Namespaced:  true,
+			New:         func() server.Object { return &Event{} },
+			DecodeProto: decodeEvent,
+			Columns:     eventColumns(),
+			PatchSchema: coreSchema,
+			Fields:      eventFields,
 		},
 		{
 			Group: "example.apisem.dev", Version: "v1", Kind: "Widget", ListKind: "WidgetList",
@@ -133,8 +125,8 @@ func Resources() []*server.Resource {
 			Fields: map[string]func(server.Object) string{
 				"spec.color": func(o server.Object) string { return o.(*Widget).Spec.Color },
 			},
-			Prepare:  prepareWidget,
-			Validate: validateWidget,
+			Generation: true,
+			Validate:   validateWidget,
 		},
 	}
 }

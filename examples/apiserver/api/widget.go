@@ -46,21 +46,6 @@ func (w *Widget) DeepCopy() *Widget {
 // widgetColors are the colors a widget may have.
 var widgetColors = []string{"blue", "green", "red"}
 
-// prepareWidget keeps a custom resource's metadata.generation: 1 on
-// create, one more whenever an update changes the spec.
-func prepareWidget(o, old server.Object) {
-	w := o.(*Widget)
-	if old == nil {
-		w.Generation = 1
-		return
-	}
-	prev := old.(*Widget)
-	w.Generation = prev.Generation
-	if w.Spec.Color != prev.Spec.Color || w.Spec.Size != prev.Spec.Size || !slices.Equal(w.Spec.Tags, prev.Spec.Tags) {
-		w.Generation++
-	}
-}
-
 func validateWidget(o, _ server.Object) []FieldError {
 	w := o.(*Widget)
 	var errs []FieldError
