@@ -233,6 +233,8 @@ func (c *codec) listParts(m negotiation.MediaType, meta envelope.ListMeta, l ite
 		size += len(lm)
 		parts[0].Plain = append(envelope.AppendEnvelopeHead(nil, c.gv, c.res.ListKind, size), lm...)
 		parts[n+1].Plain = envelope.AppendEnvelopeTail(nil)
+	} else if c.unstructured {
+		parts[0].Plain, parts[n+1].Plain = unstructuredListHead(c), unstructuredListTail(c, &meta)
 	} else {
 		b := append([]byte(`{"kind":`), strconv.Quote(c.res.ListKind)...)
 		b = append(b, `,"apiVersion":`...)

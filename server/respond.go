@@ -147,7 +147,14 @@ func (s *Server) encodeList(r *http.Request, rs *resource, res negotiation.Resul
 	}
 	b := make([]byte, 0, size)
 	if c.unstructured {
-		return res.Encode(appendUnstructuredList(b, c, &meta, parts), nil)
+		b = append(b, unstructuredListHead(c)...)
+		for i, item := range parts {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, item...)
+		}
+		return res.Encode(append(b, unstructuredListTail(c, &meta)...), nil)
 	}
 	b = append(b, `{"kind":`...)
 	b = strconv.AppendQuote(b, c.res.ListKind)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -585,15 +584,13 @@ var CustomResourceAgeColumn = Column{Name: "Age", Type: "date", Description: Cre
 //
 //   - New returns an empty *Unstructured; bodies are JSON or YAML only
 //     (DecodeProto is cleared: protobuf answers 406, protobuf bodies
-//     415), and strategic merge patches answer 415 (StrategicMerge is
+//     415), and strategic merge patches answer 415 (PatchSchema is
 //     cleared);
 //   - list items carry kind and apiVersion (TypedListItems);
 //   - r.Columns are the additionalPrinterColumns (see JSONPathColumn):
 //     the Name column goes first, and without columns the Table is Name
 //     and Age;
-//   - metadata.generation is 1 on create and grows by one with every
-//     update that changes anything outside metadata, before r.Prepare
-//     runs.
+//   - the server keeps metadata.generation (Generation).
 //
 // Every member outside metadata is kept: with no schema, nothing is
 // unknown (fieldValidation only reports duplicate members and unknown
@@ -601,67 +598,39 @@ var CustomResourceAgeColumn = Column{Name: "Age", Type: "date", Description: Cre
 func UnstructuredResource(r Resource) *Resource {
 	r.New = func() Object { return &Unstructured{} }
 	r.DecodeProto = nil
-	r.StrategicMerge = nil
+	r.PatchSchema = nil
 	r.TypedListItems = true
+	r.Generation = true
 	cols := r.Columns
 	if len(cols) == 0 {
 		cols = []Column{CustomResourceAgeColumn}
 	}
 	r.Columns = append([]Column{NameColumn}, cols...)
-	prep := r.Prepare
-	r.Prepare = func(obj, old Object) {
-		prepareGeneration(obj, old)
-		if prep != nil {
-			prep(obj, old)
-		}
-	}
 	return &r
 }
 
-// prepareGeneration keeps metadata.generation of a custom resource
-// without a status subresource: 1 on create; on update the old value,
-// plus one when anything outside metadata changed.
-func prepareGeneration(obj, old Object) {
-	m := obj.Meta()
-	if old == nil {
-		m.Generation = 1
-		return
-	}
-	m.Generation = old.Meta().Generation
-	u, ok1 := obj.(*Unstructured)
-	o, ok2 := old.(*Unstructured)
-	if ok1 && ok2 && !reflect.DeepEqual(u.Content, o.Content) && (len(u.Content) > 0 || len(o.Content) > 0) {
-		m.Generation++
-	}
+// unstructuredListHead and unstructuredListTail surround the items of
+// a list of unstructured objects: Kubernetes writes an UnstructuredList
+// with its members sorted (apiVersion, items, kind, metadata). Its
+// metadata always has continue, empty or not, as Kubernetes' storage sets
+// it on every list; remainingItemCount only when known.
+func unstructuredListHead(c *codec) []byte {
+	b := append([]byte(`{"apiVersion":`), strconv.Quote(c.gv)...)
+	return append(b, `,"items":[`...)
 }
 
-// appendUnstructuredList appends the JSON of a list of unstructured
-// objects (items holds their JSON) with its members sorted, as Kubernetes
-// writes an UnstructuredList: apiVersion, items, kind, metadata. Its
-// metadata always has continue, empty or not, since Kubernetes' storage
-// sets it on every list; remainingItemCount only when known.
-func appendUnstructuredList(dst []byte, c *codec, meta *envelope.ListMeta, items [][]byte) []byte {
-	dst = append(dst, `{"apiVersion":`...)
-	dst = strconv.AppendQuote(dst, c.gv)
-	dst = append(dst, `,"items":[`...)
-	for i, item := range items {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, item...)
-	}
-	dst = append(dst, `],"kind":`...)
-	dst = strconv.AppendQuote(dst, c.res.ListKind)
-	dst = append(dst, `,"metadata":{"continue":`...)
-	dst = appendJSONString(dst, meta.Continue)
+func unstructuredListTail(c *codec, meta *envelope.ListMeta) []byte {
+	b := append([]byte(`],"kind":`), strconv.Quote(c.res.ListKind)...)
+	b = append(b, `,"metadata":{"continue":`...)
+	b = appendJSONString(b, meta.Continue)
 	if meta.RemainingItemCount != nil {
-		dst = append(dst, `,"remainingItemCount":`...)
-		dst = strconv.AppendInt(dst, *meta.RemainingItemCount, 10)
+		b = append(b, `,"remainingItemCount":`...)
+		b = strconv.AppendInt(b, *meta.RemainingItemCount, 10)
 	}
-	dst = append(dst, `,"resourceVersion":`...)
-	dst = appendJSONString(dst, meta.ResourceVersion)
+	b = append(b, `,"resourceVersion":`...)
+	b = appendJSONString(b, meta.ResourceVersion)
 	// The newline Kubernetes' encoder ends JSON with.
-	return append(dst, "}}\n"...)
+	return append(b, "}}\n"...)
 }
 
 // appendJSONString appends s as encoding/json writes it.

@@ -287,34 +287,6 @@ func TestJSONCell(t *testing.T) {
 	}
 }
 
-func TestPrepareGeneration(t *testing.T) {
-	parse := func(s string) *Unstructured {
-		var u Unstructured
-		if err := json.Unmarshal([]byte(s), &u); err != nil {
-			t.Fatal(err)
-		}
-		return &u
-	}
-	res := UnstructuredResource(Resource{})
-	old := parse(`{"metadata":{"name":"g"},"spec":{"x":1}}`)
-	res.Prepare(old, nil)
-	tests := []struct {
-		reason, obj string
-		want        int64
-	}{
-		{"metadata alone changed", `{"metadata":{"name":"g","labels":{"a":"b"}},"spec":{"x":1}}`, 1},
-		{"spec changed", `{"metadata":{"name":"g"},"spec":{"x":2}}`, 2},
-		{"a member added", `{"metadata":{"name":"g"},"spec":{"x":1},"status":{}}`, 2},
-	}
-	for _, tt := range tests {
-		o := parse(tt.obj)
-		res.Prepare(o, old)
-		if o.Generation != tt.want {
-			t.Errorf("%s: generation %d; want %d", tt.reason, o.Generation, tt.want)
-		}
-	}
-}
-
 // ExampleUnstructured decodes an object of a type the program has no Go
 // type for, reads a nested field and writes it back in Kubernetes' order.
 func ExampleUnstructured() {
