@@ -297,6 +297,17 @@ func (e *StrictDecodingError) Error() string {
 	return b.String()
 }
 
+// StrictUnmarshaler is implemented by a type that decodes its own JSON
+// (a json.Unmarshaler) and can still report what strict decoding
+// reports: sigs.k8s.io/json hands such a type the raw bytes, so its
+// duplicate and unknown fields would go unnoticed. In the Strict and Warn
+// modes Decode calls UnmarshalJSONStrict instead of UnmarshalJSON; strict
+// holds the problems (errors whose text is like `unknown field
+// "spec.foo"`), err a failure to decode at all.
+type StrictUnmarshaler interface {
+	UnmarshalJSONStrict(data []byte) (strict []error, err error)
+}
+
 // Decode decodes a JSON or YAML body into v (a pointer) as a Kubernetes
 // API server decodes create and update bodies: field names are
 // case-sensitive, integers in interface values stay int64, and unknown
@@ -344,7 +355,11 @@ func Decode(body []byte, media MediaType, v any, opts DecodeOptions) (warnings [
 		err = kjson.UnmarshalCaseSensitivePreserveInts(data, v)
 	} else {
 		var jsonErrs []error
-		jsonErrs, err = kjson.UnmarshalStrict(data, v)
+		if su, ok := v.(StrictUnmarshaler); ok {
+			jsonErrs, err = su.UnmarshalJSONStrict(data)
+		} else {
+			jsonErrs, err = kjson.UnmarshalStrict(data, v)
+		}
 		strictErrs = append(strictErrs, jsonErrs...)
 	}
 	if err != nil {

@@ -37,10 +37,16 @@ type codec struct {
 	// conv and convProto make Tables and PartialObjectMetadata; convProto
 	// also gives the protobuf form of metadata.
 	conv, convProto *negotiation.Converter[Object]
+	// unstructured: the resource's objects are *Unstructured, whose
+	// lists Kubernetes writes with sorted members.
+	unstructured bool
 }
 
 func newCodec(r *Resource, st *store.Store[Object], now func() time.Time) *codec {
 	c := &codec{res: r, st: st, gv: r.GroupVersion()}
+	if r.New != nil {
+		_, c.unstructured = r.New().(*Unstructured)
+	}
 	c.typed = []byte(`{"kind":` + strconv.Quote(r.Kind) + `,"apiVersion":` + strconv.Quote(c.gv) + `,`)
 	c.itemJSON = store.NewEncoding(func(dst []byte, o Object) ([]byte, error) {
 		return c.appendJSON(dst, o, r.TypedListItems)
@@ -101,6 +107,10 @@ func untyped(o Object) Object {
 // appendJSON appends the JSON of o, with kind and apiVersion first when
 // typed is set.
 func (c *codec) appendJSON(dst []byte, o Object, typed bool) ([]byte, error) {
+	if u, ok := o.(*Unstructured); ok && typed {
+		// Its members are sorted, kind and apiVersion among them.
+		return u.appendJSON(dst, TypeMeta{Kind: c.res.Kind, APIVersion: c.gv})
+	}
 	b, err := json.Marshal(untyped(o))
 	if err != nil {
 		return dst, err
@@ -223,6 +233,8 @@ func (c *codec) listParts(m negotiation.MediaType, meta envelope.ListMeta, l ite
 		size += len(lm)
 		parts[0].Plain = append(envelope.AppendEnvelopeHead(nil, c.gv, c.res.ListKind, size), lm...)
 		parts[n+1].Plain = envelope.AppendEnvelopeTail(nil)
+	} else if c.unstructured {
+		parts[0].Plain, parts[n+1].Plain = unstructuredListHead(c), unstructuredListTail(c, &meta)
 	} else {
 		b := append([]byte(`{"kind":`), strconv.Quote(c.res.ListKind)...)
 		b = append(b, `,"apiVersion":`...)

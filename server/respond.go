@@ -146,6 +146,16 @@ func (s *Server) encodeList(r *http.Request, rs *resource, res negotiation.Resul
 		size += len(item) + 1
 	}
 	b := make([]byte, 0, size)
+	if c.unstructured {
+		b = append(b, unstructuredListHead(c)...)
+		for i, item := range parts {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, item...)
+		}
+		return res.Encode(append(b, unstructuredListTail(c, &meta)...), nil)
+	}
 	b = append(b, `{"kind":`...)
 	b = strconv.AppendQuote(b, c.res.ListKind)
 	b = append(b, `,"apiVersion":`...)

@@ -1,0 +1,640 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+	"time"
+
+	kjson "sigs.k8s.io/json"
+
+	"github.com/apisem/apisem/envelope"
+	"github.com/apisem/apisem/negotiation"
+	"github.com/apisem/apisem/store"
+)
+
+// Unstructured is an object of a type defined at run time, such as a
+// custom resource: Kubernetes' unstructured.Unstructured, with the
+// metadata typed so that the store's rules apply to it unchanged.
+//
+// # JSON
+//
+// Kubernetes writes an unstructured object by handing its
+// map[string]interface{} to encoding/json (k8s.io/apimachinery
+// pkg/apis/meta/v1/unstructured, UnstructuredJSONScheme), so every
+// object's members, at every depth, come in sorted order: apiVersion,
+// kind and metadata sit where the alphabet puts them (a top-level "data"
+// comes between apiVersion and kind), and metadata's own members are
+// sorted too, unlike those of a typed object. HTML characters are escaped
+// as encoding/json escapes them. MarshalJSON writes exactly that.
+//
+// Numbers keep their kind: an integer that fits an int64 is decoded as
+// int64 and written back digit for digit; any other number is a float64
+// (sigs.k8s.io/json's preserve-ints decoding, as Kubernetes').
+type Unstructured struct {
+	// TypeMeta is empty for stored objects; the server writes the
+	// resource's kind and apiVersion.
+	TypeMeta
+	store.ObjectMeta
+	// Content holds every top-level member other than apiVersion, kind
+	// and metadata, as JSON values: map[string]any, []any, string,
+	// int64, float64, bool and nil. The Nested functions read it.
+	// DeepCopyObject panics on other types, as Kubernetes' DeepCopyJSON
+	// does.
+	Content map[string]any
+}
+
+var (
+	_ Object                        = (*Unstructured)(nil)
+	_ json.Marshaler                = (*Unstructured)(nil)
+	_ json.Unmarshaler              = (*Unstructured)(nil)
+	_ negotiation.StrictUnmarshaler = (*Unstructured)(nil)
+)
+
+// Types returns the object's kind and apiVersion.
+func (u *Unstructured) Types() *TypeMeta { return &u.TypeMeta }
+
+// DeepCopyObject returns a copy of u sharing no maps, slices or pointers.
+func (u *Unstructured) DeepCopyObject() Object { return u.DeepCopy() }
+
+// DeepCopy returns a copy of u sharing no maps, slices or pointers.
+func (u *Unstructured) DeepCopy() *Unstructured {
+	if u == nil {
+		return nil
+	}
+	out := &Unstructured{TypeMeta: u.TypeMeta}
+	u.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	if u.Content != nil {
+		out.Content = copyJSONMap(u.Content)
+	}
+	return out
+}
+
+func copyJSONMap(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = copyJSON(v)
+	}
+	return out
+}
+
+func copyJSON(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		if v == nil {
+			return v
+		}
+		return copyJSONMap(v)
+	case []any:
+		if v == nil {
+			return v
+		}
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = copyJSON(e)
+		}
+		return out
+	case string, int64, float64, bool, nil, json.Number:
+		return v
+	}
+	panic(fmt.Sprintf("server: Unstructured holds a %T, which is not a JSON value", v))
+}
+
+// MarshalJSON writes u as Kubernetes writes an unstructured object: all
+// members sorted, kind and apiVersion only when set.
+func (u *Unstructured) MarshalJSON() ([]byte, error) {
+	return u.appendJSON(nil, u.TypeMeta)
+}
+
+// appendJSON appends u's JSON with kind and apiVersion tm (the codec's
+// for stored objects, whose TypeMeta is empty).
+func (u *Unstructured) appendJSON(dst []byte, tm TypeMeta) ([]byte, error) {
+	meta, err := metaMap(&u.ObjectMeta)
+	if err != nil {
+		return dst, err
+	}
+	m := make(map[string]any, len(u.Content)+3)
+	maps.Copy(m, u.Content)
+	delete(m, "apiVersion")
+	delete(m, "kind")
+	if tm.APIVersion != "" {
+		m["apiVersion"] = tm.APIVersion
+	}
+	if tm.Kind != "" {
+		m["kind"] = tm.Kind
+	}
+	m["metadata"] = meta
+	b, err := json.Marshal(m)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, b...), nil
+}
+
+// metaMap returns the metadata as the generic map Kubernetes keeps in an
+// unstructured object, so that it too is written in sorted order.
+func metaMap(m *store.ObjectMeta) (map[string]any, error) {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	err = kjson.UnmarshalCaseSensitivePreserveInts(b, &out)
+	return out, err
+}
+
+// UnmarshalJSON decodes an object: case-sensitive, integers as int64,
+// unknown metadata fields dropped and of duplicate members the last
+// kept (Kubernetes' non-strict decoding).
+func (u *Unstructured) UnmarshalJSON(data []byte) error {
+	var m map[string]any
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, &m); err != nil {
+		return err
+	}
+	_, err := u.setContent(m, false)
+	return err
+}
+
+// UnmarshalJSONStrict decodes as UnmarshalJSON does and also returns what
+// strict decoding reports (see negotiation.StrictUnmarshaler): duplicate
+// members at any depth, and members of metadata that ObjectMeta does not
+// have. Outside metadata no member is unknown: the object has no schema,
+// as a custom resource whose schema preserves unknown fields.
+func (u *Unstructured) UnmarshalJSONStrict(data []byte) (strict []error, err error) {
+	var m map[string]any
+	if strict, err = kjson.UnmarshalStrict(data, &m); err != nil {
+		return nil, err
+	}
+	more, err := u.setContent(m, true)
+	if err != nil {
+		return nil, err
+	}
+	return append(strict, more...), nil
+}
+
+// setContent makes u the object m, which it takes over. strict reports
+// unknown metadata fields, with paths from the object's root.
+func (u *Unstructured) setContent(m map[string]any, strict bool) ([]error, error) {
+	*u = Unstructured{}
+	for _, k := range []string{"apiVersion", "kind"} {
+		v, ok := m[k]
+		if !ok || v == nil {
+			continue
+		}
+		s, ok := v.(string)
+		if !ok {
+			return nil, fmt.Errorf("json: cannot unmarshal %s into Go struct field .%s of type string", jsonKind(v), k)
+		}
+		if k == "kind" {
+			u.Kind = s
+		} else {
+			u.APIVersion = s
+		}
+	}
+	var strictErrs []error
+	switch meta := m["metadata"].(type) {
+	case nil:
+	case map[string]any:
+		b, err := json.Marshal(meta)
+		if err != nil {
+			return nil, err
+		}
+		if strict {
+			strictErrs, err = kjson.UnmarshalStrict(b, &u.ObjectMeta, kjson.DisallowUnknownFields)
+			for _, e := range strictErrs {
+				if fe, ok := e.(interface {
+					FieldPath() string
+					SetFieldPath(string)
+				}); ok {
+					fe.SetFieldPath("metadata." + fe.FieldPath())
+				}
+			}
+		} else {
+			err = kjson.UnmarshalCaseSensitivePreserveInts(b, &u.ObjectMeta)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("metadata: %w", err)
+		}
+	default:
+		return nil, fmt.Errorf("json: cannot unmarshal %s into Go struct field .metadata of type ObjectMeta", jsonKind(meta))
+	}
+	delete(m, "apiVersion")
+	delete(m, "kind")
+	delete(m, "metadata")
+	if len(m) > 0 {
+		u.Content = m
+	}
+	return strictErrs, nil
+}
+
+// jsonKind names the JSON type of a decoded value, as encoding/json's
+// errors do.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	case string:
+		return "string"
+	case bool:
+		return "bool"
+	case nil:
+		return "null"
+	}
+	return "number"
+}
+
+// NestedField returns the value at fields in obj: each field but the last
+// must name an object. It reports whether the value exists.
+func NestedField(obj map[string]any, fields ...string) (any, bool) {
+	var v any = obj
+	for _, f := range fields {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = m[f]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// NestedString returns the string at fields in obj; false when it is
+// missing or not a string.
+func NestedString(obj map[string]any, fields ...string) (string, bool) {
+	v, _ := NestedField(obj, fields...)
+	s, ok := v.(string)
+	return s, ok
+}
+
+// NestedInt64 returns the integer at fields in obj; false when it is
+// missing or not an integer (a number with a fraction or beyond int64 is
+// a float64).
+func NestedInt64(obj map[string]any, fields ...string) (int64, bool) {
+	v, _ := NestedField(obj, fields...)
+	i, ok := v.(int64)
+	return i, ok
+}
+
+// NestedFloat64 returns the float64 at fields in obj; false when it is
+// missing or not a float64 (integers decode as int64).
+func NestedFloat64(obj map[string]any, fields ...string) (float64, bool) {
+	v, _ := NestedField(obj, fields...)
+	f, ok := v.(float64)
+	return f, ok
+}
+
+// NestedBool returns the boolean at fields in obj; false when it is
+// missing or not a boolean.
+func NestedBool(obj map[string]any, fields ...string) (value, ok bool) {
+	v, _ := NestedField(obj, fields...)
+	value, ok = v.(bool)
+	return value, ok
+}
+
+// NestedMap returns the object at fields in obj, not a copy; false when
+// it is missing or not an object.
+func NestedMap(obj map[string]any, fields ...string) (map[string]any, bool) {
+	v, _ := NestedField(obj, fields...)
+	m, ok := v.(map[string]any)
+	return m, ok
+}
+
+// NestedSlice returns the array at fields in obj, not a copy; false when
+// it is missing or not an array.
+func NestedSlice(obj map[string]any, fields ...string) ([]any, bool) {
+	v, _ := NestedField(obj, fields...)
+	s, ok := v.([]any)
+	return s, ok
+}
+
+// SetNestedField sets the value at fields in obj, creating the objects on
+// the way; it fails when one of them exists and is not an object.
+func SetNestedField(obj map[string]any, value any, fields ...string) error {
+	if len(fields) == 0 {
+		return errors.New("server: SetNestedField needs a field")
+	}
+	m := obj
+	for i, f := range fields[:len(fields)-1] {
+		next, ok := m[f]
+		if !ok || next == nil {
+			n := map[string]any{}
+			m[f], m = n, n
+			continue
+		}
+		if m, ok = next.(map[string]any); !ok {
+			return fmt.Errorf("server: %s is a %s, not an object", strings.Join(fields[:i+1], "."), jsonKind(next))
+		}
+	}
+	m[fields[len(fields)-1]] = value
+	return nil
+}
+
+// A FieldPath is a parsed JSONPath of the simple kind Kubernetes' printer
+// columns and selectable fields use: a sequence of member names and array
+// indexes from the object's root, such as .spec.color,
+// .status.conditions[0].type or .metadata.labels['app.kubernetes.io/name'].
+// Kubernetes parses these with its full JSONPath engine; wildcards,
+// recursive descent, slices, unions and filters are not supported here.
+type FieldPath struct {
+	text  string
+	steps []pathStep
+}
+
+// pathStep is a member name, or an array index when field is false.
+type pathStep struct {
+	name  string
+	index int
+	field bool
+}
+
+// ParseFieldPath parses a simple JSONPath: it starts with '.', and is
+// made of .name, ['name'] (or ["name"]) and [n] steps; a negative n
+// counts from the end of the array. Surrounding braces, as kubectl's
+// -o jsonpath takes them, are allowed.
+func ParseFieldPath(path string) (FieldPath, error) {
+	p := FieldPath{text: path}
+	s := strings.TrimSpace(path)
+	if strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") {
+		s = s[1 : len(s)-1]
+	}
+	bad := func(why string) (FieldPath, error) {
+		return FieldPath{}, fmt.Errorf("server: unsupported JSONPath %q: %s", path, why)
+	}
+	if !strings.HasPrefix(s, ".") {
+		return bad("must start with '.'")
+	}
+	for s != "" {
+		switch s[0] {
+		case '.':
+			s = s[1:]
+			n := strings.IndexAny(s, ".[")
+			if n < 0 {
+				n = len(s)
+			}
+			name := s[:n]
+			if name == "" {
+				return bad("empty member name (recursive descent is not supported)")
+			}
+			if strings.ContainsAny(name, "*?@$(){}'\" \\]") {
+				return bad("member " + strconv.Quote(name) + " (only member names and indexes are supported)")
+			}
+			p.steps = append(p.steps, pathStep{name: name, field: true})
+			s = s[n:]
+		case '[':
+			end := strings.IndexByte(s, ']')
+			if end < 0 {
+				return bad("unterminated '['")
+			}
+			in := s[1:end]
+			if len(in) >= 2 && (in[0] == '\'' || in[0] == '"') && in[len(in)-1] == in[0] {
+				p.steps = append(p.steps, pathStep{name: in[1 : len(in)-1], field: true})
+			} else if i, err := strconv.Atoi(in); err == nil {
+				p.steps = append(p.steps, pathStep{index: i})
+			} else {
+				return bad("[" + in + "] (only indexes and quoted names are supported)")
+			}
+			s = s[end+1:]
+		default:
+			return bad("unexpected " + strconv.QuoteRune(rune(s[0])))
+		}
+	}
+	return p, nil
+}
+
+// String returns the path as it was parsed.
+func (p FieldPath) String() string { return p.text }
+
+// Get returns the value at p in obj (an *Unstructured, or any object, as
+// its JSON); false when it is missing. A path into metadata reads the
+// metadata as Kubernetes' unstructured form holds it (timestamps as
+// RFC 3339 strings); apiVersion and kind are the object's TypeMeta, empty
+// for stored objects.
+func (p FieldPath) Get(obj Object) (any, bool) {
+	if len(p.steps) == 0 {
+		return nil, false
+	}
+	var root any
+	first := p.steps[0]
+	switch {
+	case !first.field:
+		return nil, false
+	case first.name == "metadata":
+		m, err := metaMap(obj.Meta())
+		if err != nil {
+			return nil, false
+		}
+		root = map[string]any{"metadata": m}
+	case first.name == "kind" || first.name == "apiVersion":
+		tm := obj.Types()
+		root = map[string]any{"kind": tm.Kind, "apiVersion": tm.APIVersion}
+	default:
+		u, ok := obj.(*Unstructured)
+		if !ok {
+			// A typed object: read it through its JSON.
+			b, err := json.Marshal(obj)
+			if err != nil || kjson.UnmarshalCaseSensitivePreserveInts(b, &root) != nil {
+				return nil, false
+			}
+			break
+		}
+		root = u.Content
+	}
+	v := root
+	for _, st := range p.steps {
+		if st.field {
+			m, ok := v.(map[string]any)
+			if !ok {
+				return nil, false
+			}
+			if v, ok = m[st.name]; !ok {
+				return nil, false
+			}
+			continue
+		}
+		a, ok := v.([]any)
+		if !ok {
+			return nil, false
+		}
+		i := st.index
+		if i < 0 {
+			i += len(a)
+		}
+		if i < 0 || i >= len(a) {
+			return nil, false
+		}
+		v = a[i]
+	}
+	return v, true
+}
+
+// JSONPathColumn returns def with a Cell that reads path, as Kubernetes
+// computes the cells of a custom resource's additionalPrinterColumns
+// (k8s.io/apiextensions-apiserver pkg/registry/customresource/tableconvertor):
+//
+//   - a missing value is a null cell;
+//   - type "string": a string as is, an object or array as compact JSON,
+//     null as "<no value>", other values as Go's fmt prints them;
+//   - "integer": an integer, or a float64 truncated; "number": a float64;
+//     "boolean": a bool; anything else is null;
+//   - "date": an RFC 3339 string as an age ("5m", as kubectl's AGE),
+//     "<invalid>" when it does not parse; anything else is null.
+//
+// path is a simple JSONPath (see ParseFieldPath).
+func JSONPathColumn(def Column, path string) (Column, error) {
+	p, err := ParseFieldPath(path)
+	if err != nil {
+		return Column{}, err
+	}
+	typ := def.Type
+	def.Cell = func(o Object, now time.Time) any {
+		v, ok := p.Get(o)
+		if !ok {
+			return nil
+		}
+		return jsonCell(typ, v, now)
+	}
+	return def, nil
+}
+
+// jsonCell is the cell of a printer column of type typ for value v.
+func jsonCell(typ string, v any, now time.Time) any {
+	if typ == "string" {
+		switch v := v.(type) {
+		case nil:
+			return "<no value>"
+		case string:
+			return v
+		case map[string]any, []any:
+			b, err := json.Marshal(v)
+			if err != nil {
+				return nil
+			}
+			return string(b)
+		}
+		return fmt.Sprint(v)
+	}
+	switch typ {
+	case "integer":
+		switch v := v.(type) {
+		case int64:
+			return v
+		case float64:
+			return int64(v)
+		}
+	case "number":
+		switch v := v.(type) {
+		case int64:
+			return float64(v)
+		case float64:
+			return v
+		}
+	case "boolean":
+		if b, ok := v.(bool); ok {
+			return b
+		}
+	case "date":
+		if s, ok := v.(string); ok {
+			t, err := time.Parse(time.RFC3339, s)
+			if err != nil {
+				return "<invalid>"
+			}
+			return Age(t, now)
+		}
+	}
+	return nil
+}
+
+// JSONPathField returns a field-selector function (for Resource.Fields)
+// that reads path, as Kubernetes serves a custom resource's
+// selectableFields: a string as is, an integer in decimal, a boolean as
+// "true" or "false"; a missing value or one of another type is "".
+func JSONPathField(path string) (func(Object) string, error) {
+	p, err := ParseFieldPath(path)
+	if err != nil {
+		return nil, err
+	}
+	return func(o Object) string {
+		v, _ := p.Get(o)
+		switch v := v.(type) {
+		case string:
+			return v
+		case int64:
+			return strconv.FormatInt(v, 10)
+		case bool:
+			return strconv.FormatBool(v)
+		}
+		return ""
+	}, nil
+}
+
+// CustomResourceAgeColumn is the column Kubernetes gives a custom
+// resource without additionalPrinterColumns: its age, from
+// .metadata.creationTimestamp, of type date.
+var CustomResourceAgeColumn = Column{Name: "Age", Type: "date", Description: CreationTimestampDescription,
+	Cell: func(o Object, now time.Time) any { return Age(o.Meta().CreationTimestamp.Time, now) }}
+
+// UnstructuredResource returns a copy of r that serves Unstructured
+// objects, the way Kubernetes serves a custom resource:
+//
+//   - New returns an empty *Unstructured; bodies are JSON or YAML only
+//     (DecodeProto is cleared: protobuf answers 406, protobuf bodies
+//     415), and strategic merge patches answer 415 (PatchSchema is
+//     cleared);
+//   - list items carry kind and apiVersion (TypedListItems);
+//   - r.Columns are the additionalPrinterColumns (see JSONPathColumn):
+//     the Name column goes first, and without columns the Table is Name
+//     and Age;
+//   - the server keeps metadata.generation (Generation).
+//
+// Every member outside metadata is kept: with no schema, nothing is
+// unknown (fieldValidation only reports duplicate members and unknown
+// metadata fields).
+func UnstructuredResource(r Resource) *Resource {
+	r.New = func() Object { return &Unstructured{} }
+	r.DecodeProto = nil
+	r.PatchSchema = nil
+	r.TypedListItems = true
+	r.Generation = true
+	cols := r.Columns
+	if len(cols) == 0 {
+		cols = []Column{CustomResourceAgeColumn}
+	}
+	r.Columns = append([]Column{NameColumn}, cols...)
+	return &r
+}
+
+// unstructuredListHead and unstructuredListTail surround the items of
+// a list of unstructured objects: Kubernetes writes an UnstructuredList
+// with its members sorted (apiVersion, items, kind, metadata). Its
+// metadata always has continue, empty or not, as Kubernetes' storage sets
+// it on every list; remainingItemCount only when known.
+func unstructuredListHead(c *codec) []byte {
+	b := append([]byte(`{"apiVersion":`), strconv.Quote(c.gv)...)
+	return append(b, `,"items":[`...)
+}
+
+func unstructuredListTail(c *codec, meta *envelope.ListMeta) []byte {
+	b := append([]byte(`],"kind":`), strconv.Quote(c.res.ListKind)...)
+	b = append(b, `,"metadata":{"continue":`...)
+	b = appendJSONString(b, meta.Continue)
+	if meta.RemainingItemCount != nil {
+		b = append(b, `,"remainingItemCount":`...)
+		b = strconv.AppendInt(b, *meta.RemainingItemCount, 10)
+	}
+	b = append(b, `,"resourceVersion":`...)
+	b = appendJSONString(b, meta.ResourceVersion)
+	// The newline Kubernetes' encoder ends JSON with.
+	return append(b, "}}\n"...)
+}
+
+// appendJSONString appends s as encoding/json writes it.
+func appendJSONString(dst []byte, s string) []byte {
+	b, _ := json.Marshal(s) // a string cannot fail
+	return append(dst, b...)
+}

@@ -1,0 +1,311 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/apisem/apisem/negotiation"
+)
+
+// TestUnstructuredJSON: decoding then encoding gives Kubernetes' bytes for
+// an unstructured object, which encoding/json writes from a generic map.
+func TestUnstructuredJSON(t *testing.T) {
+	tests := []struct {
+		reason, in, want string
+	}{{
+		reason: "members sorted: metadata where the alphabet puts it, data before kind",
+		in:     `{"kind":"Gizmo","apiVersion":"demo.io/v1","spec":{"b":1,"a":2},"metadata":{"name":"g","namespace":"ns"},"data":{}}`,
+		want:   `{"apiVersion":"demo.io/v1","data":{},"kind":"Gizmo","metadata":{"name":"g","namespace":"ns"},"spec":{"a":2,"b":1}}`,
+	}, {
+		reason: "metadata's own members are sorted too, unlike a typed object's",
+		in:     `{"metadata":{"uid":"u","name":"g","labels":{"z":"1","a":"2"},"generation":3,"creationTimestamp":"2024-05-06T07:08:09Z","resourceVersion":"7"}}`,
+		want:   `{"metadata":{"creationTimestamp":"2024-05-06T07:08:09Z","generation":3,"labels":{"a":"2","z":"1"},"name":"g","resourceVersion":"7","uid":"u"}}`,
+	}, {
+		reason: "integers within int64 stay exact; others are float64, written by encoding/json",
+		in:     `{"n":{"max":9223372036854775807,"min":-9223372036854775808,"big":9223372036854775808,"one":1.0,"half":0.5,"tiny":1e-7,"huge":1e21,"exp":1E+2}}`,
+		want:   `{"metadata":{},"n":{"big":9223372036854776000,"exp":100,"half":0.5,"huge":1e+21,"max":9223372036854775807,"min":-9223372036854775808,"one":1,"tiny":1e-7}}`,
+	}, {
+		reason: "HTML characters escaped as encoding/json escapes them",
+		in:     `{"s":"<a&b>\u2028"}`,
+		want:   `{"metadata":{},"s":"\u003ca\u0026b\u003e\u2028"}`,
+	}, {
+		reason: "upper case sorts before lower case (byte order)",
+		in:     `{"b":null,"B":[],"a":true,"_":false}`,
+		want:   `{"B":[],"_":false,"a":true,"b":null,"metadata":{}}`,
+	}, {
+		reason: "null metadata, kind and apiVersion are as absent",
+		in:     `{"metadata":null,"kind":null,"apiVersion":null}`,
+		want:   `{"metadata":{}}`,
+	}, {
+		reason: "unknown metadata fields are dropped by non-strict decoding",
+		in:     `{"metadata":{"name":"g","colour":"red"}}`,
+		want:   `{"metadata":{"name":"g"}}`,
+	}}
+	for _, tt := range tests {
+		var u Unstructured
+		if err := json.Unmarshal([]byte(tt.in), &u); err != nil {
+			t.Errorf("%s:\nUnmarshal(%s) = %v", tt.reason, tt.in, err)
+			continue
+		}
+		got, err := json.Marshal(&u)
+		if err != nil || string(got) != tt.want {
+			t.Errorf("%s:\nMarshal(Unmarshal(%s))\n = %s, %v\nwant %s", tt.reason, tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func TestUnstructuredJSONErrors(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`[]`, "cannot unmarshal array"},
+		{`"x"`, "cannot unmarshal string"},
+		{`{"kind":5}`, "cannot unmarshal number into Go struct field .kind of type string"},
+		{`{"apiVersion":{}}`, "cannot unmarshal object into Go struct field .apiVersion"},
+		{`{"metadata":[]}`, "cannot unmarshal array into Go struct field .metadata"},
+		{`{"metadata":{"name":5}}`, "metadata: json: cannot unmarshal number"},
+		{`{"metadata":{"creationTimestamp":"yesterday"}}`, "metadata: "},
+		{`{"n":1e400}`, "cannot unmarshal number 1e400"},
+	}
+	for _, tt := range tests {
+		var u Unstructured
+		err := json.Unmarshal([]byte(tt.in), &u)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Unmarshal(%s) = %v; want an error containing %q", tt.in, err, tt.want)
+		}
+	}
+}
+
+// TestUnstructuredStrict: with no schema nothing outside metadata is
+// unknown; duplicates are found at any depth and unknown metadata fields
+// are reported with their path from the root, as Kubernetes reports them
+// for a custom resource.
+func TestUnstructuredStrict(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{`{"spec":{"anything":1},"whatever":[{"x":1}]}`, nil},
+		{`{"spec":{"a":1,"a":2}}`, []string{`duplicate field "spec.a"`}},
+		{`{"spec":1,"spec":2}`, []string{`duplicate field "spec"`}},
+		{`{"metadata":{"name":"g","colour":"red"}}`, []string{`unknown field "metadata.colour"`}},
+		{`{"metadata":{"name":"a","name":"b"}}`, []string{`duplicate field "metadata.name"`}},
+	}
+	for _, tt := range tests {
+		var u Unstructured
+		strict, err := u.UnmarshalJSONStrict([]byte(tt.in))
+		var got []string
+		for _, e := range strict {
+			got = append(got, e.Error())
+		}
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("UnmarshalJSONStrict(%s) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+	// Through negotiation.Decode, as the server decodes bodies.
+	var u Unstructured
+	_, err := negotiation.Decode([]byte(`{"metadata":{"name":"g","colour":"red"},"spec":{"x":1}}`), negotiation.JSON, &u,
+		negotiation.DecodeOptions{Kind: "Gizmo", Version: "v1", FieldValidation: negotiation.FieldValidationStrict})
+	want := `Gizmo in version "v1" cannot be handled as a Gizmo: strict decoding error: unknown field "metadata.colour"`
+	if err == nil || err.Error() != want {
+		t.Errorf("strict Decode = %v; want %s", err, want)
+	}
+}
+
+func TestUnstructuredDeepCopy(t *testing.T) {
+	var u Unstructured
+	in := `{"metadata":{"name":"g","labels":{"a":"b"},"finalizers":["f"]},"spec":{"list":[{"x":1}],"m":{"k":"v"}}}`
+	if err := json.Unmarshal([]byte(in), &u); err != nil {
+		t.Fatal(err)
+	}
+	c := u.DeepCopy()
+	if diff := cmp.Diff(&u, c); diff != "" {
+		t.Fatalf("DeepCopy differs (-orig +copy):\n%s", diff)
+	}
+	// Change everything in the copy; the original must not see it.
+	c.Labels["a"] = "changed"
+	c.Finalizers[0] = "changed"
+	c.Content["spec"].(map[string]any)["list"].([]any)[0].(map[string]any)["x"] = int64(2)
+	c.Content["spec"].(map[string]any)["m"].(map[string]any)["k"] = "changed"
+	c.Content["new"] = true
+	got, _ := json.Marshal(&u)
+	want := `{"metadata":{"finalizers":["f"],"labels":{"a":"b"},"name":"g"},"spec":{"list":[{"x":1}],"m":{"k":"v"}}}`
+	if string(got) != want {
+		t.Errorf("original after changing the copy = %s; want %s", got, want)
+	}
+	if (&Unstructured{}).DeepCopy().Content != nil {
+		t.Error("DeepCopy of an empty object has Content")
+	}
+}
+
+func TestNested(t *testing.T) {
+	var u Unstructured
+	if err := json.Unmarshal([]byte(`{"spec":{"color":"red","size":3,"ratio":0.5,"on":true,"tags":["a"],"sub":{"k":"v"}}}`), &u); err != nil {
+		t.Fatal(err)
+	}
+	obj := u.Content
+	if s, ok := NestedString(obj, "spec", "color"); s != "red" || !ok {
+		t.Errorf("NestedString = %q, %v", s, ok)
+	}
+	if i, ok := NestedInt64(obj, "spec", "size"); i != 3 || !ok {
+		t.Errorf("NestedInt64 = %d, %v", i, ok)
+	}
+	if f, ok := NestedFloat64(obj, "spec", "ratio"); f != 0.5 || !ok {
+		t.Errorf("NestedFloat64 = %v, %v", f, ok)
+	}
+	if b, ok := NestedBool(obj, "spec", "on"); !b || !ok {
+		t.Errorf("NestedBool = %v, %v", b, ok)
+	}
+	if s, ok := NestedSlice(obj, "spec", "tags"); len(s) != 1 || !ok {
+		t.Errorf("NestedSlice = %v, %v", s, ok)
+	}
+	if m, ok := NestedMap(obj, "spec", "sub"); m["k"] != "v" || !ok {
+		t.Errorf("NestedMap = %v, %v", m, ok)
+	}
+	// Wrong types and missing paths are false.
+	if _, ok := NestedString(obj, "spec", "size"); ok {
+		t.Error("NestedString of a number is ok")
+	}
+	if _, ok := NestedInt64(obj, "spec", "ratio"); ok {
+		t.Error("NestedInt64 of a float is ok")
+	}
+	if _, ok := NestedField(obj, "spec", "color", "deeper"); ok {
+		t.Error("NestedField through a string is ok")
+	}
+	if err := SetNestedField(obj, "blue", "spec", "color"); err != nil {
+		t.Fatal(err)
+	}
+	if err := SetNestedField(obj, int64(1), "status", "observed", "generation"); err != nil {
+		t.Fatal(err)
+	}
+	if err := SetNestedField(obj, 1, "spec", "color", "x"); err == nil {
+		t.Error("SetNestedField through a string succeeded")
+	}
+	got, _ := json.Marshal(&u)
+	want := `{"metadata":{},"spec":{"color":"blue","on":true,"ratio":0.5,"size":3,"sub":{"k":"v"},"tags":["a"]},"status":{"observed":{"generation":1}}}`
+	if string(got) != want {
+		t.Errorf("after SetNestedField: %s; want %s", got, want)
+	}
+}
+
+func TestParseFieldPath(t *testing.T) {
+	var u Unstructured
+	err := json.Unmarshal([]byte(`{"metadata":{"name":"g","creationTimestamp":"2024-05-06T07:08:09Z","labels":{"app.kubernetes.io/name":"x"}},
+		"spec":{"color":"red","list":[{"type":"Ready","status":"True"},{"type":"Other"}],"nil":null}}`), &u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path string
+		want any // errParse: does not parse; errMissing: no value
+	}{
+		{".spec.color", "red"},
+		{"{.spec.color}", "red"},
+		{".spec.list[0].status", "True"},
+		{".spec.list[-1].type", "Other"},
+		{".spec.list[2]", errMissing},
+		{".spec['color']", "red"},
+		{`.spec["color"]`, "red"},
+		{".metadata.labels['app.kubernetes.io/name']", "x"},
+		{".metadata.name", "g"},
+		{".metadata.creationTimestamp", "2024-05-06T07:08:09Z"},
+		{".spec.nil", nil},
+		{".spec.absent", errMissing},
+		{".spec.color.deeper", errMissing},
+		{".spec.list.type", errMissing},
+		{"spec.color", errParse},
+		{"..color", errParse},
+		{".spec.list[*].type", errParse},
+		{`.spec.list[?(@.type=="Ready")].status`, errParse},
+		{".spec.list[0:1]", errParse},
+		{".spec.list[0", errParse},
+		{"", errParse},
+	}
+	for _, tt := range tests {
+		p, err := ParseFieldPath(tt.path)
+		if err != nil {
+			if tt.want != errParse {
+				t.Errorf("ParseFieldPath(%q) = %v", tt.path, err)
+			}
+			continue
+		}
+		if tt.want == errParse {
+			t.Errorf("ParseFieldPath(%q) parses; want an error", tt.path)
+			continue
+		}
+		got, ok := p.Get(&u)
+		if !ok {
+			got = errMissing
+		}
+		if got != tt.want {
+			t.Errorf("ParseFieldPath(%q).Get = %v; want %v", tt.path, got, tt.want)
+		}
+	}
+}
+
+const (
+	errParse   = "<parse error>"
+	errMissing = "<missing>"
+)
+
+// TestJSONCell: a printer column's cell per type, as Kubernetes'
+// custom-resource table convertor makes it.
+func TestJSONCell(t *testing.T) {
+	now := time.Date(2024, 5, 6, 8, 8, 9, 0, time.UTC)
+	tests := []struct {
+		typ  string
+		v    any
+		want any
+	}{
+		{"string", "red", "red"},
+		{"string", int64(3), "3"},
+		{"string", 0.5, "0.5"},
+		{"string", true, "true"},
+		{"string", nil, "<no value>"},
+		{"string", map[string]any{"b": int64(1), "a": "<"}, `{"a":"\u003c","b":1}`},
+		{"string", []any{"x"}, `["x"]`},
+		{"integer", int64(3), int64(3)},
+		{"integer", 3.9, int64(3)},
+		{"integer", "3", nil},
+		{"number", int64(3), float64(3)},
+		{"number", 0.5, 0.5},
+		{"boolean", true, true},
+		{"boolean", "true", nil},
+		{"date", "2024-05-06T07:08:09Z", "60m"},
+		{"date", "yesterday", "<invalid>"},
+		{"date", int64(1), nil},
+		{"integer", nil, nil},
+	}
+	for _, tt := range tests {
+		if got := jsonCell(tt.typ, tt.v, now); got != tt.want {
+			t.Errorf("jsonCell(%q, %#v) = %#v; want %#v", tt.typ, tt.v, got, tt.want)
+		}
+	}
+}
+
+// ExampleUnstructured decodes an object of a type the program has no Go
+// type for, reads a nested field and writes it back in Kubernetes' order.
+func ExampleUnstructured() {
+	var u Unstructured
+	err := json.Unmarshal([]byte(`{"kind":"Gizmo","apiVersion":"demo.io/v1",
+		"metadata":{"name":"g1","labels":{"tier":"web"}},
+		"spec":{"color":"red","size":3}}`), &u)
+	if err != nil {
+		panic(err)
+	}
+	color, _ := NestedString(u.Content, "spec", "color")
+	size, _ := NestedInt64(u.Content, "spec", "size")
+	fmt.Println(u.Kind, u.Name, color, size)
+
+	u.Labels["tier"] = "db"
+	_ = SetNestedField(u.Content, "blue", "spec", "color")
+	b, _ := json.Marshal(&u)
+	fmt.Println(string(b))
+	// Output:
+	// Gizmo g1 red 3
+	// {"apiVersion":"demo.io/v1","kind":"Gizmo","metadata":{"labels":{"tier":"db"},"name":"g1"},"spec":{"color":"blue","size":3}}
+}
