@@ -282,9 +282,9 @@ func NameIsPathSegment(name string, prefix bool) []string {
 // maskTrailingDash lets a generateName end in '-' (the random suffix will
 // follow). Kubernetes (maskTrailingDash in
 // k8s.io/apimachinery/pkg/api/validation/generic.go) replaces the last two
-// bytes by "a" rather than only the dash; the same is done here, since it
-// decides which prefixes are accepted (e.g. "a.-" passes, "a..-" does not
-// fail on its double dot).
+// bytes by "a" rather than only the dash, so the byte before the dash is
+// never checked: "a..-" is accepted as "a.a". The same is done here because
+// it decides which prefixes pass.
 func maskTrailingDash(name string) string {
 	if len(name) > 1 && name[len(name)-1] == '-' {
 		return name[:len(name)-2] + "a"

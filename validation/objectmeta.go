@@ -148,8 +148,11 @@ func PrepareForUpdate(newMeta, oldMeta *ObjectMeta) {
 //   - Labels, Annotations, OwnerReferences, ManagedFields (finalizer names
 //     are not re-checked on update).
 //
-// A resource's own name rule (for instance NameIsDNSSubdomain) is checked
-// by its create validation only, since names cannot change.
+// Labels, annotations, owner references and managed fields are thus
+// checked twice, and a bad one gives two equal causes, as in Kubernetes;
+// status.NewInvalid prints each distinct error once in the message. A
+// resource's own name rule (for instance NameIsDNSSubdomain) need not be
+// rerun on update, since the name cannot change.
 func ValidateUpdate(newMeta, oldMeta *ObjectMeta, namespaced bool) []status.FieldError {
 	errs := ValidateCreate(newMeta, namespaced, NameIsPathSegment)
 	if oldMeta.DeletionTimestamp != nil {

@@ -33,9 +33,9 @@ const objectTooLargeMessage = "etcdserver: request is too large"
 //	{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
 //	 "message":"etcdserver: request is too large","code":500}
 //
-// status.ReasonForError classifies it as ReasonInternalError, as client-go's
-// apierrors.IsInternalError does not (the reason is empty); clients match
-// the message.
+// status.ReasonForError classifies it as ReasonInternalError; client-go's
+// apierrors.IsInternalError reports false for it (the reason is empty), so
+// Kubernetes clients recognise it by its message.
 func ObjectTooLarge() *status.Error {
 	return &status.Error{Status: status.Status{
 		Kind: "Status", APIVersion: "v1", Status: status.StatusFailure,
