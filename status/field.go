@@ -118,3 +118,35 @@ func formatValue(v any) string {
 	}
 	return string(b)
 }
+
+// TooLong returns a FieldError of type FieldValueTooLong for a value longer
+// than maxBytes bytes. Like Kubernetes' field.TooLong it never prints the
+// value; the detail is "may not be more than <n> bytes" ("byte" for 1), or
+// "value is too long" when maxBytes is negative (no known limit).
+func TooLong(field string, maxBytes int) FieldError {
+	detail := "value is too long"
+	if maxBytes >= 0 {
+		unit := " bytes"
+		if maxBytes == 1 {
+			unit = " byte"
+		}
+		detail = "may not be more than " + strconv.Itoa(maxBytes) + unit
+	}
+	return FieldError{Type: CauseTypeFieldValueTooLong, Field: field, Detail: detail}
+}
+
+// TooMany returns a FieldError of type FieldValueTooMany for a list of
+// actual items where at most maxItems are allowed, printed as Kubernetes'
+// field.TooMany does: "Too many: <actual>: must have at most <n> items"
+// ("item" for 1; "has too many items" when maxItems is negative).
+func TooMany(field string, actual, maxItems int) FieldError {
+	detail := "has too many items"
+	if maxItems >= 0 {
+		unit := " items"
+		if maxItems == 1 {
+			unit = " item"
+		}
+		detail = "must have at most " + strconv.Itoa(maxItems) + unit
+	}
+	return FieldError{Type: CauseTypeFieldValueTooMany, Field: field, BadValue: actual, Detail: detail}
+}

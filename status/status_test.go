@@ -115,6 +115,13 @@ func TestFieldErrorBody(t *testing.T) {
 			`fieldValidation: Unsupported value: "strict": supported values: "", "Ignore", "Strict", "Warn"`},
 		{FieldError{Type: CauseTypeFieldValueTooLong, Field: "f", BadValue: "long", Detail: "may not be more than 128 bytes"},
 			"f: Too long: may not be more than 128 bytes"},
+		// field.TooLong and field.TooMany, k8s.io/apimachinery/pkg/util/validation/field/errors.go.
+		{TooLong("metadata.annotations", 262144), "metadata.annotations: Too long: may not be more than 262144 bytes"},
+		{TooLong("f", 1), "f: Too long: may not be more than 1 byte"},
+		{TooLong("f", -1), "f: Too long: value is too long"},
+		{TooMany("spec.items", 5, 4), "spec.items: Too many: 5: must have at most 4 items"},
+		{TooMany("spec.items", 2, 1), "spec.items: Too many: 2: must have at most 1 item"},
+		{TooMany("spec.items", 2, -1), "spec.items: Too many: 2: has too many items"},
 	}
 	for _, tt := range tests {
 		if got := tt.in.Error(); got != tt.want {
