@@ -13,9 +13,8 @@ import (
 // ErrMalformed reports bytes that are not a valid protobuf encoding of the
 // message being read: a bad tag or varint, a length past the end of the
 // input, or a known field with the wrong wire type. Truncated input also
-// matches io.ErrUnexpectedEOF. Package envelope reports the same value, so
-// one errors.Is covers an object and its metadata.
-var ErrMalformed = errors.New("malformed protobuf")
+// matches io.ErrUnexpectedEOF.
+var ErrMalformed = errors.New("meta: malformed protobuf")
 
 // The protobuf wire format, as far as metadata needs it. It is written
 // against encoding/binary, whose unsigned varints are protobuf's, so that
