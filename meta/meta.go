@@ -186,3 +186,8 @@ func (m *ListMeta) DeepCopy() *ListMeta {
 	m.DeepCopyInto(out)
 	return out
 }
+
+// InitialEventsAnnotation is the annotation, set to "true", of the
+// bookmark that ends a watch's initial events (a streaming list);
+// metav1.InitialEventsAnnotationKey in Kubernetes.
+const InitialEventsAnnotation = "k8s.io/initial-events-end"

@@ -42,7 +42,7 @@ import (
 
 // InitialEventsAnnotation is the annotation of the bookmark that ends a
 // streaming list's initial events.
-const InitialEventsAnnotation = "k8s.io/initial-events-end"
+const InitialEventsAnnotation = meta.InitialEventsAnnotation
 
 // Timeout is how long an expectation waits for the next message.
 const Timeout = 10 * time.Second
