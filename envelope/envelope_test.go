@@ -18,10 +18,10 @@ var envelopeTests = []struct {
 	in   string // hex
 	want Envelope
 }{
-	{"ConfigMap{} in v1 (§8 layout)",
+	{"ConfigMap{} in v1 (envelope layout)",
 		"6b387300 0a0f0a0276311209436f6e6669674d6170 12120a10" + emptyObjectMeta + "1a002200",
 		Envelope{APIVersion: "v1", Kind: "ConfigMap", Raw: []byte("\x0a\x10\x0a\x00\x12\x00\x1a\x00\x22\x00\x2a\x00\x32\x00\x38\x00\x42\x00")}},
-	{"runtime.Unknown{} from the generated marshaller: raw absent (§13.4)",
+	{"runtime.Unknown{} from the generated marshaller: raw absent (v0.37.2)",
 		"6b387300 0a040a0012001a002200", Envelope{}},
 	{"empty raw is present and empty",
 		"6b387300 0a040a001200 1200 1a002200", Envelope{Raw: []byte{}}},
@@ -81,9 +81,9 @@ func TestConsumeEnvelopeErrors(t *testing.T) {
 		want     []error
 		wantText string // the exact text, where Kubernetes has one
 	}{
-		{"empty data (§8)", "", []error{ErrEmptyData}, "empty data"},
-		{"prefix only (§8)", "6b387300", []error{ErrEmptyBody}, "empty body"},
-		{"wrong prefix (§8)", "6b387301 0a00", []error{ErrPrefix}, k8sPrefixText},
+		{"empty data", "", []error{ErrEmptyData}, "empty data"},
+		{"prefix only", "6b387300", []error{ErrEmptyBody}, "empty body"},
+		{"wrong prefix", "6b387301 0a00", []error{ErrPrefix}, k8sPrefixText},
 		{"JSON body", "7b7d", []error{ErrPrefix}, k8sPrefixText},
 		{"short prefix", "6b38", []error{ErrPrefix}, k8sPrefixText},
 		{"short prefix, correct so far", "6b3873", []error{ErrPrefix}, k8sPrefixText},

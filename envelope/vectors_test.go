@@ -127,8 +127,9 @@ const emptyObjectMeta = "0a0012001a0022002a00320038004200"
 func ptr[T any](v T) *T { return &v }
 
 // TestVectors checks the output against bytes that k8s.io/api and
-// k8s.io/apimachinery v0.37.2 produced (k8s-facts §13.4), or composed only
-// of such bytes plus the field layout of §8 and §13.
+// k8s.io/apimachinery v0.37.2 produced, or composed only of such bytes
+// plus the layout of k8s.io/apimachinery/pkg/runtime/serializer/protobuf
+// and the field numbers of the generated.proto files.
 func TestVectors(t *testing.T) {
 	configMapEmpty := appendConfigMap(nil, &configMap{})
 	tests := []struct {
@@ -137,39 +138,39 @@ func TestVectors(t *testing.T) {
 		got    []byte
 		want   string
 	}{
-		{"Status{}", "§13.4",
+		{"Status{}", "v0.37.2",
 			AppendStatus(nil, &Status{}), "0a06 0a0012001a00 12001a0022003000"},
-		{"Status{Details:&{}}", "§13.4 StatusDetails{} inside field 5",
+		{"Status{Details:&{}}", "v0.37.2: StatusDetails{} inside field 5",
 			AppendStatus(nil, &Status{Details: &StatusDetails{}}),
 			"0a06 0a0012001a00 12001a002200 2a0a 0a0012001a0028003200 3000"},
-		{"WatchEvent{}", "§13.4",
+		{"WatchEvent{}", "v0.37.2",
 			AppendWatchEvent(nil, "", nil), "0a001200"},
-		{"ConfigMap{}", "§13.4",
+		{"ConfigMap{}", "v0.37.2",
 			configMapEmpty, "0a10" + emptyObjectMeta},
-		{"ConfigMap{Data,BinaryData,Immutable}", "§13.4: nil bytes value left out, empty written",
+		{"ConfigMap{Data,BinaryData,Immutable}", "v0.37.2: nil bytes value left out, empty written",
 			appendConfigMap(nil, &configMap{
 				Data:       map[string]string{"k": "v"},
 				BinaryData: map[string][]byte{"a": {}, "b": nil},
 				Immutable:  ptr(false),
 			}),
 			"0a10" + emptyObjectMeta + "12060a016b120176 1a050a01611200 1a030a0162 2000"},
-		{"Secret{}", "§13.4: type always written",
+		{"Secret{}", "v0.37.2: type always written",
 			appendSecret(nil, &secret{}), "0a10" + emptyObjectMeta + "1a00"},
-		{"Namespace{}", "§13.4: spec and status always written",
+		{"Namespace{}", "v0.37.2: spec and status always written",
 			appendNamespace(nil, &namespace{}), "0a10" + emptyObjectMeta + "1200 1a020a00"},
-		{"Envelope(v1, ConfigMap, ConfigMap{})", "§8: magic, typeMeta, raw, empty contentEncoding and contentType",
+		{"Envelope(v1, ConfigMap, ConfigMap{})", "envelope layout: magic, typeMeta, raw, empty contentEncoding and contentType",
 			AppendEnvelope(nil, "v1", "ConfigMap", configMapEmpty),
 			"6b387300" +
 				"0a0f 0a027631 1209436f6e6669674d6170" +
 				"1212 0a10" + emptyObjectMeta +
 				"1a00 2200"},
-		{"Envelope(\"\", \"\", empty)", "§13.4 runtime.Unknown{} plus the raw field the serializer always writes",
+		{"Envelope(\"\", \"\", empty)", "v0.37.2: runtime.Unknown{} plus the raw field the serializer always writes",
 			AppendEnvelope(nil, "", "", nil), "6b387300 0a040a001200 1200 1a002200"},
-		{"WatchEvent(ADDED, envelope)", "§5.1: object.raw holds the enveloped object",
+		{"WatchEvent(ADDED, envelope)", "watch event: object.raw holds the enveloped object",
 			AppendWatchEvent(nil, "ADDED", AppendEnvelope(nil, "v1", "ConfigMap", configMapEmpty)),
 			"0a054144444544" + "122f 0a2d" +
 				"6b387300 0a0f 0a027631 1209436f6e6669674d6170 1212 0a10" + emptyObjectMeta + "1a00 2200"},
-		{"Frame(WatchEvent{})", "§5.2: 4-byte big-endian length",
+		{"Frame(WatchEvent{})", "watch framing: 4-byte big-endian length",
 			AppendFrame(nil, AppendWatchEvent(nil, "", nil)), "00000004 0a001200"},
 	}
 	for _, tt := range tests {
@@ -180,7 +181,7 @@ func TestVectors(t *testing.T) {
 	}
 }
 
-// TestVectorsDecode decodes the §13.4 vectors back.
+// TestVectorsDecode decodes the v0.37.2 vectors back.
 func TestVectorsDecode(t *testing.T) {
 	// runtime.Unknown{} as the generated marshaller writes it: no raw field.
 	e, err := ConsumeEnvelope(mustHex(t, "6b387300 0a040a0012001a002200"))
@@ -195,7 +196,8 @@ func TestVectorsDecode(t *testing.T) {
 	if cm.Data["k"] != "v" || cm.Immutable == nil || *cm.Immutable {
 		t.Errorf("data/immutable = %v/%v; want {k:v}/false", cm.Data, cm.Immutable)
 	}
-	// §13.4: on decode a missing bytes value becomes []byte{}.
+	// As in k8s.io/apimachinery v0.37.2, a missing bytes value decodes as
+	// []byte{}.
 	for _, k := range []string{"a", "b"} {
 		if v, ok := cm.BinaryData[k]; !ok || v == nil || len(v) != 0 {
 			t.Errorf("binaryData[%q] = %v (present %v); want empty non-nil", k, v, ok)
@@ -203,10 +205,11 @@ func TestVectorsDecode(t *testing.T) {
 	}
 }
 
-// TestVectorsAllFields writes every field once, with the bytes spelled out
-// by hand from the field numbers of k8s-facts §13.1 (tag = number<<3 | wire
-// type), so that a wrong number or a wrong presence rule shows up even for
-// the pointer fields the §13.4 vectors leave nil.
+// TestVectorsAllFields writes every field of a Status once, with the bytes
+// spelled out by hand from the field numbers of
+// k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto (tag = number<<3 |
+// wire type), so that a wrong number or a wrong presence rule shows up even
+// for the pointer fields TestVectors leaves nil.
 func TestVectorsAllFields(t *testing.T) {
 	status := Status{
 		Metadata: meta.ListMeta{SelfLink: "s", ResourceVersion: "5", Continue: "c", RemainingItemCount: ptr[int64](2)},

@@ -27,7 +27,7 @@ var parseAcceptTests = []struct {
 	{in: "text/html, image/gif, image/jpeg, *; q=.2, */*; q=.2", want: []rangeWant{
 		{"text", "html", 1000, ""}, {"image", "gif", 1000, ""}, {"image", "jpeg", 1000, ""},
 		{"*", "*", 200, ""}, {"*", "*", 200, ""}}},
-	// kubectl get (k8s-facts 12.2).
+	// kubectl get (k8s.io/kubectl/pkg/cmd/get).
 	{in: "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json", want: []rangeWant{
 		{"application", "json", 1000, "application/json;as=Table;v=v1;g=meta.k8s.io"},
 		{"application", "json", 1000, "application/json;as=Table;v=v1beta1;g=meta.k8s.io"},

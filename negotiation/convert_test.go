@@ -99,8 +99,8 @@ func testObjs() []*testObj {
 }
 
 func TestConverterTables(t *testing.T) {
-	// k8s-facts 7.3: the default columns' JSON is written with
-	// json-escaped "\n\n" in the description.
+	// The default columns' JSON (k8s.io/apiserver/pkg/registry/rest/table.go)
+	// is written with json-escaped "\n\n" in the description.
 	cols := strings.ReplaceAll(defaultColumnsJSON, "\n", `\n`)
 	remaining := int64(3)
 	list := meta.ListMeta{ResourceVersion: "42", Continue: "tok", RemainingItemCount: &remaining}
@@ -202,7 +202,8 @@ func TestConverterObjectAndWatch(t *testing.T) {
 		t.Errorf("EncodeObject(Table) = %v\n%s\nwant\n%s", err, got, want)
 	}
 
-	// k8s-facts 7.2: only the first event of a watch carries the column
+	// As in k8s.io/apiserver/pkg/endpoints/handlers/response.go, only the
+	// first event of a watch carries the column
 	// definitions; events have no trailing newline (the stream frames them).
 	enc := testConverter.NewWatchEncoder(Result{MediaType: JSON, Target: TargetTable, Stream: true}, IncludeMetadata)
 	for i := range 3 {

@@ -11,7 +11,7 @@ import (
 
 // Accept headers real clients send.
 const (
-	// kubectl get, server-side printing (k8s-facts 12.2).
+	// kubectl get, server-side printing (k8s.io/kubectl/pkg/cmd/get).
 	kubectlAccept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"
 	// client-go with ContentType JSON.
 	clientGoJSONAccept = "application/json, */*"

@@ -21,7 +21,7 @@ type Event struct {
 }
 
 // StreamWriter writes the events of one watch response in the framing of
-// its media type (k8s-facts 5.2):
+// its media type, as k8s.io/apiserver/pkg/endpoints/handlers/watch.go does:
 //
 //   - JSON (Content-Type application/json): one event per line,
 //     {"type":"ADDED","object":{...}} and a newline.

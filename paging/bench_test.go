@@ -104,7 +104,8 @@ func TestAllocs(t *testing.T) {
 	}
 }
 
-// kubernetesToken is the shape of Kubernetes' own token (k8s-facts §4),
+// kubernetesToken is the shape of Kubernetes' own token
+// (k8s.io/apiserver/pkg/storage/continue.go),
 // rebuilt here only as a baseline for the benchmarks below.
 type kubernetesToken struct {
 	V     string `json:"v"`

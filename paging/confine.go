@@ -12,7 +12,8 @@ import (
 // here.
 //
 // Kubernetes prepends "/" to the start, runs path.Clean and rejects the
-// token if that changed anything (k8s-facts §4), which rejects "..", ".",
+// token if that changed anything (k8s.io/apiserver/pkg/storage/continue.go),
+// which rejects "..", ".",
 // empty segments and a trailing "/". These rules are stricter: the final
 // NUL is set aside before the segments are checked (so "a/..\x00", which
 // Kubernetes lets through, is rejected too), a NUL anywhere else, a

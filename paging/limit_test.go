@@ -34,7 +34,8 @@ func TestLimit(t *testing.T) {
 	}
 }
 
-// TestRemainingItemCount walks k8s-facts §4 and the spec: the count is set
+// TestRemainingItemCount walks Kubernetes' rule (PrepareContinueToken in
+// k8s.io/apiserver/pkg/storage/continue.go) and the spec: the count is set
 // only when more items remain and no selector is in play.
 func TestRemainingItemCount(t *testing.T) {
 	tests := []struct {

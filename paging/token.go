@@ -122,7 +122,8 @@ var (
 	ErrKeyPrefix = errors.New("paging: key and key prefix do not match")
 )
 
-// Kubernetes' texts (k8s-facts §2.3, §4).
+// Kubernetes' texts (k8s.io/apiserver/pkg/storage/continue.go and
+// etcd3/errors.go).
 const (
 	invalidPrefix = "invalid continue token: continue key is not valid: "
 	expiredLong   = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list."

@@ -140,7 +140,8 @@ func TestIssuedAt(t *testing.T) {
 	}
 }
 
-// kubernetesAccepts is the check of k8s-facts §4: prepend "/" if missing,
+// kubernetesAccepts is Kubernetes' check (DecodeContinue in
+// k8s.io/apiserver/pkg/storage/continue.go): prepend "/" if missing,
 // path.Clean, reject if changed.
 func kubernetesAccepts(start string) bool {
 	k := start

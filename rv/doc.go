@@ -33,16 +33,17 @@
 //
 // # Get
 //
-// The spec's "Semantics for get" (k8s-facts §1.6):
+// API Concepts' "Semantics for get and list"
+// (https://kubernetes.io/docs/reference/using-api/api-concepts/):
 //
 //	rv=""       rv="0"  rv="5"          rv="abc"
 //	MostRecent  Any     NotOlderThan 5  400 (h)
 //
 // # List
 //
-// The spec's "resourceVersionMatch and paging parameters for list" with
-// k8s-facts §1.3, §1.4 and §1.7. Read.Limit carries the limit in every cell
-// and Read.Continue the token:
+// API Concepts' "resourceVersionMatch and paging parameters for list" with
+// Kubernetes' ListOptions validation. Read.Limit carries the limit in every
+// cell and Read.Continue the token:
 //
 //	resourceVersionMatch  paging              rv=""          rv="0"         rv="5"
 //	unset                 -                   MostRecent     Any            NotOlderThan 5
@@ -60,10 +61,11 @@
 //
 // # Watch
 //
-// The spec's "Semantics for watch" with k8s-facts §1.2, §1.3 and §1.8, for
-// a client that allows bookmarks. "+init" is Watch.InitialEvents (synthetic
-// ADDED events for the state at the start), "+end" is Watch.EndBookmark
-// (then the bookmark marking their end, only when bookmarks are allowed):
+// API Concepts' "Semantics for watch" with Kubernetes' watch defaulting
+// and validation, for a client that allows bookmarks. "+init" is
+// Watch.InitialEvents (synthetic ADDED events for the state at the start),
+// "+end" is Watch.EndBookmark (then the bookmark marking their end, only
+// when bookmarks are allowed):
 //
 //	WatchList  sendInitialEvents  resourceVersionMatch  rv=""                     rv="0"             rv="5"
 //	on         unset              unset                 StartMostRecent+init+end  StartAny+init+end  StartExact 5
@@ -74,8 +76,9 @@
 //	off        unset              unset                 StartMostRecent+init      StartAny+init      StartExact 5
 //	off        true               NotOlderThan          422 (g)                   422 (g)            422 (g)
 //
-// The first row is the defaulting of k8s-facts §1.2 at work: with WatchList
-// on, a watch at "" or "0" with neither sendInitialEvents nor
+// The first row is Kubernetes' defaulting at work
+// (k8s.io/apimachinery/pkg/apis/meta/internalversion/defaults.go): with
+// WatchList on, a watch at "" or "0" with neither sendInitialEvents nor
 // resourceVersionMatch is served as sendInitialEvents=true with
 // NotOlderThan. A watch ignores limit, and continue unless a match is set
 // (including by that defaulting: `?watch=1&continue=x` is a 422 (d), as in

@@ -86,13 +86,14 @@ type ListOptions struct {
 type Config struct {
 	// DisableWatchList turns off the WatchList feature (Kubernetes'
 	// WatchList feature gate): a watch is no longer defaulted to a
-	// streaming list (k8s-facts §1.2), sendInitialEvents is refused with a
+	// streaming list (see Default), sendInitialEvents is refused with a
 	// 422, and a watch without a resourceVersion gets its initial events
 	// the legacy way, without the initial-events-end bookmark.
 	DisableWatchList bool
 }
 
-// Default applies Kubernetes' watch defaulting (k8s-facts §1.2) to o in
+// Default applies Kubernetes' watch defaulting
+// (k8s.io/apimachinery/pkg/apis/meta/internalversion/defaults.go) to o in
 // place: with WatchList on, a watch with neither sendInitialEvents nor
 // resourceVersionMatch and a resourceVersion of "" or "0" becomes
 // sendInitialEvents=true&resourceVersionMatch=NotOlderThan. Lists and other
@@ -133,7 +134,8 @@ func isZero(s string) bool { return s != "" && isZeroOrUnset(s) }
 // listOptionsKind is what Kubernetes names ListOptions in a 422.
 var listOptionsKind = status.GroupKind{Group: "meta.k8s.io", Kind: "ListOptions"}
 
-// Validate checks o as Kubernetes validates ListOptions (k8s-facts §1.3):
+// Validate checks o as Kubernetes validates ListOptions
+// (k8s.io/apimachinery/pkg/apis/meta/internalversion/validation):
 // with the watch rules if o.Watch is set, else with the list rules. It does
 // not apply Default first. A violation is a 422 Invalid *status.Error with
 // one cause per rule broken, in Kubernetes' order.

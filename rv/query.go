@@ -68,7 +68,8 @@ type params struct {
 }
 
 // ParseQuery decodes the ListOptions parameters of a raw URL query string
-// (r.URL.RawQuery) with Kubernetes' rules (k8s-facts §1.1):
+// (r.URL.RawQuery) with Kubernetes' rules
+// (k8s.io/apimachinery/pkg/runtime/conversion.go):
 //
 //   - only the first value of a repeated parameter counts;
 //   - a bool is false for "0" or any case of "false", true for anything

@@ -27,7 +27,7 @@ var queryTests = []struct {
 		want: ListOptions{Watch: true, AllowWatchBookmarks: true, ResourceVersion: "12", ResourceVersionMatch: MatchNotOlderThan,
 			TimeoutSeconds: 413, Limit: 500, Continue: "tok", SendInitialEvents: BoolTrue}},
 
-	// §1.1 bools: only "0" and "false" in any case are false.
+	// Bools: only "0" and "false" in any case are false.
 	{query: "watch=1", want: ListOptions{Watch: true}},
 	{query: "watch=0", want: ListOptions{}},
 	{query: "watch=false", want: ListOptions{}},
@@ -45,7 +45,7 @@ var queryTests = []struct {
 	{query: "sendInitialEvents=", want: ListOptions{SendInitialEvents: BoolTrue}},
 	{query: "sendInitialEvents", want: ListOptions{SendInitialEvents: BoolTrue}},
 
-	// §1.1 integers: strconv.ParseInt, the raw Go error as a 400.
+	// Integers: strconv.ParseInt, the raw Go error as a 400.
 	{query: "limit=-5", want: ListOptions{Limit: -5}},
 	{query: "limit=%2B5", want: ListOptions{Limit: 5}},
 	{query: "limit=+5", err: badRequest(`strconv.ParseInt: parsing " 5": invalid syntax`)},
@@ -63,7 +63,7 @@ var queryTests = []struct {
 	// whatever the query order.
 	{query: "limit=y&timeoutSeconds=x", err: badRequest(`strconv.ParseInt: parsing "x": invalid syntax`)},
 
-	// §1.1: the first value of a repeated parameter wins.
+	// The first value of a repeated parameter wins.
 	{query: "limit=1&limit=2", want: ListOptions{Limit: 1}},
 	{query: "limit=1&limit=abc", want: ListOptions{Limit: 1}},
 	{query: "limit=abc&limit=1", err: badRequest(`strconv.ParseInt: parsing "abc": invalid syntax`)},

@@ -8,10 +8,11 @@ import (
 )
 
 // ResolveGet decides how to read a single object whose GET carried
-// resourceVersion (k8s-facts §1.6): "" is MostRecent, zero is Any, N is
-// NotOlderThan N. A resourceVersion that is not a decimal uint64 is the 400
-// of Parse (Kubernetes answers 500 from its watch cache and 400 from etcd
-// for the same request; apisem always answers the 400).
+// resourceVersion (API Concepts, "Semantics for get and list"): "" is
+// MostRecent, zero is Any, N is NotOlderThan N. A resourceVersion that is
+// not a decimal uint64 is the 400 of Parse (Kubernetes answers 500 from
+// its watch cache and 400 from etcd for the same request; apisem always
+// answers the 400).
 func ResolveGet(resourceVersion string) (Read, error) {
 	if resourceVersion == "" {
 		return Read{Semantics: MostRecent}, nil
@@ -41,8 +42,8 @@ func ResolveGetQuery(rawQuery string) (Read, error) {
 }
 
 // ResolveList decides how to serve o as a list (whatever o.Watch says),
-// following the spec's "Semantics for get and list" table and k8s-facts
-// §1.3, §1.4 and §1.7:
+// following API Concepts' "Semantics for get and list" table, Kubernetes'
+// ListOptions validation and its storage layer's checks:
 //
 //   - a broken ListOptions rule is the 422 of Validate;
 //   - a continue token is ContinueExact, with a resourceVersion of "" or
@@ -94,9 +95,9 @@ func errContinueWithVersion() error {
 }
 
 // ResolveWatch decides how to serve o as a watch (whatever o.Watch says),
-// following the spec's "Semantics for watch" table and k8s-facts §1.2,
-// §1.3 and §1.8. It applies the watch defaulting of c (Default) to a copy
-// of o, then:
+// following API Concepts' "Semantics for watch" table, Kubernetes' watch
+// defaulting and validation, and its watch cache. It applies the watch
+// defaulting of c (Default) to a copy of o, then:
 //
 //   - a broken ListOptions rule is the 422 of Validate;
 //   - a resourceVersion that does not parse is the 400 of Parse (Kubernetes

@@ -10,8 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// The texts of the errors the tables below expect (k8s-facts §1.3, §1.4,
-// §1.5, Appendix A).
+// The texts of the errors the tables below expect, Kubernetes' own.
 const (
 	invalidPrefix        = `ListOptions.meta.k8s.io "" is invalid: `
 	msgContinueWithRV    = "specifying resource version is not allowed when using continue"
@@ -128,42 +127,42 @@ var listTests = []struct {
 	{"spec: NotOlderThan, limit, rv N: Not older than",
 		ListOptions{ResourceVersionMatch: MatchNotOlderThan, Limit: 500, ResourceVersion: "5"}, Read{Semantics: NotOlderThan, Version: 5, Limit: 500}, nil},
 
-	// k8s-facts §1.3: the remaining ListOptions rules, alone and together
+	// The remaining ListOptions rules, alone and together
 	// (several are one 422 listing each, in Kubernetes' order).
-	{"§1.3: Exact with continue",
+	{"validation: Exact with continue",
 		ListOptions{ResourceVersionMatch: MatchExact, ResourceVersion: "5", Continue: "tok"}, Read{}, invalid422(fMatchWithContinue)},
-	{"§1.3: NotOlderThan with continue and no rv",
+	{"validation: NotOlderThan with continue and no rv",
 		ListOptions{ResourceVersionMatch: MatchNotOlderThan, Continue: "tok", Limit: 500}, Read{}, invalid422(fMatchWithoutRV, fMatchWithContinue)},
-	{"§1.3: unsupported match",
+	{"validation: unsupported match",
 		ListOptions{ResourceVersionMatch: "foo", ResourceVersion: "5"}, Read{}, invalid422(fListMatchUnknownFoo)},
-	{"§1.3: match is case-sensitive",
+	{"validation: match is case-sensitive",
 		ListOptions{ResourceVersionMatch: "exact", ResourceVersion: "5"}, Read{},
 		invalid422(`resourceVersionMatch: Unsupported value: "exact": supported values: "Exact", "NotOlderThan", ""`)},
-	{"§1.3: unsupported match, no rv, continue",
+	{"validation: unsupported match, no rv, continue",
 		ListOptions{ResourceVersionMatch: "foo", Continue: "tok"}, Read{}, invalid422(fMatchWithoutRV, fMatchWithContinue, fListMatchUnknownFoo)},
-	{"§1.3: sendInitialEvents=true on a list",
+	{"validation: sendInitialEvents=true on a list",
 		ListOptions{SendInitialEvents: BoolTrue}, Read{}, invalid422(fInitialEventsList)},
-	{"§1.3: sendInitialEvents=false on a list (any value is forbidden)",
+	{"validation: sendInitialEvents=false on a list (any value is forbidden)",
 		ListOptions{SendInitialEvents: BoolFalse, ResourceVersion: "5"}, Read{}, invalid422(fInitialEventsList)},
-	{`§1.3: Exact "0" and sendInitialEvents`,
+	{`validation: Exact "0" and sendInitialEvents`,
 		ListOptions{ResourceVersionMatch: MatchExact, ResourceVersion: "0", SendInitialEvents: BoolTrue}, Read{}, invalid422(fExactZero, fInitialEventsList)},
-	{"§1.3: validation before the continue check",
+	{"validation: before the continue check",
 		ListOptions{ResourceVersionMatch: MatchExact, ResourceVersion: "5", Continue: "tok", Limit: 1}, Read{}, invalid422(fMatchWithContinue)},
 
-	// k8s-facts §1.4 and §1.5: storage-level checks.
-	{"§1.4: continue without limit reads the rest of the snapshot",
+	// Storage-level checks (k8s.io/apiserver/pkg/storage/interfaces.go).
+	{"storage: continue without limit reads the rest of the snapshot",
 		ListOptions{Continue: "tok"}, Read{Semantics: ContinueExact, Continue: "tok"}, nil},
-	{"§1.4: continue with a non-numeric rv is the continue 400, not the parse 400",
+	{"storage: continue with a non-numeric rv is the continue 400, not the parse 400",
 		ListOptions{Continue: "tok", ResourceVersion: "abc"}, Read{}, badRequest(msgContinueWithRV)},
-	{"§1.5: non-numeric rv",
+	{"parse: non-numeric rv",
 		ListOptions{ResourceVersion: "abc"}, Read{}, badRV("abc", "invalid syntax")},
-	{"§1.5: non-numeric rv with NotOlderThan passes validation, then is a 400",
+	{"parse: non-numeric rv with NotOlderThan passes validation, then is a 400",
 		ListOptions{ResourceVersion: "abc", ResourceVersionMatch: MatchNotOlderThan}, Read{}, badRV("abc", "invalid syntax")},
-	{"§1.5: negative rv",
+	{"parse: negative rv",
 		ListOptions{ResourceVersion: "-1", Limit: 5}, Read{}, badRV("-1", "invalid syntax")},
-	{"§1.5: rv beyond uint64",
+	{"parse: rv beyond uint64",
 		ListOptions{ResourceVersion: "18446744073709551616"}, Read{}, badRV("18446744073709551616", "value out of range")},
-	{"§1.5: largest rv",
+	{"parse: largest rv",
 		ListOptions{ResourceVersion: "18446744073709551615", ResourceVersionMatch: MatchExact},
 		Read{Semantics: Exact, Version: math.MaxUint64}, nil},
 
@@ -206,7 +205,7 @@ var getTests = []struct {
 	{"", Read{Semantics: MostRecent}, nil},
 	{"0", Read{Semantics: Any}, nil},
 	{"5", Read{Semantics: NotOlderThan, Version: 5}, nil},
-	// k8s-facts §1.5, with the 400 of etcd (see ResolveGet).
+	// Parse errors, with the 400 of etcd (see ResolveGet).
 	{"abc", Read{}, badRV("abc", "invalid syntax")},
 	{"+5", Read{}, badRV("+5", "invalid syntax")},
 	{" 5", Read{}, badRV(" 5", "invalid syntax")},
@@ -258,110 +257,111 @@ var watchTests = []struct {
 	want Watch
 	err  *wantErr
 }{
-	// The spec's watch table, after Kubernetes' defaulting (§1.2, §1.8).
+	// The spec's watch table, after Kubernetes' defaulting, as its watch
+	// cache serves it.
 	{"spec: rv unset: Get State and Start at Most Recent (defaulted to a watch-list)", Config{},
 		ListOptions{Watch: true}, Watch{Start: StartMostRecent, InitialEvents: true}, nil},
 	{`spec: rv "0": Get State and Start at Any (defaulted to a watch-list)`, Config{},
 		ListOptions{Watch: true, ResourceVersion: "0"}, Watch{Start: StartAny, InitialEvents: true}, nil},
 	{"spec: rv N: Start at Exact", Config{},
 		ListOptions{Watch: true, ResourceVersion: "5"}, Watch{Start: StartExact, Version: 5}, nil},
-	{"§1.2: defaulted watch-list with bookmarks ends its initial events with a bookmark", Config{},
+	{"defaulting: watch-list with bookmarks ends its initial events with a bookmark", Config{},
 		ListOptions{Watch: true, AllowWatchBookmarks: true},
 		Watch{Start: StartMostRecent, InitialEvents: true, EndBookmark: true, Bookmarks: true}, nil},
-	{`§1.2: defaulted watch-list at "0" with bookmarks`, Config{},
+	{`defaulting: watch-list at "0" with bookmarks`, Config{},
 		ListOptions{Watch: true, AllowWatchBookmarks: true, ResourceVersion: "0"},
 		Watch{Start: StartAny, InitialEvents: true, EndBookmark: true, Bookmarks: true}, nil},
-	{"§1.8: rv N with bookmarks (the reflector's resumed watch)", Config{},
+	{"watch cache: rv N with bookmarks (the reflector's resumed watch)", Config{},
 		ListOptions{Watch: true, AllowWatchBookmarks: true, ResourceVersion: "5", TimeoutSeconds: 413},
 		Watch{Start: StartExact, Version: 5, Bookmarks: true, Timeout: 413 * time.Second}, nil},
 
-	// §1.8: explicit sendInitialEvents.
-	{"§1.8: sendInitialEvents=true, NotOlderThan, rv unset", Config{},
+	// Explicit sendInitialEvents.
+	{"watch cache: sendInitialEvents=true, NotOlderThan, rv unset", Config{},
 		ListOptions{Watch: true, SendInitialEvents: BoolTrue, ResourceVersionMatch: MatchNotOlderThan, AllowWatchBookmarks: true},
 		Watch{Start: StartMostRecent, InitialEvents: true, EndBookmark: true, Bookmarks: true}, nil},
-	{`§1.8: sendInitialEvents=true, NotOlderThan, rv "0"`, Config{},
+	{`watch cache: sendInitialEvents=true, NotOlderThan, rv "0"`, Config{},
 		ListOptions{Watch: true, SendInitialEvents: BoolTrue, ResourceVersionMatch: MatchNotOlderThan, ResourceVersion: "0", AllowWatchBookmarks: true},
 		Watch{Start: StartAny, InitialEvents: true, EndBookmark: true, Bookmarks: true}, nil},
-	{"§1.8: sendInitialEvents=true, NotOlderThan, rv N", Config{},
+	{"watch cache: sendInitialEvents=true, NotOlderThan, rv N", Config{},
 		ListOptions{Watch: true, SendInitialEvents: BoolTrue, ResourceVersionMatch: MatchNotOlderThan, ResourceVersion: "5", AllowWatchBookmarks: true},
 		Watch{Start: StartNotOlderThan, Version: 5, InitialEvents: true, EndBookmark: true, Bookmarks: true}, nil},
-	{"§5.5: no end bookmark without allowWatchBookmarks", Config{},
+	{"no end bookmark without allowWatchBookmarks", Config{},
 		ListOptions{Watch: true, SendInitialEvents: BoolTrue, ResourceVersionMatch: MatchNotOlderThan, ResourceVersion: "5"},
 		Watch{Start: StartNotOlderThan, Version: 5, InitialEvents: true}, nil},
-	{"§1.8: sendInitialEvents=false, NotOlderThan, rv unset", Config{},
+	{"watch cache: sendInitialEvents=false, NotOlderThan, rv unset", Config{},
 		ListOptions{Watch: true, SendInitialEvents: BoolFalse, ResourceVersionMatch: MatchNotOlderThan, AllowWatchBookmarks: true},
 		Watch{Start: StartMostRecent, Bookmarks: true}, nil},
-	{`§1.8: sendInitialEvents=false, NotOlderThan, rv "0"`, Config{},
+	{`watch cache: sendInitialEvents=false, NotOlderThan, rv "0"`, Config{},
 		ListOptions{Watch: true, SendInitialEvents: BoolFalse, ResourceVersionMatch: MatchNotOlderThan, ResourceVersion: "0"},
 		Watch{Start: StartAny}, nil},
-	{"§1.8: sendInitialEvents=false, NotOlderThan, rv N", Config{},
+	{"watch cache: sendInitialEvents=false, NotOlderThan, rv N", Config{},
 		ListOptions{Watch: true, SendInitialEvents: BoolFalse, ResourceVersionMatch: MatchNotOlderThan, ResourceVersion: "5", AllowWatchBookmarks: true},
 		Watch{Start: StartExact, Version: 5, Bookmarks: true}, nil},
 
-	// §1.8: WatchList off, the legacy watch.
-	{"§1.8: WatchList off, rv unset: legacy initial events, no end bookmark", watchListOff,
+	// WatchList off, the legacy watch.
+	{"watch cache: WatchList off, rv unset: legacy initial events, no end bookmark", watchListOff,
 		ListOptions{Watch: true, AllowWatchBookmarks: true},
 		Watch{Start: StartMostRecent, InitialEvents: true, Bookmarks: true}, nil},
-	{`§1.8: WatchList off, rv "0": legacy initial events`, watchListOff,
+	{`watch cache: WatchList off, rv "0": legacy initial events`, watchListOff,
 		ListOptions{Watch: true, ResourceVersion: "0"}, Watch{Start: StartAny, InitialEvents: true}, nil},
-	{"§1.8: WatchList off, rv N", watchListOff,
+	{"watch cache: WatchList off, rv N", watchListOff,
 		ListOptions{Watch: true, ResourceVersion: "5"}, Watch{Start: StartExact, Version: 5}, nil},
 
-	// §1.3: every watch rule.
-	{"§1.3: match without sendInitialEvents", Config{},
+	// Every watch rule.
+	{"validation: match without sendInitialEvents", Config{},
 		ListOptions{Watch: true, ResourceVersionMatch: MatchNotOlderThan, ResourceVersion: "5"}, Watch{}, invalid422(fWatchMatchWithout)},
-	{"§1.3: match without sendInitialEvents is not defaulted", Config{},
+	{"validation: match without sendInitialEvents is not defaulted", Config{},
 		ListOptions{Watch: true, ResourceVersionMatch: MatchNotOlderThan}, Watch{}, invalid422(fWatchMatchWithout)},
-	{"§1.3: sendInitialEvents without match", Config{},
+	{"validation: sendInitialEvents without match", Config{},
 		ListOptions{Watch: true, SendInitialEvents: BoolTrue, ResourceVersion: "5"}, Watch{}, invalid422(fInitialEventsMatch)},
-	{"§1.3: sendInitialEvents without match is not defaulted", Config{},
+	{"validation: sendInitialEvents without match is not defaulted", Config{},
 		ListOptions{Watch: true, SendInitialEvents: BoolFalse}, Watch{}, invalid422(fInitialEventsMatch)},
-	{"§1.3: sendInitialEvents with Exact", Config{},
+	{"validation: sendInitialEvents with Exact", Config{},
 		ListOptions{Watch: true, SendInitialEvents: BoolTrue, ResourceVersionMatch: MatchExact, ResourceVersion: "5"},
 		Watch{}, invalid422(fInitialEventsMatch, fWatchMatchExact)},
-	{"§1.3: Exact without sendInitialEvents", Config{},
+	{"validation: Exact without sendInitialEvents", Config{},
 		ListOptions{Watch: true, ResourceVersionMatch: MatchExact, ResourceVersion: "5"},
 		Watch{}, invalid422(fWatchMatchWithout, fWatchMatchExact)},
-	{"§1.3: match with continue", Config{},
+	{"validation: match with continue", Config{},
 		ListOptions{Watch: true, SendInitialEvents: BoolTrue, ResourceVersionMatch: MatchNotOlderThan, Continue: "tok"},
 		Watch{}, invalid422(fMatchWithContinue)},
-	{"§1.3: defaulting sets the match, so continue with rv unset is refused", Config{},
+	{"validation: defaulting sets the match, so continue with rv unset is refused", Config{},
 		ListOptions{Watch: true, Continue: "tok"}, Watch{}, invalid422(fMatchWithContinue)},
-	{"§1.3: WatchList off: sendInitialEvents forbidden", watchListOff,
+	{"validation: WatchList off: sendInitialEvents forbidden", watchListOff,
 		ListOptions{Watch: true, SendInitialEvents: BoolTrue, ResourceVersionMatch: MatchNotOlderThan},
 		Watch{}, invalid422(fInitialEventsGate)},
-	{"§1.3: WatchList off: sendInitialEvents=false forbidden too", watchListOff,
+	{"validation: WatchList off: sendInitialEvents=false forbidden too", watchListOff,
 		ListOptions{Watch: true, SendInitialEvents: BoolFalse, ResourceVersionMatch: MatchNotOlderThan, ResourceVersion: "5"},
 		Watch{}, invalid422(fInitialEventsGate)},
-	{"§1.3: WatchList off: sendInitialEvents without match", watchListOff,
+	{"validation: WatchList off: sendInitialEvents without match", watchListOff,
 		ListOptions{Watch: true, SendInitialEvents: BoolTrue},
 		Watch{}, invalid422(fInitialEventsMatch, fInitialEventsGate)},
-	{"§1.3: WatchList off: match without sendInitialEvents", watchListOff,
+	{"validation: WatchList off: match without sendInitialEvents", watchListOff,
 		ListOptions{Watch: true, ResourceVersionMatch: MatchNotOlderThan, ResourceVersion: "0"},
 		Watch{}, invalid422(fWatchMatchWithout)},
-	{"§1.3: every watch rule at once", watchListOff,
+	{"validation: every watch rule at once", watchListOff,
 		ListOptions{Watch: true, SendInitialEvents: BoolTrue, ResourceVersionMatch: "foo", Continue: "tok"},
 		Watch{}, invalid422(fInitialEventsMatch, fInitialEventsGate,
 			`resourceVersionMatch: Unsupported value: "foo": supported values: "NotOlderThan"`, fMatchWithContinue)},
 
-	// §1.3: what a watch does not validate.
-	{"§1.3: limit is ignored", Config{},
+	// What a watch does not validate.
+	{"validation: limit is ignored", Config{},
 		ListOptions{Watch: true, ResourceVersion: "5", Limit: 500}, Watch{Start: StartExact, Version: 5}, nil},
-	{"§1.3: continue without a match is ignored", Config{},
+	{"validation: continue without a match is ignored", Config{},
 		ListOptions{Watch: true, ResourceVersion: "5", Continue: "tok"}, Watch{Start: StartExact, Version: 5}, nil},
-	{"§1.3: continue is ignored by a legacy watch", watchListOff,
+	{"validation: continue is ignored by a legacy watch", watchListOff,
 		ListOptions{Watch: true, Continue: "tok"}, Watch{Start: StartMostRecent, InitialEvents: true}, nil},
 
-	// §1.5: parse errors come after validation.
-	{"§1.5: non-numeric rv", Config{},
+	// Parse errors come after validation.
+	{"parse: non-numeric rv", Config{},
 		ListOptions{Watch: true, ResourceVersion: "abc"}, Watch{}, badRV("abc", "invalid syntax")},
-	{"§1.5: non-numeric rv in a watch-list", Config{},
+	{"parse: non-numeric rv in a watch-list", Config{},
 		ListOptions{Watch: true, ResourceVersion: "abc", SendInitialEvents: BoolTrue, ResourceVersionMatch: MatchNotOlderThan},
 		Watch{}, badRV("abc", "invalid syntax")},
-	{"§1.5: validation first", Config{},
+	{"parse: validation first", Config{},
 		ListOptions{Watch: true, ResourceVersion: "abc", ResourceVersionMatch: MatchNotOlderThan}, Watch{}, invalid422(fWatchMatchWithout)},
 
-	// §5.3 timeoutSeconds and apisem decisions.
+	// timeoutSeconds and apisem decisions.
 	{"timeoutSeconds", Config{},
 		ListOptions{Watch: true, ResourceVersion: "5", TimeoutSeconds: 30},
 		Watch{Start: StartExact, Version: 5, Timeout: 30 * time.Second}, nil},

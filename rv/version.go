@@ -34,7 +34,8 @@ func (v Version) AppendText(b []byte) ([]byte, error) {
 // Parse parses a resourceVersion as Kubernetes' storage layer does: "" and
 // "0" are zero, anything else must be a decimal uint64. A bad value is the
 // 400 BadRequest `invalid resource version: resourceVersion: Invalid value:
-// "abc": strconv.ParseUint: parsing "abc": invalid syntax` (k8s-facts §1.5),
+// "abc": strconv.ParseUint: parsing "abc": invalid syntax`
+// (k8s.io/apiserver/pkg/storage/api_object_versioner.go),
 // wrapping ErrInvalidVersion.
 func Parse(s string) (Version, error) {
 	if s == "" || s == "0" {

@@ -15,7 +15,8 @@ var parseTests = []struct {
 	want Version
 	err  string // the strconv part of the 400, "" for success
 }{
-	// k8s-facts §1.5: "" and "0" are zero, else strconv.ParseUint(s, 10, 64).
+	// As k8s.io/apiserver/pkg/storage/api_object_versioner.go: "" and "0"
+	// are zero, else strconv.ParseUint(s, 10, 64).
 	{"", 0, ""},
 	{"0", 0, ""},
 	{"00", 0, ""},

@@ -53,7 +53,7 @@ func getFixture(b *testing.B, n int) *benchFixture {
 		return bf
 	}
 	ctx := context.Background()
-	s := New(Options[*widget]{Window: -1})
+	s := New(Options[*widget]{HistoryWindow: -1})
 	r := s.Resource(ResourceOptions[*widget]{
 		GroupResource: status.GroupResource{Group: "example.com", Resource: "widgets"},
 		Namespaced:    true,
@@ -281,7 +281,7 @@ func BenchmarkMemory(b *testing.B) {
 		bare = nil
 
 		h0 = heap()
-		s := New(Options[*widget]{Window: -1})
+		s := New(Options[*widget]{HistoryWindow: -1})
 		r := s.Resource(ResourceOptions[*widget]{GroupResource: status.GroupResource{Resource: "widgets"}, Namespaced: true})
 		for i := range n {
 			r.Create(ctx, benchObject(i), CreateOptions{})
@@ -357,7 +357,7 @@ func BenchmarkIndex(b *testing.B) {
 func BenchmarkReadDeep(b *testing.B) {
 	for _, k := range []int{10, 1000, 100_000} {
 		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) {
-			f := newFixture(b, Options[*widget]{Window: -1})
+			f := newFixture(b, Options[*widget]{HistoryWindow: -1})
 			ctx := context.Background()
 			f.create(b, newWidget("ns", "a"))
 			for range k {
@@ -380,7 +380,7 @@ func BenchmarkReadDeep(b *testing.B) {
 // writes outside the listed collection.
 func BenchmarkListOtherChurn(b *testing.B) {
 	ctx := context.Background()
-	s := New(Options[*widget]{Window: -1})
+	s := New(Options[*widget]{HistoryWindow: -1})
 	r := s.Resource(ResourceOptions[*widget]{GroupResource: status.GroupResource{Resource: "widgets"}, Namespaced: true})
 	for i := range 10_000 {
 		if _, err := r.Create(ctx, benchObject(i), CreateOptions{}); err != nil {

@@ -98,7 +98,7 @@
 //
 // # Compaction
 //
-// History is kept for Options.Window (5 minutes by default, like etcd's
+// History is kept for Options.HistoryWindow (5 minutes by default, like etcd's
 // compaction interval) and at most Options.MaxRevisions revisions; writes
 // compact what has expired, a little at a time, and Compact forces it.
 // After compaction to C the state at C is still readable (as in etcd) and

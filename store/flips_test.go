@@ -28,7 +28,7 @@ func flipKeys(l *flipLog[*widget]) string {
 // its log forgotten (memory stays bounded by the retention settings).
 func TestFlipLogs(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t, Options[*widget]{Window: -1})
+	f := newFixture(t, Options[*widget]{HistoryWindow: -1})
 	nodes := f.s.Resource(ResourceOptions[*widget]{GroupResource: status.GroupResource{Resource: "nodes"}})
 	f.create(t, newWidget("a", "1"))
 	f.create(t, newWidget("b", "1"))

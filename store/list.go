@@ -141,7 +141,7 @@ func (r *Resource[T]) List(ctx context.Context, namespace string, opts ListOptio
 		default:
 			rev = s.rev.Load()
 		}
-		p, ok, err := r.listAt(rev, prefix, start, hi, opts)
+		p, ok, err := r.listAt(rev, prefix, start, hi, tok, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -160,8 +160,10 @@ func (r *Resource[T]) List(ctx context.Context, namespace string, opts ListOptio
 }
 
 // listAt reads one page at revision rev from [start, hi). ok is false if
-// rev is (or became) compacted.
-func (r *Resource[T]) listAt(rev uint64, prefix, start, hi string, opts ListOptions) (*Page[T], bool, error) {
+// rev is (or became) compacted. tok is the continue token the page was
+// asked with (zero for a first page): the next token keeps its IssuedAt,
+// so paging.Codec.MaxAge bounds the whole list, not each page.
+func (r *Resource[T]) listAt(rev uint64, prefix, start, hi string, tok paging.Token, opts ListOptions) (*Page[T], bool, error) {
 	s := r.s
 	if !s.validate(rev) {
 		return nil, false, nil
@@ -206,7 +208,9 @@ func (r *Resource[T]) listAt(rev uint64, prefix, start, hi string, opts ListOpti
 		if err != nil {
 			return nil, true, status.NewInternalError(err)
 		}
-		p.cont = s.codec.Encode(paging.Token{Version: rv.Version(rev), Start: next})
+		t := tok.Next(next)
+		t.Version = rv.Version(rev) // an inconsistent continue (0) read at rev
+		p.cont = s.codec.Encode(t)
 	}
 	return p, true, nil
 }

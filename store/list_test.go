@@ -224,6 +224,9 @@ func TestListSelectors(t *testing.T) {
 	wantStatus(t, "custom text", err, 400, status.ReasonBadRequest, "field label not supported: x")
 }
 
+// expiredContinue is Kubernetes' message for an expired continue token.
+const expiredContinue = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list."
+
 func TestListCompacted(t *testing.T) {
 	ctx := context.Background()
 	f := history6(t)
@@ -235,8 +238,7 @@ func TestListCompacted(t *testing.T) {
 	_, err = f.r.List(ctx, "ns", ListOptions{Read: rv.Read{Semantics: rv.Exact, Version: 3}})
 	wantStatus(t, "exact", err, 410, status.ReasonExpired, "The resourceVersion for the provided list is too old.")
 	_, err = f.r.List(ctx, "ns", ListOptions{Read: rv.Read{Semantics: rv.ContinueExact, Continue: p.Continue(), Limit: 1}})
-	se := wantStatus(t, "continue", err, 410, status.ReasonExpired,
-		"The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")
+	se := wantStatus(t, "continue", err, 410, status.ReasonExpired, expiredContinue)
 	// The token in the 410 continues, inconsistently, at the latest
 	// revision from where the expired one stood.
 	inconsistent := se.Status.Metadata.Continue
@@ -255,6 +257,52 @@ func TestListCompacted(t *testing.T) {
 	// The compaction revision itself is still readable.
 	if p, err := f.r.List(ctx, "ns", ListOptions{Read: rv.Read{Semantics: rv.Exact, Version: 4}}); err != nil || listed(p) != "rv=4 [a@4 b@2 c@3]" {
 		t.Errorf("list at the compaction revision = %v, %v", p, err)
+	}
+}
+
+// TestListMaxAge pages a list two minutes a page under a five-minute
+// paging.Codec.MaxAge: every token carries the first page's issue time, so
+// the fourth page, six minutes in, is the 410 Expired although its token
+// is two minutes old. The inconsistent token of the 410 starts a new list
+// as far as MaxAge is concerned, and expires the same way.
+func TestListMaxAge(t *testing.T) {
+	ctx := context.Background()
+	clock := &fakeClock{t: epoch}
+	codec := &paging.Codec{MaxAge: 5 * time.Minute, Now: clock.Now}
+	f := newFixture(t, Options[*widget]{Now: clock.Now, HistoryWindow: -1, Paging: codec})
+	for i := range 10 {
+		f.create(t, newWidget("ns", fmt.Sprintf("w%d", i)))
+	}
+	steps := []struct {
+		name    string
+		want    string // the page listed, or "410"
+		advance time.Duration
+	}{
+		{"first page", "w0", 2 * time.Minute},
+		{"2 min", "w1", 2 * time.Minute},
+		{"4 min", "w2", 2 * time.Minute},
+		{"6 min", "410", 0},
+		{"inconsistent, 6 min", "w3", 2 * time.Minute},
+		{"8 min", "w4", 2 * time.Minute},
+		{"10 min", "w5", 2 * time.Minute},
+		{"12 min", "410", 0},
+	}
+	read := rv.Read{Semantics: rv.MostRecent, Limit: 1}
+	for _, st := range steps {
+		p, err := f.r.List(ctx, "ns", ListOptions{Read: read})
+		if st.want == "410" {
+			se := wantStatus(t, st.name, err, 410, status.ReasonExpired, expiredContinue)
+			read = rv.Read{Semantics: rv.ContinueExact, Continue: se.Status.Metadata.Continue, Limit: 1}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		if items := p.Items(); len(items) != 1 || items[0].Name != st.want || p.Continue() == "" {
+			t.Fatalf("%s: listed %s, want %s and a continue token", st.name, listed(p), st.want)
+		}
+		read = rv.Read{Semantics: rv.ContinueExact, Continue: p.Continue(), Limit: 1}
+		clock.Advance(st.advance)
 	}
 }
 

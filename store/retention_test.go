@@ -39,7 +39,7 @@ func retained(s *Store[*widget]) (history, versions, keys int) {
 
 func TestCompact(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t, Options[*widget]{Window: -1})
+	f := newFixture(t, Options[*widget]{HistoryWindow: -1})
 	for i := range 10 {
 		f.create(t, newWidget("ns", fmt.Sprint(i)))
 	}
@@ -78,7 +78,7 @@ func TestCompact(t *testing.T) {
 
 func TestRetentionMaxRevisions(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t, Options[*widget]{Window: -1, MaxRevisions: 100})
+	f := newFixture(t, Options[*widget]{HistoryWindow: -1, MaxRevisions: 100})
 	f.create(t, newWidget("ns", "a"))
 	for range 1000 {
 		f.r.Update(ctx, newWidget("ns", "a"), UpdateOptions{})
@@ -101,7 +101,7 @@ func TestRetentionMaxRevisions(t *testing.T) {
 
 func TestRetentionWindow(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t, Options[*widget]{Window: time.Minute})
+	f := newFixture(t, Options[*widget]{HistoryWindow: time.Minute})
 	f.create(t, newWidget("ns", "a"))
 	for range 60 { // one write a second
 		f.clock.Advance(time.Second)
@@ -137,7 +137,7 @@ func TestRetentionWindow(t *testing.T) {
 // invariant 4: what has been compacted answers 410).
 func TestReadsRacingCompaction(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t, Options[*widget]{Window: -1, MaxRevisions: 40})
+	f := newFixture(t, Options[*widget]{HistoryWindow: -1, MaxRevisions: 40})
 	c := &churn{f: f, rng: rand.New(rand.NewPCG(13, 14)), live: map[string]string{}}
 	for range 200 {
 		c.step(t)
@@ -286,7 +286,7 @@ func TestReadsRacingCompaction(t *testing.T) {
 func TestCompactionFreesVersions(t *testing.T) {
 	ctx := context.Background()
 	const keep, writes = 400, 5000
-	f := newFixture(t, Options[*widget]{Window: -1, MaxRevisions: keep})
+	f := newFixture(t, Options[*widget]{HistoryWindow: -1, MaxRevisions: keep})
 	var objs []weak.Pointer[widget]
 	for i := range writes {
 		name := fmt.Sprint(i % 50)

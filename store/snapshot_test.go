@@ -234,7 +234,7 @@ func replay(t testing.TB, s *Store[*widget], at rv.Version) map[string]string {
 // the history at its revision.
 func TestPagedListConcurrentWriters(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t, Options[*widget]{Window: -1})
+	f := newFixture(t, Options[*widget]{HistoryWindow: -1})
 	c := &churn{f: f, rng: rand.New(rand.NewPCG(9, 9)), live: map[string]string{}}
 	for range 300 {
 		c.step(t)
@@ -312,7 +312,7 @@ func TestPagedListConcurrentWriters(t *testing.T) {
 // history: the skip pointers never skip the right version.
 func TestReadsDeepInHistory(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t, Options[*widget]{Window: -1})
+	f := newFixture(t, Options[*widget]{HistoryWindow: -1})
 	rng := rand.New(rand.NewPCG(11, 12))
 	names := []string{"a", "b", "c"}
 	live := map[string]bool{}

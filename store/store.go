@@ -39,10 +39,10 @@ type Options[T meta.Object] struct {
 	// crypto/rand.
 	Rand io.Reader
 
-	// Window is how long history is kept: revisions older than this are
-	// compacted (as etcd's 5-minute compaction does). 0 means 5 minutes;
-	// negative means no time limit.
-	Window time.Duration
+	// HistoryWindow is how long history is kept: revisions older than
+	// this are compacted (as etcd's 5-minute compaction does). 0 means 5
+	// minutes; negative means no time limit.
+	HistoryWindow time.Duration
 
 	// MaxRevisions caps the number of revisions kept in history. 0 means
 	// no cap.
@@ -51,6 +51,7 @@ type Options[T meta.Object] struct {
 	// FutureWait is how long a read of a revision the store has not
 	// reached waits before failing with 504 "Too large resource version".
 	// 0 means 3 seconds (Kubernetes' watch cache); negative means no wait.
+	// It has the name and meaning of watch.Options.FutureWait.
 	FutureWait time.Duration
 
 	// Paging encodes and decodes continue tokens. nil means unsigned
@@ -119,8 +120,8 @@ type timeMark struct {
 }
 
 const (
-	defaultWindow     = 5 * time.Minute
-	defaultFutureWait = 3 * time.Second
+	defaultHistoryWindow = 5 * time.Minute
+	defaultFutureWait    = 3 * time.Second
 	// autoCompactBatch is how many expired revisions accumulate before a
 	// write compacts them, so that compaction is amortized over writes.
 	autoCompactBatch = 16
@@ -135,7 +136,7 @@ func New[T meta.Object](opts Options[T]) *Store[T] {
 		equal:      opts.Equal,
 		now:        opts.Now,
 		random:     opts.Rand,
-		window:     opts.Window,
+		window:     opts.HistoryWindow,
 		maxRevs:    opts.MaxRevisions,
 		futureWait: opts.FutureWait,
 		codec:      opts.Paging,
@@ -155,7 +156,7 @@ func New[T meta.Object](opts Options[T]) *Store[T] {
 		s.random = rand.Reader
 	}
 	if s.window == 0 {
-		s.window = defaultWindow
+		s.window = defaultHistoryWindow
 	}
 	if s.futureWait == 0 {
 		s.futureWait = defaultFutureWait
@@ -433,7 +434,7 @@ func (s *Store[T]) Compact(rev rv.Version) rv.Version {
 	return rv.Version(s.compacted.Load())
 }
 
-// CompactExpired compacts what the retention settings (Window,
+// CompactExpired compacts what the retention settings (HistoryWindow,
 // MaxRevisions) allow now and returns the compaction revision. Writes do
 // this on their own; call it to expire history of an idle store.
 func (s *Store[T]) CompactExpired() rv.Version {

@@ -36,26 +36,28 @@ type Options struct {
 	// after a random duration in [MinTimeout, 2×MinTimeout). Zero means 30
 	// minutes, Kubernetes' default (a random 30 to 60 minutes).
 	MinTimeout time.Duration
-	// MaxWait is how long a watch with resourceVersionMatch=NotOlderThan
+	// FutureWait is how long a watch with resourceVersionMatch=NotOlderThan
 	// waits for the Source to reach its resourceVersion before it fails
-	// with the 504 "Too large resource version". Zero means 3 seconds.
-	MaxWait time.Duration
+	// with the 504 "Too large resource version". Zero means 3 seconds
+	// (Kubernetes' watch cache); negative means no wait. It has the name
+	// and meaning of store.Options.FutureWait.
+	FutureWait time.Duration
 	// Buffer is how many events may be queued for a watcher that has not
 	// taken them yet; when it is full the watcher is parked (see the
 	// package documentation). Zero means 128.
 	Buffer int
-	// Window is how many recent events the broadcaster keeps in memory.
-	// Parked watchers resume from the window, sharing its encodings, and
-	// read older events from the Source. Zero means 1024.
-	Window int
+	// RecentEvents is how many recent events the broadcaster keeps in
+	// memory. Parked watchers resume from them, sharing their encodings,
+	// and read older events from the Source. Zero means 1024.
+	RecentEvents int
 }
 
 const (
 	defaultBookmarkInterval = time.Minute
 	defaultMinTimeout       = 30 * time.Minute
-	defaultMaxWait          = 3 * time.Second
+	defaultFutureWait       = 3 * time.Second
 	defaultBuffer           = 128
-	defaultWindow           = 1024
+	defaultRecentEvents     = 1024
 
 	// bookmarkBeforeTimeout: a watch that allows bookmarks gets one this
 	// long before its timeout, so that the client resumes from a recent
@@ -79,14 +81,14 @@ func (o Options) withDefaults() Options {
 	if o.MinTimeout <= 0 {
 		o.MinTimeout = defaultMinTimeout
 	}
-	if o.MaxWait <= 0 {
-		o.MaxWait = defaultMaxWait
+	if o.FutureWait == 0 {
+		o.FutureWait = defaultFutureWait
 	}
 	if o.Buffer <= 0 {
 		o.Buffer = defaultBuffer
 	}
-	if o.Window <= 0 {
-		o.Window = defaultWindow
+	if o.RecentEvents <= 0 {
+		o.RecentEvents = defaultRecentEvents
 	}
 	return o
 }
@@ -182,7 +184,7 @@ func NewBroadcaster[T any](src Source[T], objs ObjectFuncs[T], opts Options) *Br
 		closing:  make(chan struct{}),
 		done:     make(chan struct{}),
 		watchers: make(map[*Watcher[T]]struct{}),
-		win:      make([]*entry[T], opts.Window),
+		win:      make([]*entry[T], opts.RecentEvents),
 	}
 	b.cache, _ = src.(EventCache[T])
 	b.dispatched = src.Revision()
@@ -447,7 +449,7 @@ func (b *Broadcaster[T]) timeout(timeout time.Duration) time.Duration {
 // Watch starts a watch of b as decided by d (package rv's reading of the
 // request), delivering only objects for which filter returns true (nil:
 // every object), with Kubernetes' selector transitions. It returns at once
-// except for resourceVersionMatch=NotOlderThan, which waits up to MaxWait
+// except for resourceVersionMatch=NotOlderThan, which waits up to FutureWait
 // for the Source to reach d.Version, and for initial events, which are
 // read from Source.Snapshot before it returns and held (one reference per
 // object) until they are sent.

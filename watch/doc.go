@@ -37,7 +37,7 @@
 //	StartMostRecent       at the Source's latest revision.
 //	StartAny              likewise (the latest revision is an acceptable "any").
 //	StartNotOlderThan N   at the latest revision once it is >= N; if the Source does
-//	                      not reach N within Options.MaxWait, one ERROR event
+//	                      not reach N within Options.FutureWait, one ERROR event
 //	                      (504 "Too large resource version").
 //
 // With InitialEvents the stream begins with one ADDED event per object of
@@ -82,7 +82,7 @@
 // the watcher is parked, not closed: it stops receiving live events and
 // keeps its position, the revision of the last event it was given. Once its
 // consumer has taken what was buffered, the watcher resumes from history —
-// the broadcaster's window of recent events (Options.Window), else
+// the broadcaster's window of recent events (Options.RecentEvents), else
 // Source.Events — on the consumer's own goroutine, and rejoins the live
 // stream when it has caught up. The client sees no gap, duplicate or
 // reordering. Only if the Source has compacted history past the watcher's

@@ -164,7 +164,7 @@ func TestEventCacheSharesEncodings(t *testing.T) {
 	t.Run("catch-up from the source", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			src := newCachingSource(t)
-			b := watchtest.NewBroadcaster[*obj](t, src, watchtest.Funcs(), watch.Options{Window: 2, Buffer: 2})
+			b := watchtest.NewBroadcaster[*obj](t, src, watchtest.Funcs(), watch.Options{RecentEvents: 2, Buffer: 2})
 			enc := &typeCounter{}
 			live := watchtest.Watch(t, b, exact(0), nil)
 			var want []string

@@ -97,7 +97,7 @@ func FuzzBroadcaster(f *testing.F) {
 
 func fuzzBroadcaster(t *testing.T, data []byte) {
 	src := watchtest.NewObjectSource()
-	opts := watch.Options{Buffer: 1 + int(data[0]%4), Window: 1 + int(data[1]%6)}
+	opts := watch.Options{Buffer: 1 + int(data[0]%4), RecentEvents: 1 + int(data[1]%6)}
 	b := watch.NewBroadcaster(src, watchtest.Funcs(), opts)
 	defer b.Close()
 

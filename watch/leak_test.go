@@ -23,7 +23,7 @@ func TestNoLeaks(t *testing.T) {
 		for i := range 10 {
 			src.Put(fmt.Sprint("o", i), watchtest.NewObject(fmt.Sprint("o", i), "1"))
 		}
-		b := watch.NewBroadcaster(src, watchtest.Funcs(), watch.Options{Buffer: 2, Window: 4})
+		b := watch.NewBroadcaster(src, watchtest.Funcs(), watch.Options{Buffer: 2, RecentEvents: 4})
 		ctx, cancel := context.WithCancel(context.Background())
 		var ws []*watch.Watcher[*obj]
 		start := func(d rv.Watch) *watch.Watcher[*obj] {

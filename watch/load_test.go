@@ -45,7 +45,7 @@ func testLoad(t *testing.T) {
 
 	src := watchtest.NewObjectSource()
 	src.SetRetention(retention)
-	b := watch.NewBroadcaster(src, watchtest.Funcs(), watch.Options{Window: window})
+	b := watch.NewBroadcaster(src, watchtest.Funcs(), watch.Options{RecentEvents: window})
 	defer b.Close()
 
 	keyOf := make([]string, keys)

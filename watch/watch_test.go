@@ -72,7 +72,7 @@ func TestStartExactReplaysThenGoesLive(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				src := watchtest.NewObjectSource()
-				opts := watch.Options{Window: tc.window, Buffer: 4}
+				opts := watch.Options{RecentEvents: tc.window, Buffer: 4}
 				var b *watch.Broadcaster[*obj]
 				if tc.early {
 					b = watchtest.NewBroadcaster(t, src, watchtest.Funcs(), opts)
@@ -325,7 +325,7 @@ func TestStreamingListEndBookmarkComesFirst(t *testing.T) {
 }
 
 // sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=N
-// waits for the Source to reach N (up to MaxWait), then starts at the latest
+// waits for the Source to reach N (up to FutureWait), then starts at the latest
 // revision; if N does not come, one ERROR event with the 504.
 func TestStartNotOlderThan(t *testing.T) {
 	d := func(n rv.Version) rv.Watch {
@@ -356,24 +356,34 @@ func TestStartNotOlderThan(t *testing.T) {
 			watchtest.ExpectInitialEventsEnd(t, w, 3)
 		})
 	})
-	t.Run("too large", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			f := newFixture(t, watch.Options{})
-			f.put("a", "1")
-			start := time.Now()
-			w := f.watch(d(7), nil)
-			if waited := time.Since(start); waited != 3*time.Second {
-				t.Errorf("waited %v, want the default 3s", waited)
-			}
-			err := watchtest.ExpectError(t, w, status.ReasonTimeout)
-			if got, want := err.Error(), "Timeout: Too large resource version: 7, current: 1"; got != want {
-				t.Errorf("message = %q, want %q", got, want)
-			}
-			if !status.IsTooLargeResourceVersion(err) || err.Code() != 504 || err.RetryAfterSeconds() != 1 {
-				t.Errorf("error %#v is not the 504 Too large resource version with Retry-After 1", err.Status)
-			}
+	// FutureWait has store.Options.FutureWait's meaning: 0 is 3 s,
+	// negative is no wait.
+	for _, tc := range []struct {
+		futureWait, want time.Duration
+	}{
+		{0, 3 * time.Second},
+		{time.Second, time.Second},
+		{-1, 0},
+	} {
+		t.Run(fmt.Sprintf("too large after FutureWait %v", tc.futureWait), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := newFixture(t, watch.Options{FutureWait: tc.futureWait})
+				f.put("a", "1")
+				start := time.Now()
+				w := f.watch(d(7), nil)
+				if waited := time.Since(start); waited != tc.want {
+					t.Errorf("waited %v, want %v", waited, tc.want)
+				}
+				err := watchtest.ExpectError(t, w, status.ReasonTimeout)
+				if got, want := err.Error(), "Timeout: Too large resource version: 7, current: 1"; got != want {
+					t.Errorf("message = %q, want %q", got, want)
+				}
+				if !status.IsTooLargeResourceVersion(err) || err.Code() != 504 || err.RetryAfterSeconds() != 1 {
+					t.Errorf("error %#v is not the 504 Too large resource version with Retry-After 1", err.Status)
+				}
+			})
 		})
-	})
+	}
 	t.Run("cancelled while waiting", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			f := newFixture(t, watch.Options{})
@@ -385,9 +395,11 @@ func TestStartNotOlderThan(t *testing.T) {
 	})
 }
 
-// Selector transitions (k8s-facts §5.1): starts matching → ADDED, keeps
-// matching → MODIFIED, stops matching or deleted → DELETED carrying the
-// previous state with the new resourceVersion; never matching → skipped.
+// Selector transitions, as Kubernetes' watch cache makes them
+// (k8s.io/apiserver/pkg/storage/cacher/cache_watcher.go): starts matching
+// → ADDED, keeps matching → MODIFIED, stops matching or deleted → DELETED
+// carrying the previous state with the new resourceVersion; never matching
+// → skipped.
 func TestSelectorTransitions(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFixture(t, watch.Options{})
@@ -526,7 +538,7 @@ func TestBookmarkNeverBehind(t *testing.T) {
 		name string
 		opts watch.Options
 	}{
-		{"parked", watch.Options{Buffer: 2, Window: 2}},
+		{"parked", watch.Options{Buffer: 2, RecentEvents: 2}},
 		{"live with events queued", watch.Options{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -665,7 +677,7 @@ func TestSlowWatcherIsParkedAndResumes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				f := newFixture(t, watch.Options{Buffer: 4, Window: tc.window})
+				f := newFixture(t, watch.Options{Buffer: 4, RecentEvents: tc.window})
 				slow := f.watch(exact(0), nil)
 				fast := f.watch(exact(0), nil)
 				var want []watchtest.Want
@@ -714,7 +726,7 @@ func TestSlowWatcherIsParkedAndResumes(t *testing.T) {
 // the 410, after the events it was already given.
 func TestParkedWatcherOvertakenByCompaction(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFixture(t, watch.Options{Buffer: 4, Window: 8})
+		f := newFixture(t, watch.Options{Buffer: 4, RecentEvents: 8})
 		f.src.SetRetention(10)
 		w := f.watch(exact(0), nil)
 		for i := range 30 {
@@ -761,7 +773,7 @@ func TestDispatcherOvertaken(t *testing.T) {
 // a 500 ERROR event.
 func TestSourceFailureDuringCatchUp(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFixture(t, watch.Options{Window: 1})
+		f := newFixture(t, watch.Options{RecentEvents: 1})
 		f.put("a", "1")
 		f.put("a", "2")
 		synctest.Wait()
@@ -917,7 +929,7 @@ func TestMore(t *testing.T) {
 		watchtest.ExpectEnd(t, w)
 
 		// ...but an ERROR event seen by More is.
-		f2 := newFixture(t, watch.Options{Window: 1})
+		f2 := newFixture(t, watch.Options{RecentEvents: 1})
 		f2.put("a", "1")
 		f2.put("a", "2")
 		f2.src.Compact(2)

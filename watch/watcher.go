@@ -500,14 +500,18 @@ func (w *Watcher[T]) start(ctx context.Context) error {
 	return nil
 }
 
-// waitFor waits until the Source has reached n, up to MaxWait, and returns
-// its revision then.
+// waitFor waits until the Source has reached n, up to FutureWait, and
+// returns its revision then.
 func (w *Watcher[T]) waitFor(ctx context.Context, n rv.Version) (rv.Version, error) {
 	src := w.b.src
 	if r := src.Revision(); r >= n {
 		return r, nil
 	}
-	t := time.NewTimer(w.b.opts.MaxWait)
+	if w.b.opts.FutureWait < 0 {
+		w.pos = n
+		return 0, status.NewTooLargeResourceVersion(uint64(n), uint64(src.Revision()), tooLargeRetrySeconds)
+	}
+	t := time.NewTimer(w.b.opts.FutureWait)
 	defer t.Stop()
 	for {
 		if r := src.Revision(); r >= n {

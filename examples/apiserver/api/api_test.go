@@ -13,8 +13,8 @@ import (
 
 func ptr[T any](v T) *T { return &v }
 
-// JSON forms, from k8s-facts §13.4 "Verified JSON" and the field orders of
-// §13.3.
+// JSON forms as k8s.io/api v0.37.2 writes them, in the field order of its
+// core/v1/types.go.
 func TestJSON(t *testing.T) {
 	for _, tt := range []struct {
 		name string
@@ -55,7 +55,7 @@ func TestJSON(t *testing.T) {
 
 const emptyMeta = "0a0012001a0022002a00320038004200"
 
-// Protobuf forms, from k8s-facts §13.4 "Verified bytes".
+// Protobuf forms as k8s.io/api v0.37.2's generated marshallers write them.
 func TestProto(t *testing.T) {
 	for _, tt := range []struct {
 		name string
@@ -79,7 +79,7 @@ func TestProto(t *testing.T) {
 		{"Event{}", &Event{}, "0a10" + emptyMeta + "120e0a0012001a0022002a0032003a00" + "1a002200" + "2a040a001200" +
 			"3200" + "3a00" + "4000" + "4a00" + "5200" + "6200" + "7200" + "7a00"},
 		// MicroTime{1s, 2345ns} is 080110d00f: nanos truncated to 2000
-		// (k8s-facts §13.4).
+		// (k8s.io/apimachinery/pkg/apis/meta/v1/micro_time_proto.go).
 		{"Event with eventTime", &Event{EventTime: MicroTime{time.Unix(1, 2345)}}, "0a10" + emptyMeta + "120e0a0012001a0022002a0032003a00" +
 			"1a002200" + "2a040a001200" + "3200" + "3a00" + "4000" + "4a00" + "5205080110d00f" + "6200" + "7200" + "7a00"},
 	} {

@@ -8,9 +8,11 @@
 // # Wire forms
 //
 // JSON follows Kubernetes' Go types field by field: the same key order and
-// omission rules (k8s-facts §13.3), so that encoding/json writes the bytes
-// a Kubernetes server writes. Protobuf uses package envelope's writers and
-// readers with the field numbers and emission rules of §13 (always-written
+// omission rules (k8s.io/api/core/v1/types.go), so that encoding/json
+// writes the bytes a Kubernetes server writes. Protobuf uses package
+// envelope's writers and readers with the field numbers of Kubernetes'
+// generated.proto files and the emission rules of its generated
+// marshallers (always-written
 // scalars, sorted map keys, nil-versus-empty bytes, whole-second times), so
 // client-go's generated decoders read it. Widget, like a custom resource,
 // has no protobuf form.

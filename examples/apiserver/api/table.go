@@ -18,7 +18,8 @@ type Column struct {
 }
 
 // Descriptions of the name and creationTimestamp columns, as Kubernetes
-// writes them (its ObjectMeta documentation, k8s-facts §7.3).
+// writes them (its ObjectMeta documentation,
+// k8s.io/apimachinery/pkg/apis/meta/v1/types_swagger_doc_generated.go).
 const (
 	NameDescription = "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names"
 

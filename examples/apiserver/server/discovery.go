@@ -10,7 +10,8 @@ import (
 )
 
 // Discovery documents, the unaggregated kind kubectl and client-go fall back
-// to when the response is not aggregated discovery (k8s-facts §12.1). Key
+// to when the response is not aggregated discovery
+// (k8s.io/client-go/discovery/discovery_client.go). Key
 // order and omission rules follow metav1's types.
 
 type apiVersions struct {

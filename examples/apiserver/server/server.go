@@ -122,13 +122,13 @@ func New(opts Options) (*Server, error) {
 		s.now = time.Now
 	}
 	s.store = store.New(store.Options[api.Object]{
-		DeepCopy:     func(o api.Object) api.Object { return o.DeepCopyObject() },
-		Equal:        sameObject,
-		Now:          s.now,
-		Rand:         opts.Rand,
-		Window:       opts.HistoryWindow,
-		MaxRevisions: opts.MaxRevisions,
-		FutureWait:   opts.FutureWait,
+		DeepCopy:      func(o api.Object) api.Object { return o.DeepCopyObject() },
+		Equal:         sameObject,
+		Now:           s.now,
+		Rand:          opts.Rand,
+		HistoryWindow: opts.HistoryWindow,
+		MaxRevisions:  opts.MaxRevisions,
+		FutureWait:    opts.FutureWait,
 	})
 	defs := api.Resources()
 	var err error
@@ -138,7 +138,7 @@ func New(opts Options) (*Server, error) {
 	wopts := watch.Options{
 		BookmarkInterval: opts.BookmarkInterval,
 		MinTimeout:       opts.WatchTimeout,
-		MaxWait:          opts.FutureWait,
+		FutureWait:       opts.FutureWait,
 	}
 	for _, d := range defs {
 		r := &resource{api: d, gr: status.GroupResource{Group: d.Group, Resource: d.Plural}}

@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// Discovery answers as an unaggregated Kubernetes server (k8s-facts
-// §12.1), byte for byte.
+// Discovery answers as an unaggregated Kubernetes server
+// (k8s.io/apiserver/pkg/endpoints/discovery), byte for byte.
 func TestDiscovery(t *testing.T) {
 	_, base := newTestServer(t, Options{})
 	host := strings.TrimPrefix(base, "http://")

@@ -238,8 +238,9 @@ func TestListForms(t *testing.T) {
 	}
 }
 
-// Empty lists have "items": [] in every JSON form (k8s-facts §1.7), and
-// responses follow Kubernetes' Content-Type and pretty rules (§6.2): the
+// Empty lists have "items": [] in every JSON form, and responses follow
+// Kubernetes' Content-Type and pretty rules
+// (k8s.io/apiserver/pkg/endpoints/handlers/responsewriters): the
 // bare media type even for a Table, compact JSON ending in a newline by
 // default, indented without the newline for ?pretty=true or a curl
 // User-Agent.
@@ -292,7 +293,7 @@ func TestListEmptyAndPretty(t *testing.T) {
 }
 
 // kubectl get <name> -w watches one object through its collection with
-// fieldSelector=metadata.name=<name> (k8s-facts §1.1, §12.2): only that
+// fieldSelector=metadata.name=<name> (k8s.io/kubectl/pkg/cmd/get): only that
 // object's events arrive.
 func TestWatchSingleObject(t *testing.T) {
 	_, base := newTestServer(t, Options{})
@@ -362,7 +363,8 @@ func (f *flushRecorder) state() (lines int, flushed []int) {
 	return bytes.Count(f.body.Bytes(), []byte("\n")), slices.Clone(f.flushed)
 }
 
-// A watch flushes when nothing more is queued (k8s-facts §5.2): events
+// A watch flushes when nothing more is queued, as Kubernetes'
+// k8s.io/apiserver/pkg/endpoints/handlers/watch.go does: events
 // that are all there at once go out in one flush, and a lone event is
 // flushed at once.
 func TestWatchFlushesWhenNothingQueued(t *testing.T) {
