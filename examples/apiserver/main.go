@@ -26,7 +26,7 @@ import (
 
 	"github.com/apisem/apisem/examples/apiserver/api"
 	"github.com/apisem/apisem/examples/apiserver/server"
-	"github.com/apisem/apisem/store"
+	"github.com/apisem/apisem/meta"
 )
 
 func main() {
@@ -110,19 +110,19 @@ Press Ctrl-C to stop.
 func seedDemo(s *server.Server) error {
 	ctx := context.Background()
 	objs := []api.Object{
-		&api.Namespace{ObjectMeta: store.ObjectMeta{Name: "default"}},
-		&api.Namespace{ObjectMeta: store.ObjectMeta{Name: "demo", Labels: map[string]string{"team": "apisem"}}},
-		&api.ConfigMap{ObjectMeta: store.ObjectMeta{Name: "app-config", Namespace: "demo", Labels: map[string]string{"app": "shop"}},
+		&api.Namespace{ObjectMeta: meta.ObjectMeta{Name: "default"}},
+		&api.Namespace{ObjectMeta: meta.ObjectMeta{Name: "demo", Labels: map[string]string{"team": "apisem"}}},
+		&api.ConfigMap{ObjectMeta: meta.ObjectMeta{Name: "app-config", Namespace: "demo", Labels: map[string]string{"app": "shop"}},
 			Data: map[string]string{"LOG_LEVEL": "info", "FEATURES": "search,cart"}},
-		&api.ConfigMap{ObjectMeta: store.ObjectMeta{Name: "nginx", Namespace: "demo", Labels: map[string]string{"app": "web"}},
+		&api.ConfigMap{ObjectMeta: meta.ObjectMeta{Name: "nginx", Namespace: "demo", Labels: map[string]string{"app": "web"}},
 			Data: map[string]string{"nginx.conf": "worker_processes 1;\n"}},
-		&api.ConfigMap{ObjectMeta: store.ObjectMeta{Name: "settings", Namespace: "default"},
+		&api.ConfigMap{ObjectMeta: meta.ObjectMeta{Name: "settings", Namespace: "default"},
 			Data: map[string]string{"greeting": "hello"}},
-		&api.Secret{ObjectMeta: store.ObjectMeta{Name: "db-credentials", Namespace: "demo"},
+		&api.Secret{ObjectMeta: meta.ObjectMeta{Name: "db-credentials", Namespace: "demo"},
 			StringData: map[string]string{"username": "shop", "password": "not-a-real-password"}},
-		&api.Widget{ObjectMeta: store.ObjectMeta{Name: "sprocket", Namespace: "demo"},
+		&api.Widget{ObjectMeta: meta.ObjectMeta{Name: "sprocket", Namespace: "demo"},
 			Spec: api.WidgetSpec{Color: "red", Size: 3, Tags: []string{"metal"}}},
-		&api.Widget{ObjectMeta: store.ObjectMeta{Name: "gear", Namespace: "demo"},
+		&api.Widget{ObjectMeta: meta.ObjectMeta{Name: "gear", Namespace: "demo"},
 			Spec: api.WidgetSpec{Color: "blue", Size: 12}},
 	}
 	created := map[string]api.Object{}
@@ -135,9 +135,9 @@ func seedDemo(s *server.Server) error {
 	}
 	// An event, so kubectl describe and get events have something to show.
 	cm := created["app-config"].Meta()
-	now := store.NewTime(time.Now())
+	now := meta.NewTime(time.Now())
 	_, err := s.Create(ctx, &api.Event{
-		ObjectMeta: store.ObjectMeta{Name: "app-config.seeded", Namespace: "demo"},
+		ObjectMeta: meta.ObjectMeta{Name: "app-config.seeded", Namespace: "demo"},
 		InvolvedObject: api.ObjectReference{Kind: "ConfigMap", Namespace: "demo", Name: cm.Name, UID: cm.UID,
 			APIVersion: "v1", ResourceVersion: cm.ResourceVersion},
 		Reason: "Seeded", Message: "Created by the example server's demo data",

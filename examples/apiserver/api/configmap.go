@@ -5,22 +5,22 @@ import (
 	"maps"
 
 	"github.com/apisem/apisem/envelope"
-	"github.com/apisem/apisem/store"
+	"github.com/apisem/apisem/meta"
 )
 
 // ConfigMap is core v1 ConfigMap. The field order is Kubernetes' (and so
 // is the JSON key order); protobuf field numbers are metadata 1, data 2,
 // binaryData 3, immutable 4.
 type ConfigMap struct {
-	TypeMeta
-	store.ObjectMeta `json:"metadata"`
-	Immutable        *bool             `json:"immutable,omitempty"`
-	Data             map[string]string `json:"data,omitempty"`
-	BinaryData       map[string][]byte `json:"binaryData,omitempty"`
+	meta.TypeMeta
+	meta.ObjectMeta `json:"metadata"`
+	Immutable       *bool             `json:"immutable,omitempty"`
+	Data            map[string]string `json:"data,omitempty"`
+	BinaryData      map[string][]byte `json:"binaryData,omitempty"`
 }
 
 // Types returns the object's TypeMeta.
-func (c *ConfigMap) Types() *TypeMeta { return &c.TypeMeta }
+func (c *ConfigMap) Types() *meta.TypeMeta { return &c.TypeMeta }
 
 // DeepCopyObject returns a deep copy of c.
 func (c *ConfigMap) DeepCopyObject() Object { return c.DeepCopy() }
@@ -36,8 +36,7 @@ func (c *ConfigMap) DeepCopy() *ConfigMap {
 
 // AppendProto appends the protobuf encoding of c.
 func (c *ConfigMap) AppendProto(b []byte) []byte {
-	m := EnvelopeMeta(&c.ObjectMeta)
-	b = appendMetadata(b, &m)
+	b = meta.AppendObjectMetadata(b, &c.ObjectMeta)
 	b = envelope.AppendStringMap(b, 2, c.Data)
 	b = envelope.AppendBytesMap(b, 3, c.BinaryData)
 	if c.Immutable != nil {
@@ -48,8 +47,7 @@ func (c *ConfigMap) AppendProto(b []byte) []byte {
 
 // SizeProto returns the length of c's protobuf encoding.
 func (c *ConfigMap) SizeProto() int {
-	m := EnvelopeMeta(&c.ObjectMeta)
-	n := sizeMetadata(&m) + envelope.SizeStringMap(2, c.Data) + envelope.SizeBytesMap(3, c.BinaryData)
+	n := meta.SizeObjectMetadata(&c.ObjectMeta) + envelope.SizeStringMap(2, c.Data) + envelope.SizeBytesMap(3, c.BinaryData)
 	if c.Immutable != nil {
 		n += sizeBool(4)
 	}

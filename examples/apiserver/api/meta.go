@@ -1,135 +1,14 @@
 package api
 
-import (
-	"time"
-
-	"github.com/apisem/apisem/envelope"
-	"github.com/apisem/apisem/store"
-)
-
-// TypeMeta is metav1.TypeMeta: kind and apiVersion, inlined in an
-// object's JSON and left out when empty.
-type TypeMeta struct {
-	Kind       string `json:"kind,omitempty"`
-	APIVersion string `json:"apiVersion,omitempty"`
-}
+import "github.com/apisem/apisem/meta"
 
 // Object is an object of one of the served types, as the store keeps it.
 type Object interface {
-	store.Object
+	meta.Object
 	// DeepCopyObject returns a copy that shares no memory with the
 	// receiver.
 	DeepCopyObject() Object
 	// Types returns the object's TypeMeta, through which the server sets
 	// or clears kind and apiVersion.
-	Types() *TypeMeta
-}
-
-// InitialEventsAnnotation marks the bookmark that ends the initial events
-// of a streaming list.
-const InitialEventsAnnotation = "k8s.io/initial-events-end"
-
-// EnvelopeMeta converts metadata for protobuf encoding with package
-// envelope. Maps and slices are shared, not copied: the result must only
-// be read.
-func EnvelopeMeta(m *store.ObjectMeta) envelope.ObjectMeta {
-	e := envelope.ObjectMeta{
-		Name:                       m.Name,
-		GenerateName:               m.GenerateName,
-		Namespace:                  m.Namespace,
-		SelfLink:                   m.SelfLink,
-		UID:                        m.UID,
-		ResourceVersion:            m.ResourceVersion,
-		Generation:                 m.Generation,
-		CreationTimestamp:          m.CreationTimestamp.Time,
-		DeletionGracePeriodSeconds: m.DeletionGracePeriodSeconds,
-		Labels:                     m.Labels,
-		Annotations:                m.Annotations,
-		Finalizers:                 m.Finalizers,
-	}
-	if m.DeletionTimestamp != nil {
-		t := m.DeletionTimestamp.Time
-		e.DeletionTimestamp = &t
-	}
-	if len(m.OwnerReferences) > 0 {
-		e.OwnerReferences = make([]envelope.OwnerReference, len(m.OwnerReferences))
-		for i, r := range m.OwnerReferences {
-			e.OwnerReferences[i] = envelope.OwnerReference{
-				APIVersion: r.APIVersion, Kind: r.Kind, Name: r.Name, UID: r.UID,
-				Controller: r.Controller, BlockOwnerDeletion: r.BlockOwnerDeletion,
-			}
-		}
-	}
-	if len(m.ManagedFields) > 0 {
-		e.ManagedFields = make([]envelope.ManagedFieldsEntry, len(m.ManagedFields))
-		for i, f := range m.ManagedFields {
-			ef := envelope.ManagedFieldsEntry{
-				Manager: f.Manager, Operation: f.Operation, APIVersion: f.APIVersion,
-				FieldsType: f.FieldsType, Subresource: f.Subresource,
-			}
-			if f.Time != nil {
-				t := f.Time.Time
-				ef.Time = &t
-			}
-			if f.FieldsV1 != nil {
-				ef.FieldsV1 = f.FieldsV1.Raw
-				if ef.FieldsV1 == nil {
-					ef.FieldsV1 = []byte{}
-				}
-			}
-			e.ManagedFields[i] = ef
-		}
-	}
-	return e
-}
-
-// fromEnvelopeMeta converts decoded protobuf metadata; the envelope's
-// decoder already copied everything.
-func fromEnvelopeMeta(e *envelope.ObjectMeta) store.ObjectMeta {
-	m := store.ObjectMeta{
-		Name:                       e.Name,
-		GenerateName:               e.GenerateName,
-		Namespace:                  e.Namespace,
-		SelfLink:                   e.SelfLink,
-		UID:                        e.UID,
-		ResourceVersion:            e.ResourceVersion,
-		Generation:                 e.Generation,
-		CreationTimestamp:          storeTime(e.CreationTimestamp),
-		DeletionGracePeriodSeconds: e.DeletionGracePeriodSeconds,
-		Labels:                     e.Labels,
-		Annotations:                e.Annotations,
-		Finalizers:                 e.Finalizers,
-	}
-	if e.DeletionTimestamp != nil {
-		t := storeTime(*e.DeletionTimestamp)
-		m.DeletionTimestamp = &t
-	}
-	for _, r := range e.OwnerReferences {
-		m.OwnerReferences = append(m.OwnerReferences, store.OwnerReference{
-			APIVersion: r.APIVersion, Kind: r.Kind, Name: r.Name, UID: r.UID,
-			Controller: r.Controller, BlockOwnerDeletion: r.BlockOwnerDeletion,
-		})
-	}
-	for _, f := range e.ManagedFields {
-		sf := store.ManagedFieldsEntry{
-			Manager: f.Manager, Operation: f.Operation, APIVersion: f.APIVersion,
-			FieldsType: f.FieldsType, Subresource: f.Subresource,
-		}
-		if f.Time != nil {
-			t := storeTime(*f.Time)
-			sf.Time = &t
-		}
-		if f.FieldsV1 != nil {
-			sf.FieldsV1 = &store.FieldsV1{Raw: f.FieldsV1}
-		}
-		m.ManagedFields = append(m.ManagedFields, sf)
-	}
-	return m
-}
-
-func storeTime(t time.Time) store.Time {
-	if t.IsZero() {
-		return store.Time{}
-	}
-	return store.NewTime(t)
+	Types() *meta.TypeMeta
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/apisem/apisem/envelope"
-	"github.com/apisem/apisem/store"
+	"github.com/apisem/apisem/meta"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -24,16 +24,6 @@ var ErrProto = errors.New("api: malformed protobuf")
 
 func protoErr(msg string, err error) error {
 	return fmt.Errorf("%w: %s: %w", ErrProto, msg, err)
-}
-
-// appendMetadata writes metadata as field 1, which every object has.
-func appendMetadata(b []byte, m *envelope.ObjectMeta) []byte {
-	return envelope.AppendObjectMetadata(b, m)
-}
-
-func sizeMetadata(m *envelope.ObjectMeta) int {
-	n := envelope.SizeObjectMeta(m)
-	return protowire.SizeTag(1) + protowire.SizeBytes(n)
 }
 
 func appendString(b []byte, num protowire.Number, s string) []byte {
@@ -75,8 +65,8 @@ func decodeObject(b []byte, o Object, field func(envelope.Field) error) (Object,
 		if err != nil {
 			return err
 		}
-		m, err := envelope.ConsumeObjectMeta(body)
-		*o.Meta() = fromEnvelopeMeta(&m)
+		m, err := meta.ConsumeObjectMeta(body)
+		*o.Meta() = m
 		return err
 	})
 	if err != nil {
@@ -104,11 +94,10 @@ func decodeOptionalBool(f envelope.Field) (*bool, error) {
 }
 
 // decodeTime decodes a metav1.Time field.
-func decodeTime(f envelope.Field) (store.Time, error) {
+func decodeTime(f envelope.Field) (meta.Time, error) {
 	body, err := f.AsBytes()
 	if err != nil {
-		return store.Time{}, err
+		return meta.Time{}, err
 	}
-	t, err := envelope.ConsumeTime(body)
-	return storeTime(t), err
+	return meta.ConsumeTime(body)
 }

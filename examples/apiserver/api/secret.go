@@ -5,7 +5,7 @@ import (
 	"maps"
 
 	"github.com/apisem/apisem/envelope"
-	"github.com/apisem/apisem/store"
+	"github.com/apisem/apisem/meta"
 )
 
 // SecretTypeOpaque is the default type of a Secret.
@@ -15,10 +15,10 @@ const SecretTypeOpaque = "Opaque"
 // stringData, type; protobuf: metadata 1, data 2, type 3, stringData 4,
 // immutable 5.
 type Secret struct {
-	TypeMeta
-	store.ObjectMeta `json:"metadata"`
-	Immutable        *bool             `json:"immutable,omitempty"`
-	Data             map[string][]byte `json:"data,omitempty"`
+	meta.TypeMeta
+	meta.ObjectMeta `json:"metadata"`
+	Immutable       *bool             `json:"immutable,omitempty"`
+	Data            map[string][]byte `json:"data,omitempty"`
 	// StringData is write-only: on create and update it is merged into
 	// Data and cleared, so it is never stored or returned.
 	StringData map[string]string `json:"stringData,omitempty"`
@@ -26,7 +26,7 @@ type Secret struct {
 }
 
 // Types returns the object's TypeMeta.
-func (s *Secret) Types() *TypeMeta { return &s.TypeMeta }
+func (s *Secret) Types() *meta.TypeMeta { return &s.TypeMeta }
 
 // DeepCopyObject returns a deep copy of s.
 func (s *Secret) DeepCopyObject() Object { return s.DeepCopy() }
@@ -42,8 +42,7 @@ func (s *Secret) DeepCopy() *Secret {
 
 // AppendProto appends the protobuf encoding of s.
 func (s *Secret) AppendProto(b []byte) []byte {
-	m := EnvelopeMeta(&s.ObjectMeta)
-	b = appendMetadata(b, &m)
+	b = meta.AppendObjectMetadata(b, &s.ObjectMeta)
 	b = envelope.AppendBytesMap(b, 2, s.Data)
 	b = appendString(b, 3, s.Type)
 	b = envelope.AppendStringMap(b, 4, s.StringData)
@@ -55,8 +54,7 @@ func (s *Secret) AppendProto(b []byte) []byte {
 
 // SizeProto returns the length of s's protobuf encoding.
 func (s *Secret) SizeProto() int {
-	m := EnvelopeMeta(&s.ObjectMeta)
-	n := sizeMetadata(&m) + envelope.SizeBytesMap(2, s.Data) + sizeString(3, s.Type) +
+	n := meta.SizeObjectMetadata(&s.ObjectMeta) + envelope.SizeBytesMap(2, s.Data) + sizeString(3, s.Type) +
 		envelope.SizeStringMap(4, s.StringData)
 	if s.Immutable != nil {
 		n += sizeBool(5)

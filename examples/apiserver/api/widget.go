@@ -3,17 +3,17 @@ package api
 import (
 	"slices"
 
-	"github.com/apisem/apisem/store"
+	"github.com/apisem/apisem/meta"
 )
 
 // Widget is the example's custom resource, widgets.example.apisem.dev/v1:
 // JSON only, with its own Table columns, as a CustomResourceDefinition
 // with additionalPrinterColumns would be served.
 type Widget struct {
-	TypeMeta
-	store.ObjectMeta `json:"metadata"`
-	Spec             WidgetSpec   `json:"spec"`
-	Status           WidgetStatus `json:"status,omitzero"`
+	meta.TypeMeta
+	meta.ObjectMeta `json:"metadata"`
+	Spec            WidgetSpec   `json:"spec"`
+	Status          WidgetStatus `json:"status,omitzero"`
 }
 
 // WidgetSpec is what a widget should be.
@@ -29,7 +29,7 @@ type WidgetStatus struct {
 }
 
 // Types returns the object's TypeMeta.
-func (w *Widget) Types() *TypeMeta { return &w.TypeMeta }
+func (w *Widget) Types() *meta.TypeMeta { return &w.TypeMeta }
 
 // DeepCopyObject returns a deep copy of w.
 func (w *Widget) DeepCopyObject() Object { return w.DeepCopy() }

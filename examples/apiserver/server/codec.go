@@ -8,6 +8,7 @@ import (
 
 	"github.com/apisem/apisem/envelope"
 	"github.com/apisem/apisem/examples/apiserver/api"
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/store"
 )
@@ -56,8 +57,7 @@ func newCodec(r *api.Resource, st *store.Store[api.Object], now func() time.Time
 		return append(dst, b...), err
 	})
 	c.metaProto = store.NewEncoding(func(dst []byte, o api.Object) ([]byte, error) {
-		em := api.EnvelopeMeta(o.Meta())
-		return envelope.AppendObjectMeta(dst, &em), nil
+		return meta.AppendObjectMeta(dst, o.Meta()), nil
 	})
 	var cols []negotiation.Column[api.Object]
 	for _, col := range r.Columns {
@@ -89,11 +89,11 @@ func (c *codec) converter(m negotiation.MediaType) *negotiation.Converter[api.Ob
 // untyped returns o without kind and apiVersion: o itself when it has
 // none, as every stored object, else a copy.
 func untyped(o api.Object) api.Object {
-	if *o.Types() == (api.TypeMeta{}) {
+	if *o.Types() == (meta.TypeMeta{}) {
 		return o
 	}
 	c := o.DeepCopyObject()
-	*c.Types() = api.TypeMeta{}
+	*c.Types() = meta.TypeMeta{}
 	return c
 }
 
@@ -139,15 +139,8 @@ func (c *codec) objectProto(o api.Object) ([]byte, error) {
 // objectMeta is what package negotiation needs of an object for Tables
 // and PartialObjectMetadata; proto adds the protobuf ObjectMeta.
 func (c *codec) objectMeta(o api.Object, proto bool) negotiation.Meta {
-	m := o.Meta()
 	j, _ := c.st.Encoded(o, c.metaJSON) // strings, maps, times: cannot fail
-	nm := negotiation.Meta{
-		Name:              m.Name,
-		CreationTimestamp: m.CreationTimestamp.Time,
-		ResourceVersion:   m.ResourceVersion,
-		JSON:              j,
-		InitialEventsEnd:  m.Annotations[api.InitialEventsAnnotation] == "true",
-	}
+	nm := negotiation.Meta{ObjectMeta: o.Meta(), JSON: j}
 	if proto {
 		nm.Proto, _ = c.st.Encoded(o, c.metaProto)
 	}
@@ -155,24 +148,17 @@ func (c *codec) objectMeta(o api.Object, proto bool) negotiation.Meta {
 }
 
 // pageMeta is the list metadata of a page.
-func pageMeta(p *store.Page[api.Object]) envelope.ListMeta {
-	m := envelope.ListMeta{ResourceVersion: p.ResourceVersion().String(), Continue: p.Continue()}
+func pageMeta(p *store.Page[api.Object]) meta.ListMeta {
+	m := meta.ListMeta{ResourceVersion: p.ResourceVersion().String(), Continue: p.Continue()}
 	if n, ok := p.RemainingItemCount(); ok {
 		m.RemainingItemCount = &n
 	}
 	return m
 }
 
-// listMetaJSON is metav1.ListMeta in JSON.
-type listMetaJSON struct {
-	ResourceVersion    string `json:"resourceVersion,omitempty"`
-	Continue           string `json:"continue,omitempty"`
-	RemainingItemCount *int64 `json:"remainingItemCount,omitempty"`
-}
-
 // appendListMetaJSON appends metav1.ListMeta as JSON.
-func appendListMetaJSON(dst []byte, m *envelope.ListMeta) []byte {
-	b, _ := json.Marshal(listMetaJSON{m.ResourceVersion, m.Continue, m.RemainingItemCount}) // cannot fail
+func appendListMetaJSON(dst []byte, m *meta.ListMeta) []byte {
+	b, _ := json.Marshal(m) // cannot fail
 	return append(dst, b...)
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/apisem/apisem/envelope"
 	"github.com/apisem/apisem/examples/apiserver/api"
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/status"
 )
@@ -34,13 +35,13 @@ func (s *Server) decodeObject(r *http.Request, rs *resource, v negotiation.Field
 	if err := checkTypes(o.Types(), rs); err != nil {
 		return nil, nil, err
 	}
-	*o.Types() = api.TypeMeta{}
+	*o.Types() = meta.TypeMeta{}
 	return o, warnings, nil
 }
 
 // checkTypes checks the kind and apiVersion a body carries against the
 // endpoint's; a body may leave them out.
-func checkTypes(tm *api.TypeMeta, rs *resource) error {
+func checkTypes(tm *meta.TypeMeta, rs *resource) error {
 	if tm.APIVersion != "" && tm.APIVersion != rs.codec.gv {
 		return status.NewBadRequest("the API version in the data (" + tm.APIVersion +
 			") does not match the expected API version (" + rs.codec.gv + ")")
@@ -58,7 +59,7 @@ func decodeProto(body []byte, rs *resource) (api.Object, []string, error) {
 	if err != nil {
 		return nil, nil, unrecognized(rs.api.Kind, err, body)
 	}
-	if err := checkTypes(&api.TypeMeta{Kind: e.Kind, APIVersion: e.APIVersion}, rs); err != nil {
+	if err := checkTypes(&meta.TypeMeta{Kind: e.Kind, APIVersion: e.APIVersion}, rs); err != nil {
 		return nil, nil, err
 	}
 	o, err := rs.api.DecodeProto(e.Raw)
@@ -66,7 +67,7 @@ func decodeProto(body []byte, rs *resource) (api.Object, []string, error) {
 		return nil, nil, status.NewBadRequest(rs.api.Kind + " in version " + strconv.Quote(rs.api.Version) +
 			" cannot be handled as a " + rs.api.Kind + ": " + err.Error())
 	}
-	*o.Types() = api.TypeMeta{}
+	*o.Types() = meta.TypeMeta{}
 	return o, nil, nil
 }
 

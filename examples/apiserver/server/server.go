@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/apisem/apisem/examples/apiserver/api"
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
@@ -179,7 +180,7 @@ func (r *resource) bookmark(rev rv.Version, initialEventsEnd bool) api.Object {
 	m := o.Meta()
 	m.ResourceVersion = rev.String()
 	if initialEventsEnd {
-		m.Annotations = map[string]string{api.InitialEventsAnnotation: "true"}
+		m.Annotations = map[string]string{meta.InitialEventsAnnotation: "true"}
 	}
 	return o
 }
