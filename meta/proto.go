@@ -348,18 +348,19 @@ func consumeManagedFieldsEntry(b []byte) (ManagedFieldsEntry, error) {
 // when there are none), so that re-encoding writes the message again.
 func consumeFieldsV1(b []byte) (*FieldsV1, error) {
 	fv := &FieldsV1{}
-	err := rangeFields(b, func(f field) error {
-		if f.num != fieldsV1Raw {
-			return nil
+	for len(b) > 0 {
+		f, n, err := consumeField(b)
+		if err != nil {
+			return nil, err
 		}
-		raw, err := f.content()
-		if err == nil {
+		if f.num == fieldsV1Raw {
+			raw, err := f.content()
+			if err != nil {
+				return nil, err
+			}
 			fv.Raw = append(fv.Raw[:0], raw...)
 		}
-		return err
-	})
-	if err != nil {
-		return nil, err
+		b = b[n:]
 	}
 	return fv, nil
 }

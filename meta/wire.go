@@ -280,22 +280,6 @@ func (f field) bool() (bool, error) {
 	return f.u != 0, nil
 }
 
-// rangeFields calls fn with each field of the message b in wire order,
-// stopping at the first error.
-func rangeFields(b []byte, fn func(field) error) error {
-	for len(b) > 0 {
-		f, n, err := consumeField(b)
-		if err != nil {
-			return err
-		}
-		if err := fn(f); err != nil {
-			return err
-		}
-		b = b[n:]
-	}
-	return nil
-}
-
 // addStringMapEntry decodes one entry of a map<string, string> field into
 // m, allocated when nil; a repeated key keeps the last value.
 func addStringMapEntry(m map[string]string, f field) (map[string]string, error) {
