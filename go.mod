@@ -3,6 +3,7 @@ module github.com/apisem/apisem
 go 1.25
 
 require (
+	github.com/evanphx/json-patch/v5 v5.9.11
 	github.com/google/btree v1.1.3
 	github.com/google/go-cmp v0.7.0
 	google.golang.org/protobuf v1.36.12

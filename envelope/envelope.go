@@ -79,6 +79,21 @@ func AppendEnvelope(b []byte, apiVersion, kind string, raw []byte) []byte {
 	return append(b, emptyContentFields...)
 }
 
+// AppendEnvelopeHead appends the beginning of an envelope whose raw
+// payload of rawSize bytes the caller writes next, and AppendEnvelopeTail
+// its end: head, payload and tail are AppendEnvelope's output. They serve
+// a writer that streams a large payload, such as a list, from pieces it
+// never joins.
+func AppendEnvelopeHead(b []byte, apiVersion, kind string, rawSize int) []byte {
+	b = appendEnvelopeHead(b, apiVersion, kind)
+	b = protowire.AppendTag(b, unknownRaw, protowire.BytesType)
+	return protowire.AppendVarint(b, uint64(rawSize))
+}
+
+// AppendEnvelopeTail appends the end of an envelope begun by
+// AppendEnvelopeHead.
+func AppendEnvelopeTail(b []byte) []byte { return append(b, emptyContentFields...) }
+
 // AppendEnvelopeFunc is AppendEnvelope for a raw payload that appendRaw
 // writes directly into b, typically an object's encoder, so the object is
 // encoded once and never copied. sizeHint is the payload's expected size;

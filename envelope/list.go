@@ -67,6 +67,13 @@ func AppendListItem(b, item []byte) []byte {
 	return appendBytes(b, listItems, item)
 }
 
+// AppendListItemHead appends what AppendListItem writes before an item
+// of size bytes: a writer that streams a list sends the item after it.
+func AppendListItemHead(b []byte, size int) []byte {
+	b = protowire.AppendTag(b, listItems, protowire.BytesType)
+	return protowire.AppendVarint(b, uint64(size))
+}
+
 // AppendListItemFunc appends one item that appendItem encodes directly into
 // b; sizeHint is as for AppendMessageFunc.
 func AppendListItemFunc(b []byte, sizeHint int, appendItem func([]byte) []byte) []byte {

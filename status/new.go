@@ -121,6 +121,25 @@ func NewConflict(gr GroupResource, name, detail string) *Error {
 		&Details{Name: name, Group: gr.Group, Kind: gr.Resource})
 }
 
+// NewForbidden returns the 403 Forbidden `<resource> "<name>" is forbidden:
+// <err>` (for a collection, name is "" and the quoted name is dropped;
+// with no resource either, just `forbidden: <err>`), as Kubernetes answers
+// an authorizer's or admission's refusal. err is kept as the cause.
+func NewForbidden(gr GroupResource, name string, err error) *Error {
+	var msg string
+	switch {
+	case gr == GroupResource{}:
+		msg = "forbidden: " + err.Error()
+	case name == "":
+		msg = gr.String() + " is forbidden: " + err.Error()
+	default:
+		msg = gr.String() + " " + strconv.Quote(name) + " is forbidden: " + err.Error()
+	}
+	e := newError(403, ReasonForbidden, msg, &Details{Name: name, Group: gr.Group, Kind: gr.Resource})
+	e.cause = err
+	return e
+}
+
 // NewExpired returns a 410 Expired with msg as the message: the answer for a
 // resourceVersion or continue token older than retained history.
 func NewExpired(msg string) *Error {

@@ -250,6 +250,9 @@ func IsAlreadyExists(err error) bool { return errors.Is(err, ReasonAlreadyExists
 // IsConflict reports whether err is a 409 Conflict.
 func IsConflict(err error) bool { return errors.Is(err, ReasonConflict) }
 
+// IsForbidden reports whether err is a 403 Forbidden.
+func IsForbidden(err error) bool { return errors.Is(err, ReasonForbidden) }
+
 // IsInvalid reports whether err is a 422 Invalid.
 func IsInvalid(err error) bool { return errors.Is(err, ReasonInvalid) }
 

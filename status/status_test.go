@@ -239,3 +239,41 @@ func BenchmarkMarshal(b *testing.B) {
 		}
 	}
 }
+
+// NewForbidden's three message forms, as Kubernetes' errors.NewForbidden
+// (k8s.io/apimachinery/pkg/api/errors) writes them.
+func TestNewForbidden(t *testing.T) {
+	cause := errors.New(`User "u" cannot get resource "configmaps" in API group "" in the namespace "ns"`)
+	cm := GroupResource{Resource: "configmaps"}
+	for _, tt := range []struct {
+		gr   GroupResource
+		name string
+		want string
+	}{
+		{cm, "x", `configmaps "x" is forbidden: ` + cause.Error()},
+		{cm, "", `configmaps is forbidden: ` + cause.Error()},
+		{GroupResource{}, "", `forbidden: ` + cause.Error()},
+	} {
+		err := NewForbidden(tt.gr, tt.name, cause)
+		if err.Error() != tt.want || err.Status.Code != 403 || !IsForbidden(err) || !errors.Is(err, cause) {
+			t.Errorf("NewForbidden(%v, %q) = %d %q; want 403 %q", tt.gr, tt.name, err.Status.Code, err.Error(), tt.want)
+		}
+	}
+}
+
+func TestNewGenericInvalid(t *testing.T) {
+	cause := errors.New("testing value /a failed: test failed")
+	e := NewGenericInvalid(cause)
+	b, err := json.Marshal(e.Status)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",` +
+		`"message":"the server rejected our request due to an error in our request","reason":"Invalid","details":{},"code":422}`
+	if string(b) != want {
+		t.Errorf("NewGenericInvalid renders %s; want %s", b, want)
+	}
+	if !errors.Is(e, cause) || !errors.Is(e, ReasonInvalid) {
+		t.Errorf("NewGenericInvalid(%v): Is(cause) %v, Is(ReasonInvalid) %v; want both", cause, errors.Is(e, cause), errors.Is(e, ReasonInvalid))
+	}
+}

@@ -281,6 +281,37 @@ func TestGet(t *testing.T) {
 	wantStatus(t, "compacted", err, 410, status.ReasonExpired, "too old resource version: 1 (2)")
 }
 
+// TestView checks that View returns the stored object, whose encodings
+// the store caches, where Get returns a copy.
+func TestView(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Options[*widget]{})
+	f.create(t, newWidget("ns", "a"))
+	read := rv.Read{Semantics: rv.MostRecent}
+	v1, err := f.r.View(ctx, "ns", "a", read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, _ := f.r.View(ctx, "ns", "a", read)
+	g, _ := f.r.Get(ctx, "ns", "a", read)
+	if v1 != v2 || g == v1 {
+		t.Errorf("View returned %p and %p, Get %p: want one stored object and a copy", v1, v2, g)
+	}
+	calls := 0
+	enc := NewEncoding(func(dst []byte, w *widget) ([]byte, error) { calls++; return append(dst, w.Name...), nil })
+	for range 2 {
+		if b, err := f.s.Encoded(v1, enc); err != nil || string(b) != "a" {
+			t.Fatalf("Encoded = %q, %v", b, err)
+		}
+	}
+	if calls != 1 {
+		t.Errorf("the view was encoded %d times, want once", calls)
+	}
+	if _, err := f.r.View(ctx, "ns", "b", read); !status.IsNotFound(err) {
+		t.Errorf("View of a missing object: %v, want NotFound", err)
+	}
+}
+
 func TestUpdate(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, Options[*widget]{})

@@ -310,6 +310,18 @@ func tooOld(n, compacted uint64) error {
 // Recent, Any, Not older than N): 404 NotFound if it does not exist, 504
 // if N is not reached in time.
 func (r *Resource[T]) Get(ctx context.Context, namespace, name string, read rv.Read) (T, error) {
+	v, err := r.View(ctx, namespace, name, read)
+	if err != nil {
+		return v, err
+	}
+	return r.s.copyFn(v), nil
+}
+
+// View is Get without the copy: it returns the stored object itself,
+// which must not be modified (see Page.View). A reader that only encodes
+// the object uses it, and Store.Encoded then serves the version's cached
+// encoding instead of encoding a copy again.
+func (r *Resource[T]) View(ctx context.Context, namespace, name string, read rv.Read) (T, error) {
 	var zero T
 	if err := r.checkScope(namespace, name); err != nil {
 		return zero, err
@@ -330,7 +342,7 @@ func (r *Resource[T]) Get(ctx context.Context, namespace, name string, read rv.R
 		if v == nil {
 			return zero, status.NewNotFound(r.gr, name)
 		}
-		return r.s.copyFn(v.obj), nil
+		return v.obj, nil
 	}
 }
 

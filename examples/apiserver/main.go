@@ -25,12 +25,13 @@ import (
 	"time"
 
 	"github.com/apisem/apisem/examples/apiserver/api"
-	"github.com/apisem/apisem/examples/apiserver/server"
+	"github.com/apisem/apisem/examples/apiserver/demo"
 	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/server"
 )
 
 func main() {
-	addr := flag.String("addr", server.DefaultAddr, "address to listen on")
+	addr := flag.String("addr", demo.DefaultAddr, "address to listen on")
 	history := flag.Duration("history", 5*time.Minute, "how long write history is kept for watches and resourceVersion reads")
 	bookmarks := flag.Duration("bookmark-interval", time.Minute, "period of watch bookmarks")
 	seed := flag.Bool("seed", true, "create demo namespaces, configmaps, secrets and widgets")
@@ -49,7 +50,7 @@ func main() {
 }
 
 func run(log *slog.Logger, addr string, history, bookmarks time.Duration, seed bool) error {
-	s, err := server.New(server.Options{
+	s, err := demo.New(demo.Options{
 		Addr:             addr,
 		HistoryWindow:    history,
 		BookmarkInterval: bookmarks,
@@ -107,9 +108,9 @@ Press Ctrl-C to stop.
 }
 
 // seedDemo creates a namespace "demo" with a few objects of every type.
-func seedDemo(s *server.Server) error {
+func seedDemo(s *demo.Server) error {
 	ctx := context.Background()
-	objs := []api.Object{
+	objs := []server.Object{
 		&api.Namespace{ObjectMeta: meta.ObjectMeta{Name: "default"}},
 		&api.Namespace{ObjectMeta: meta.ObjectMeta{Name: "demo", Labels: map[string]string{"team": "apisem"}}},
 		&api.ConfigMap{ObjectMeta: meta.ObjectMeta{Name: "app-config", Namespace: "demo", Labels: map[string]string{"app": "shop"}},
@@ -125,7 +126,7 @@ func seedDemo(s *server.Server) error {
 		&api.Widget{ObjectMeta: meta.ObjectMeta{Name: "gear", Namespace: "demo"},
 			Spec: api.WidgetSpec{Color: "blue", Size: 12}},
 	}
-	created := map[string]api.Object{}
+	created := map[string]server.Object{}
 	for _, o := range objs {
 		c, err := s.Create(ctx, o)
 		if err != nil {

@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/apisem/apisem/examples/apiserver/server"
+	"github.com/apisem/apisem/examples/apiserver/demo"
 )
 
 // Typed ConfigMap CRUD, over JSON and over protobuf: every verb a typed
@@ -22,7 +22,7 @@ func TestTypedConfigMapCRUD(t *testing.T) {
 		protobuf bool
 	}{{"json", false}, {"protobuf", true}} {
 		t.Run(tc.name, func(t *testing.T) {
-			ts := start(t, server.Options{})
+			ts := start(t, demo.Options{})
 			cs := ts.clientset(t, tc.protobuf)
 			ctx := context.Background()
 			namespace(t, cs, "ns1")
@@ -100,7 +100,7 @@ func TestTypedConfigMapCRUD(t *testing.T) {
 // Creates exercise generateName, AlreadyExists, dry run and the namespace
 // checks, over protobuf for Secrets.
 func TestCreateRules(t *testing.T) {
-	ts := start(t, server.Options{})
+	ts := start(t, demo.Options{})
 	cs := ts.clientset(t, true)
 	ctx := context.Background()
 	namespace(t, cs, "ns1")
@@ -154,7 +154,7 @@ func asStatus(err error, se **apierrors.StatusError) bool {
 // fieldValidation=Strict turns unknown and duplicate fields into a 400
 // BadRequest; Warn into warnings; Ignore into silence.
 func TestStrictFieldValidation(t *testing.T) {
-	ts := start(t, server.Options{})
+	ts := start(t, demo.Options{})
 	cs := ts.clientset(t, false)
 	ctx := context.Background()
 	namespace(t, cs, "ns1")

@@ -11,14 +11,14 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/apisem/apisem/examples/apiserver/server"
+	"github.com/apisem/apisem/examples/apiserver/demo"
 )
 
 // An object with a finalizer is only marked by DELETE (deletionTimestamp,
 // 200 with the object); removing the last finalizer removes it, and a
 // watcher sees MODIFIED then DELETED. Preconditions are checked.
 func TestFinalizerDeletion(t *testing.T) {
-	ts := start(t, server.Options{})
+	ts := start(t, demo.Options{})
 	cs := ts.clientset(t, true)
 	ctx := context.Background()
 	namespace(t, cs, "ns1")
@@ -88,7 +88,7 @@ func TestFinalizerDeletion(t *testing.T) {
 // Deleting a namespace deletes what is in it, waits for finalizers, and
 // then the namespace itself, which meanwhile refuses new content.
 func TestNamespaceDeletion(t *testing.T) {
-	ts := start(t, server.Options{})
+	ts := start(t, demo.Options{})
 	cs := ts.clientset(t, false)
 	ctx := context.Background()
 	namespace(t, cs, "doomed")

@@ -16,7 +16,7 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/restmapper"
 
-	"github.com/apisem/apisem/examples/apiserver/server"
+	"github.com/apisem/apisem/examples/apiserver/demo"
 )
 
 var widgets = schema.GroupVersionResource{Group: "example.apisem.dev", Version: "v1", Resource: "widgets"}
@@ -32,7 +32,7 @@ func widget(name, color string, size int64) *unstructured.Unstructured {
 // The dynamic client drives the custom resource, which discovery and the
 // REST mapper find like a CRD's.
 func TestDynamicClientCustomResource(t *testing.T) {
-	ts := start(t, server.Options{})
+	ts := start(t, demo.Options{})
 	ctx := context.Background()
 	namespace(t, ts.clientset(t, false), "ns1")
 
@@ -105,7 +105,7 @@ func TestDynamicClientCustomResource(t *testing.T) {
 // it) reads PartialObjectMetadata and PartialObjectMetadataList, over
 // protobuf.
 func TestMetadataClient(t *testing.T) {
-	ts := start(t, server.Options{})
+	ts := start(t, demo.Options{})
 	ctx := context.Background()
 	cs := ts.clientset(t, false)
 	namespace(t, cs, "ns1")

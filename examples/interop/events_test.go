@@ -10,14 +10,14 @@ import (
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/record"
 
-	"github.com/apisem/apisem/examples/apiserver/server"
+	"github.com/apisem/apisem/examples/apiserver/demo"
 )
 
 // client-go's event recorder creates events, and patches their count when
 // they repeat (a strategic merge patch); kubectl describe finds them with
 // the involvedObject field selectors.
 func TestEventRecorderAndSearch(t *testing.T) {
-	ts := start(t, server.Options{})
+	ts := start(t, demo.Options{})
 	cs := ts.clientset(t, true)
 	ctx := context.Background()
 	namespace(t, cs, "ns1")

@@ -9,14 +9,14 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/openapi/cached"
 
-	"github.com/apisem/apisem/examples/apiserver/server"
+	"github.com/apisem/apisem/examples/apiserver/demo"
 )
 
 // kubectl create and apply validate strictly by default: they look up the
 // fieldValidation parameter of each kind's PATCH operation in OpenAPI v3,
 // and fail when they cannot. This is their check, run as kubectl runs it.
 func TestKubectlFieldValidationSupport(t *testing.T) {
-	ts := start(t, server.Options{})
+	ts := start(t, demo.Options{})
 	dc, err := discovery.NewDiscoveryClientForConfig(ts.config(false))
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/pager"
 
-	"github.com/apisem/apisem/examples/apiserver/server"
+	"github.com/apisem/apisem/examples/apiserver/demo"
 )
 
 // client-go's pager lists in pages of limit; every page carries the first
@@ -22,7 +22,7 @@ import (
 func TestPagerConstantResourceVersion(t *testing.T) {
 	for _, protobuf := range []bool{false, true} {
 		t.Run(fmt.Sprint("protobuf=", protobuf), func(t *testing.T) {
-			ts := start(t, server.Options{})
+			ts := start(t, demo.Options{})
 			cs := ts.clientset(t, protobuf)
 			ctx := context.Background()
 			namespace(t, cs, "ns1")
@@ -100,7 +100,7 @@ func ptrStr(p *int64) string {
 // to continue inconsistently, which the pager falls back to with a full
 // list.
 func TestContinueAfterCompaction(t *testing.T) {
-	ts := start(t, server.Options{})
+	ts := start(t, demo.Options{})
 	cs := ts.clientset(t, false)
 	ctx := context.Background()
 	namespace(t, cs, "ns1")
@@ -131,7 +131,7 @@ func TestContinueAfterCompaction(t *testing.T) {
 // kubectl get asks for a Table with this exact Accept header and prints
 // its columns.
 func TestTableWithKubectlAccept(t *testing.T) {
-	ts := start(t, server.Options{})
+	ts := start(t, demo.Options{})
 	cs := ts.clientset(t, false)
 	ctx := context.Background()
 	namespace(t, cs, "ns1")

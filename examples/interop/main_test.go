@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apisem/apisem/examples/apiserver/server"
+	"github.com/apisem/apisem/examples/apiserver/demo"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -19,7 +19,7 @@ import (
 // testServer is the example server on an httptest listener, with the
 // requests it served.
 type testServer struct {
-	*server.Server
+	*demo.Server
 	URL string
 
 	mu       sync.Mutex
@@ -28,9 +28,9 @@ type testServer struct {
 
 // start runs a server for the test; Cleanup shuts it down (ending its
 // watches first, so httptest's Close does not wait for them).
-func start(t *testing.T, opts server.Options) *testServer {
+func start(t *testing.T, opts demo.Options) *testServer {
 	t.Helper()
-	s, err := server.New(opts)
+	s, err := demo.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/apisem/apisem/examples/apiserver/server"
+	"github.com/apisem/apisem/examples/apiserver/demo"
 )
 
 // recorder collects an informer's notifications as "ADD name" lines.
@@ -66,7 +66,7 @@ func TestInformer(t *testing.T) {
 	for _, watchList := range []bool{false, true} {
 		t.Run(fmt.Sprint("WatchListClient=", watchList), func(t *testing.T) {
 			clientfeaturestesting.SetFeatureDuringTest(t, clientfeatures.WatchListClient, watchList)
-			ts := start(t, server.Options{})
+			ts := start(t, demo.Options{})
 			cs := ts.clientset(t, true)
 			ctx := context.Background()
 			namespace(t, cs, "ns1")
@@ -126,7 +126,7 @@ func TestInformer(t *testing.T) {
 // complete and it watches on from the new resourceVersion.
 func TestReflectorRecoversFrom410(t *testing.T) {
 	clientfeaturestesting.SetFeatureDuringTest(t, clientfeatures.WatchListClient, false)
-	ts := start(t, server.Options{})
+	ts := start(t, demo.Options{})
 	cs := ts.clientset(t, false)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -215,7 +215,7 @@ func TestReflectorRecoversFrom410(t *testing.T) {
 // Watches that allow bookmarks get periodic BOOKMARK events at the latest
 // resourceVersion; a streaming list gets the initial-events-end bookmark.
 func TestWatchBookmarks(t *testing.T) {
-	ts := start(t, server.Options{BookmarkInterval: 50 * time.Millisecond})
+	ts := start(t, demo.Options{BookmarkInterval: 50 * time.Millisecond})
 	cs := ts.clientset(t, true)
 	ctx := context.Background()
 	namespace(t, cs, "ns1")

@@ -3,11 +3,12 @@ package api
 import (
 	"encoding/hex"
 	"encoding/json"
+	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/server"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/apisem/apisem/meta"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -59,7 +60,7 @@ const emptyMeta = "0a0012001a0022002a00320038004200"
 func TestProto(t *testing.T) {
 	for _, tt := range []struct {
 		name string
-		obj  ProtoObject
+		obj  server.ProtoObject
 		want string
 	}{
 		{"ConfigMap{}", &ConfigMap{}, "0a10" + emptyMeta},
@@ -78,7 +79,7 @@ func TestProto(t *testing.T) {
 			"0a10" + emptyMeta + "120c0a0a" + hex.EncodeToString([]byte("kubernetes")) + "1a080a06" + hex.EncodeToString([]byte("Active"))},
 		{"Event{}", &Event{}, "0a10" + emptyMeta + "120e0a0012001a0022002a0032003a00" + "1a002200" + "2a040a001200" +
 			"3200" + "3a00" + "4000" + "4a00" + "5200" + "6200" + "7200" + "7a00"},
-		// meta.MicroTime{1s, 2345ns} is 080110d00f: nanos truncated to 2000
+		// MicroTime{1s, 2345ns} is 080110d00f: nanos truncated to 2000
 		// (k8s.io/apimachinery/pkg/apis/meta/v1/micro_time_proto.go).
 		{"Event with eventTime", &Event{EventTime: meta.MicroTime{Time: time.Unix(1, 2345)}}, "0a10" + emptyMeta + "120e0a0012001a0022002a0032003a00" +
 			"1a002200" + "2a040a001200" + "3200" + "3a00" + "4000" + "4a00" + "5205080110d00f" + "6200" + "7200" + "7a00"},
@@ -112,7 +113,7 @@ func fullMeta() meta.ObjectMeta {
 
 // Every object survives protobuf and JSON round trips unchanged.
 func TestRoundTrip(t *testing.T) {
-	objs := []Object{
+	objs := []server.Object{
 		&ConfigMap{ObjectMeta: fullMeta(), Immutable: ptr(true), Data: map[string]string{"k": "v", "e": ""},
 			BinaryData: map[string][]byte{"b": {0, 1, 255}, "z": {}}},
 		&Secret{ObjectMeta: fullMeta(), Data: map[string][]byte{"p": []byte("pw")}, Type: "kubernetes.io/basic-auth"},
@@ -129,13 +130,13 @@ func TestRoundTrip(t *testing.T) {
 			Series: &EventSeries{Count: 4, LastObservedTime: meta.MicroTime{Time: time.Unix(1700000003, 5000).UTC()}},
 			Action: "Seed", Related: &ObjectReference{Kind: "Widget", Name: "w"}, ReportingComponent: "rc", ReportingInstance: "ri"},
 	}
-	byKind := map[string]*Resource{}
+	byKind := map[string]*server.Resource{}
 	for _, r := range Resources() {
 		byKind[r.Kind] = r
 	}
 	for _, o := range objs {
 		r := byKind[kindOf(o)]
-		if po, ok := o.(ProtoObject); ok {
+		if po, ok := o.(server.ProtoObject); ok {
 			b := po.AppendProto(nil)
 			back, err := r.DecodeProto(b)
 			if err != nil {
@@ -161,7 +162,7 @@ func TestRoundTrip(t *testing.T) {
 
 var cmpTime = cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) })
 
-func kindOf(o Object) string {
+func kindOf(o server.Object) string {
 	switch o.(type) {
 	case *ConfigMap:
 		return "ConfigMap"
@@ -247,12 +248,12 @@ func TestAge(t *testing.T) {
 		{731 * 24 * time.Hour, "2y1d"},
 		{8 * 365 * 24 * time.Hour, "8y"},
 	} {
-		if got := Age(now.Add(-tt.ago), now); got != tt.want {
-			t.Errorf("Age(now-%v) = %q; want %q", tt.ago, got, tt.want)
+		if got := server.Age(now.Add(-tt.ago), now); got != tt.want {
+			t.Errorf("server.Age(now-%v) = %q; want %q", tt.ago, got, tt.want)
 		}
 	}
-	if got := Age(time.Time{}, now); got != "<unknown>" {
-		t.Errorf("Age(zero) = %q; want <unknown>", got)
+	if got := server.Age(time.Time{}, now); got != "<unknown>" {
+		t.Errorf("server.Age(zero) = %q; want <unknown>", got)
 	}
 }
 
@@ -273,26 +274,26 @@ func TestValidateName(t *testing.T) {
 		{"", "demo-", false, ""},
 		{"", "Demo-", false, `metadata.generateName: Invalid value: "Demo-"`},
 	} {
-		errs := ValidateName(tt.name, tt.generate, tt.label)
+		errs := server.ValidateName(tt.name, tt.generate, tt.label)
 		got := ""
 		if len(errs) > 0 {
 			got = errs[0].Error()
 		}
 		if tt.want == "" && got != "" || !strings.HasPrefix(got, tt.want) || tt.want != "" && got == "" {
-			t.Errorf("ValidateName(%q, %q, %v) = %q; want prefix %q", tt.name, tt.generate, tt.label, got, tt.want)
+			t.Errorf("server.ValidateName(%q, %q, %v) = %q; want prefix %q", tt.name, tt.generate, tt.label, got, tt.want)
 		}
 	}
 }
 
 func TestValidate(t *testing.T) {
-	rs := map[string]*Resource{}
+	rs := map[string]*server.Resource{}
 	for _, r := range Resources() {
 		rs[r.Kind] = r
 	}
 	for _, tt := range []struct {
 		name     string
 		kind     string
-		obj, old Object
+		obj, old server.Object
 		want     []string
 	}{
 		{"valid configmap", "ConfigMap", &ConfigMap{Data: map[string]string{"a.b_c-d": "x"}}, nil, nil},
@@ -344,7 +345,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestPrepare(t *testing.T) {
-	rs := map[string]*Resource{}
+	rs := map[string]*server.Resource{}
 	for _, r := range Resources() {
 		rs[r.Kind] = r
 	}
@@ -365,13 +366,4 @@ func TestPrepare(t *testing.T) {
 		t.Errorf("updated namespace keeps spec and status (-want +got):\n%s", d)
 	}
 
-	w := &Widget{Spec: WidgetSpec{Size: 1}}
-	rs["Widget"].Prepare(w, nil)
-	w2 := &Widget{Spec: WidgetSpec{Size: 1}, ObjectMeta: meta.ObjectMeta{Labels: map[string]string{"a": "b"}}}
-	rs["Widget"].Prepare(w2, w)
-	w3 := &Widget{Spec: WidgetSpec{Size: 2}}
-	rs["Widget"].Prepare(w3, w2)
-	if w.Generation != 1 || w2.Generation != 1 || w3.Generation != 2 {
-		t.Errorf("widget generations %d, %d, %d; want 1, 1, 2", w.Generation, w2.Generation, w3.Generation)
-	}
 }

@@ -2,10 +2,11 @@ package api
 
 import (
 	"bytes"
+	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/server"
 	"maps"
 
 	"github.com/apisem/apisem/envelope"
-	"github.com/apisem/apisem/meta"
 )
 
 // ConfigMap is core v1 ConfigMap. The field order is Kubernetes' (and so
@@ -23,7 +24,7 @@ type ConfigMap struct {
 func (c *ConfigMap) Types() *meta.TypeMeta { return &c.TypeMeta }
 
 // DeepCopyObject returns a deep copy of c.
-func (c *ConfigMap) DeepCopyObject() Object { return c.DeepCopy() }
+func (c *ConfigMap) DeepCopyObject() server.Object { return c.DeepCopy() }
 
 // DeepCopy returns a deep copy of c.
 func (c *ConfigMap) DeepCopy() *ConfigMap {
@@ -54,7 +55,7 @@ func (c *ConfigMap) SizeProto() int {
 	return n
 }
 
-func decodeConfigMap(b []byte) (Object, error) {
+func decodeConfigMap(b []byte) (server.Object, error) {
 	c := &ConfigMap{}
 	return decodeObject(b, c, func(f envelope.Field) (err error) {
 		switch f.Num {
@@ -69,7 +70,7 @@ func decodeConfigMap(b []byte) (Object, error) {
 	})
 }
 
-func validateConfigMap(o, old Object) []FieldError {
+func validateConfigMap(o, old server.Object) []FieldError {
 	c := o.(*ConfigMap)
 	errs := validateKeys(nil, "data", sortedKeys(c.Data), "binaryData", sortedKeys(c.BinaryData))
 	if dataSize(c.Data)+dataSize(c.BinaryData) > maxDataSize {

@@ -1,12 +1,13 @@
 package api
 
 import (
+	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/server"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/apisem/apisem/envelope"
-	"github.com/apisem/apisem/meta"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -64,7 +65,7 @@ type EventSeries struct {
 func (e *Event) Types() *meta.TypeMeta { return &e.TypeMeta }
 
 // DeepCopyObject returns a deep copy of e.
-func (e *Event) DeepCopyObject() Object { return e.DeepCopy() }
+func (e *Event) DeepCopyObject() server.Object { return e.DeepCopy() }
 
 // DeepCopy returns a deep copy of e.
 func (e *Event) DeepCopy() *Event {
@@ -188,7 +189,7 @@ func decodeMicroTimeField(f envelope.Field) (meta.MicroTime, error) {
 	return meta.ConsumeMicroTime(body)
 }
 
-func decodeEvent(b []byte) (Object, error) {
+func decodeEvent(b []byte) (server.Object, error) {
 	e := &Event{}
 	return decodeObject(b, e, func(f envelope.Field) (err error) {
 		switch f.Num {
@@ -251,20 +252,20 @@ func decodeEvent(b []byte) (Object, error) {
 func eventAge(e *Event, now time.Time, first bool) string {
 	switch {
 	case !first && e.Series != nil:
-		return Age(e.Series.LastObservedTime.Time, now)
+		return server.Age(e.Series.LastObservedTime.Time, now)
 	case first && !e.FirstTimestamp.IsZero():
-		return Age(e.FirstTimestamp.Time, now)
+		return server.Age(e.FirstTimestamp.Time, now)
 	case !first && !e.LastTimestamp.IsZero():
-		return Age(e.LastTimestamp.Time, now)
+		return server.Age(e.LastTimestamp.Time, now)
 	}
-	return Age(e.EventTime.Time, now)
+	return server.Age(e.EventTime.Time, now)
 }
 
-func eventColumns() []Column {
-	ev := func(f func(*Event, time.Time) any) func(Object, time.Time) any {
-		return func(o Object, now time.Time) any { return f(o.(*Event), now) }
+func eventColumns() []server.Column {
+	ev := func(f func(*Event, time.Time) any) func(server.Object, time.Time) any {
+		return func(o server.Object, now time.Time) any { return f(o.(*Event), now) }
 	}
-	return []Column{
+	return []server.Column{
 		{Name: "Last Seen", Type: "string", Description: "When the event last occurred.",
 			Cell: ev(func(e *Event, now time.Time) any { return eventAge(e, now, false) })},
 		{Name: "Type", Type: "string", Description: "Normal or Warning.",
@@ -295,23 +296,23 @@ func eventColumns() []Column {
 				}
 				return strconv.Itoa(int(e.Count))
 			})},
-		{Name: "Name", Type: "string", Format: "name", Priority: 1, Description: NameDescription,
+		{Name: "Name", Type: "string", Format: "name", Priority: 1, Description: server.NameDescription,
 			Cell: ev(func(e *Event, _ time.Time) any { return e.Name })},
 	}
 }
 
 // eventFields are the field selectors Kubernetes offers for events; kubectl
 // describe selects on the involvedObject ones.
-var eventFields = map[string]func(Object) string{
-	"involvedObject.kind":            func(o Object) string { return o.(*Event).InvolvedObject.Kind },
-	"involvedObject.namespace":       func(o Object) string { return o.(*Event).InvolvedObject.Namespace },
-	"involvedObject.name":            func(o Object) string { return o.(*Event).InvolvedObject.Name },
-	"involvedObject.uid":             func(o Object) string { return o.(*Event).InvolvedObject.UID },
-	"involvedObject.apiVersion":      func(o Object) string { return o.(*Event).InvolvedObject.APIVersion },
-	"involvedObject.resourceVersion": func(o Object) string { return o.(*Event).InvolvedObject.ResourceVersion },
-	"involvedObject.fieldPath":       func(o Object) string { return o.(*Event).InvolvedObject.FieldPath },
-	"reason":                         func(o Object) string { return o.(*Event).Reason },
-	"reportingComponent":             func(o Object) string { return o.(*Event).ReportingComponent },
-	"source":                         func(o Object) string { return o.(*Event).Source.Component },
-	"type":                           func(o Object) string { return o.(*Event).Type },
+var eventFields = map[string]func(server.Object) string{
+	"involvedObject.kind":            func(o server.Object) string { return o.(*Event).InvolvedObject.Kind },
+	"involvedObject.namespace":       func(o server.Object) string { return o.(*Event).InvolvedObject.Namespace },
+	"involvedObject.name":            func(o server.Object) string { return o.(*Event).InvolvedObject.Name },
+	"involvedObject.uid":             func(o server.Object) string { return o.(*Event).InvolvedObject.UID },
+	"involvedObject.apiVersion":      func(o server.Object) string { return o.(*Event).InvolvedObject.APIVersion },
+	"involvedObject.resourceVersion": func(o server.Object) string { return o.(*Event).InvolvedObject.ResourceVersion },
+	"involvedObject.fieldPath":       func(o server.Object) string { return o.(*Event).InvolvedObject.FieldPath },
+	"reason":                         func(o server.Object) string { return o.(*Event).Reason },
+	"reportingComponent":             func(o server.Object) string { return o.(*Event).ReportingComponent },
+	"source":                         func(o server.Object) string { return o.(*Event).Source.Component },
+	"type":                           func(o server.Object) string { return o.(*Event).Type },
 }

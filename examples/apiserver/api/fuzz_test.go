@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"errors"
+	"github.com/apisem/apisem/server"
 	"testing"
 	"time"
 
@@ -13,7 +14,7 @@ import (
 // not panic, must fail only with ErrProto, and what it accepts must encode
 // to a fixed point (decode(encode(x)) encodes to the same bytes).
 func FuzzDecodeProto(f *testing.F) {
-	for _, o := range []ProtoObject{
+	for _, o := range []server.ProtoObject{
 		&ConfigMap{ObjectMeta: fullMeta(), Data: map[string]string{"k": "v"}, BinaryData: map[string][]byte{"b": {1}}},
 		&Secret{ObjectMeta: fullMeta(), Data: map[string][]byte{"p": nil}, Type: "Opaque"},
 		&Namespace{ObjectMeta: fullMeta(), Status: NamespaceStatus{Conditions: []NamespaceCondition{{Type: "A"}}}},
@@ -23,7 +24,7 @@ func FuzzDecodeProto(f *testing.F) {
 		f.Add(o.AppendProto(nil))
 	}
 	f.Add([]byte{0x0a, 0xff})
-	var decoders []func([]byte) (Object, error)
+	var decoders []func([]byte) (server.Object, error)
 	for _, r := range Resources() {
 		if r.DecodeProto != nil {
 			decoders = append(decoders, r.DecodeProto)
@@ -38,15 +39,15 @@ func FuzzDecodeProto(f *testing.F) {
 				}
 				continue
 			}
-			once := o.(ProtoObject).AppendProto(nil)
-			if len(once) != o.(ProtoObject).SizeProto() {
-				t.Fatalf("SizeProto %d, AppendProto wrote %d", o.(ProtoObject).SizeProto(), len(once))
+			once := o.(server.ProtoObject).AppendProto(nil)
+			if len(once) != o.(server.ProtoObject).SizeProto() {
+				t.Fatalf("SizeProto %d, AppendProto wrote %d", o.(server.ProtoObject).SizeProto(), len(once))
 			}
 			o2, err := decode(once)
 			if err != nil {
 				t.Fatalf("re-decoding our own encoding: %v", err)
 			}
-			if twice := o2.(ProtoObject).AppendProto(nil); !bytes.Equal(once, twice) {
+			if twice := o2.(server.ProtoObject).AppendProto(nil); !bytes.Equal(once, twice) {
 				t.Fatalf("encoding is not a fixed point:\n%x\n%x", once, twice)
 			}
 		}

@@ -1,10 +1,11 @@
 package api
 
 import (
+	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/server"
 	"slices"
 
 	"github.com/apisem/apisem/envelope"
-	"github.com/apisem/apisem/meta"
 )
 
 // Namespace phases and the finalizer that keeps a namespace until its
@@ -57,7 +58,7 @@ type NamespaceCondition struct {
 func (n *Namespace) Types() *meta.TypeMeta { return &n.TypeMeta }
 
 // DeepCopyObject returns a deep copy of n.
-func (n *Namespace) DeepCopyObject() Object { return n.DeepCopy() }
+func (n *Namespace) DeepCopyObject() server.Object { return n.DeepCopy() }
 
 // DeepCopy returns a deep copy of n.
 func (n *Namespace) DeepCopy() *Namespace {
@@ -129,7 +130,7 @@ func (n *Namespace) SizeProto() int {
 	return meta.SizeObjectMetadata(&n.ObjectMeta) + sizeMessage(2, n.Spec.size()) + sizeMessage(3, n.Status.size())
 }
 
-func decodeNamespace(b []byte) (Object, error) {
+func decodeNamespace(b []byte) (server.Object, error) {
 	n := &Namespace{}
 	return decodeObject(b, n, func(f envelope.Field) (err error) {
 		switch f.Num {
@@ -185,7 +186,7 @@ func decodeCondition(f envelope.Field) (NamespaceCondition, error) {
 // resource cannot change spec.finalizers or status (Kubernetes changes
 // them through the finalize and status subresources, which the example
 // server's namespace controller does internally).
-func prepareNamespace(o, old Object) {
+func prepareNamespace(o, old server.Object) {
 	n := o.(*Namespace)
 	if old == nil {
 		n.Spec.Finalizers = []string{FinalizerKubernetes}

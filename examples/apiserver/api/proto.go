@@ -6,18 +6,9 @@ import (
 
 	"github.com/apisem/apisem/envelope"
 	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/server"
 	"google.golang.org/protobuf/encoding/protowire"
 )
-
-// ProtoObject is implemented by the types that have a protobuf form.
-type ProtoObject interface {
-	Object
-	// AppendProto appends the object's protobuf encoding (without an
-	// envelope) to b.
-	AppendProto(b []byte) []byte
-	// SizeProto returns the length AppendProto appends.
-	SizeProto() int
-}
 
 // ErrProto is wrapped by every protobuf decoding error of this package.
 var ErrProto = errors.New("api: malformed protobuf")
@@ -56,7 +47,7 @@ func sizeMessage(num protowire.Number, size int) int {
 // field 1, the metadata every object has, here and every other field with
 // field, which ignores the numbers it does not know. Errors wrap ErrProto
 // and name the kind.
-func decodeObject(b []byte, o Object, field func(envelope.Field) error) (Object, error) {
+func decodeObject(b []byte, o server.Object, field func(envelope.Field) error) (server.Object, error) {
 	err := envelope.RangeFields(b, func(f envelope.Field) error {
 		if f.Num != 1 {
 			return field(f)

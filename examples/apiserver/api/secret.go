@@ -2,10 +2,11 @@ package api
 
 import (
 	"bytes"
+	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/server"
 	"maps"
 
 	"github.com/apisem/apisem/envelope"
-	"github.com/apisem/apisem/meta"
 )
 
 // SecretTypeOpaque is the default type of a Secret.
@@ -29,7 +30,7 @@ type Secret struct {
 func (s *Secret) Types() *meta.TypeMeta { return &s.TypeMeta }
 
 // DeepCopyObject returns a deep copy of s.
-func (s *Secret) DeepCopyObject() Object { return s.DeepCopy() }
+func (s *Secret) DeepCopyObject() server.Object { return s.DeepCopy() }
 
 // DeepCopy returns a deep copy of s.
 func (s *Secret) DeepCopy() *Secret {
@@ -62,7 +63,7 @@ func (s *Secret) SizeProto() int {
 	return n
 }
 
-func decodeSecret(b []byte) (Object, error) {
+func decodeSecret(b []byte) (server.Object, error) {
 	s := &Secret{}
 	return decodeObject(b, s, func(f envelope.Field) (err error) {
 		switch f.Num {
@@ -81,7 +82,7 @@ func decodeSecret(b []byte) (Object, error) {
 
 // prepareSecret applies Kubernetes' defaulting: the Opaque type, and
 // stringData merged over data.
-func prepareSecret(o, _ Object) {
+func prepareSecret(o, _ server.Object) {
 	s := o.(*Secret)
 	if s.Type == "" {
 		s.Type = SecretTypeOpaque
@@ -97,7 +98,7 @@ func prepareSecret(o, _ Object) {
 	s.StringData = nil
 }
 
-func validateSecret(o, old Object) []FieldError {
+func validateSecret(o, old server.Object) []FieldError {
 	s := o.(*Secret)
 	errs := validateKeys(nil, "data", sortedKeys(s.Data), "", nil)
 	if dataSize(s.Data) > maxDataSize {

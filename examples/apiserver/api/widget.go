@@ -1,9 +1,9 @@
 package api
 
 import (
-	"slices"
-
 	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/server"
+	"slices"
 )
 
 // Widget is the example's custom resource, widgets.example.apisem.dev/v1:
@@ -32,7 +32,7 @@ type WidgetStatus struct {
 func (w *Widget) Types() *meta.TypeMeta { return &w.TypeMeta }
 
 // DeepCopyObject returns a deep copy of w.
-func (w *Widget) DeepCopyObject() Object { return w.DeepCopy() }
+func (w *Widget) DeepCopyObject() server.Object { return w.DeepCopy() }
 
 // DeepCopy returns a deep copy of w.
 func (w *Widget) DeepCopy() *Widget {
@@ -45,22 +45,7 @@ func (w *Widget) DeepCopy() *Widget {
 // widgetColors are the colors a widget may have.
 var widgetColors = []string{"blue", "green", "red"}
 
-// prepareWidget keeps a custom resource's metadata.generation: 1 on
-// create, one more whenever an update changes the spec.
-func prepareWidget(o, old Object) {
-	w := o.(*Widget)
-	if old == nil {
-		w.Generation = 1
-		return
-	}
-	prev := old.(*Widget)
-	w.Generation = prev.Generation
-	if w.Spec.Color != prev.Spec.Color || w.Spec.Size != prev.Spec.Size || !slices.Equal(w.Spec.Tags, prev.Spec.Tags) {
-		w.Generation++
-	}
-}
-
-func validateWidget(o, _ Object) []FieldError {
+func validateWidget(o, _ server.Object) []FieldError {
 	w := o.(*Widget)
 	var errs []FieldError
 	if w.Spec.Color != "" && !slices.Contains(widgetColors, w.Spec.Color) {

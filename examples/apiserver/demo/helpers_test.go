@@ -1,0 +1,95 @@
+package demo
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// newTestServer starts a Server on a loopback httptest listener; Cleanup
+// shuts both down (the Server first, which ends its watches).
+func newTestServer(t testing.TB, opts Options) (*Server, string) {
+	t.Helper()
+	s, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := s.Shutdown(ctx); err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+		hs.Close()
+	})
+	return s, hs.URL
+}
+
+// reply is a response as the tests look at it.
+type reply struct {
+	code   int
+	header http.Header
+	body   string
+}
+
+// call sends one request; hdr holds header name/value pairs.
+func call(t testing.TB, base, method, path, body string, hdr ...string) reply {
+	t.Helper()
+	req, err := http.NewRequest(method, base+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reply{resp.StatusCode, resp.Header, string(b)}
+}
+
+// must sends a request that must answer code.
+func must(t testing.TB, code int, base, method, path, body string, hdr ...string) reply {
+	t.Helper()
+	r := call(t, base, method, path, body, hdr...)
+	if r.code != code {
+		t.Fatalf("%s %s: %d %s; want %d", method, path, r.code, r.body, code)
+	}
+	return r
+}
+
+// field returns the value at a dotted path of a JSON body ("metadata.name").
+func field(t testing.TB, body, path string) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(body), &v); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, body)
+	}
+	for _, p := range strings.Split(path, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[p]
+	}
+	return v
+}
+
+// seed creates namespace ns with a configmap "cm" in it.
+func seed(t testing.TB, base, ns string) {
+	t.Helper()
+	must(t, 201, base, "POST", "/api/v1/namespaces", `{"metadata":{"name":"`+ns+`"}}`)
+	must(t, 201, base, "POST", "/api/v1/namespaces/"+ns+"/configmaps", `{"metadata":{"name":"cm","labels":{"app":"x"}},"data":{"k":"v"}}`)
+}

@@ -1,0 +1,129 @@
+package demo
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/apisem/apisem/examples/apiserver/api"
+	"github.com/apisem/apisem/rv"
+	"github.com/apisem/apisem/server"
+	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/store"
+)
+
+// DefaultAddr is where ListenAndServe listens unless Options.Addr says
+// otherwise.
+const DefaultAddr = server.DefaultAddr
+
+// Options are the library server's. New sets Resources and AdmitCreate
+// itself: the demo serves the types of package api.
+type Options = server.Options
+
+// Server is the demo API server: the library's server.Server serving the
+// types of package api, plus the namespace controller that finishes the
+// deletion of terminating namespaces. Create it with New and stop it with
+// Shutdown.
+type Server struct {
+	*server.Server
+
+	now        func() time.Time
+	resources  []*server.Resource
+	byKind     map[string]*server.Resource
+	namespaces *server.Resource
+
+	// The namespace controller's goroutine: cancel stops it, done is
+	// closed when it has returned.
+	stopController context.CancelFunc
+	controllerDone chan struct{}
+	kick           chan struct{} // wakes the controller; buffered, size 1
+}
+
+// New returns a Server with empty storage, ready to serve.
+func New(opts Options) (*Server, error) {
+	d := &Server{now: opts.Now, byKind: map[string]*server.Resource{}, kick: make(chan struct{}, 1)}
+	if d.now == nil {
+		d.now = time.Now
+	}
+	d.resources = api.Resources()
+	for _, r := range d.resources {
+		d.byKind[r.Kind] = r
+	}
+	d.namespaces = d.byKind["Namespace"]
+	d.namespaces.Delete = d.deleteNamespace
+	opts.Resources = d.resources
+	opts.AdmitCreate = d.admitNamespace
+	s, err := server.New(opts)
+	if err != nil {
+		return nil, err
+	}
+	d.Server = s
+	ctx, cancel := context.WithCancel(context.Background())
+	d.stopController = cancel
+	d.controllerDone = make(chan struct{})
+	go d.runNamespaceController(ctx)
+	return d, nil
+}
+
+// Shutdown stops the namespace controller, then the server (see
+// server.Server.Shutdown: watches end first). It is safe to call more
+// than once.
+func (d *Server) Shutdown(ctx context.Context) error {
+	d.stopController()
+	var err error
+	select {
+	case <-d.controllerDone:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	return errors.Join(err, d.Server.Shutdown(ctx))
+}
+
+// Create stores obj, one of the types of package api, as a POST to its
+// collection would: for seeding the server and for tests. obj is not
+// modified.
+func (d *Server) Create(ctx context.Context, obj server.Object) (server.Object, error) {
+	res := d.byKind[api.Kind(obj)]
+	if res == nil {
+		return nil, status.NewBadRequest("the server serves no resource of this type")
+	}
+	return d.Server.Create(ctx, res, obj)
+}
+
+// admitNamespace refuses content in a namespace that does not exist (404)
+// or is being deleted (403), as Kubernetes' NamespaceLifecycle admission.
+func (d *Server) admitNamespace(ctx context.Context, res *server.Resource, obj server.Object) error {
+	if !res.Namespaced {
+		return nil
+	}
+	m := obj.Meta()
+	o, err := d.StoreOf(d.namespaces).Get(ctx, "", m.Namespace, rv.Read{Semantics: rv.MostRecent})
+	if err != nil {
+		return err
+	}
+	if !o.(*api.Namespace).Terminating() {
+		return nil
+	}
+	name := m.Name
+	if name == "" {
+		name = m.GenerateName
+	}
+	gr := status.GroupResource{Group: res.Group, Resource: res.Plural}
+	msg := "unable to create new content in namespace " + m.Namespace + " because it is being terminated"
+	return &status.Error{Status: status.Status{
+		Kind: "Status", APIVersion: "v1", Status: status.StatusFailure,
+		Message: gr.String() + " " + strconv.Quote(name) + " is forbidden: " + msg,
+		Reason:  status.ReasonForbidden, Code: http.StatusForbidden,
+		Details: &status.Details{Name: name, Group: gr.Group, Kind: gr.Resource,
+			Causes: []status.Cause{{Type: "NamespaceTerminating", Message: "namespace " + m.Namespace + " is being terminated", Field: "metadata.namespace"}}},
+	}}
+}
+
+// log is the server's logger.
+func (d *Server) log() *slog.Logger { return d.Logger() }
+
+// nsStore is the store of namespaces.
+func (d *Server) nsStore() *store.Resource[server.Object] { return d.StoreOf(d.namespaces) }

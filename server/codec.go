@@ -1,0 +1,253 @@
+package server
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"maps"
+	"strconv"
+	"time"
+
+	"github.com/apisem/apisem/envelope"
+	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/negotiation"
+	"github.com/apisem/apisem/store"
+)
+
+// codec writes the objects of one resource in the forms the server serves.
+// Stored objects carry no kind or apiVersion; the codec adds them where
+// Kubernetes writes them. The two list-item forms (JSON and raw protobuf)
+// are store Encodings: each stored version is encoded once and shared by
+// list pages, single-object responses and watch events.
+type codec struct {
+	res *Resource
+	st  *store.Store[Object]
+	gv  string
+	// typed is `{"kind":"<Kind>","apiVersion":"<gv>",`, spliced in front
+	// of an object's JSON members.
+	typed     []byte
+	itemJSON  *store.Encoding[Object] // with kind and apiVersion only for custom resources
+	itemProto *store.Encoding[Object] // the object's own message, no envelope; nil without protobuf
+	// metaJSON and metaProto are the metadata alone, which every Table row
+	// and PartialObjectMetadata carries: cached per version too, as kubectl
+	// reads little else.
+	metaJSON, metaProto *store.Encoding[Object]
+	// eventJSON and eventProto encode the objects of watch events;
+	// eventProto is nil without protobuf.
+	eventJSON, eventProto *eventEncoder
+	// conv and convProto make Tables and PartialObjectMetadata; convProto
+	// also gives the protobuf form of metadata.
+	conv, convProto *negotiation.Converter[Object]
+}
+
+func newCodec(r *Resource, st *store.Store[Object], now func() time.Time) *codec {
+	c := &codec{res: r, st: st, gv: r.GroupVersion()}
+	c.typed = []byte(`{"kind":` + strconv.Quote(r.Kind) + `,"apiVersion":` + strconv.Quote(c.gv) + `,`)
+	c.itemJSON = store.NewEncoding(func(dst []byte, o Object) ([]byte, error) {
+		return c.appendJSON(dst, o, r.TypedListItems)
+	})
+	c.eventJSON = &eventEncoder{c: c}
+	if r.Protobuf() {
+		c.itemProto = store.NewEncoding(func(dst []byte, o Object) ([]byte, error) {
+			return o.(ProtoObject).AppendProto(dst), nil
+		})
+		c.eventProto = &eventEncoder{c: c, protobuf: true}
+	}
+	c.metaJSON = store.NewEncoding(func(dst []byte, o Object) ([]byte, error) {
+		b, err := json.Marshal(o.Meta())
+		return append(dst, b...), err
+	})
+	c.metaProto = store.NewEncoding(func(dst []byte, o Object) ([]byte, error) {
+		return meta.AppendObjectMeta(dst, o.Meta()), nil
+	})
+	var cols []negotiation.Column[Object]
+	for _, col := range r.Columns {
+		cell := col.Cell
+		cols = append(cols, negotiation.Column[Object]{
+			Definition: negotiation.TableColumnDefinition{Name: col.Name, Type: col.Type, Format: col.Format,
+				Description: col.Description, Priority: col.Priority},
+			Cell: func(o Object) any { return cell(o, now()) },
+		})
+	}
+	object := func(o Object) ([]byte, error) { return c.objectJSON(o) }
+	// The protobuf form of metadata is only worth computing for protobuf
+	// responses.
+	c.conv = &negotiation.Converter[Object]{Columns: cols, Object: object,
+		Meta: func(o Object) negotiation.Meta { return c.objectMeta(o, false) }}
+	c.convProto = &negotiation.Converter[Object]{Columns: cols, Object: object,
+		Meta: func(o Object) negotiation.Meta { return c.objectMeta(o, true) }}
+	return c
+}
+
+// converter returns the converter for a response in media type m.
+func (c *codec) converter(m negotiation.MediaType) *negotiation.Converter[Object] {
+	if m == negotiation.Protobuf {
+		return c.convProto
+	}
+	return c.conv
+}
+
+// untyped returns o without kind and apiVersion: o itself when it has
+// none, as every stored object, else a copy.
+func untyped(o Object) Object {
+	if *o.Types() == (meta.TypeMeta{}) {
+		return o
+	}
+	c := o.DeepCopyObject()
+	*c.Types() = meta.TypeMeta{}
+	return c
+}
+
+// appendJSON appends the JSON of o, with kind and apiVersion first when
+// typed is set.
+func (c *codec) appendJSON(dst []byte, o Object, typed bool) ([]byte, error) {
+	b, err := json.Marshal(untyped(o))
+	if err != nil {
+		return dst, err
+	}
+	if !typed {
+		return append(dst, b...), nil
+	}
+	return c.appendTyped(dst, b), nil
+}
+
+// appendTyped appends untyped JSON b (`{"metadata":...}`: an object always
+// has members) with kind and apiVersion spliced in first.
+func (c *codec) appendTyped(dst, b []byte) []byte {
+	dst = append(dst, c.typed...)
+	return append(dst, b[1:]...)
+}
+
+// objectJSON returns o's compact JSON with kind and apiVersion, as a
+// single object or watch event carries it. The result may be shared.
+func (c *codec) objectJSON(o Object) ([]byte, error) {
+	item, err := c.st.Encoded(o, c.itemJSON)
+	if err != nil || c.res.TypedListItems {
+		return item, err
+	}
+	return c.appendTyped(make([]byte, 0, len(item)+len(c.typed)), item), nil
+}
+
+// specChanged reports whether o differs from old outside metadata and
+// status: the change that moves metadata.generation. It compares JSON
+// members, which one encoder writes deterministically for one type.
+func (c *codec) specChanged(o, old Object) (bool, error) {
+	a, err := c.appendJSON(nil, o, false)
+	if err != nil {
+		return false, err
+	}
+	b, err := c.st.Encoded(old, c.itemJSON) // cached for stored versions
+	if err != nil {
+		return false, err
+	}
+	var am, bm map[string]json.RawMessage
+	if err := json.Unmarshal(a, &am); err != nil {
+		return false, err
+	}
+	if err := json.Unmarshal(b, &bm); err != nil {
+		return false, err
+	}
+	for _, m := range []map[string]json.RawMessage{am, bm} {
+		delete(m, "metadata")
+		delete(m, "status")
+		delete(m, "kind")
+		delete(m, "apiVersion")
+	}
+	return !maps.EqualFunc(am, bm, func(x, y json.RawMessage) bool { return bytes.Equal(x, y) }), nil
+}
+
+// objectProto returns o in its protobuf envelope.
+func (c *codec) objectProto(o Object) ([]byte, error) {
+	raw, err := c.st.Encoded(o, c.itemProto)
+	if err != nil {
+		return nil, err
+	}
+	return envelope.AppendEnvelope(make([]byte, 0, envelope.SizeEnvelope(c.gv, c.res.Kind, len(raw))), c.gv, c.res.Kind, raw), nil
+}
+
+// objectMeta is what package negotiation needs of an object for Tables
+// and PartialObjectMetadata; proto adds the protobuf ObjectMeta.
+func (c *codec) objectMeta(o Object, proto bool) negotiation.Meta {
+	j, _ := c.st.Encoded(o, c.metaJSON) // strings, maps, times: cannot fail
+	nm := negotiation.Meta{ObjectMeta: o.Meta(), JSON: j}
+	if proto {
+		nm.Proto, _ = c.st.Encoded(o, c.metaProto)
+	}
+	return nm
+}
+
+var comma = []byte{','}
+
+// listParts returns the body of a list in JSON (compact) or protobuf as
+// pieces for negotiation.WriteParts: a head, the items from the store's
+// per-version caches, a tail. Nothing is copied.
+func (c *codec) listParts(m negotiation.MediaType, list meta.ListMeta, l items) ([]negotiation.Part, error) {
+	n := l.Len()
+	parts := make([]negotiation.Part, n+2)
+	its := parts[1 : n+1]
+	size := 0
+	itemEnc := c.itemJSON
+	if m == negotiation.Protobuf {
+		itemEnc = c.itemProto
+	}
+	var heads []byte // the protobuf field headers of the items
+	if m == negotiation.Protobuf {
+		heads = make([]byte, 0, n*(1+binary.MaxVarintLen32))
+	}
+	for i := range its {
+		item, err := l.Encoded(i, itemEnc)
+		if err != nil {
+			return nil, err
+		}
+		p := &its[i]
+		p.Plain = item
+		switch {
+		case m == negotiation.Protobuf:
+			start := len(heads)
+			heads = envelope.AppendListItemHead(heads, len(item))
+			p.Sep = heads[start:len(heads):len(heads)]
+		case i > 0:
+			p.Sep = comma
+		}
+		size += p.Len()
+	}
+	if m == negotiation.Protobuf {
+		lm := envelope.AppendListMetadata(nil, &list)
+		size += len(lm)
+		parts[0].Plain = append(envelope.AppendEnvelopeHead(nil, c.gv, c.res.ListKind, size), lm...)
+		parts[n+1].Plain = envelope.AppendEnvelopeTail(nil)
+	} else {
+		b := append([]byte(`{"kind":`), strconv.Quote(c.res.ListKind)...)
+		b = append(b, `,"apiVersion":`...)
+		b = strconv.AppendQuote(b, c.gv)
+		b = append(b, `,"metadata":`...)
+		b = appendListMetaJSON(b, &list)
+		parts[0].Plain = append(b, `,"items":[`...)
+		// The newline Kubernetes' encoder ends JSON with.
+		parts[n+1].Plain = []byte("]}\n")
+	}
+	return parts, nil
+}
+
+// pageMeta is the list metadata of a page.
+func pageMeta(p *store.Page[Object]) meta.ListMeta {
+	m := meta.ListMeta{ResourceVersion: p.ResourceVersion().String(), Continue: p.Continue()}
+	if n, ok := p.RemainingItemCount(); ok {
+		m.RemainingItemCount = &n
+	}
+	return m
+}
+
+// appendListMetaJSON appends metav1.ListMeta as JSON.
+func appendListMetaJSON(dst []byte, m *meta.ListMeta) []byte {
+	b, _ := json.Marshal(m) // cannot fail
+	return append(dst, b...)
+}
+
+// sameObject reports whether two states of an object are the same, so the
+// store can skip a write that changes nothing (as Kubernetes does).
+func sameObject(a, b Object) bool {
+	ja, err1 := json.Marshal(untyped(a))
+	jb, err2 := json.Marshal(untyped(b))
+	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
+}

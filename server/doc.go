@@ -1,0 +1,61 @@
+// Package server turns resources kept in a store into a complete
+// Kubernetes REST API: an http.Handler that kubectl, client-go and
+// controller-runtime use as they use a kube-apiserver.
+//
+// # Usage
+//
+// Describe each resource with a Resource (names, scope, how to make an
+// empty object, its Table columns, field selectors, defaulting and
+// validation hooks) and pass them to New:
+//
+//	s, err := server.New(server.Options{Resources: []*server.Resource{gizmos}})
+//	if err != nil { ... }
+//	go s.ListenAndServe()               // or httptest.NewServer(s)
+//	defer s.Shutdown(ctx)               // ends watches first
+//
+// A served type embeds TypeMeta and meta.ObjectMeta and implements
+// Object (Types and DeepCopyObject); a type with a protobuf form also
+// implements ProtoObject and sets Resource.DecodeProto. The package
+// Example serves a new type in about fifty lines.
+//
+// # What every resource gets
+//
+// Request routing for /api and /apis paths, cluster and namespace scope,
+// all-namespace lists and the legacy /watch/ paths; every verb (get, list
+// with limit and continue, watch with bookmarks and streaming lists,
+// create with generateName, update, patch in JSON patch, merge patch and
+// (through Resource.StrategicMerge) strategic merge patch, delete with
+// preconditions, propagationPolicy and finalizers, deletecollection);
+// every resourceVersion rule of package rv; label and field selectors;
+// dryRun and fieldValidation on every write; Tables, PartialObjectMetadata
+// and protobuf where the type has it; metadata.generation
+// (Resource.Generation); name validation; discovery and OpenAPI documents
+// built from the registered resources; and Kubernetes' exact Status for
+// every error a client can cause.
+//
+// # Hooks
+//
+// Options.AdmitCreate is asked before every create, as Kubernetes'
+// admission (the demo server refuses content in terminating namespaces
+// with it). Resource.Delete replaces the store's deletion where a
+// resource's is more (a Namespace's is two-phase). Store, StoreOf and
+// BroadcasterOf give controllers in the same process the store and the
+// watches the HTTP layer uses.
+//
+// # How the packages fit
+//
+// Package rv decides what each request's query means; store keeps the
+// objects of all resources in one revision space (one resourceVersion
+// sequence, as one etcd) and answers reads, writes and list pages; a
+// watch.Broadcaster per resource serves the watches; negotiation chooses
+// media types, reads bodies, converts to Tables and PartialObjectMetadata,
+// frames watch streams and renders errors; envelope writes the protobuf
+// forms. Each stored version is encoded once per form and shared by list
+// pages, responses and watch events.
+//
+// # Non-goals
+//
+// No authentication, authorization, admission webhooks or server-side
+// apply yet; the state lives in memory (package store) and is gone with
+// the process. Subresources (status, scale) are not served and answer 404.
+package server

@@ -1,0 +1,498 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/negotiation"
+	"github.com/apisem/apisem/rv"
+	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/store"
+	"github.com/apisem/apisem/store/selector"
+)
+
+// maxBody is the request body limit.
+func (s *Server) maxBody() int64 {
+	if s.opts.MaxBodyBytes > 0 {
+		return s.opts.MaxBodyBytes
+	}
+	return negotiation.DefaultMaxBodyBytes
+}
+
+// statusRecorder remembers the code a handler wrote, for the request log.
+type statusRecorder struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *statusRecorder) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusRecorder) Write(b []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush passes flushes through, which watch streams need.
+func (w *statusRecorder) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the real writer.
+func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// ServeHTTP serves the Kubernetes API: discovery, /version and the
+// resources of package api.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rec := &statusRecorder{ResponseWriter: w}
+	s.serve(rec, r)
+	// Reads are routine; writes and failures are worth a line by default.
+	level := slog.LevelDebug
+	if r.Method != http.MethodGet || rec.code >= 400 {
+		level = slog.LevelInfo
+	}
+	s.log.LogAttrs(r.Context(), level, "request",
+		slog.String("method", r.Method), slog.String("uri", r.URL.RequestURI()),
+		slog.Int("code", rec.code), slog.Duration("took", time.Since(start)),
+		slog.String("agent", r.UserAgent()))
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if s.closing.Load() {
+		s.writeError(w, r, nil, errShuttingDown)
+		return
+	}
+	segs, ok := splitPath(r.URL.Path)
+	if !ok || len(segs) == 0 {
+		s.writeError(w, r, nil, errNotFound())
+		return
+	}
+	switch {
+	case segs[0] == "version" && len(segs) == 1:
+		s.discoveryDoc(w, r, s.disco.version)
+	case segs[0] == "openapi" && len(segs) >= 2 && segs[1] == "v3":
+		docs, err := s.disco.openAPI()
+		if err != nil {
+			s.writeError(w, r, nil, err)
+			return
+		}
+		if len(segs) == 2 {
+			s.discoveryDoc(w, r, docs.root)
+			return
+		}
+		if b, ok := docs.docs[strings.Join(segs[2:], "/")]; ok {
+			s.discoveryDoc(w, r, b)
+			return
+		}
+		s.writeError(w, r, nil, errNotFound())
+	case segs[0] == "api" && len(segs) == 1:
+		b, err := apiVersionsFor(r.Host)
+		if err != nil {
+			s.writeError(w, r, nil, err)
+			return
+		}
+		s.discoveryDoc(w, r, b)
+	case segs[0] == "api" && segs[1] == "v1":
+		if len(segs) == 2 {
+			s.discoveryDoc(w, r, s.disco.resources["v1"])
+			return
+		}
+		s.serveResource(w, r, "v1", segs[2:])
+	case segs[0] == "apis" && len(segs) == 1:
+		s.discoveryDoc(w, r, s.disco.groups)
+	case segs[0] == "apis" && len(segs) == 2:
+		if b, ok := s.disco.group[segs[1]]; ok {
+			s.discoveryDoc(w, r, b)
+			return
+		}
+		s.writeError(w, r, nil, errNotFound())
+	case segs[0] == "apis":
+		gv := segs[1] + "/" + segs[2]
+		if _, ok := s.disco.resources[gv]; !ok {
+			s.writeError(w, r, nil, errNotFound())
+			return
+		}
+		if len(segs) == 3 {
+			s.discoveryDoc(w, r, s.disco.resources[gv])
+			return
+		}
+		s.serveResource(w, r, gv, segs[3:])
+	default:
+		s.writeError(w, r, nil, errNotFound())
+	}
+}
+
+// discoveryDoc answers a GET with a discovery document, always JSON (as
+// Kubernetes' legacy discovery). The plain Content-Type tells client-go
+// it is not aggregated discovery.
+func (s *Server) discoveryDoc(w http.ResponseWriter, r *http.Request, doc []byte) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		st := status.NewMethodNotSupported(status.GroupResource{}, r.Method)
+		st.Status.Message = "the server does not allow this method on the requested resource"
+		s.writeError(w, r, nil, st)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(doc)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodGet {
+		w.Write(doc)
+	}
+}
+
+func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, gv string, segs []string) {
+	t, err := s.route(r.Method, gv, segs)
+	if err != nil {
+		s.writeError(w, r, nil, err)
+		return
+	}
+	switch t.verb {
+	case verbGet:
+		err = s.get(w, r, t)
+	case verbList, verbWatch:
+		err = s.listOrWatch(w, r, t)
+	case verbCreate:
+		err = s.create(w, r, t)
+	case verbUpdate:
+		err = s.update(w, r, t)
+	case verbPatch:
+		err = s.patch(w, r, t)
+	case verbDelete:
+		err = s.delete(w, r, t)
+	case verbDeleteCollection:
+		err = s.deleteCollection(w, r, t)
+	}
+	// A verb returns an error only when it has written nothing yet.
+	if err != nil {
+		s.writeError(w, r, t.res, err)
+	}
+}
+
+// endpoint describes what a resource's endpoint of shape resp serves and
+// reads.
+func (rs *resource) endpoint(resp negotiation.Response) negotiation.Endpoint {
+	e := negotiation.Endpoint{Response: resp, MaxBodyBytes: rs.maxBody}
+	if !rs.def.Protobuf() {
+		e.MediaTypes = negotiation.JSON | negotiation.YAML
+	}
+	return e
+}
+
+// negotiate chooses the representation of a response of shape resp. A
+// type without a protobuf form still has protobuf PartialObjectMetadata,
+// as a custom resource in Kubernetes (which restricts only unconverted
+// responses to the type's own serializers): the metadata client asks for
+// it first. So the choice is made among everything first, and only a
+// plain protobuf answer sends it back to the type's own media types.
+func (rs *resource) negotiate(r *http.Request, resp negotiation.Response) (negotiation.Result, error) {
+	if rs.def.Protobuf() {
+		return rs.endpoint(resp).Negotiate(r)
+	}
+	res, err := negotiation.Endpoint{Response: resp}.Negotiate(r)
+	if err != nil || res.MediaType == negotiation.Protobuf && res.Target == negotiation.TargetNone {
+		return rs.endpoint(resp).Negotiate(r)
+	}
+	return res, nil
+}
+
+func (s *Server) get(w http.ResponseWriter, r *http.Request, t *target) error {
+	res, err := t.res.negotiate(r, negotiation.Object)
+	if err != nil {
+		return err
+	}
+	read, err := rv.ResolveGetQuery(r.URL.RawQuery)
+	if err != nil {
+		return err
+	}
+	// Only encoded: the stored object will do, and its encodings are
+	// cached.
+	o, err := t.res.store.View(r.Context(), t.namespace, t.name, read)
+	if err != nil {
+		return err
+	}
+	return s.writeObject(w, r, http.StatusOK, t.res, res, o)
+}
+
+// selectors parses the label and field selectors of a list, watch or
+// deletecollection.
+func selectors(rs *resource, o *rv.ListOptions) (selector.Labels, selector.Fields, error) {
+	labels, err := selector.ParseLabels(o.LabelSelector)
+	if err != nil {
+		return labels, selector.Fields{}, err
+	}
+	fields, err := rs.store.ParseFieldSelector(o.FieldSelector)
+	return labels, fields, err
+}
+
+// listOptions resolves the query of a list or deletecollection.
+func listOptions(rs *resource, o rv.ListOptions) (store.ListOptions, error) {
+	read, err := o.ResolveList()
+	if err != nil {
+		return store.ListOptions{}, err
+	}
+	labels, fields, err := selectors(rs, &o)
+	return store.ListOptions{Read: read, Labels: labels, Fields: fields}, err
+}
+
+func (s *Server) listOrWatch(w http.ResponseWriter, r *http.Request, t *target) error {
+	opts, err := rv.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return err
+	}
+	if opts.Watch || t.verb == verbWatch {
+		return s.watch(w, r, t, opts)
+	}
+	res, err := t.res.negotiate(r, negotiation.List)
+	if err != nil {
+		return err
+	}
+	lo, err := listOptions(t.res, opts)
+	if err != nil {
+		return err
+	}
+	page, err := t.res.store.List(r.Context(), t.namespace, lo)
+	if err != nil {
+		return err
+	}
+	return s.writeList(w, r, t.res, res, pageMeta(page), page)
+}
+
+// validate runs the name and type validation of a create (old nil) or an
+// update, as a 422 Invalid.
+func validate(rs *resource, o, old Object) error {
+	m := o.Meta()
+	errs := ValidateName(m.Name, m.GenerateName, rs.def.DNSLabelNames)
+	if old != nil {
+		errs = append(errs, ValidateMetaUpdate(o, old)...)
+	}
+	if rs.def.Validate != nil {
+		errs = append(errs, rs.def.Validate(o, old)...)
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	name := m.Name
+	if name == "" && old == nil {
+		name = m.GenerateName
+	}
+	return status.NewInvalid(status.GroupKind{Group: rs.def.Group, Kind: rs.def.Kind}, name, errs...)
+}
+
+// prepare applies the resource's defaulting and protected fields, then
+// keeps metadata.generation if the resource tracks it.
+func prepare(rs *resource, o, old Object) error {
+	if rs.def.Prepare != nil {
+		rs.def.Prepare(o, old)
+	}
+	if !rs.def.Generation {
+		return nil
+	}
+	m := o.Meta()
+	if old == nil {
+		m.Generation = 1
+		return nil
+	}
+	m.Generation = old.Meta().Generation
+	changed, err := rs.codec.specChanged(o, old)
+	if changed {
+		m.Generation++
+	}
+	return err
+}
+
+// ensureNamespace makes the namespace of o the request's: it fills it in
+// when o has none and clears it for a cluster-scoped resource (the
+// request's namespace is then ""); any other difference is a 400.
+func ensureNamespace(t *target, m *meta.ObjectMeta) error {
+	switch {
+	case m.Namespace == t.namespace:
+	case m.Namespace == "" || t.namespace == "":
+		m.Namespace = t.namespace
+	default:
+		return status.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	return nil
+}
+
+// readWrite begins a create or update: it negotiates the response, parses
+// the write options of kind and decodes the body. Warn mode's warnings go
+// out as Warning headers with whatever the response turns out to be, as
+// Kubernetes sends them.
+func (s *Server) readWrite(w http.ResponseWriter, r *http.Request, t *target, kind negotiation.OptionsKind) (negotiation.Result, negotiation.WriteOptions, Object, error) {
+	res, err := t.res.negotiate(r, negotiation.Object)
+	if err != nil {
+		return res, negotiation.WriteOptions{}, nil, err
+	}
+	opts, err := negotiation.ParseWriteOptions(r.URL.Query(), kind)
+	if err != nil {
+		return res, opts, nil, err
+	}
+	o, warnings, err := s.decodeObject(r, t.res, opts.FieldValidation)
+	negotiation.WriteWarnings(w.Header(), warnings)
+	return res, opts, o, err
+}
+
+func (s *Server) create(w http.ResponseWriter, r *http.Request, t *target) error {
+	res, opts, o, err := s.readWrite(w, r, t, negotiation.CreateOptions)
+	if err != nil {
+		return err
+	}
+	// The result is only encoded: the stored object itself will do, and
+	// shares its encodings with the watchers of the write.
+	out, err := s.createObject(r.Context(), t, o, store.CreateOptions{DryRun: opts.DryRun, ReadOnlyResult: true})
+	if err != nil {
+		return err
+	}
+	return s.writeObject(w, r, http.StatusCreated, t.res, res, out)
+}
+
+// createObject is the create path after decoding: namespace checks,
+// defaulting, validation, storage.
+func (s *Server) createObject(ctx context.Context, t *target, o Object, opts store.CreateOptions) (Object, error) {
+	m := o.Meta()
+	if err := ensureNamespace(t, m); err != nil {
+		return nil, err
+	}
+	if err := s.admitCreate(ctx, t.res, o); err != nil {
+		return nil, err
+	}
+	if err := prepare(t.res, o, nil); err != nil {
+		return nil, err
+	}
+	if err := validate(t.res, o, nil); err != nil {
+		return nil, err
+	}
+	return t.res.store.Create(ctx, o, opts)
+}
+
+// admitCreate asks Options.AdmitCreate, if set.
+func (s *Server) admitCreate(ctx context.Context, rs *resource, o Object) error {
+	if s.opts.AdmitCreate == nil {
+		return nil
+	}
+	return s.opts.AdmitCreate(ctx, rs.def, o)
+}
+
+// Create stores obj as a resource of res (one of Options.Resources), as a
+// POST to its collection would, with defaulting, validation and
+// admission: for seeding a server and for tests. obj is not modified.
+func (s *Server) Create(ctx context.Context, res *Resource, obj Object) (Object, error) {
+	rs := s.byDef[res]
+	if rs == nil {
+		return nil, errors.New("server: Create of a resource the server does not serve")
+	}
+	o := obj.DeepCopyObject()
+	*o.Types() = meta.TypeMeta{}
+	return s.createObject(ctx, &target{res: rs, namespace: o.Meta().Namespace, verb: verbCreate}, o, store.CreateOptions{})
+}
+
+func (s *Server) update(w http.ResponseWriter, r *http.Request, t *target) error {
+	res, opts, o, err := s.readWrite(w, r, t, negotiation.UpdateOptions)
+	if err != nil {
+		return err
+	}
+	if err := matchURL(t, o.Meta()); err != nil {
+		return err
+	}
+	out, err := s.updateObject(r.Context(), t, opts.DryRun, func(Object) (Object, error) { return o, nil })
+	if err != nil {
+		return err
+	}
+	return s.writeObject(w, r, http.StatusOK, t.res, res, out)
+}
+
+// matchURL checks the object of an update or patch against the URL, as
+// Kubernetes does: the same name, and no other namespace (one it lacks is
+// filled in).
+func matchURL(t *target, m *meta.ObjectMeta) error {
+	if m.Name != t.name {
+		return status.NewBadRequest("the name of the object (" + m.Name + ") does not match the name on the URL (" + t.name + ")")
+	}
+	if t.namespace != "" && m.Namespace != "" && m.Namespace != t.namespace {
+		return status.NewBadRequest("the namespace of the object (" + m.Namespace + ") does not match the namespace on the request (" + t.namespace + ")")
+	}
+	return ensureNamespace(t, m)
+}
+
+// updateObject is a read-modify-write of the object t names: change
+// returns the new state for the current one, which it must not modify; a
+// resourceVersion in the new state must match the current one. Defaulting
+// and validation run on every attempt. The result is read-only: it is for
+// encoding, and a stored result shares its encodings with watchers.
+func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, change func(cur Object) (Object, error)) (Object, error) {
+	opts := store.UpdateOptions{DryRun: dryRun, ReadOnlyResult: true}
+	return t.res.store.GuaranteedUpdate(ctx, t.namespace, t.name, opts, func(old Object) (Object, error) {
+		o, err := change(old)
+		if err != nil {
+			return nil, err
+		}
+		if v := o.Meta().ResourceVersion; v != "" && v != old.Meta().ResourceVersion {
+			return nil, status.NewConflict(t.res.gr, t.name, status.OptimisticLockMessage)
+		}
+		if err := prepare(t.res, o, old); err != nil {
+			return nil, err
+		}
+		if err := validate(t.res, o, old); err != nil {
+			return nil, err
+		}
+		return o, nil
+	})
+}
+
+// parseDelete reads a delete's options from the query and the optional
+// DeleteOptions body. accepted reports orphanDependents=false, which makes
+// a deletion that is not immediate answer 202.
+func (s *Server) parseDelete(r *http.Request, rs *resource) (opts store.DeleteOptions, accepted bool, err error) {
+	wo, err := negotiation.ParseWriteOptions(r.URL.Query(), negotiation.DeleteOptions)
+	if err != nil {
+		return opts, false, err
+	}
+	body, err := decodeDeleteOptions(rs, r)
+	if err != nil {
+		return opts, false, err
+	}
+	q := r.URL.Query()
+	if v := q.Get("propagationPolicy"); v != "" {
+		body.PropagationPolicy = &v
+	}
+	if v, ok := q["orphanDependents"]; ok {
+		// Kubernetes' query bool: "0" and "false" in any case are false,
+		// anything else (even "") is true.
+		b := v[0] != "0" && !strings.EqualFold(v[0], "false")
+		body.OrphanDependents = &b
+	}
+	var errs []status.FieldError
+	if body.OrphanDependents != nil && body.PropagationPolicy != nil {
+		errs = append(errs, status.InvalidValue("propagationPolicy", *body.PropagationPolicy, "orphanDependents and deletionPropagation cannot be both set"))
+	}
+	if p := body.PropagationPolicy; p != nil && *p != "Foreground" && *p != "Background" && *p != "Orphan" {
+		errs = append(errs, status.NotSupported("propagationPolicy", *p, "Foreground", "Background", "Orphan", "nil"))
+	}
+	if len(errs) > 0 {
+		return opts, false, status.NewInvalid(status.GroupKind{Group: "meta.k8s.io", Kind: "DeleteOptions"}, "", errs...)
+	}
+	dry, err := negotiation.ParseDryRun(body.DryRun, negotiation.DeleteOptions)
+	if err != nil {
+		return opts, false, err
+	}
+	opts.DryRun = wo.DryRun || dry
+	if body.Preconditions != nil {
+		opts.Preconditions = store.Preconditions{UID: body.Preconditions.UID, ResourceVersion: body.Preconditions.ResourceVersion}
+	}
+	return opts, body.OrphanDependents != nil && !*body.OrphanDependents, nil
+}

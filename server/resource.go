@@ -1,0 +1,88 @@
+package server
+
+import (
+	"context"
+
+	"github.com/apisem/apisem/patch"
+	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/store"
+)
+
+// Resource is everything the server knows about one served resource.
+type Resource struct {
+	// Group is "" for the core group.
+	Group, Version string
+	// Kind and ListKind name the object and list types.
+	Kind, ListKind string
+	// Plural is the resource name in URLs; Singular and ShortNames are
+	// what kubectl accepts besides it.
+	Plural, Singular string
+	ShortNames       []string
+	Categories       []string
+	// Namespaced resources live in namespaces; the others are cluster-scoped.
+	Namespaced bool
+	// DNSLabelNames restricts names to RFC 1123 labels (namespaces);
+	// otherwise names are RFC 1123 subdomains.
+	DNSLabelNames bool
+	// Generation makes the server keep metadata.generation as
+	// Kubernetes does for custom resources and most workload types: 1 on
+	// create, one more on every update that changes anything outside
+	// metadata and status. Clients cannot set it. Resources without it
+	// (ConfigMap, Secret, Namespace) leave generation to Prepare.
+	Generation bool
+	// TypedListItems: list items carry kind and apiVersion, as those of a
+	// custom resource do. Core types' list items do not.
+	TypedListItems bool
+
+	// New returns an empty object of the resource's type.
+	New func() Object
+	// DecodeProto decodes an object's protobuf encoding (without
+	// envelope); nil for a type without a protobuf form.
+	DecodeProto func(raw []byte) (Object, error)
+
+	// Columns describe the resource's Table, as kubectl prints it.
+	Columns []Column
+
+	// PatchSchema declares the strategic merge patch strategies of the
+	// type's fields (package patch); nil means the type has none, and a
+	// strategic merge patch answers 415, as for a custom resource.
+	PatchSchema *patch.Schema
+
+	// Fields are the field-selector fields beyond metadata.name and
+	// metadata.namespace.
+	Fields map[string]func(Object) string
+
+	// Finalizers reports whether an object is held by finalizers kept
+	// outside metadata.finalizers (a Namespace's spec.finalizers); nil
+	// when the type has none.
+	Finalizers func(Object) bool
+
+	// Delete, when set, replaces the store's deletion of one object, for
+	// resources whose deletion is more than the store's (a Namespace's
+	// is two-phase: it turns Terminating and a controller empties it).
+	// It returns the object as it now is and whether it is gone; the
+	// result is only read. DELETE and deletecollection use it.
+	Delete func(ctx context.Context, st *store.Resource[Object], namespace, name string, opts store.DeleteOptions) (obj Object, deleted bool, err error)
+
+	// Prepare applies defaulting and the fields a client may not set:
+	// old is nil on create, the stored object on update.
+	Prepare func(obj, old Object)
+	// Validate checks obj (old as for Prepare), after Prepare.
+	Validate func(obj, old Object) []status.FieldError
+}
+
+// GroupVersion returns "group/version", or the version alone for the core
+// group: the apiVersion of the resource's objects.
+func (r *Resource) GroupVersion() string {
+	if r.Group == "" {
+		return r.Version
+	}
+	return r.Group + "/" + r.Version
+}
+
+// Protobuf reports whether the resource has a protobuf form.
+func (r *Resource) Protobuf() bool { return r.DecodeProto != nil }
+
+// Verbs are the verbs every served resource supports, sorted as discovery
+// lists them.
+var Verbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}

@@ -1,0 +1,132 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/apisem/apisem/negotiation"
+	"github.com/apisem/apisem/rv"
+	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/store/selector"
+	"github.com/apisem/apisem/watch"
+)
+
+// eventEncoder is a watch.Encoder of event objects: compact JSON with
+// kind and apiVersion, or the protobuf envelope, which package
+// negotiation's StreamWriter frames. watch.Message.Encoded caches its
+// result per event, so an event is encoded once for all watchers of a
+// media type, and it reads the store's per-version cache, so a version
+// already encoded for a list page or a write's response is not encoded
+// again. Conversions (Table, PartialObjectMetadata) are per stream
+// instead: a Table stream sends its column definitions only in its first
+// event.
+type eventEncoder struct {
+	c        *codec
+	protobuf bool
+}
+
+func (e *eventEncoder) AppendEvent(dst []byte, _ watch.EventType, o Object) ([]byte, error) {
+	var b []byte
+	var err error
+	if e.protobuf {
+		b, err = e.c.objectProto(o)
+	} else {
+		b, err = e.c.objectJSON(o)
+	}
+	return append(dst, b...), err
+}
+
+// errNameMismatch is Kubernetes' 400 for a single-object watch whose field
+// selector names another object.
+var errNameMismatch = status.NewBadRequest("fieldSelector metadata.name doesn't match requested name")
+
+// maxBatch bounds the events written between two flushes.
+const maxBatch = 128
+
+func (s *Server) watch(w http.ResponseWriter, r *http.Request, t *target, opts rv.ListOptions) error {
+	res, err := t.res.negotiate(r, negotiation.Watch)
+	if err != nil {
+		return err
+	}
+	if t.name != "" {
+		// A legacy /watch/.../<name> path watches one object.
+		if opts.FieldSelector == "" {
+			opts.FieldSelector = "metadata.name=" + selector.EscapeValue(t.name)
+		} else if f, err := selector.ParseFields(opts.FieldSelector); err != nil {
+			return err
+		} else if v, ok := f.RequiresExactMatch("metadata.name"); !ok || v != t.name {
+			return errNameMismatch
+		}
+	}
+	d, err := opts.ResolveWatch(s.rvConf)
+	if err != nil {
+		return err
+	}
+	labels, fields, err := selectors(t.res, &opts)
+	if err != nil {
+		return err
+	}
+	var encode func(*watch.Message[Object]) ([]byte, error)
+	switch {
+	case res.Target != negotiation.TargetNone:
+		inc, err := include(r, res)
+		if err != nil {
+			return err
+		}
+		conv := t.res.codec.converter(res.MediaType).NewWatchEncoder(res, inc)
+		encode = func(m *watch.Message[Object]) ([]byte, error) { return conv.Encode(m.Object()) }
+	case res.MediaType == negotiation.Protobuf:
+		encode = func(m *watch.Message[Object]) ([]byte, error) { return m.Encoded(t.res.codec.eventProto) }
+	default:
+		encode = func(m *watch.Message[Object]) ([]byte, error) { return m.Encoded(t.res.codec.eventJSON) }
+	}
+
+	ns := t.namespace
+	filter := func(o Object) bool {
+		return (ns == "" || o.Meta().Namespace == ns) && t.res.store.Matches(o, labels, fields)
+	}
+	// Establish the watch, start revision and initial state included,
+	// before the response begins, as Kubernetes does: a client that has
+	// the 200 may count on its watch covering every write it makes next.
+	wt := t.res.bcast.Watch(r.Context(), d, filter)
+	defer wt.Stop()
+	sw, err := negotiation.NewStreamWriter(w, res)
+	if err != nil {
+		return err
+	}
+	if err := streamEvents(sw, wt, encode); err != nil {
+		s.log.Error("encoding a watch event", "err", err, "resource", t.res.gr.String())
+	}
+	return nil
+}
+
+// streamEvents writes the events of wt to sw until the watch or the response
+// ends. It flushes when nothing more is queued, as Kubernetes does, or
+// after maxBatch events. Only an encoding failure is returned: the end of
+// a watch or of its response is its normal end.
+func streamEvents(sw *negotiation.StreamWriter, wt *watch.Watcher[Object], encode func(*watch.Message[Object]) ([]byte, error)) error {
+	batch := make([]negotiation.Event, 0, 8)
+	for {
+		m, ok := wt.Next()
+		if !ok {
+			return nil
+		}
+		if m.Type() == watch.Error {
+			if len(batch) == 0 || sw.WriteEvents(batch) == nil {
+				sw.WriteError(m.Err())
+			}
+			return nil
+		}
+		obj, err := encode(m)
+		if err != nil {
+			return err
+		}
+		batch = append(batch, negotiation.Event{Type: string(m.Type()), Object: obj})
+		if !wt.More() || len(batch) == maxBatch {
+			if sw.WriteEvents(batch) != nil {
+				return nil
+			}
+			clear(batch)
+			batch = batch[:0]
+		}
+	}
+}

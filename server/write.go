@@ -1,0 +1,195 @@
+package server
+
+import (
+	"encoding/json"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/negotiation"
+	"github.com/apisem/apisem/patch"
+	"github.com/apisem/apisem/rv"
+	"github.com/apisem/apisem/status"
+)
+
+// The patch media types.
+const (
+	jsonPatchType      = "application/json-patch+json"
+	mergePatchType     = "application/merge-patch+json"
+	strategicPatchType = "application/strategic-merge-patch+json"
+	applyPatchType     = "application/apply-patch+yaml"
+)
+
+func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error {
+	res, err := t.res.negotiate(r, negotiation.Object)
+	if err != nil {
+		return err
+	}
+	accepted := []string{jsonPatchType, mergePatchType, applyPatchType}
+	if t.res.def.PatchSchema != nil {
+		accepted = []string{jsonPatchType, mergePatchType, strategicPatchType, applyPatchType}
+	}
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	switch {
+	case ct == applyPatchType:
+		return status.NewUnsupportedMediaType("server-side apply (" + applyPatchType + ") is not supported by this server; " +
+			"use client-side apply (kubectl apply without --server-side) or a json, merge or strategic merge patch")
+	case ct == strategicPatchType && t.res.def.PatchSchema == nil,
+		ct != jsonPatchType && ct != mergePatchType && ct != strategicPatchType:
+		return status.NewUnsupportedBodyMediaType(accepted...)
+	}
+	opts, err := negotiation.ParseWriteOptions(r.URL.Query(), negotiation.PatchOptions)
+	if err != nil {
+		return err
+	}
+	body, err := readBody(r, t.res.maxBody)
+	if err != nil {
+		return err
+	}
+	var warnings []string
+	out, err := s.updateObject(r.Context(), t, opts.DryRun, func(cur Object) (Object, error) {
+		doc, err := t.res.codec.objectJSON(cur)
+		if err != nil {
+			return nil, err
+		}
+		applied, err := patch.Apply(doc, body, ct, patch.Options{
+			Schema:       t.res.def.PatchSchema,
+			CheckFields:  opts.FieldValidation != negotiation.FieldValidationIgnore,
+			MaxCopyBytes: t.res.maxBody,
+		})
+		if err != nil {
+			return nil, err
+		}
+		patched := applied.Doc
+		// The patched object is decoded as a body would be; Kubernetes
+		// reports what goes wrong as a 422 on the field "patch".
+		o := t.res.def.New()
+		fv := negotiation.FieldValidationWarn
+		if opts.FieldValidation == negotiation.FieldValidationIgnore {
+			fv = negotiation.FieldValidationIgnore
+		}
+		problems, err := negotiation.Decode(patched, negotiation.JSON, o, negotiation.DecodeOptions{
+			Kind: t.res.def.Kind, Version: t.res.def.Version, FieldValidation: fv,
+		})
+		if err != nil {
+			return nil, status.NewInvalid(status.GroupKind{}, "", status.InvalidValue("patch", string(patched), errorMessage(err)))
+		}
+		problems = append(applied.FieldProblems, problems...)
+		if opts.FieldValidation == negotiation.FieldValidationStrict && len(problems) > 0 {
+			return nil, status.NewInvalid(status.GroupKind{}, "", status.InvalidValue("patch", string(patched),
+				"strict decoding error: "+strings.Join(problems, ", ")))
+		}
+		warnings = problems
+		if err := checkTypes(o.Types(), t.res); err != nil {
+			return nil, err
+		}
+		*o.Types() = meta.TypeMeta{}
+		if err := matchURL(t, o.Meta()); err != nil {
+			return nil, err
+		}
+		return o, nil
+	})
+	if err != nil {
+		return err
+	}
+	negotiation.WriteWarnings(w.Header(), warnings)
+	return s.writeObject(w, r, http.StatusOK, t.res, res, out)
+}
+
+// errorMessage is the message of the Status err renders as.
+func errorMessage(err error) string { return status.FromError(err).Message }
+
+func (s *Server) delete(w http.ResponseWriter, r *http.Request, t *target) error {
+	res, err := t.res.negotiate(r, negotiation.Object)
+	if err != nil {
+		return err
+	}
+	opts, accepted, err := s.parseDelete(r, t.res)
+	if err != nil {
+		return err
+	}
+	var o Object
+	var deleted bool
+	if t.res.def.Delete != nil {
+		o, deleted, err = t.res.def.Delete(r.Context(), t.res.store, t.namespace, t.name, opts)
+	} else {
+		opts.ReadOnlyResult = true // only encoded
+		o, deleted, err = t.res.store.Delete(r.Context(), t.namespace, t.name, opts)
+	}
+	switch {
+	case err != nil:
+		return err
+	case deleted && !t.res.def.TypedListItems:
+		// Core resources answer an immediate deletion with a Status;
+		// custom resources return the deleted object.
+		return s.writeSuccess(w, r, res, status.NewSuccess(&status.Details{
+			Name: t.name, Group: t.res.gr.Group, Kind: t.res.gr.Resource, UID: o.Meta().UID}))
+	case !deleted && accepted:
+		return s.writeObject(w, r, http.StatusAccepted, t.res, res, o)
+	}
+	return s.writeObject(w, r, http.StatusOK, t.res, res, o)
+}
+
+// writeSuccess writes a Status Success (the answer to a deletion). It is
+// never converted: a client that asked for a Table gets the Status in the
+// Table's media type.
+func (s *Server) writeSuccess(w http.ResponseWriter, r *http.Request, res negotiation.Result, st status.Status) error {
+	res.Target = negotiation.TargetNone
+	j, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	var pb []byte
+	if res.MediaType == negotiation.Protobuf {
+		pb = appendStatusEnvelope(nil, st)
+	}
+	body, err := res.Encode(j, pb)
+	if err != nil {
+		return err
+	}
+	s.respond(w, r, res, http.StatusOK, body)
+	return nil
+}
+
+func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t *target) error {
+	res, err := t.res.negotiate(r, negotiation.List)
+	if err != nil {
+		return err
+	}
+	q, err := rv.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return err
+	}
+	q.Watch = false
+	list, err := listOptions(t.res, q)
+	if err != nil {
+		return err
+	}
+	opts, _, err := s.parseDelete(r, t.res)
+	if err != nil {
+		return err
+	}
+	// The objects to delete are those there now, up to the limit.
+	list.Read = rv.Read{Semantics: rv.MostRecent, Limit: list.Read.Limit}
+	ctx := r.Context()
+	var items []Object
+	if del := t.res.def.Delete; del != nil {
+		page, err := t.res.store.List(ctx, t.namespace, list)
+		if err != nil {
+			return err
+		}
+		items = page.Views()
+		for _, o := range items {
+			if _, _, err := del(ctx, t.res.store, t.namespace, o.Meta().Name, opts); err != nil && !status.IsNotFound(err) {
+				return err
+			}
+		}
+	} else {
+		opts.ReadOnlyResult = true // only encoded
+		if items, err = t.res.store.DeleteCollection(ctx, t.namespace, list, opts); err != nil {
+			return err
+		}
+	}
+	return s.writeList(w, r, t.res, res, meta.ListMeta{ResourceVersion: s.store.Revision().String()}, objects(items))
+}
