@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 	"testing"
+	"time"
+
+	"github.com/apisem/apisem/meta"
 )
 
 var payloadSizes = []struct {
@@ -154,7 +157,7 @@ func (r *cycleReader) Read(p []byte) (int, error) {
 // frame, event, envelope and object in one pass.
 func BenchmarkWatchEvent(b *testing.B) {
 	cm := configMap{
-		Metadata: fullObjectMeta(),
+		Metadata: benchObjectMeta(),
 		Data:     map[string]string{"a": "1", "b": "2", "c": "3"},
 	}
 	var buf []byte
@@ -170,28 +173,13 @@ func BenchmarkWatchEvent(b *testing.B) {
 	}
 }
 
-func BenchmarkObjectMeta(b *testing.B) {
-	m := fullObjectMeta()
-	enc := AppendObjectMeta(nil, &m)
-	b.Run("Append", func(b *testing.B) {
-		buf := make([]byte, 0, len(enc))
-		b.ReportAllocs()
-		for b.Loop() {
-			buf = AppendObjectMeta(buf[:0], &m)
-		}
-	})
-	b.Run("Size", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			_ = SizeObjectMeta(&m)
-		}
-	})
-	b.Run("Consume", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := ConsumeObjectMeta(enc); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+// benchObjectMeta is the metadata of a typical stored object.
+func benchObjectMeta() meta.ObjectMeta {
+	return meta.ObjectMeta{
+		Name: "cm", Namespace: "default", UID: "0b1e6d4c-8a4e-4b6e-9a3c-2f1d5e7c9b0a", ResourceVersion: "42",
+		CreationTimestamp: meta.NewTime(time.Unix(1784710800, 0)),
+		Labels:            map[string]string{"app": "web", "tier": "frontend"},
+		Annotations:       map[string]string{"note": "x"},
+		OwnerReferences:   []meta.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: "d", UID: "u1"}},
+	}
 }

@@ -1,9 +1,10 @@
 // Package envelope reads and writes the binary forms of the Kubernetes API,
 // byte for byte as a Kubernetes server produces them: the protobuf envelope
 // of application/vnd.kubernetes.protobuf bodies, the length-prefixed frames
-// of protobuf watch streams, and the few meta/v1 messages every server needs
-// (ObjectMeta, ListMeta, Status, WatchEvent, lists). It works on bytes only:
-// there is no scheme, no registry and no generated code.
+// of protobuf watch streams, and the meta/v1 messages around objects
+// (Status, WatchEvent, lists). Object and list metadata are package meta's,
+// whose types and codecs this package uses. It works on bytes only: there
+// is no scheme, no registry and no generated code.
 //
 // The API follows protowire's Append / Size / Consume grid: AppendX appends
 // an encoding to a caller's buffer and returns it, SizeX reports how long
@@ -73,12 +74,13 @@
 //
 // # Your own types
 //
-// A type is encoded as its fields in number order: AppendObjectMetadata for
-// field 1, then protowire for scalars, AppendStringMap and AppendBytesMap for
-// maps (with Kubernetes' nil-versus-empty rule for bytes values), and
-// AppendMessageFunc for nested messages. ConsumeField and RangeFields walk a
-// message's fields for decoding, with ConsumeObjectMeta,
-// ConsumeStringMapEntry and ConsumeBytesMapEntry for the shared parts.
+// A type is encoded as its fields in number order: meta.AppendObjectMetadata
+// for field 1, then protowire for scalars, AppendStringMap and
+// AppendBytesMap for maps (with Kubernetes' nil-versus-empty rule for bytes
+// values), meta.AppendTime for times, and AppendMessageFunc for nested
+// messages. ConsumeField and RangeFields walk a message's fields for
+// decoding, with meta.ConsumeObjectMeta, ConsumeStringMapEntry and
+// ConsumeBytesMapEntry for the shared parts.
 //
 // # Non-goals
 //

@@ -6,18 +6,19 @@ import (
 	"io"
 
 	"github.com/apisem/apisem/envelope"
+	"github.com/apisem/apisem/meta"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // ConfigMap is a user's own type with the field numbers of core/v1
 // ConfigMap: metadata 1, data 2.
 type ConfigMap struct {
-	Metadata envelope.ObjectMeta
+	Metadata meta.ObjectMeta
 	Data     map[string]string
 }
 
 func (c *ConfigMap) Append(b []byte) []byte {
-	b = envelope.AppendObjectMetadata(b, &c.Metadata)
+	b = meta.AppendObjectMetadata(b, &c.Metadata)
 	return envelope.AppendStringMap(b, 2, c.Data)
 }
 
@@ -29,7 +30,7 @@ func (c *ConfigMap) Consume(b []byte) error {
 			if err != nil {
 				return err
 			}
-			c.Metadata, err = envelope.ConsumeObjectMeta(body)
+			c.Metadata, err = meta.ConsumeObjectMeta(body)
 			return err
 		case 2:
 			entry, err := f.AsBytes()
@@ -53,7 +54,7 @@ func (c *ConfigMap) Consume(b []byte) error {
 // Accept: application/vnd.kubernetes.protobuf, and decode it back.
 func ExampleAppendEnvelopeFunc() {
 	cm := ConfigMap{
-		Metadata: envelope.ObjectMeta{Name: "demo", Namespace: "default"},
+		Metadata: meta.ObjectMeta{Name: "demo", Namespace: "default"},
 		Data:     map[string]string{"k": "v"},
 	}
 	body := envelope.AppendEnvelopeFunc(nil, "v1", "ConfigMap", 0, cm.Append)
@@ -84,7 +85,7 @@ func ExampleFrameReader() {
 	w := envelope.NewFrameWriter(&stream)
 	var buf []byte
 	for _, name := range []string{"a", "b"} {
-		cm := ConfigMap{Metadata: envelope.ObjectMeta{Name: name}}
+		cm := ConfigMap{Metadata: meta.ObjectMeta{Name: name}}
 		buf = envelope.AppendWatchEventFunc(buf[:0], "ADDED", 0, func(b []byte) []byte {
 			return envelope.AppendEnvelopeFunc(b, "v1", "ConfigMap", 0, cm.Append)
 		})
@@ -141,9 +142,9 @@ func ExampleFrameReader() {
 
 // A list is its ListMeta as field 1 followed by each item as field 2.
 func ExampleAppendListItemFunc() {
-	items := []ConfigMap{{Metadata: envelope.ObjectMeta{Name: "a"}}, {Metadata: envelope.ObjectMeta{Name: "b"}}}
+	items := []ConfigMap{{Metadata: meta.ObjectMeta{Name: "a"}}, {Metadata: meta.ObjectMeta{Name: "b"}}}
 	remaining := int64(0)
-	list := envelope.AppendListMetadata(nil, &envelope.ListMeta{ResourceVersion: "7", RemainingItemCount: &remaining})
+	list := envelope.AppendListMetadata(nil, &meta.ListMeta{ResourceVersion: "7", RemainingItemCount: &remaining})
 	for i := range items {
 		list = envelope.AppendListItemFunc(list, 0, items[i].Append)
 	}

@@ -1,6 +1,7 @@
 package envelope
 
 import (
+	"github.com/apisem/apisem/meta"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -10,7 +11,7 @@ import (
 //
 // All value fields are always written; Details only when non-nil.
 type Status struct {
-	Metadata ListMeta
+	Metadata meta.ListMeta
 	Status   string // "Success" or "Failure"
 	Message  string
 	Reason   string
@@ -60,8 +61,8 @@ const (
 // AppendStatus appends the body of s as a Kubernetes server encodes it.
 func AppendStatus(b []byte, s *Status) []byte {
 	b = protowire.AppendTag(b, stMetadata, protowire.BytesType)
-	b = protowire.AppendVarint(b, uint64(SizeListMeta(&s.Metadata)))
-	b = AppendListMeta(b, &s.Metadata)
+	b = protowire.AppendVarint(b, uint64(meta.SizeListMeta(&s.Metadata)))
+	b = meta.AppendListMeta(b, &s.Metadata)
 	b = appendString(b, stStatus, s.Status)
 	b = appendString(b, stMessage, s.Message)
 	b = appendString(b, stReason, s.Reason)
@@ -75,7 +76,7 @@ func AppendStatus(b []byte, s *Status) []byte {
 
 // SizeStatus reports the size of AppendStatus's output.
 func SizeStatus(s *Status) int {
-	n := sizeBytes(stMetadata, SizeListMeta(&s.Metadata)) +
+	n := sizeBytes(stMetadata, meta.SizeListMeta(&s.Metadata)) +
 		sizeString(stStatus, s.Status) +
 		sizeString(stMessage, s.Message) +
 		sizeString(stReason, s.Reason) +
@@ -98,7 +99,7 @@ func ConsumeStatus(b []byte) (Status, error) {
 		case stMetadata:
 			var body []byte
 			if body, err = f.AsBytes(); err == nil {
-				err = consumeListMetaInto(&s.Metadata, body)
+				err = metaError(meta.MergeListMeta(&s.Metadata, body))
 			}
 		case stStatus:
 			s.Status, err = f.AsString()

@@ -6,6 +6,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/apisem/apisem/meta"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -14,7 +15,7 @@ func TestStatusRoundTrip(t *testing.T) {
 		{},
 		{Status: "Failure", Message: `configmaps "x" not found`, Reason: "NotFound",
 			Details: &StatusDetails{Name: "x", Kind: "configmaps"}, Code: 404},
-		{Metadata: ListMeta{Continue: "tok"}, Status: "Failure", Reason: "Expired", Code: 410},
+		{Metadata: meta.ListMeta{Continue: "tok"}, Status: "Failure", Reason: "Expired", Code: 410},
 		{Status: "Failure", Reason: "Invalid", Code: 422, Details: &StatusDetails{
 			Group: "meta.k8s.io", Kind: "ListOptions", UID: "u", RetryAfterSeconds: 3,
 			Causes: []StatusCause{
@@ -63,7 +64,7 @@ func TestConsumeStatusErrors(t *testing.T) {
 }
 
 func TestWatchEvent(t *testing.T) {
-	obj := AppendEnvelope(nil, "v1", "ConfigMap", appendConfigMap(nil, &configMap{Metadata: ObjectMeta{Name: "a"}}))
+	obj := AppendEnvelope(nil, "v1", "ConfigMap", appendConfigMap(nil, &configMap{Metadata: meta.ObjectMeta{Name: "a"}}))
 	tests := []struct {
 		typ    string
 		object []byte
@@ -120,7 +121,7 @@ func TestWatchStream(t *testing.T) {
 	fw := NewFrameWriter(&stream)
 	var buf []byte
 	for i, name := range []string{"a", "b", "c"} {
-		cm := configMap{Metadata: ObjectMeta{Name: name, ResourceVersion: string(rune('1' + i))}}
+		cm := configMap{Metadata: meta.ObjectMeta{Name: name, ResourceVersion: string(rune('1' + i))}}
 		buf = AppendWatchEventFunc(buf[:0], "ADDED", 0, func(b []byte) []byte {
 			return AppendEnvelopeFunc(b, "v1", "ConfigMap", 0, func(b []byte) []byte {
 				return appendConfigMap(b, &cm)

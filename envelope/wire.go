@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -12,8 +11,19 @@ import (
 // ErrMalformed reports bytes that are not a valid protobuf encoding of the
 // message being read: a bad tag or varint, a length past the end of the
 // input, or a known field carrying the wrong wire type. Truncated input also
-// matches io.ErrUnexpectedEOF.
+// matches io.ErrUnexpectedEOF. Metadata decoded by package meta fails with
+// meta.ErrMalformed instead; where this package decodes metadata itself (a
+// list's or a Status's), the error matches both.
 var ErrMalformed = errors.New("envelope: malformed protobuf")
+
+// metaError makes an error of package meta's decoders match ErrMalformed
+// too.
+func metaError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %w", ErrMalformed, err)
+}
 
 // parseError turns a negative protowire length into an error. protowire maps
 // truncation to io.ErrUnexpectedEOF, so wrapping both keeps that visible.
@@ -371,66 +381,4 @@ func consumeMapEntry(b []byte) (key, value []byte, err error) {
 		b = b[n:]
 	}
 	return key, value, nil
-}
-
-// Time. metav1.Time travels as google.protobuf.Timestamp{seconds, nanos}
-// with whole seconds only: nanos are always written as 0 and ignored on
-// decode. The zero time is encoded as no bytes at all.
-
-// AppendTime appends the body of a metav1.Time: nothing for the zero time,
-// otherwise seconds (field 1) and a zero nanos (field 2).
-func AppendTime(b []byte, t time.Time) []byte {
-	if t.IsZero() {
-		return b
-	}
-	b = appendInt(b, 1, t.Unix())
-	return append(b, 0x10, 0x00)
-}
-
-// SizeTime reports the size of AppendTime's output.
-func SizeTime(t time.Time) int {
-	if t.IsZero() {
-		return 0
-	}
-	return sizeInt(1, t.Unix()) + 2
-}
-
-// ConsumeTime decodes the body of a metav1.Time. Empty input is the zero
-// time; nanos are ignored, as Kubernetes does. The result is in UTC.
-func ConsumeTime(b []byte) (time.Time, error) {
-	if len(b) == 0 {
-		return time.Time{}, nil
-	}
-	var secs int64
-	for len(b) > 0 {
-		f, n, err := ConsumeField(b)
-		if err != nil {
-			return time.Time{}, err
-		}
-		switch f.Num {
-		case 1:
-			if secs, err = f.AsInt64(); err != nil {
-				return time.Time{}, err
-			}
-		case 2:
-			if _, err := f.AsInt32(); err != nil {
-				return time.Time{}, err
-			}
-		}
-		b = b[n:]
-	}
-	return time.Unix(secs, 0).UTC(), nil
-}
-
-// appendTimeField writes a Time-valued field: tag and length always, body
-// per AppendTime. Used for value fields, and for pointer fields once the
-// caller has checked the pointer is non-nil.
-func appendTimeField(b []byte, num protowire.Number, t time.Time) []byte {
-	b = protowire.AppendTag(b, num, protowire.BytesType)
-	b = protowire.AppendVarint(b, uint64(SizeTime(t)))
-	return AppendTime(b, t)
-}
-
-func sizeTimeField(num protowire.Number, t time.Time) int {
-	return protowire.SizeTag(num) + protowire.SizeBytes(SizeTime(t))
 }

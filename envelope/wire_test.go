@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -210,43 +209,5 @@ func TestAddMapEntries(t *testing.T) {
 	}
 	if _, err := AddBytesMapEntry(nil, Field{Num: 2, Type: protowire.VarintType}); err == nil {
 		t.Error("AddBytesMapEntry of a varint field: no error")
-	}
-}
-
-func TestTime(t *testing.T) {
-	tests := []struct {
-		t    time.Time
-		want string
-	}{
-		{time.Time{}, ""},
-		{time.Unix(0, 0), "0800 1000"},
-		{time.Unix(1, 999999999), "0801 1000"},
-		{time.Date(2026, 7, 22, 10, 0, 0, 0, time.FixedZone("x", 3600)), "08908d82d306 1000"}, // 1784710800
-		{time.Unix(-1, 0), "08ffffffffffffffffff01 1000"},
-	}
-	for _, tt := range tests {
-		got := AppendTime(nil, tt.t)
-		if !bytes.Equal(got, mustHex(t, tt.want)) {
-			t.Errorf("AppendTime(%v) = %x; want %s", tt.t, got, tt.want)
-		}
-		if len(got) != SizeTime(tt.t) {
-			t.Errorf("SizeTime(%v) = %d; want %d", tt.t, SizeTime(tt.t), len(got))
-		}
-		back, err := ConsumeTime(got)
-		if err != nil || !back.Equal(tt.t.Truncate(time.Second)) {
-			t.Errorf("ConsumeTime(AppendTime(%v)) = %v, %v", tt.t, back, err)
-		}
-		if !back.IsZero() && back.Location() != time.UTC {
-			t.Errorf("ConsumeTime(AppendTime(%v)) is in %v; want UTC", tt.t, back.Location())
-		}
-	}
-	// Nanos alone: seconds default to 0.
-	if got, err := ConsumeTime(mustHex(t, "1001")); err != nil || !got.Equal(time.Unix(0, 0)) {
-		t.Errorf("ConsumeTime(nanos only) = %v, %v; want the epoch", got, err)
-	}
-	for _, in := range []string{"0a00", "1200", "08"} {
-		if _, err := ConsumeTime(mustHex(t, in)); !errors.Is(err, ErrMalformed) {
-			t.Errorf("ConsumeTime(%s) = err %v; want ErrMalformed", in, err)
-		}
 	}
 }

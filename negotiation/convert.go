@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/apisem/apisem/envelope"
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/status"
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -43,7 +44,7 @@ type Converter[T any] struct {
 // TargetTableV1beta1), with metadata list and a row per object whose
 // object is chosen by include. For the Table of one object, pass its
 // resourceVersion in list.
-func (c *Converter[T]) Table(target Target, include IncludeObjectPolicy, list status.ListMeta, objs []T) (*Table, error) {
+func (c *Converter[T]) Table(target Target, include IncludeObjectPolicy, list meta.ListMeta, objs []T) (*Table, error) {
 	if !target.IsTable() {
 		return nil, fmt.Errorf("negotiation: Table called for target %v", target)
 	}
@@ -73,7 +74,8 @@ func (c *Converter[T]) row(target Target, include IncludeObjectPolicy, obj T) (T
 	m := c.Meta(obj)
 	var row TableRow
 	if c.Columns == nil {
-		row.Cells = []any{m.Name, m.CreationTimestamp.UTC().Format(time.RFC3339)}
+		om := m.object()
+		row.Cells = []any{om.Name, om.CreationTimestamp.UTC().Format(time.RFC3339)}
 	} else {
 		row.Cells = make([]any, len(c.Columns))
 		for i, col := range c.Columns {
@@ -81,7 +83,7 @@ func (c *Converter[T]) row(target Target, include IncludeObjectPolicy, obj T) (T
 		}
 	}
 	switch {
-	case include == IncludeMetadata || m.InitialEventsEnd:
+	case include == IncludeMetadata || m.initialEventsEnd():
 		b, err := appendPartialJSON(nil, target.APIVersion(), m.JSON)
 		if err != nil {
 			return TableRow{}, err
@@ -103,7 +105,7 @@ func (c *Converter[T]) row(target Target, include IncludeObjectPolicy, obj T) (T
 // EncodeList returns the body of a list response converted as res asks: a
 // Table or a PartialObjectMetadataList in res's media type (with res's
 // pretty rule). include matters for Tables only.
-func (c *Converter[T]) EncodeList(res Result, include IncludeObjectPolicy, list status.ListMeta, objs []T) ([]byte, error) {
+func (c *Converter[T]) EncodeList(res Result, include IncludeObjectPolicy, list meta.ListMeta, objs []T) ([]byte, error) {
 	switch res.Target {
 	case TargetNone:
 		return nil, ErrNoConversion
@@ -142,9 +144,10 @@ func (c *Converter[T]) encodeObject(res Result, include IncludeObjectPolicy, obj
 		if err != nil {
 			return nil, err
 		}
+		m := c.Meta(obj)
 		t := &Table{
 			Kind: "Table", APIVersion: res.Target.APIVersion(),
-			Metadata: status.ListMeta{ResourceVersion: c.Meta(obj).ResourceVersion},
+			Metadata: meta.ListMeta{ResourceVersion: m.object().ResourceVersion},
 			Rows:     []TableRow{row},
 		}
 		if headers {
@@ -235,7 +238,7 @@ func appendPartialJSON(b []byte, apiVersion string, meta []byte) ([]byte, error)
 	return append(b, '}'), nil
 }
 
-func (c *Converter[T]) appendPartialListJSON(b []byte, apiVersion string, list status.ListMeta, objs []T) ([]byte, error) {
+func (c *Converter[T]) appendPartialListJSON(b []byte, apiVersion string, list meta.ListMeta, objs []T) ([]byte, error) {
 	b = append(b, `{"kind":"PartialObjectMetadataList","apiVersion":"`...)
 	b = append(b, apiVersion...)
 	b = append(b, `","metadata":`...)
@@ -285,7 +288,7 @@ func appendPartialBody(b, meta []byte) []byte {
 	return protowire.AppendBytes(b, meta)
 }
 
-func (c *Converter[T]) appendPartialListProto(b []byte, target Target, list status.ListMeta, objs []T) ([]byte, error) {
+func (c *Converter[T]) appendPartialListProto(b []byte, target Target, list meta.ListMeta, objs []T) ([]byte, error) {
 	metas := make([][]byte, len(objs))
 	size := 0
 	for i, obj := range objs {
@@ -297,14 +300,14 @@ func (c *Converter[T]) appendPartialListProto(b []byte, target Target, list stat
 		item := protowire.SizeTag(partialMetadata) + protowire.SizeBytes(len(m))
 		size += protowire.SizeTag(partialListItems) + protowire.SizeBytes(item)
 	}
-	lm := protoListMeta(list)
-	size += protowire.SizeTag(partialListMetadata) + protowire.SizeBytes(envelope.SizeListMeta(&lm))
+	lm := &list
+	size += protowire.SizeTag(partialListMetadata) + protowire.SizeBytes(meta.SizeListMeta(lm))
 	beta := target == TargetPartialObjectMetadataListV1beta1
 	return envelope.AppendEnvelopeFunc(b, target.APIVersion(), "PartialObjectMetadataList", size, func(b []byte) []byte {
 		// Kubernetes writes fields in number order: v1 has the list
 		// metadata first, v1beta1 the items.
 		if !beta {
-			b = envelope.AppendListMetadata(b, &lm)
+			b = envelope.AppendListMetadata(b, lm)
 		}
 		itemField := protowire.Number(partialListItems)
 		if beta {
@@ -317,8 +320,8 @@ func (c *Converter[T]) appendPartialListProto(b []byte, target Target, list stat
 		}
 		if beta {
 			b = protowire.AppendTag(b, partialListMetaBeta, protowire.BytesType)
-			b = protowire.AppendVarint(b, uint64(envelope.SizeListMeta(&lm)))
-			b = envelope.AppendListMeta(b, &lm)
+			b = protowire.AppendVarint(b, uint64(meta.SizeListMeta(lm)))
+			b = meta.AppendListMeta(b, lm)
 		}
 		return b
 	}), nil

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/apisem/apisem/envelope"
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/status"
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
@@ -26,7 +27,10 @@ type testObj struct {
 var created = time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
 
 func newTestObj(name, rv string, ts time.Time, data map[string]string, annotations map[string]string) *testObj {
-	type meta struct {
+	// The JSON is written by hand-picked fields, not meta.ObjectMeta, so
+	// that a zero creationTimestamp stays in it as a stored object may
+	// have it.
+	type metadata struct {
 		Name              string            `json:"name"`
 		Namespace         string            `json:"namespace"`
 		ResourceVersion   string            `json:"resourceVersion"`
@@ -36,15 +40,15 @@ func newTestObj(name, rv string, ts time.Time, data map[string]string, annotatio
 	j, err := json.Marshal(struct {
 		Kind       string            `json:"kind"`
 		APIVersion string            `json:"apiVersion"`
-		Metadata   meta              `json:"metadata"`
+		Metadata   metadata          `json:"metadata"`
 		Data       map[string]string `json:"data,omitempty"`
-	}{"ConfigMap", "v1", meta{name, "default", rv, ts, annotations}, data})
+	}{"ConfigMap", "v1", metadata{name, "default", rv, ts, annotations}, data})
 	if err != nil {
 		panic(err)
 	}
-	om := envelope.ObjectMeta{Name: name, Namespace: "default", ResourceVersion: rv, CreationTimestamp: ts, Annotations: annotations}
+	om := meta.ObjectMeta{Name: name, Namespace: "default", ResourceVersion: rv, CreationTimestamp: meta.NewTime(ts), Annotations: annotations}
 	return &testObj{name: name, data: data, json: j,
-		proto: envelope.AppendEnvelope(nil, "v1", "ConfigMap", envelope.AppendObjectMetadata(nil, &om))}
+		proto: envelope.AppendEnvelope(nil, "v1", "ConfigMap", meta.AppendObjectMetadata(nil, &om))}
 }
 
 func testMeta(o *testObj) Meta {
@@ -99,7 +103,7 @@ func TestConverterTables(t *testing.T) {
 	// is written with json-escaped "\n\n" in the description.
 	cols := strings.ReplaceAll(defaultColumnsJSON, "\n", `\n`)
 	remaining := int64(3)
-	list := status.ListMeta{ResourceVersion: "42", Continue: "tok", RemainingItemCount: &remaining}
+	list := meta.ListMeta{ResourceVersion: "42", Continue: "tok", RemainingItemCount: &remaining}
 	listJSON := `{"resourceVersion":"42","continue":"tok","remainingItemCount":3}`
 	partialV1 := func(meta string) string {
 		return `{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":` + meta + `}`
@@ -149,7 +153,7 @@ func TestConverterTables(t *testing.T) {
 
 func TestConverterTableForms(t *testing.T) {
 	objs := testObjs()
-	list := status.ListMeta{ResourceVersion: "42"}
+	list := meta.ListMeta{ResourceVersion: "42"}
 	compact, err := testConverter.EncodeList(Result{MediaType: JSON, Target: TargetTable}, IncludeMetadata, list, objs)
 	if err != nil {
 		t.Fatal(err)
@@ -214,7 +218,7 @@ func TestConverterObjectAndWatch(t *testing.T) {
 	}
 
 	// The initial-events-end bookmark's row is always metadata only.
-	bm := newTestObj("", "12", time.Time{}, nil, map[string]string{InitialEventsEndAnnotation: "true"})
+	bm := newTestObj("", "12", time.Time{}, nil, map[string]string{meta.InitialEventsAnnotation: "true"})
 	enc = testConverter.NewWatchEncoder(Result{MediaType: JSON, Target: TargetTable, Stream: true}, IncludeObject)
 	got, err = enc.Encode(bm)
 	if err != nil || !bytes.Contains(got, []byte(`"object":{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"","namespace":"default","resourceVersion":"12","creationTimestamp":"0001-01-01T00:00:00Z","annotations":{"k8s.io/initial-events-end":"true"}}}`)) {
@@ -238,7 +242,7 @@ func TestConverterObjectAndWatch(t *testing.T) {
 
 func TestConverterPartialList(t *testing.T) {
 	objs := testObjs()
-	list := status.ListMeta{ResourceVersion: "42", Continue: "tok"}
+	list := meta.ListMeta{ResourceVersion: "42", Continue: "tok"}
 	got, err := testConverter.EncodeList(Result{MediaType: JSON, Target: TargetPartialObjectMetadataList}, IncludeMetadata, list, objs)
 	want := `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"42","continue":"tok"},"items":[` +
 		`{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":` + metaA + `},` +
@@ -246,7 +250,7 @@ func TestConverterPartialList(t *testing.T) {
 	if err != nil || string(got) != want {
 		t.Errorf("EncodeList(PartialObjectMetadataList) = %v\n%s\nwant\n%s", err, got, want)
 	}
-	got, err = testConverter.EncodeList(Result{MediaType: JSON, Target: TargetPartialObjectMetadataListV1beta1}, IncludeMetadata, status.ListMeta{}, nil)
+	got, err = testConverter.EncodeList(Result{MediaType: JSON, Target: TargetPartialObjectMetadataListV1beta1}, IncludeMetadata, meta.ListMeta{}, nil)
 	want = `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1beta1","metadata":{},"items":null}` + "\n"
 	if err != nil || string(got) != want {
 		t.Errorf("EncodeList(empty PartialObjectMetadataList) = %v %s; want %s", err, got, want)
@@ -257,7 +261,7 @@ func TestConverterPartialProtobuf(t *testing.T) {
 	objs := testObjs()
 	metas := [][]byte{testMeta(objs[0]).Proto, testMeta(objs[1]).Proto}
 	remaining := int64(1)
-	list := status.ListMeta{ResourceVersion: "42", Continue: "tok", RemainingItemCount: &remaining}
+	list := meta.ListMeta{ResourceVersion: "42", Continue: "tok", RemainingItemCount: &remaining}
 
 	// A single object: envelope(meta.k8s.io/v1, PartialObjectMetadata,
 	// {1: ObjectMeta}).
@@ -286,13 +290,13 @@ func TestConverterPartialProtobuf(t *testing.T) {
 		}
 		var order []protoNum
 		var items [][]byte
-		var lm envelope.ListMeta
+		var lm meta.ListMeta
 		err = envelope.RangeFields(env.Raw, func(f envelope.Field) error {
 			order = append(order, protoNum(f.Num))
 			switch protoNum(f.Num) {
 			case metaField:
 				var err error
-				lm, err = envelope.ConsumeListMeta(f.Bytes)
+				lm, err = meta.ConsumeListMeta(f.Bytes)
 				return err
 			case itemField:
 				return envelope.RangeFields(f.Bytes, func(g envelope.Field) error {
@@ -331,14 +335,14 @@ type protoNum int
 func TestConverterErrors(t *testing.T) {
 	objs := testObjs()
 	json := Result{MediaType: JSON}
-	if _, err := testConverter.EncodeList(json, IncludeMetadata, status.ListMeta{}, objs); !errors.Is(err, ErrNoConversion) {
+	if _, err := testConverter.EncodeList(json, IncludeMetadata, meta.ListMeta{}, objs); !errors.Is(err, ErrNoConversion) {
 		t.Errorf("EncodeList(no target) = %v; want ErrNoConversion", err)
 	}
 	if _, err := testConverter.EncodeObject(json, IncludeMetadata, objs[0]); !errors.Is(err, ErrNoConversion) {
 		t.Errorf("EncodeObject(no target) = %v; want ErrNoConversion", err)
 	}
 	json.Target = TargetPartialObjectMetadata
-	_, err := testConverter.EncodeList(json, IncludeMetadata, status.ListMeta{}, objs)
+	_, err := testConverter.EncodeList(json, IncludeMetadata, meta.ListMeta{}, objs)
 	if !status.IsNotAcceptable(err) || err.Error() != "you requested PartialObjectMetadata, but the requested object is a list ([]*negotiation.testObj)" {
 		t.Errorf("EncodeList(PartialObjectMetadata) = %v", err)
 	}
@@ -348,10 +352,10 @@ func TestConverterErrors(t *testing.T) {
 		t.Errorf("EncodeObject(PartialObjectMetadataList) = %v", err)
 	}
 	noObject := &Converter[*testObj]{Meta: testMeta}
-	if _, err := noObject.EncodeList(Result{MediaType: JSON, Target: TargetTable}, IncludeObject, status.ListMeta{}, objs); !errors.Is(err, ErrNoObjectFunc) {
+	if _, err := noObject.EncodeList(Result{MediaType: JSON, Target: TargetTable}, IncludeObject, meta.ListMeta{}, objs); !errors.Is(err, ErrNoObjectFunc) {
 		t.Errorf("EncodeList(includeObject=Object, no Object func) = %v; want ErrNoObjectFunc", err)
 	}
-	if _, err := testConverter.Table(TargetPartialObjectMetadata, IncludeMetadata, status.ListMeta{}, objs); err == nil {
+	if _, err := testConverter.Table(TargetPartialObjectMetadata, IncludeMetadata, meta.ListMeta{}, objs); err == nil {
 		t.Errorf("Table(PartialObjectMetadata) = nil error")
 	}
 	badMeta := &Converter[*testObj]{Meta: func(*testObj) Meta { return Meta{JSON: []byte("{")} }}
@@ -394,18 +398,18 @@ func TestParseIncludeObject(t *testing.T) {
 }
 
 func TestMetaFrom(t *testing.T) {
-	o := newTestObj("a", "7", created, nil, map[string]string{InitialEventsEndAnnotation: "true"})
+	o := newTestObj("a", "7", created, nil, map[string]string{meta.InitialEventsAnnotation: "true"})
 	m, err := MetaFromJSON(o.json)
-	if err != nil || m.Name != "a" || m.ResourceVersion != "7" || !m.CreationTimestamp.Equal(created) || !m.InitialEventsEnd || !json.Valid(m.JSON) || m.Proto != nil {
+	if err != nil || m.ObjectMeta.Name != "a" || m.ObjectMeta.ResourceVersion != "7" || !m.ObjectMeta.CreationTimestamp.Equal(created) || !m.initialEventsEnd() || !json.Valid(m.JSON) || m.Proto != nil {
 		t.Errorf("MetaFromJSON = %+v, %v", m, err)
 	}
 	p, err := MetaFromProtobuf(o.proto)
-	if err != nil || p.Name != "a" || p.ResourceVersion != "7" || !p.CreationTimestamp.Equal(created) || !p.InitialEventsEnd || p.JSON != nil || len(p.Proto) == 0 {
+	if err != nil || p.ObjectMeta.Name != "a" || p.ObjectMeta.ResourceVersion != "7" || !p.ObjectMeta.CreationTimestamp.Equal(created) || !p.initialEventsEnd() || p.JSON != nil || len(p.Proto) == 0 {
 		t.Errorf("MetaFromProtobuf = %+v, %v", p, err)
 	}
 	for _, in := range []string{`{}`, `{"metadata":null}`, `{"Metadata":{"name":"x"}}`} {
 		m, err := MetaFromJSON([]byte(in))
-		if err != nil || m.Name != "" || m.JSON != nil {
+		if err != nil || m.ObjectMeta.Name != "" || m.JSON != nil {
 			t.Errorf("MetaFromJSON(%s) = %+v, %v; want empty", in, m, err)
 		}
 	}
@@ -434,7 +438,7 @@ func BenchmarkTable(b *testing.B) {
 	// What a server keeping encoded objects does: read Meta from the
 	// cached JSON per row.
 	fromJSON := &Converter[*testObj]{Meta: func(o *testObj) Meta { m, _ := MetaFromJSON(o.json); return m }}
-	list := status.ListMeta{ResourceVersion: "2000"}
+	list := meta.ListMeta{ResourceVersion: "2000"}
 	for _, bb := range []struct {
 		name string
 		res  Result

@@ -69,7 +69,8 @@
 // PartialObjectMetadata, the full object or nothing as includeObject asks
 // (ParseIncludeObject), Table metadata copied from the list; and
 // PartialObjectMetadata(List) in JSON, YAML and protobuf. It sees an
-// object's metadata only as a Meta of plain values, which MetaFromJSON and
+// object only through a Meta: the object's *meta.ObjectMeta plus that
+// metadata already encoded in JSON and protobuf, which MetaFromJSON and
 // MetaFromProtobuf read from encoded objects. Table JSON is written
 // directly, byte for byte what encoding/json writes for the Table type
 // (HTML-safe strings, compacted row objects), at about a third of its cost. For a watch, a WatchEncoder

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/status"
 )
 
@@ -55,7 +56,7 @@ func TestErrorBodies(t *testing.T) {
 			`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unable to convert to Table as requested: includeObject: Invalid value: \"foo\": must be 'Metadata', 'Object', 'None', or empty","reason":"BadRequest","code":400}`},
 		{"500 no flusher", mustErr(NewStreamWriter(&plainWriter{h: http.Header{}}, Result{MediaType: JSON})), 500,
 			`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Internal error occurred: unable to start watch - can't get http.Flusher: negotiation: the ResponseWriter cannot flush","reason":"InternalError","details":{"causes":[{"message":"unable to start watch - can't get http.Flusher: negotiation: the ResponseWriter cannot flush"}]},"code":500}`},
-		{"406 Table in protobuf", mustErr(testConverter.EncodeList(Result{MediaType: Protobuf, Target: TargetTable}, IncludeMetadata, status.ListMeta{}, nil)), 406,
+		{"406 Table in protobuf", mustErr(testConverter.EncodeList(Result{MediaType: Protobuf, Target: TargetTable}, IncludeMetadata, meta.ListMeta{}, nil)), 406,
 			`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"object *v1.Table does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message","reason":"NotAcceptable","code":406}`},
 	}
 	for _, tt := range tests {

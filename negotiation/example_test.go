@@ -7,8 +7,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
-	"time"
 
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/status"
 )
@@ -86,17 +86,15 @@ func ExampleEndpoint_WriteError() {
 // configMap stands for a user's type; negotiation sees it only through the
 // Converter's functions.
 type configMap struct {
-	Name    string
-	Created time.Time
-	Data    map[string]string
+	meta.ObjectMeta
+	Data map[string]string
 }
 
 // A Converter with user-defined columns answers kubectl's Table request.
 func ExampleConverter() {
 	conv := &negotiation.Converter[*configMap]{
 		Meta: func(cm *configMap) negotiation.Meta {
-			return negotiation.Meta{Name: cm.Name, CreationTimestamp: cm.Created,
-				JSON: []byte(`{"name":"` + cm.Name + `"}`)}
+			return negotiation.Meta{ObjectMeta: &cm.ObjectMeta, JSON: []byte(`{"name":"` + cm.Name + `"}`)}
 		},
 		Columns: []negotiation.Column[*configMap]{
 			{Definition: negotiation.NameColumn(), Cell: func(cm *configMap) any { return cm.Name }},
@@ -106,8 +104,8 @@ func ExampleConverter() {
 	ep := negotiation.Endpoint{Response: negotiation.List}
 	res, _ := ep.NegotiateAccept("application/json;as=Table;v=v1;g=meta.k8s.io,application/json")
 	include, _ := negotiation.ParseIncludeObject("None")
-	items := []*configMap{{Name: "app", Data: map[string]string{"a": "1", "b": "2"}}, {Name: "db"}}
-	body, err := conv.EncodeList(res, include, status.ListMeta{ResourceVersion: "42"}, items)
+	items := []*configMap{{ObjectMeta: meta.ObjectMeta{Name: "app"}, Data: map[string]string{"a": "1", "b": "2"}}, {ObjectMeta: meta.ObjectMeta{Name: "db"}}}
+	body, err := conv.EncodeList(res, include, meta.ListMeta{ResourceVersion: "42"}, items)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/meta"
 )
 
 // Tables are written by appending, byte for byte what encoding/json's
@@ -77,9 +77,9 @@ func tableJSONSizeHint(t *Table) int {
 	return n
 }
 
-// appendListMetaJSON appends m as encoding/json writes status.ListMeta:
+// appendListMetaJSON appends m as encoding/json writes meta.ListMeta:
 // every field omitempty.
-func appendListMetaJSON(b []byte, m *status.ListMeta) []byte {
+func appendListMetaJSON(b []byte, m *meta.ListMeta) []byte {
 	b = append(b, '{')
 	sep := false
 	field := func(name string) {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/meta"
 )
 
 // The Table writer must produce exactly what encoding/json's Marshal
@@ -121,7 +121,7 @@ func TestTableJSONMatchesEncodingJSON(t *testing.T) {
 	checkTableJSON(t, "empty slices", &Table{ColumnDefinitions: []TableColumnDefinition{}, Rows: []TableRow{}})
 	checkTableJSON(t, "kind only", &Table{Kind: "Table"})
 	checkTableJSON(t, "apiVersion only", &Table{APIVersion: "meta.k8s.io/v1"})
-	for _, m := range []status.ListMeta{
+	for _, m := range []meta.ListMeta{
 		{SelfLink: "/api/v1/x"},
 		{ResourceVersion: "7"},
 		{Continue: "tok"},
@@ -144,7 +144,7 @@ func TestTableJSONMatchesEncodingJSON(t *testing.T) {
 
 	for _, s := range awkward {
 		checkTableJSON(t, "string "+s, &Table{Kind: s, APIVersion: s,
-			Metadata:          status.ListMeta{SelfLink: s, ResourceVersion: s, Continue: s},
+			Metadata:          meta.ListMeta{SelfLink: s, ResourceVersion: s, Continue: s},
 			ColumnDefinitions: []TableColumnDefinition{{Name: s, Type: s, Format: s, Description: s}},
 			Rows: []TableRow{{Cells: []any{s}, Conditions: []TableRowCondition{{Type: s, Status: s, Reason: s, Message: s}},
 				Object: json.RawMessage(`{"s":` + string(mustMarshal(t, s)) + `}`)}}})
@@ -172,7 +172,7 @@ func mustMarshal(t testing.TB, v any) []byte {
 func TestConverterTableJSONMatchesEncodingJSON(t *testing.T) {
 	objs := append(testObjs(), newTestObj("c<&>", "11", created, map[string]string{"<": "&"}, map[string]string{"note": "a\u2028b"}))
 	remaining := int64(1)
-	list := status.ListMeta{ResourceVersion: "42", Continue: "tok", RemainingItemCount: &remaining}
+	list := meta.ListMeta{ResourceVersion: "42", Continue: "tok", RemainingItemCount: &remaining}
 	for _, conv := range []*Converter[*testObj]{testConverter, dataConverter} {
 		for _, include := range []IncludeObjectPolicy{IncludeMetadata, IncludeNone, IncludeObject} {
 			if conv.Object == nil && include == IncludeObject {
@@ -269,7 +269,7 @@ func FuzzTableJSON(f *testing.F) {
 			rem = &n
 		}
 		tab := &Table{Kind: s1, APIVersion: s2,
-			Metadata:          status.ListMeta{ResourceVersion: s1, Continue: s2, RemainingItemCount: rem},
+			Metadata:          meta.ListMeta{ResourceVersion: s1, Continue: s2, RemainingItemCount: rem},
 			ColumnDefinitions: []TableColumnDefinition{{Name: s1, Type: s2, Format: s1, Description: s2, Priority: int32(n)}},
 			Rows: []TableRow{
 				{Cells: []any{s1, s2, n, int32(n), int(n), x, float32(x), flag, nil}, Object: object},
@@ -287,7 +287,7 @@ func BenchmarkTableJSON(b *testing.B) {
 	for i := range objs {
 		objs[i] = newTestObj("cm-"+strings.Repeat("0", 3)+string(rune('a'+i%26)), "1000", created, map[string]string{"k": "v"}, nil)
 	}
-	tab, err := testConverter.Table(TargetTable, IncludeMetadata, status.ListMeta{ResourceVersion: "2000"}, objs)
+	tab, err := testConverter.Table(TargetTable, IncludeMetadata, meta.ListMeta{ResourceVersion: "2000"}, objs)
 	if err != nil {
 		b.Fatal(err)
 	}

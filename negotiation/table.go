@@ -3,8 +3,8 @@ package negotiation
 import (
 	"encoding/json"
 	"strconv"
-	"time"
 
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/status"
 )
 
@@ -17,7 +17,7 @@ type Table struct {
 	// Metadata is copied from the list (resourceVersion, continue,
 	// remainingItemCount), or holds the object's resourceVersion for the
 	// Table of one object.
-	Metadata status.ListMeta `json:"metadata"`
+	Metadata meta.ListMeta `json:"metadata"`
 	// ColumnDefinitions is null in every watch event but the first.
 	ColumnDefinitions []TableColumnDefinition `json:"columnDefinitions"`
 	// Rows is null for an empty list, as Kubernetes' generic printer.
@@ -127,14 +127,17 @@ func (p IncludeObjectPolicy) String() string {
 	return "IncludeObjectPolicy(" + strconv.Itoa(int(p)) + ")"
 }
 
-// Meta is what conversions need to know of one object, as plain values:
+// Meta is what conversions need to know of one object: its metadata, and
+// that metadata already encoded (servers usually cache both encodings).
 // negotiation never sees the user's types.
 type Meta struct {
-	// Name and CreationTimestamp fill the default columns.
-	Name              string
-	CreationTimestamp time.Time
-	// ResourceVersion is the Table metadata of a single object.
-	ResourceVersion string
+	// ObjectMeta is the object's metadata, only read: name and
+	// creationTimestamp fill the default columns, resourceVersion is the
+	// Table metadata of a single object, and the annotation
+	// meta.InitialEventsAnnotation marks the bookmark that ends a watch's
+	// initial events, whose Table row always carries metadata only (it is
+	// not part of the resource's state). nil reads as empty metadata.
+	ObjectMeta *meta.ObjectMeta
 	// JSON is the object's metadata (the value of its "metadata" member)
 	// as compact JSON, for PartialObjectMetadata in JSON and YAML. nil is
 	// written as {}.
@@ -142,10 +145,20 @@ type Meta struct {
 	// Proto is the object's ObjectMeta message (the bytes of field 1 of
 	// any Kubernetes object), for protobuf PartialObjectMetadata.
 	Proto []byte
-	// InitialEventsEnd marks the bookmark that ends a watch's initial
-	// events (annotation k8s.io/initial-events-end). Its Table row always
-	// carries metadata only: it is not part of the resource's state.
-	InitialEventsEnd bool
+}
+
+// object returns m's metadata, empty when unset.
+func (m *Meta) object() *meta.ObjectMeta {
+	if m.ObjectMeta == nil {
+		return &meta.ObjectMeta{}
+	}
+	return m.ObjectMeta
+}
+
+// initialEventsEnd reports whether m is the bookmark that ends a watch's
+// initial events.
+func (m *Meta) initialEventsEnd() bool {
+	return m.object().Annotations[meta.InitialEventsAnnotation] == "true"
 }
 
 // Column is a user-defined Table column: its definition and how to compute

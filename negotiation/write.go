@@ -182,7 +182,7 @@ func appendStatusEnvelope(b []byte, st *status.Status) []byte {
 
 func protoStatus(st *status.Status) envelope.Status {
 	ps := envelope.Status{
-		Metadata: protoListMeta(st.Metadata),
+		Metadata: st.Metadata,
 		Status:   st.Status,
 		Message:  st.Message,
 		Reason:   string(st.Reason),
@@ -199,13 +199,4 @@ func protoStatus(st *status.Status) envelope.Status {
 		ps.Details = pd
 	}
 	return ps
-}
-
-func protoListMeta(m status.ListMeta) envelope.ListMeta {
-	return envelope.ListMeta{
-		SelfLink:           m.SelfLink,
-		ResourceVersion:    m.ResourceVersion,
-		Continue:           m.Continue,
-		RemainingItemCount: m.RemainingItemCount,
-	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/apisem/apisem/envelope"
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/store"
 )
@@ -63,8 +64,7 @@ func newCodec(r *Resource, st *store.Store[Object], now func() time.Time) *codec
 		return append(dst, b...), err
 	})
 	c.metaProto = store.NewEncoding(func(dst []byte, o Object) ([]byte, error) {
-		em := EnvelopeMeta(o.Meta())
-		return envelope.AppendObjectMeta(dst, &em), nil
+		return meta.AppendObjectMeta(dst, o.Meta()), nil
 	})
 	var cols []negotiation.Column[Object]
 	for _, col := range r.Columns {
@@ -96,11 +96,11 @@ func (c *codec) converter(m negotiation.MediaType) *negotiation.Converter[Object
 // untyped returns o without kind and apiVersion: o itself when it has
 // none, as every stored object, else a copy.
 func untyped(o Object) Object {
-	if *o.Types() == (TypeMeta{}) {
+	if *o.Types() == (meta.TypeMeta{}) {
 		return o
 	}
 	c := o.DeepCopyObject()
-	*c.Types() = TypeMeta{}
+	*c.Types() = meta.TypeMeta{}
 	return c
 }
 
@@ -178,15 +178,8 @@ func (c *codec) objectProto(o Object) ([]byte, error) {
 // objectMeta is what package negotiation needs of an object for Tables
 // and PartialObjectMetadata; proto adds the protobuf ObjectMeta.
 func (c *codec) objectMeta(o Object, proto bool) negotiation.Meta {
-	m := o.Meta()
 	j, _ := c.st.Encoded(o, c.metaJSON) // strings, maps, times: cannot fail
-	nm := negotiation.Meta{
-		Name:              m.Name,
-		CreationTimestamp: m.CreationTimestamp.Time,
-		ResourceVersion:   m.ResourceVersion,
-		JSON:              j,
-		InitialEventsEnd:  m.Annotations[InitialEventsAnnotation] == "true",
-	}
+	nm := negotiation.Meta{ObjectMeta: o.Meta(), JSON: j}
 	if proto {
 		nm.Proto, _ = c.st.Encoded(o, c.metaProto)
 	}
@@ -198,7 +191,7 @@ var comma = []byte{','}
 // listParts returns the body of a list in JSON (compact) or protobuf as
 // pieces for negotiation.WriteParts: a head, the items from the store's
 // per-version caches, a tail. Nothing is copied.
-func (c *codec) listParts(m negotiation.MediaType, meta envelope.ListMeta, l items) ([]negotiation.Part, error) {
+func (c *codec) listParts(m negotiation.MediaType, list meta.ListMeta, l items) ([]negotiation.Part, error) {
 	n := l.Len()
 	parts := make([]negotiation.Part, n+2)
 	its := parts[1 : n+1]
@@ -229,7 +222,7 @@ func (c *codec) listParts(m negotiation.MediaType, meta envelope.ListMeta, l ite
 		size += p.Len()
 	}
 	if m == negotiation.Protobuf {
-		lm := envelope.AppendListMetadata(nil, &meta)
+		lm := envelope.AppendListMetadata(nil, &list)
 		size += len(lm)
 		parts[0].Plain = append(envelope.AppendEnvelopeHead(nil, c.gv, c.res.ListKind, size), lm...)
 		parts[n+1].Plain = envelope.AppendEnvelopeTail(nil)
@@ -240,7 +233,7 @@ func (c *codec) listParts(m negotiation.MediaType, meta envelope.ListMeta, l ite
 		b = append(b, `,"apiVersion":`...)
 		b = strconv.AppendQuote(b, c.gv)
 		b = append(b, `,"metadata":`...)
-		b = appendListMetaJSON(b, &meta)
+		b = appendListMetaJSON(b, &list)
 		parts[0].Plain = append(b, `,"items":[`...)
 		// The newline Kubernetes' encoder ends JSON with.
 		parts[n+1].Plain = []byte("]}\n")
@@ -249,24 +242,17 @@ func (c *codec) listParts(m negotiation.MediaType, meta envelope.ListMeta, l ite
 }
 
 // pageMeta is the list metadata of a page.
-func pageMeta(p *store.Page[Object]) envelope.ListMeta {
-	m := envelope.ListMeta{ResourceVersion: p.ResourceVersion().String(), Continue: p.Continue()}
+func pageMeta(p *store.Page[Object]) meta.ListMeta {
+	m := meta.ListMeta{ResourceVersion: p.ResourceVersion().String(), Continue: p.Continue()}
 	if n, ok := p.RemainingItemCount(); ok {
 		m.RemainingItemCount = &n
 	}
 	return m
 }
 
-// listMetaJSON is metav1.ListMeta in JSON.
-type listMetaJSON struct {
-	ResourceVersion    string `json:"resourceVersion,omitempty"`
-	Continue           string `json:"continue,omitempty"`
-	RemainingItemCount *int64 `json:"remainingItemCount,omitempty"`
-}
-
 // appendListMetaJSON appends metav1.ListMeta as JSON.
-func appendListMetaJSON(dst []byte, m *envelope.ListMeta) []byte {
-	b, _ := json.Marshal(listMetaJSON{m.ResourceVersion, m.Continue, m.RemainingItemCount}) // cannot fail
+func appendListMetaJSON(dst []byte, m *meta.ListMeta) []byte {
+	b, _ := json.Marshal(m) // cannot fail
 	return append(dst, b...)
 }
 

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/apisem/apisem/envelope"
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/status"
 )
@@ -33,13 +34,13 @@ func (s *Server) decodeObject(r *http.Request, rs *resource, v negotiation.Field
 	if err := checkTypes(o.Types(), rs); err != nil {
 		return nil, nil, err
 	}
-	*o.Types() = TypeMeta{}
+	*o.Types() = meta.TypeMeta{}
 	return o, warnings, nil
 }
 
 // checkTypes checks the kind and apiVersion a body carries against the
 // endpoint's; a body may leave them out.
-func checkTypes(tm *TypeMeta, rs *resource) error {
+func checkTypes(tm *meta.TypeMeta, rs *resource) error {
 	if tm.APIVersion != "" && tm.APIVersion != rs.codec.gv {
 		return status.NewBadRequest("the API version in the data (" + tm.APIVersion +
 			") does not match the expected API version (" + rs.codec.gv + ")")
@@ -57,7 +58,7 @@ func decodeProto(body []byte, rs *resource) (Object, []string, error) {
 	if err != nil {
 		return nil, nil, unrecognized(rs.def.Kind, err, body)
 	}
-	if err := checkTypes(&TypeMeta{Kind: e.Kind, APIVersion: e.APIVersion}, rs); err != nil {
+	if err := checkTypes(&meta.TypeMeta{Kind: e.Kind, APIVersion: e.APIVersion}, rs); err != nil {
 		return nil, nil, err
 	}
 	o, err := rs.def.DecodeProto(e.Raw)
@@ -65,7 +66,7 @@ func decodeProto(body []byte, rs *resource) (Object, []string, error) {
 		return nil, nil, status.NewBadRequest(rs.def.Kind + " in version " + strconv.Quote(rs.def.Version) +
 			" cannot be handled as a " + rs.def.Kind + ": " + err.Error())
 	}
-	*o.Types() = TypeMeta{}
+	*o.Types() = meta.TypeMeta{}
 	return o, nil, nil
 }
 

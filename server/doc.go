@@ -13,7 +13,7 @@
 //	go s.ListenAndServe()               // or httptest.NewServer(s)
 //	defer s.Shutdown(ctx)               // ends watches first
 //
-// A served type embeds TypeMeta and store.ObjectMeta and implements
+// A served type embeds TypeMeta and meta.ObjectMeta and implements
 // Object (Types and DeepCopyObject); a type with a protobuf form also
 // implements ProtoObject and sets Resource.DecodeProto. The package
 // Example serves a new type in about fifty lines.

@@ -9,25 +9,25 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
-	"github.com/apisem/apisem/store"
 )
 
 // Gizmo is a user's own type: TypeMeta and ObjectMeta embedded, its spec
 // its own.
 type Gizmo struct {
-	server.TypeMeta
-	store.ObjectMeta `json:"metadata"`
-	Spec             GizmoSpec `json:"spec"`
+	meta.TypeMeta
+	meta.ObjectMeta `json:"metadata"`
+	Spec            GizmoSpec `json:"spec"`
 }
 
 type GizmoSpec struct {
 	Color string `json:"color,omitempty"`
 }
 
-func (g *Gizmo) Types() *server.TypeMeta { return &g.TypeMeta }
+func (g *Gizmo) Types() *meta.TypeMeta { return &g.TypeMeta }
 
 func (g *Gizmo) DeepCopyObject() server.Object {
 	c := *g

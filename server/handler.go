@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
@@ -262,7 +263,7 @@ func prepare(rs *resource, o, old Object) error {
 // ensureNamespace makes the namespace of o the request's: it fills it in
 // when o has none and clears it for a cluster-scoped resource (the
 // request's namespace is then ""); any other difference is a 400.
-func ensureNamespace(t *target, m *store.ObjectMeta) error {
+func ensureNamespace(t *target, m *meta.ObjectMeta) error {
 	switch {
 	case m.Namespace == t.namespace:
 	case m.Namespace == "" || t.namespace == "":
@@ -341,7 +342,7 @@ func (s *Server) Create(ctx context.Context, res *Resource, obj Object) (Object,
 		return nil, errors.New("server: Create of a resource the server does not serve")
 	}
 	o := obj.DeepCopyObject()
-	*o.Types() = TypeMeta{}
+	*o.Types() = meta.TypeMeta{}
 	return s.createObject(ctx, &target{res: rs, namespace: o.Meta().Namespace, verb: verbCreate}, o, store.CreateOptions{})
 }
 
@@ -363,7 +364,7 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t *target) error
 // matchURL checks the object of an update or patch against the URL, as
 // Kubernetes does: the same name, and no other namespace (one it lacks is
 // filled in).
-func matchURL(t *target, m *store.ObjectMeta) error {
+func matchURL(t *target, m *meta.ObjectMeta) error {
 	if m.Name != t.name {
 		return status.NewBadRequest("the name of the object (" + m.Name + ") does not match the name on the URL (" + t.name + ")")
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/apisem/apisem/envelope"
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
@@ -81,9 +82,9 @@ func (l objects) Encoded(i int, enc *store.Encoding[Object]) ([]byte, error) {
 }
 
 // writeList writes a list as negotiated.
-func (s *Server) writeList(w http.ResponseWriter, r *http.Request, rs *resource, res negotiation.Result, meta envelope.ListMeta, l items) error {
+func (s *Server) writeList(w http.ResponseWriter, r *http.Request, rs *resource, res negotiation.Result, lm meta.ListMeta, l items) error {
 	if res.Target == negotiation.TargetNone && (res.MediaType == negotiation.Protobuf || res.MediaType == negotiation.JSON && !res.Pretty) {
-		parts, err := rs.codec.listParts(res.MediaType, meta, l)
+		parts, err := rs.codec.listParts(res.MediaType, lm, l)
 		if err != nil {
 			return err
 		}
@@ -92,7 +93,7 @@ func (s *Server) writeList(w http.ResponseWriter, r *http.Request, rs *resource,
 		}
 		return nil
 	}
-	body, err := s.encodeList(r, rs, res, meta, l)
+	body, err := s.encodeList(r, rs, res, lm, l)
 	if err != nil {
 		return err
 	}
@@ -100,21 +101,20 @@ func (s *Server) writeList(w http.ResponseWriter, r *http.Request, rs *resource,
 	return nil
 }
 
-func (s *Server) encodeList(r *http.Request, rs *resource, res negotiation.Result, meta envelope.ListMeta, l items) ([]byte, error) {
+func (s *Server) encodeList(r *http.Request, rs *resource, res negotiation.Result, lm meta.ListMeta, l items) ([]byte, error) {
 	c := rs.codec
 	if res.Target != negotiation.TargetNone {
 		inc, err := include(r, res)
 		if err != nil {
 			return nil, err
 		}
-		return c.converter(res.MediaType).EncodeList(res, inc, status.ListMeta{ResourceVersion: meta.ResourceVersion,
-			Continue: meta.Continue, RemainingItemCount: meta.RemainingItemCount}, l.Views())
+		return c.converter(res.MediaType).EncodeList(res, inc, lm, l.Views())
 	}
 	if res.MediaType == negotiation.Protobuf {
 		// Sized exactly, so the envelope is written in one buffer with
 		// nothing moved.
 		parts := make([][]byte, l.Len())
-		size := 1 + sizeVarint(uint64(envelope.SizeListMeta(&meta))) + envelope.SizeListMeta(&meta)
+		size := 1 + sizeVarint(uint64(meta.SizeListMeta(&lm))) + meta.SizeListMeta(&lm)
 		for i := range parts {
 			item, err := l.Encoded(i, c.itemProto)
 			if err != nil {
@@ -125,7 +125,7 @@ func (s *Server) encodeList(r *http.Request, rs *resource, res negotiation.Resul
 		}
 		b := make([]byte, 0, envelope.SizeEnvelope(c.gv, c.res.ListKind, size))
 		b = envelope.AppendEnvelopeFunc(b, c.gv, c.res.ListKind, size, func(b []byte) []byte {
-			b = envelope.AppendListMetadata(b, &meta)
+			b = envelope.AppendListMetadata(b, &lm)
 			for _, item := range parts {
 				b = envelope.AppendListItem(b, item)
 			}
@@ -136,7 +136,7 @@ func (s *Server) encodeList(r *http.Request, rs *resource, res negotiation.Resul
 	// The items are cached encodings: collect them first to allocate the
 	// body once.
 	parts := make([][]byte, l.Len())
-	size := 128 + len(c.res.ListKind) + len(c.gv) + len(meta.Continue)
+	size := 128 + len(c.res.ListKind) + len(c.gv) + len(lm.Continue)
 	for i := range parts {
 		item, err := l.Encoded(i, c.itemJSON)
 		if err != nil {
@@ -161,7 +161,7 @@ func (s *Server) encodeList(r *http.Request, rs *resource, res negotiation.Resul
 	b = append(b, `,"apiVersion":`...)
 	b = strconv.AppendQuote(b, c.gv)
 	b = append(b, `,"metadata":`...)
-	b = appendListMetaJSON(b, &meta)
+	b = appendListMetaJSON(b, &lm)
 	b = append(b, `,"items":[`...)
 	for i, item := range parts {
 		if i > 0 {
@@ -200,9 +200,8 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, rs *resource
 // appendStatusEnvelope appends st as a protobuf v1 Status envelope.
 func appendStatusEnvelope(b []byte, st status.Status) []byte {
 	es := envelope.Status{
-		Metadata: envelope.ListMeta{ResourceVersion: st.Metadata.ResourceVersion, Continue: st.Metadata.Continue,
-			RemainingItemCount: st.Metadata.RemainingItemCount},
-		Status: st.Status, Message: st.Message, Reason: string(st.Reason), Code: st.Code,
+		Metadata: st.Metadata,
+		Status:   st.Status, Message: st.Message, Reason: string(st.Reason), Code: st.Code,
 	}
 	if d := st.Details; d != nil {
 		es.Details = &envelope.StatusDetails{Name: d.Name, Group: d.Group, Kind: d.Kind, UID: d.UID,

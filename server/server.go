@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
@@ -187,7 +188,7 @@ func (r *resource) bookmark(rev rv.Version, initialEventsEnd bool) Object {
 	m := o.Meta()
 	m.ResourceVersion = rev.String()
 	if initialEventsEnd {
-		m.Annotations = map[string]string{InitialEventsAnnotation: "true"}
+		m.Annotations = map[string]string{meta.InitialEventsAnnotation: "true"}
 	}
 	return o
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
@@ -115,7 +116,7 @@ func TestHooks(t *testing.T) {
 	if code := send(t, "POST", base+"/apis/demo.io/v1/namespaces/open/gizmos", "application/json", body, nil); code != 201 {
 		t.Fatalf("create: %d", code)
 	}
-	if _, err := s.Create(context.Background(), &res, &Gizmo{ObjectMeta: store.ObjectMeta{Name: "h", Namespace: "closed"}}); !status.IsForbidden(err) {
+	if _, err := s.Create(context.Background(), &res, &Gizmo{ObjectMeta: meta.ObjectMeta{Name: "h", Namespace: "closed"}}); !status.IsForbidden(err) {
 		t.Errorf("Create in a closed namespace: %v; want Forbidden", err)
 	}
 	if code := send(t, "DELETE", base+"/apis/demo.io/v1/namespaces/open/gizmos/g", "", "", nil); code != 200 {

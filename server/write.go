@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/apisem/apisem/envelope"
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/patch"
 	"github.com/apisem/apisem/rv"
@@ -84,7 +84,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 		if err := checkTypes(o.Types(), t.res); err != nil {
 			return nil, err
 		}
-		*o.Types() = TypeMeta{}
+		*o.Types() = meta.TypeMeta{}
 		if err := matchURL(t, o.Meta()); err != nil {
 			return nil, err
 		}
@@ -191,5 +191,5 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t *tar
 			return err
 		}
 	}
-	return s.writeList(w, r, t.res, res, envelope.ListMeta{ResourceVersion: s.store.Revision().String()}, objects(items))
+	return s.writeList(w, r, t.res, res, meta.ListMeta{ResourceVersion: s.store.Revision().String()}, objects(items))
 }

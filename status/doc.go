@@ -34,6 +34,6 @@
 //
 // Package status does not write HTTP responses or choose media types (that
 // is package negotiation) and has no registry of reasons: constructors are
-// plain functions. It imports nothing of apisem and is safe to use from any
-// layer.
+// plain functions. It imports only package meta (for the ListMeta a Status
+// carries) and is safe to use from any layer.
 package status

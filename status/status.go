@@ -1,6 +1,10 @@
 package status
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/apisem/apisem/meta"
+)
 
 // Reason is a Kubernetes StatusReason: a machine-readable word saying why an
 // operation failed. A Reason is also an error value so that
@@ -66,9 +70,9 @@ const (
 // omission rules. The zero value renders as {"metadata":{}}; the
 // constructors fill in Kind, APIVersion and Status.
 type Status struct {
-	Kind       string   `json:"kind,omitempty"`
-	APIVersion string   `json:"apiVersion,omitempty"`
-	Metadata   ListMeta `json:"metadata"`
+	Kind       string        `json:"kind,omitempty"`
+	APIVersion string        `json:"apiVersion,omitempty"`
+	Metadata   meta.ListMeta `json:"metadata"`
 	// Status is StatusSuccess or StatusFailure.
 	Status  string   `json:"status,omitempty"`
 	Message string   `json:"message,omitempty"`
@@ -76,15 +80,6 @@ type Status struct {
 	Details *Details `json:"details,omitempty"`
 	// Code is the HTTP status code; 0 means unset.
 	Code int32 `json:"code,omitempty"`
-}
-
-// ListMeta is metav1.ListMeta. In a Status only Continue is used: a 410 for
-// an expired continue token carries the token that continues inconsistently.
-type ListMeta struct {
-	SelfLink           string `json:"selfLink,omitempty"`
-	ResourceVersion    string `json:"resourceVersion,omitempty"`
-	Continue           string `json:"continue,omitempty"`
-	RemainingItemCount *int64 `json:"remainingItemCount,omitempty"`
 }
 
 // Details is metav1.StatusDetails. Kind is usually the plural resource name,

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/watch"
@@ -19,7 +20,7 @@ func TestCreateGeneratedFields(t *testing.T) {
 	in := newWidget("ns", "a")
 	in.SelfLink = "/apis/x"
 	in.UID = "client-uid"
-	dt := NewTime(epoch)
+	dt := meta.NewTime(epoch)
 	grace := int64(30)
 	in.DeletionTimestamp, in.DeletionGracePeriodSeconds = &dt, &grace
 	out := f.create(t, in)
@@ -125,7 +126,7 @@ func TestCreateGenerateName(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, Options[*widget]{})
 	long := strings.Repeat("p", 70)
-	out, err := f.r.Create(ctx, &widget{ObjectMeta: ObjectMeta{Namespace: "ns", GenerateName: long}}, CreateOptions{})
+	out, err := f.r.Create(ctx, &widget{ObjectMeta: meta.ObjectMeta{Namespace: "ns", GenerateName: long}}, CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +141,7 @@ func TestCreateGenerateName(t *testing.T) {
 
 	rnd := &sameBytes{}
 	f2 := newFixture(t, Options[*widget]{Rand: rnd})
-	gen := &widget{ObjectMeta: ObjectMeta{Namespace: "ns", GenerateName: "g-"}}
+	gen := &widget{ObjectMeta: meta.ObjectMeta{Namespace: "ns", GenerateName: "g-"}}
 	first, err := f2.r.Create(ctx, gen, CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +198,7 @@ func TestDryRun(t *testing.T) {
 		}
 	}
 
-	w := &widget{ObjectMeta: ObjectMeta{Namespace: "ns", GenerateName: "d-", ResourceVersion: "3"}}
+	w := &widget{ObjectMeta: meta.ObjectMeta{Namespace: "ns", GenerateName: "d-", ResourceVersion: "3"}}
 	out, err := f.r.Create(ctx, w, CreateOptions{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
@@ -335,10 +336,10 @@ func TestUpdate(t *testing.T) {
 	// Unconditional update, and clients cannot touch system fields.
 	free := newWidget("ns", "a")
 	free.Spec = map[string]string{"x": "2"}
-	free.CreationTimestamp = NewTime(epoch.Add(time.Hour))
+	free.CreationTimestamp = meta.NewTime(epoch.Add(time.Hour))
 	free.Generation = 9
 	free.SelfLink = "/x"
-	dt := NewTime(epoch)
+	dt := meta.NewTime(epoch)
 	free.DeletionTimestamp = &dt
 	got, err := f.r.Update(ctx, free, UpdateOptions{})
 	if err != nil {

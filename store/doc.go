@@ -7,8 +7,11 @@
 //
 // # Usage
 //
-// A Store holds one ordered keyspace of objects of type T (a pointer to a
-// struct embedding ObjectMeta, or an interface such types satisfy).
+// A Store holds one ordered keyspace of objects of type T, a meta.Object:
+// a pointer to a struct embedding meta.ObjectMeta, or an interface such
+// types satisfy. The store fills in the system fields (uid,
+// resourceVersion, creationTimestamp, deletionTimestamp,
+// deletionGracePeriodSeconds, generation on deletion) through Meta.
 // Resource describes one resource in it (its key prefix, names for
 // error messages, namespace scope, selectable fields) and offers the
 // operations of the API:

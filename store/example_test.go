@@ -7,16 +7,17 @@ import (
 	"maps"
 	"time"
 
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
 	"github.com/apisem/apisem/store/selector"
 )
 
-// ConfigMap is a user type: it embeds store.ObjectMeta and can copy itself.
+// ConfigMap is a user type: it embeds meta.ObjectMeta and can copy itself.
 type ConfigMap struct {
-	store.ObjectMeta `json:"metadata"`
-	Data             map[string]string `json:"data,omitempty"`
+	meta.ObjectMeta `json:"metadata"`
+	Data            map[string]string `json:"data,omitempty"`
 }
 
 func (c *ConfigMap) DeepCopy() *ConfigMap {
@@ -37,7 +38,7 @@ func Example() {
 	})
 
 	for _, name := range []string{"a", "b", "c"} {
-		cm := &ConfigMap{ObjectMeta: store.ObjectMeta{Namespace: "default", Name: name, Labels: map[string]string{"app": "web"}}}
+		cm := &ConfigMap{ObjectMeta: meta.ObjectMeta{Namespace: "default", Name: name, Labels: map[string]string{"app": "web"}}}
 		cms.Create(ctx, cm, store.CreateOptions{})
 	}
 	a, _ := cms.Get(ctx, "default", "a", rv.Read{Semantics: rv.MostRecent})

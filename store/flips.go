@@ -3,6 +3,8 @@ package store
 import (
 	"strings"
 	"sync/atomic"
+
+	"github.com/apisem/apisem/meta"
 )
 
 // A list page at an older revision counts the keys live at that revision
@@ -24,7 +26,7 @@ import (
 // flipLog is the flip log of one collection. vs is replaced, never
 // modified in place below its length: the writer appends past it or
 // copies.
-type flipLog[T Object] struct {
+type flipLog[T meta.Object] struct {
 	vs     atomic.Pointer[[]*version[T]]
 	parent *flipLog[T] // the resource's log, for a namespace's; else nil
 	prefix string      // the collection prefix, e.g. "widgets/ns/"
@@ -134,7 +136,7 @@ func (s *Store[T]) cutFlipsLocked() {
 
 // flipLogOf returns the log of the collection with prefix that e is in,
 // or nil if e is not in that collection.
-func flipLogOf[T Object](e *entry[T], prefix string) *flipLog[T] {
+func flipLogOf[T meta.Object](e *entry[T], prefix string) *flipLog[T] {
 	for l := e.flips; l != nil; l = l.parent {
 		if l.prefix == prefix {
 			return l
@@ -148,7 +150,7 @@ func flipLogOf[T Object](e *entry[T], prefix string) *flipLog[T] {
 // counts at its own revision, minus the creations and plus the deletions
 // after rev that it includes. It costs O(log n) plus the flips of the
 // collection since rev.
-func liveAt[T Object](x *index[T], log *flipLog[T], rev uint64, lo, hi string) int {
+func liveAt[T meta.Object](x *index[T], log *flipLog[T], rev uint64, lo, hi string) int {
 	n := x.liveIn(lo, hi)
 	if log == nil {
 		return n
@@ -171,7 +173,7 @@ func liveAt[T Object](x *index[T], log *flipLog[T], rev uint64, lo, hi string) i
 
 // searchRev returns the index of the first version in vs (in revision
 // order) written after rev.
-func searchRev[T Object](vs []*version[T], rev uint64) int {
+func searchRev[T meta.Object](vs []*version[T], rev uint64) int {
 	i, j := 0, len(vs)
 	for i < j {
 		m := int(uint(i+j) >> 1)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store/selector"
@@ -20,18 +21,17 @@ import (
 // widget is the stored type of the tests: metadata plus a map and a slice,
 // so that isolation tests can mutate both.
 type widget struct {
-	Kind       string `json:"kind,omitempty"`
-	APIVersion string `json:"apiVersion,omitempty"`
-	ObjectMeta `json:"metadata"`
-	Spec       map[string]string `json:"spec,omitempty"`
-	Items      []string          `json:"items,omitempty"`
+	meta.TypeMeta   `json:",inline"`
+	meta.ObjectMeta `json:"metadata"`
+	Spec            map[string]string `json:"spec,omitempty"`
+	Items           []string          `json:"items,omitempty"`
 }
 
 func (w *widget) DeepCopy() *widget {
 	if w == nil {
 		return nil
 	}
-	out := &widget{Kind: w.Kind, APIVersion: w.APIVersion}
+	out := &widget{TypeMeta: w.TypeMeta}
 	w.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
 	out.Spec = maps.Clone(w.Spec)
 	out.Items = slices.Clone(w.Items)
@@ -39,7 +39,7 @@ func (w *widget) DeepCopy() *widget {
 }
 
 func newWidget(ns, name string) *widget {
-	return &widget{ObjectMeta: ObjectMeta{Namespace: ns, Name: name}}
+	return &widget{ObjectMeta: meta.ObjectMeta{Namespace: ns, Name: name}}
 }
 
 func mustJSON(v any) string {
@@ -156,4 +156,14 @@ func mustFields(t testing.TB, s string) selector.Fields {
 		t.Fatal(err)
 	}
 	return l
+}
+
+func TestNewPanicsWithoutDeepCopy(t *testing.T) {
+	type plain struct{ meta.ObjectMeta }
+	defer func() {
+		if recover() == nil {
+			t.Errorf("New accepted a type without DeepCopy and no Options.DeepCopy")
+		}
+	}()
+	New(Options[*plain]{})
 }

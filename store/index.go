@@ -1,6 +1,10 @@
 package store
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/apisem/apisem/meta"
+)
 
 // The key index is a persistent (copy-on-write) B+tree of entries with a
 // count of live entries in every subtree, so that a reader can rank a key
@@ -23,7 +27,7 @@ const (
 	maxHeight = 24 // far above what 2^63 entries need with these fan-outs
 )
 
-type leaf[T Object] struct {
+type leaf[T meta.Object] struct {
 	n     int
 	live  uint64 // bit i: ents[i] is live at the index's revision
 	owner uint64
@@ -33,7 +37,7 @@ type leaf[T Object] struct {
 // inner is an interior node. keys[i] is a lower bound of child i's keys
 // and greater than every key of child i-1. Children are inner nodes
 // (kids) above height 1 and leaves at height 1.
-type inner[T Object] struct {
+type inner[T meta.Object] struct {
 	n      int
 	owner  uint64
 	keys   [innerMax]string
@@ -83,7 +87,7 @@ func (l *leaf[T]) search(key string) int {
 // index is one immutable version of the key index. rev is the revision
 // of the last write that changed it; its live counts hold for every
 // revision from rev until the next published index.
-type index[T Object] struct {
+type index[T meta.Object] struct {
 	root   *inner[T] // nil when empty
 	height int       // levels of inner nodes; leaves are below
 	size   int       // entries, live or not
@@ -139,7 +143,7 @@ func (x *index[T]) liveIn(lo, hi string) int {
 }
 
 // cursor iterates an index in key order. The zero value is at the end.
-type cursor[T Object] struct {
+type cursor[T meta.Object] struct {
 	depth int
 	path  [maxHeight]struct {
 		n *inner[T]
@@ -205,7 +209,7 @@ func (c *cursor[T]) advanceLeaf() {
 // Nodes created or copied by the batch carry its id and are changed in
 // place; older nodes are shared with published indexes and are copied
 // first.
-type indexTx[T Object] struct {
+type indexTx[T meta.Object] struct {
 	x  index[T]
 	id uint64
 }
@@ -307,7 +311,7 @@ func (tx *indexTx[T]) insertInner(n *inner[T], h int, e *entry[T], live bool) (*
 }
 
 // insertChild opens slot i of n (which has room) for a child.
-func insertChild[T Object](n *inner[T], i int, key string, count uint32, kid *inner[T], l *leaf[T]) {
+func insertChild[T meta.Object](n *inner[T], i int, key string, count uint32, kid *inner[T], l *leaf[T]) {
 	copy(n.keys[i+1:n.n+1], n.keys[i:n.n])
 	copy(n.counts[i+1:n.n+1], n.counts[i:n.n])
 	copy(n.kids[i+1:n.n+1], n.kids[i:n.n])
@@ -317,7 +321,7 @@ func insertChild[T Object](n *inner[T], i int, key string, count uint32, kid *in
 }
 
 // removeChild closes slot i of n.
-func removeChild[T Object](n *inner[T], i int) {
+func removeChild[T meta.Object](n *inner[T], i int) {
 	copy(n.keys[i:], n.keys[i+1:n.n])
 	copy(n.counts[i:], n.counts[i+1:n.n])
 	copy(n.kids[i:], n.kids[i+1:n.n])
@@ -350,7 +354,7 @@ func (tx *indexTx[T]) insertLeaf(l *leaf[T], e *entry[T], live bool) (*leaf[T], 
 }
 
 // insertEntry opens slot j of l (which has room) for e.
-func insertEntry[T Object](l *leaf[T], j int, e *entry[T], live bool) {
+func insertEntry[T meta.Object](l *leaf[T], j int, e *entry[T], live bool) {
 	copy(l.ents[j+1:l.n+1], l.ents[j:l.n])
 	l.ents[j] = e
 	low := l.live & (1<<uint(j) - 1)

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
 )
@@ -247,7 +248,7 @@ func TestStoredStateIsImmutable(t *testing.T) {
 		w.Labels = map[string]string{"l": "v"}
 		w.Annotations = map[string]string{"x": "y"}
 		w.Finalizers = []string{"f"}
-		w.OwnerReferences = []OwnerReference{{Name: "owner", Controller: &yes}}
+		w.OwnerReferences = []meta.OwnerReference{{Name: "owner", Controller: &yes}}
 		w.Spec = map[string]string{"s": "v"}
 		w.Items = []string{"i"}
 		return w

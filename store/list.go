@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/paging"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
@@ -22,7 +23,7 @@ type ListOptions struct {
 // Page is one page of a list. Its items are the stored objects: reading
 // them does not copy anything, At returns a copy, View the stored object
 // itself (read-only), Encoded the cached serialized form.
-type Page[T Object] struct {
+type Page[T meta.Object] struct {
 	s         *Store[T]
 	items     []*version[T]
 	rev       rv.Version

@@ -10,13 +10,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store/selector"
 )
 
 // ResourceOptions describe one resource (one kind of object) in a Store.
-type ResourceOptions[T Object] struct {
+type ResourceOptions[T meta.Object] struct {
 	// GroupResource names the resource in error messages, e.g.
 	// {Resource: "configmaps"} or {Group: "apps", Resource: "deployments"}.
 	GroupResource status.GroupResource
@@ -48,7 +49,7 @@ type ResourceOptions[T Object] struct {
 
 // Resource is one resource of a Store: the operations of the Kubernetes
 // API on its objects. Create one with Store.Resource.
-type Resource[T Object] struct {
+type Resource[T meta.Object] struct {
 	s          *Store[T]
 	gr         status.GroupResource
 	gk         status.GroupKind
@@ -194,8 +195,8 @@ func errRVOnCreate() error {
 // nowSeconds is the store's time cut to whole seconds, the precision
 // Kubernetes' JSON and protobuf keep, so that every reader sees the same
 // timestamp whichever encoding it uses.
-func (s *Store[T]) nowSeconds() Time {
-	return Time{s.now().UTC().Truncate(time.Second)}
+func (s *Store[T]) nowSeconds() meta.Time {
+	return meta.NewTime(s.now().UTC().Truncate(time.Second))
 }
 
 // checkScope validates the namespace of an object or request for r.

@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/watch"
 )
@@ -16,7 +17,7 @@ import (
 //
 // Events and Snapshot return the stored objects themselves, not copies:
 // a consumer must not modify them (package watch only encodes them).
-type Source[T Object] struct {
+type Source[T meta.Object] struct {
 	s      *Store[T]
 	prefix string
 	end    string // "" means no upper bound
@@ -68,7 +69,7 @@ func (src *Source[T]) Events(dst []watch.Event[T], after rv.Version, max int) ([
 }
 
 // eventOf turns the version written at a revision into its watch event.
-func eventOf[T Object](v *version[T]) watch.Event[T] {
+func eventOf[T meta.Object](v *version[T]) watch.Event[T] {
 	ev := watch.Event[T]{Revision: rv.Version(v.rev), Key: v.entry.key, Object: v.obj}
 	prev := v.next.Load()
 	switch {

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/paging"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
@@ -17,7 +18,7 @@ import (
 
 // Options configure a Store. The zero value of every field means the
 // default written next to it.
-type Options[T Object] struct {
+type Options[T meta.Object] struct {
 	// DeepCopy returns a copy of an object that shares no memory with it.
 	// nil means T's own DeepCopy() T method, which T must then have (New
 	// panics otherwise; set DeepCopy when T is an interface type).
@@ -60,7 +61,7 @@ type Options[T Object] struct {
 
 // Store is an in-memory, versioned keyspace. See the package
 // documentation. A Store must be created with New.
-type Store[T Object] struct {
+type Store[T meta.Object] struct {
 	copyFn     func(T) T
 	equal      func(a, b T) bool
 	now        func() time.Time
@@ -101,7 +102,7 @@ type Store[T Object] struct {
 // compaction revision: arr[i] is revision base+i. Slots up to the
 // published revision are filled; the writer appends past them in place
 // and publishes a new history only when it reallocates or compacts.
-type history[T Object] struct {
+type history[T meta.Object] struct {
 	base uint64
 	arr  []*version[T]
 }
@@ -129,7 +130,7 @@ const (
 )
 
 // New returns an empty Store at revision 0.
-func New[T Object](opts Options[T]) *Store[T] {
+func New[T meta.Object](opts Options[T]) *Store[T] {
 	s := &Store[T]{
 		copyFn:     opts.DeepCopy,
 		equal:      opts.Equal,
@@ -514,7 +515,7 @@ func (s *Store[T]) compactLocked(c uint64) {
 // quarter of rest, or rest fills under a quarter of it. Readers may still
 // hold the old array, so it is never cleared, only dropped. The copies cost
 // O(1) per compacted version, amortized.
-func afterCut[T Object](rest []*version[T], cut *int, n, room int) []*version[T] {
+func afterCut[T meta.Object](rest []*version[T], cut *int, n, room int) []*version[T] {
 	*cut += n
 	if *cut <= len(rest)/4 && len(rest) >= cap(rest)/4 {
 		return rest

@@ -5,13 +5,14 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/watch"
 )
 
 // entry is one key of the keyspace: its version chain, newest first. The
 // key never changes; head is replaced by the writer (one new version per
 // write) and read lock-free by everyone else.
-type entry[T Object] struct {
+type entry[T meta.Object] struct {
 	key  string
 	head atomic.Pointer[version[T]]
 	// flips is the flip log of the innermost collection holding key: its
@@ -78,7 +79,7 @@ func (v *version[T]) link(prev *version[T]) {
 // nil) once what they point to is older than every readable revision.
 // Readers therefore check the compaction revision after walking a chain
 // (see Store.validate).
-type version[T Object] struct {
+type version[T meta.Object] struct {
 	rev   uint64
 	seq   uint64 // position in the key's chain, 1 for its first version
 	obj   T
@@ -111,7 +112,7 @@ func NewEncoding[T any](appendFn func(dst []byte, obj T) ([]byte, error)) *Encod
 func (e *Encoding[T]) Append(dst []byte, obj T) ([]byte, error) { return e.appendFn(dst, obj) }
 
 // form is one cached serialization, in a lock-free list per version.
-type form[T Object] struct {
+type form[T meta.Object] struct {
 	key  formKey
 	once sync.Once
 	b    []byte

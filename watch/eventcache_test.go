@@ -87,7 +87,7 @@ func TestCachingSourceContract(t *testing.T) {
 			Put:     func(key string) rv.Version { return s.Put(key, watchtest.NewObject(key, "v")) },
 			Delete:  func(key string) rv.Version { rev, _ := s.Delete(key); return rev },
 			Compact: s.Compact,
-			Version: func(o *obj) rv.Version { return o.Metadata.ResourceVersion },
+			Version: func(o *obj) rv.Version { return o.Version() },
 		}
 	})
 }

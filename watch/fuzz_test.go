@@ -40,7 +40,7 @@ type fuzzWatch struct {
 
 func describeMsg(m *watch.Message[*obj]) string {
 	o := m.Object()
-	return fmt.Sprintf("%s %s@%d %s/%d", m.Type(), m.Key(), m.Revision(), o.Value, o.Metadata.ResourceVersion)
+	return fmt.Sprintf("%s %s@%d %s/%d", m.Type(), m.Key(), m.Revision(), o.Value, o.Version())
 }
 
 // expected applies Kubernetes' transition rules to the reference history.
@@ -69,7 +69,7 @@ func expected(events []refEvent, after rv.Version, web bool) []string {
 				continue
 			}
 		}
-		out = append(out, fmt.Sprintf("%s %s@%d %s/%d", typ, e.key, e.rev, o.Value, o.Metadata.ResourceVersion))
+		out = append(out, fmt.Sprintf("%s %s@%d %s/%d", typ, e.key, e.rev, o.Value, o.Version()))
 	}
 	return out
 }
@@ -173,7 +173,7 @@ func fuzzBroadcaster(t *testing.T, data []byte) {
 				slices.Sort(keys)
 				for _, k := range keys {
 					o := state[k]
-					fw.initial = append(fw.initial, fmt.Sprintf("ADDED %s@%d %s/%d", k, rev, o.Value, o.Metadata.ResourceVersion))
+					fw.initial = append(fw.initial, fmt.Sprintf("ADDED %s@%d %s/%d", k, rev, o.Value, o.Version()))
 				}
 				fw.w = b.Watch(context.Background(), rv.Watch{Start: rv.StartMostRecent, InitialEvents: true}, filter)
 			case 2: // Start at Exact, in the future

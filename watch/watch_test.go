@@ -242,10 +242,10 @@ func TestGetStateAndStart(t *testing.T) {
 					// no initial-events-end bookmark, even with bookmarks.
 					w := f.watch(rv.Watch{Start: start, InitialEvents: true, Bookmarks: bookmarks}, nil)
 					ms := watchtest.Expect(t, w, added("a", 5), added("b", 5))
-					if got := ms[0].Object().Metadata.ResourceVersion; got != 2 {
+					if got := ms[0].Object().Version(); got != 2 {
 						t.Errorf("a carries resourceVersion %d, want its own 2", got)
 					}
-					if got := ms[1].Object().Metadata.ResourceVersion; got != 4 {
+					if got := ms[1].Object().Version(); got != 4 {
 						t.Errorf("b carries resourceVersion %d, want its own 4", got)
 					}
 					f.put("d", "1")
@@ -432,8 +432,8 @@ func TestSelectorTransitions(t *testing.T) {
 			}
 			m := watchtest.Expect(t, w, watchtest.Want{Type: s.want, Key: "a", Revision: rev})[0]
 			o := m.Object()
-			if o.Metadata.ResourceVersion != rev {
-				t.Errorf("%s: object resourceVersion %d, want %d", s.why, o.Metadata.ResourceVersion, rev)
+			if o.Version() != rev {
+				t.Errorf("%s: object resourceVersion %d, want %d", s.why, o.Version(), rev)
 			}
 			if s.want == watch.Deleted && o.Value != prev {
 				t.Errorf("%s: DELETED carries value %q, want the previous state %q", s.why, o.Value, prev)

@@ -26,8 +26,8 @@ import (
 
 	"github.com/apisem/apisem/examples/apiserver/api"
 	"github.com/apisem/apisem/examples/apiserver/demo"
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/server"
-	"github.com/apisem/apisem/store"
 )
 
 func main() {
@@ -111,19 +111,19 @@ Press Ctrl-C to stop.
 func seedDemo(s *demo.Server) error {
 	ctx := context.Background()
 	objs := []server.Object{
-		&api.Namespace{ObjectMeta: store.ObjectMeta{Name: "default"}},
-		&api.Namespace{ObjectMeta: store.ObjectMeta{Name: "demo", Labels: map[string]string{"team": "apisem"}}},
-		&api.ConfigMap{ObjectMeta: store.ObjectMeta{Name: "app-config", Namespace: "demo", Labels: map[string]string{"app": "shop"}},
+		&api.Namespace{ObjectMeta: meta.ObjectMeta{Name: "default"}},
+		&api.Namespace{ObjectMeta: meta.ObjectMeta{Name: "demo", Labels: map[string]string{"team": "apisem"}}},
+		&api.ConfigMap{ObjectMeta: meta.ObjectMeta{Name: "app-config", Namespace: "demo", Labels: map[string]string{"app": "shop"}},
 			Data: map[string]string{"LOG_LEVEL": "info", "FEATURES": "search,cart"}},
-		&api.ConfigMap{ObjectMeta: store.ObjectMeta{Name: "nginx", Namespace: "demo", Labels: map[string]string{"app": "web"}},
+		&api.ConfigMap{ObjectMeta: meta.ObjectMeta{Name: "nginx", Namespace: "demo", Labels: map[string]string{"app": "web"}},
 			Data: map[string]string{"nginx.conf": "worker_processes 1;\n"}},
-		&api.ConfigMap{ObjectMeta: store.ObjectMeta{Name: "settings", Namespace: "default"},
+		&api.ConfigMap{ObjectMeta: meta.ObjectMeta{Name: "settings", Namespace: "default"},
 			Data: map[string]string{"greeting": "hello"}},
-		&api.Secret{ObjectMeta: store.ObjectMeta{Name: "db-credentials", Namespace: "demo"},
+		&api.Secret{ObjectMeta: meta.ObjectMeta{Name: "db-credentials", Namespace: "demo"},
 			StringData: map[string]string{"username": "shop", "password": "not-a-real-password"}},
-		&api.Widget{ObjectMeta: store.ObjectMeta{Name: "sprocket", Namespace: "demo"},
+		&api.Widget{ObjectMeta: meta.ObjectMeta{Name: "sprocket", Namespace: "demo"},
 			Spec: api.WidgetSpec{Color: "red", Size: 3, Tags: []string{"metal"}}},
-		&api.Widget{ObjectMeta: store.ObjectMeta{Name: "gear", Namespace: "demo"},
+		&api.Widget{ObjectMeta: meta.ObjectMeta{Name: "gear", Namespace: "demo"},
 			Spec: api.WidgetSpec{Color: "blue", Size: 12}},
 	}
 	created := map[string]server.Object{}
@@ -136,9 +136,9 @@ func seedDemo(s *demo.Server) error {
 	}
 	// An event, so kubectl describe and get events have something to show.
 	cm := created["app-config"].Meta()
-	now := store.NewTime(time.Now())
+	now := meta.NewTime(time.Now())
 	_, err := s.Create(ctx, &api.Event{
-		ObjectMeta: store.ObjectMeta{Name: "app-config.seeded", Namespace: "demo"},
+		ObjectMeta: meta.ObjectMeta{Name: "app-config.seeded", Namespace: "demo"},
 		InvolvedObject: api.ObjectReference{Kind: "ConfigMap", Namespace: "demo", Name: cm.Name, UID: cm.UID,
 			APIVersion: "v1", ResourceVersion: cm.ResourceVersion},
 		Reason: "Seeded", Message: "Created by the example server's demo data",

@@ -34,6 +34,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/watch"
@@ -41,29 +42,34 @@ import (
 
 // InitialEventsAnnotation is the annotation of the bookmark that ends a
 // streaming list's initial events.
-const InitialEventsAnnotation = "k8s.io/initial-events-end"
+const InitialEventsAnnotation = meta.InitialEventsAnnotation
 
 // Timeout is how long an expectation waits for the next message.
 const Timeout = 10 * time.Second
 
 // Object is a minimal Kubernetes-shaped resource for tests and examples.
 type Object struct {
-	Metadata Meta   `json:"metadata"`
-	Value    string `json:"value,omitempty"`
+	Metadata meta.ObjectMeta `json:"metadata"`
+	Value    string          `json:"value,omitempty"`
 }
 
-// Meta is Object's metadata.
-type Meta struct {
-	Name            string            `json:"name,omitempty"`
-	ResourceVersion rv.Version        `json:"resourceVersion,omitempty,string"`
-	Labels          map[string]string `json:"labels,omitempty"`
-	Annotations     map[string]string `json:"annotations,omitempty"`
+// Meta returns o's metadata, so that *Object is a meta.Object.
+func (o *Object) Meta() *meta.ObjectMeta { return &o.Metadata }
+
+// Version returns o's resourceVersion as a revision: 0 when it is unset
+// or not one.
+func (o *Object) Version() rv.Version {
+	v, err := rv.Parse(o.Metadata.ResourceVersion)
+	if err != nil {
+		return 0
+	}
+	return v
 }
 
 // NewObject returns an Object with the given name and value and labels
 // given as alternating keys and values.
 func NewObject(name, value string, labels ...string) *Object {
-	o := &Object{Metadata: Meta{Name: name}, Value: value}
+	o := &Object{Metadata: meta.ObjectMeta{Name: name}, Value: value}
 	for i := 0; i+1 < len(labels); i += 2 {
 		if o.Metadata.Labels == nil {
 			o.Metadata.Labels = map[string]string{}
@@ -76,7 +82,7 @@ func NewObject(name, value string, labels ...string) *Object {
 // WithVersion returns a copy of o with its resourceVersion set to rev.
 func WithVersion(o *Object, rev rv.Version) *Object {
 	c := *o
-	c.Metadata.ResourceVersion = rev
+	c.Metadata.ResourceVersion = rev.String()
 	return &c
 }
 
@@ -84,7 +90,7 @@ func WithVersion(o *Object, rev rv.Version) *Object {
 func Funcs() watch.ObjectFuncs[*Object] {
 	return watch.ObjectFuncs[*Object]{
 		Bookmark: func(rev rv.Version, end bool) *Object {
-			o := &Object{Metadata: Meta{ResourceVersion: rev}}
+			o := &Object{Metadata: meta.ObjectMeta{ResourceVersion: rev.String()}}
 			if end {
 				o.Metadata.Annotations = map[string]string{InitialEventsAnnotation: "true"}
 			}

@@ -26,8 +26,8 @@ func collect(t *testing.T, s *watchtest.Source[*obj], after rv.Version, max int)
 	}
 	var out []string
 	for _, ev := range evs {
-		if ev.Object.Metadata.ResourceVersion != ev.Revision {
-			t.Errorf("event %d carries resourceVersion %d", ev.Revision, ev.Object.Metadata.ResourceVersion)
+		if ev.Object.Version() != ev.Revision {
+			t.Errorf("event %d carries resourceVersion %d", ev.Revision, ev.Object.Version())
 		}
 		prev := "-"
 		if ev.Prev != nil {
@@ -41,7 +41,7 @@ func collect(t *testing.T, s *watchtest.Source[*obj], after rv.Version, max int)
 func snapshot(t *testing.T, s *watchtest.Source[*obj], at rv.Version) (string, error) {
 	var parts []string
 	err := s.Snapshot(at, func(key string, o *obj) bool {
-		parts = append(parts, fmt.Sprintf("%s=%s@%d", key, o.Value, o.Metadata.ResourceVersion))
+		parts = append(parts, fmt.Sprintf("%s=%s@%d", key, o.Value, o.Version()))
 		return true
 	})
 	return strings.Join(parts, " "), err
@@ -262,7 +262,7 @@ func TestJSONEncoder(t *testing.T) {
 		t.Errorf("Calls() = %d, want 2", enc.Calls())
 	}
 	bm := watchtest.Funcs().Bookmark(9, true)
-	if bm.Metadata.ResourceVersion != 9 || bm.Metadata.Annotations[watchtest.InitialEventsAnnotation] != "true" || bm.Metadata.Name != "" {
+	if bm.Version() != 9 || bm.Metadata.Annotations[watchtest.InitialEventsAnnotation] != "true" || bm.Metadata.Name != "" {
 		t.Errorf("end bookmark = %+v", bm)
 	}
 	if bm := watchtest.Funcs().Bookmark(9, false); bm.Metadata.Annotations != nil {
@@ -285,7 +285,7 @@ func TestSourceConformance(t *testing.T) {
 				return rev
 			},
 			Compact: s.Compact,
-			Version: func(o *obj) rv.Version { return o.Metadata.ResourceVersion },
+			Version: func(o *obj) rv.Version { return o.Version() },
 		}
 	})
 }

@@ -3,12 +3,12 @@ package api
 import (
 	"encoding/hex"
 	"encoding/json"
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/server"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/apisem/apisem/store"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -28,8 +28,8 @@ func TestJSON(t *testing.T) {
 			`{"metadata":{},"immutable":false,"data":{"k":"v"},"binaryData":{"a":"aGk="}}`},
 		{"Namespace{}", &Namespace{}, `{"metadata":{},"spec":{},"status":{}}`},
 		{"NamespaceCondition{}", &NamespaceCondition{}, `{"type":"","status":"","lastTransitionTime":null}`},
-		{"ConfigMap with TypeMeta and metadata", &ConfigMap{TypeMeta: server.TypeMeta{Kind: "ConfigMap", APIVersion: "v1"},
-			ObjectMeta: store.ObjectMeta{Name: "a", CreationTimestamp: store.NewTime(time.Unix(1, 5e8))}},
+		{"ConfigMap with TypeMeta and metadata", &ConfigMap{TypeMeta: meta.TypeMeta{Kind: "ConfigMap", APIVersion: "v1"},
+			ObjectMeta: meta.ObjectMeta{Name: "a", CreationTimestamp: meta.NewTime(time.Unix(1, 5e8))}},
 			`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","creationTimestamp":"1970-01-01T00:00:01Z"}}`},
 		{"Secret field order", &Secret{Immutable: ptr(true), Data: map[string][]byte{"p": []byte("x")},
 			StringData: map[string]string{"s": "y"}, Type: "Opaque"},
@@ -40,10 +40,10 @@ func TestJSON(t *testing.T) {
 		{"Widget{}", &Widget{}, `{"metadata":{},"spec":{}}`},
 		{"Event{}", &Event{}, `{"metadata":{},"involvedObject":{},"source":{},"firstTimestamp":null,"lastTimestamp":null,` +
 			`"eventTime":null,"reportingComponent":"","reportingInstance":""}`},
-		{"Event times", &Event{EventTime: MicroTime{time.Unix(1, 2345)}, Series: &EventSeries{Count: 2}},
+		{"Event times", &Event{EventTime: meta.MicroTime{Time: time.Unix(1, 2345)}, Series: &EventSeries{Count: 2}},
 			`{"metadata":{},"involvedObject":{},"source":{},"firstTimestamp":null,"lastTimestamp":null,` +
 				`"eventTime":"1970-01-01T00:00:01.000002Z","series":{"count":2,"lastObservedTime":null},"reportingComponent":"","reportingInstance":""}`},
-		{"Widget", &Widget{TypeMeta: server.TypeMeta{Kind: "Widget", APIVersion: "example.apisem.dev/v1"},
+		{"Widget", &Widget{TypeMeta: meta.TypeMeta{Kind: "Widget", APIVersion: "example.apisem.dev/v1"},
 			Spec: WidgetSpec{Color: "red", Size: 3}, Status: WidgetStatus{Ready: true}},
 			`{"kind":"Widget","apiVersion":"example.apisem.dev/v1","metadata":{},"spec":{"color":"red","size":3},"status":{"ready":true}}`},
 	} {
@@ -69,7 +69,7 @@ func TestProto(t *testing.T) {
 			BinaryData: map[string][]byte{"a": {}, "b": nil},
 			Immutable:  ptr(false)},
 			"0a10" + emptyMeta + "12060a016b120176" + "1a050a01611200" + "1a030a0162" + "2000"},
-		{"ConfigMap{Name: a}", &ConfigMap{ObjectMeta: store.ObjectMeta{Name: "a"}}, "0a11" + "0a016112001a0022002a00320038004200"},
+		{"ConfigMap{Name: a}", &ConfigMap{ObjectMeta: meta.ObjectMeta{Name: "a"}}, "0a11" + "0a016112001a0022002a00320038004200"},
 		{"Secret{}", &Secret{}, "0a10" + emptyMeta + "1a00"},
 		{"Namespace{}", &Namespace{}, "0a10" + emptyMeta + "1200" + "1a020a00"},
 		{"Namespace with an empty condition", &Namespace{Status: NamespaceStatus{Conditions: []NamespaceCondition{{}}}},
@@ -81,7 +81,7 @@ func TestProto(t *testing.T) {
 			"3200" + "3a00" + "4000" + "4a00" + "5200" + "6200" + "7200" + "7a00"},
 		// MicroTime{1s, 2345ns} is 080110d00f: nanos truncated to 2000
 		// (k8s.io/apimachinery/pkg/apis/meta/v1/micro_time_proto.go).
-		{"Event with eventTime", &Event{EventTime: MicroTime{time.Unix(1, 2345)}}, "0a10" + emptyMeta + "120e0a0012001a0022002a0032003a00" +
+		{"Event with eventTime", &Event{EventTime: meta.MicroTime{Time: time.Unix(1, 2345)}}, "0a10" + emptyMeta + "120e0a0012001a0022002a0032003a00" +
 			"1a002200" + "2a040a001200" + "3200" + "3a00" + "4000" + "4a00" + "5205080110d00f" + "6200" + "7200" + "7a00"},
 	} {
 		got := hex.EncodeToString(tt.obj.AppendProto(nil))
@@ -94,20 +94,20 @@ func TestProto(t *testing.T) {
 	}
 }
 
-func fullMeta() store.ObjectMeta {
-	del := store.NewTime(time.Unix(1700000100, 0))
-	return store.ObjectMeta{
+func fullMeta() meta.ObjectMeta {
+	del := meta.NewTime(time.Unix(1700000100, 0))
+	return meta.ObjectMeta{
 		Name: "n", GenerateName: "g-", Namespace: "ns", UID: "u-1", ResourceVersion: "42", Generation: 3,
-		CreationTimestamp:          store.NewTime(time.Unix(1700000000, 0)),
+		CreationTimestamp:          meta.NewTime(time.Unix(1700000000, 0)),
 		DeletionTimestamp:          &del,
 		DeletionGracePeriodSeconds: ptr(int64(0)),
 		Labels:                     map[string]string{"a": "1", "b": ""},
 		Annotations:                map[string]string{"x": "y"},
-		OwnerReferences: []store.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "o", UID: "u-0",
+		OwnerReferences: []meta.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "o", UID: "u-0",
 			Controller: ptr(true), BlockOwnerDeletion: ptr(false)}},
 		Finalizers: []string{"example.com/f"},
-		ManagedFields: []store.ManagedFieldsEntry{{Manager: "kubectl", Operation: "Update", APIVersion: "v1",
-			Time: &del, FieldsType: "FieldsV1", FieldsV1: &store.FieldsV1{Raw: []byte(`{"f:data":{}}`)}}},
+		ManagedFields: []meta.ManagedFieldsEntry{{Manager: "kubectl", Operation: "Update", APIVersion: "v1",
+			Time: &del, FieldsType: "FieldsV1", FieldsV1: &meta.FieldsV1{Raw: []byte(`{"f:data":{}}`)}}},
 	}
 }
 
@@ -119,15 +119,15 @@ func TestRoundTrip(t *testing.T) {
 		&Secret{ObjectMeta: fullMeta(), Data: map[string][]byte{"p": []byte("pw")}, Type: "kubernetes.io/basic-auth"},
 		&Namespace{ObjectMeta: fullMeta(), Spec: NamespaceSpec{Finalizers: []string{"kubernetes"}},
 			Status: NamespaceStatus{Phase: "Terminating", Conditions: []NamespaceCondition{
-				{Type: NamespaceContentRemaining, Status: "True", LastTransitionTime: store.NewTime(time.Unix(1700000200, 0)),
+				{Type: NamespaceContentRemaining, Status: "True", LastTransitionTime: meta.NewTime(time.Unix(1700000200, 0)),
 					Reason: "SomeResourcesRemain", Message: "Some resources are remaining: configmaps. has 1 resource instances"},
 			}}},
 		&Widget{ObjectMeta: fullMeta(), Spec: WidgetSpec{Color: "red", Size: 2, Tags: []string{"a"}}, Status: WidgetStatus{Ready: true}},
 		&Event{ObjectMeta: fullMeta(), InvolvedObject: ObjectReference{Kind: "ConfigMap", Namespace: "ns", Name: "n", UID: "u",
 			APIVersion: "v1", ResourceVersion: "3", FieldPath: "data"}, Reason: "Seeded", Message: "m", Source: EventSource{Component: "c", Host: "h"},
-			FirstTimestamp: store.NewTime(time.Unix(1700000000, 0)), LastTimestamp: store.NewTime(time.Unix(1700000001, 0)), Count: 3,
-			Type: "Normal", EventTime: MicroTime{time.Unix(1700000002, 123456000).UTC()},
-			Series: &EventSeries{Count: 4, LastObservedTime: MicroTime{time.Unix(1700000003, 5000).UTC()}},
+			FirstTimestamp: meta.NewTime(time.Unix(1700000000, 0)), LastTimestamp: meta.NewTime(time.Unix(1700000001, 0)), Count: 3,
+			Type: "Normal", EventTime: meta.MicroTime{Time: time.Unix(1700000002, 123456000).UTC()},
+			Series: &EventSeries{Count: 4, LastObservedTime: meta.MicroTime{Time: time.Unix(1700000003, 5000).UTC()}},
 			Action: "Seed", Related: &ObjectReference{Kind: "Widget", Name: "w"}, ReportingComponent: "rc", ReportingInstance: "ri"},
 	}
 	byKind := map[string]*server.Resource{}

@@ -2,26 +2,26 @@ package api
 
 import (
 	"bytes"
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/server"
 	"maps"
 
 	"github.com/apisem/apisem/envelope"
-	"github.com/apisem/apisem/store"
 )
 
 // ConfigMap is core v1 ConfigMap. The field order is Kubernetes' (and so
 // is the JSON key order); protobuf field numbers are metadata 1, data 2,
 // binaryData 3, immutable 4.
 type ConfigMap struct {
-	server.TypeMeta
-	store.ObjectMeta `json:"metadata"`
-	Immutable        *bool             `json:"immutable,omitempty"`
-	Data             map[string]string `json:"data,omitempty"`
-	BinaryData       map[string][]byte `json:"binaryData,omitempty"`
+	meta.TypeMeta
+	meta.ObjectMeta `json:"metadata"`
+	Immutable       *bool             `json:"immutable,omitempty"`
+	Data            map[string]string `json:"data,omitempty"`
+	BinaryData      map[string][]byte `json:"binaryData,omitempty"`
 }
 
 // Types returns the object's TypeMeta.
-func (c *ConfigMap) Types() *server.TypeMeta { return &c.TypeMeta }
+func (c *ConfigMap) Types() *meta.TypeMeta { return &c.TypeMeta }
 
 // DeepCopyObject returns a deep copy of c.
 func (c *ConfigMap) DeepCopyObject() server.Object { return c.DeepCopy() }
@@ -37,8 +37,7 @@ func (c *ConfigMap) DeepCopy() *ConfigMap {
 
 // AppendProto appends the protobuf encoding of c.
 func (c *ConfigMap) AppendProto(b []byte) []byte {
-	m := server.EnvelopeMeta(&c.ObjectMeta)
-	b = appendMetadata(b, &m)
+	b = meta.AppendObjectMetadata(b, &c.ObjectMeta)
 	b = envelope.AppendStringMap(b, 2, c.Data)
 	b = envelope.AppendBytesMap(b, 3, c.BinaryData)
 	if c.Immutable != nil {
@@ -49,8 +48,7 @@ func (c *ConfigMap) AppendProto(b []byte) []byte {
 
 // SizeProto returns the length of c's protobuf encoding.
 func (c *ConfigMap) SizeProto() int {
-	m := server.EnvelopeMeta(&c.ObjectMeta)
-	n := sizeMetadata(&m) + envelope.SizeStringMap(2, c.Data) + envelope.SizeBytesMap(3, c.BinaryData)
+	n := meta.SizeObjectMetadata(&c.ObjectMeta) + envelope.SizeStringMap(2, c.Data) + envelope.SizeBytesMap(3, c.BinaryData)
 	if c.Immutable != nil {
 		n += sizeBool(4)
 	}

@@ -9,8 +9,10 @@
 //
 // JSON follows Kubernetes' Go types field by field: the same key order and
 // omission rules (k8s.io/api/core/v1/types.go), so that encoding/json
-// writes the bytes a Kubernetes server writes. Protobuf uses package
-// envelope's writers and readers with the field numbers of Kubernetes'
+// writes the bytes a Kubernetes server writes; every type embeds
+// meta.TypeMeta and meta.ObjectMeta. Protobuf uses package meta's codec
+// for metadata and times and package envelope's writers and readers for
+// the rest, with the field numbers of Kubernetes'
 // generated.proto files and the emission rules of its generated
 // marshallers (always-written
 // scalars, sorted map keys, nil-versus-empty bytes, whole-second times), so

@@ -1,14 +1,13 @@
 package api
 
 import (
-	"encoding/json"
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/server"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/apisem/apisem/envelope"
-	"github.com/apisem/apisem/store"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -19,17 +18,17 @@ import (
 // eventTime 10, series 11, action 12, related 13, reportingComponent 14,
 // reportingInstance 15.
 type Event struct {
-	server.TypeMeta
-	store.ObjectMeta   `json:"metadata"`
+	meta.TypeMeta
+	meta.ObjectMeta    `json:"metadata"`
 	InvolvedObject     ObjectReference  `json:"involvedObject"`
 	Reason             string           `json:"reason,omitempty"`
 	Message            string           `json:"message,omitempty"`
 	Source             EventSource      `json:"source,omitempty"`
-	FirstTimestamp     store.Time       `json:"firstTimestamp,omitempty"`
-	LastTimestamp      store.Time       `json:"lastTimestamp,omitempty"`
+	FirstTimestamp     meta.Time        `json:"firstTimestamp,omitempty"`
+	LastTimestamp      meta.Time        `json:"lastTimestamp,omitempty"`
 	Count              int32            `json:"count,omitempty"`
 	Type               string           `json:"type,omitempty"`
-	EventTime          MicroTime        `json:"eventTime,omitempty"`
+	EventTime          meta.MicroTime   `json:"eventTime,omitempty"`
 	Series             *EventSeries     `json:"series,omitempty"`
 	Action             string           `json:"action,omitempty"`
 	Related            *ObjectReference `json:"related,omitempty"`
@@ -58,89 +57,12 @@ type EventSource struct {
 
 // EventSeries is core v1 EventSeries (count 1, lastObservedTime 2).
 type EventSeries struct {
-	Count            int32     `json:"count,omitempty"`
-	LastObservedTime MicroTime `json:"lastObservedTime,omitempty"`
-}
-
-// MicroTime is metav1.MicroTime: a time with microsecond precision,
-// written in JSON as RFC 3339 with six fraction digits in UTC, and null
-// when zero.
-type MicroTime struct {
-	time.Time
-}
-
-const rfc3339Micro = "2006-01-02T15:04:05.000000Z07:00"
-
-// MarshalJSON writes null for the zero time, else the UTC time with
-// microseconds.
-func (t MicroTime) MarshalJSON() ([]byte, error) {
-	if t.IsZero() {
-		return []byte("null"), nil
-	}
-	return json.Marshal(t.UTC().Format(rfc3339Micro))
-}
-
-// UnmarshalJSON reads null as the zero time.
-func (t *MicroTime) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		t.Time = time.Time{}
-		return nil
-	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return err
-	}
-	p, err := time.Parse(rfc3339Micro, s)
-	if err != nil {
-		return err
-	}
-	t.Time = p.UTC()
-	return nil
-}
-
-// appendMicroTime appends the body of a MicroTime: nothing for the zero
-// time, else seconds and nanos (truncated to microseconds), both always.
-func appendMicroTime(b []byte, t time.Time) []byte {
-	if t.IsZero() {
-		return b
-	}
-	b = protowire.AppendTag(b, 1, protowire.VarintType)
-	b = protowire.AppendVarint(b, uint64(t.Unix()))
-	b = protowire.AppendTag(b, 2, protowire.VarintType)
-	return protowire.AppendVarint(b, uint64(int64(t.Nanosecond()/1000*1000)))
-}
-
-func sizeMicroTime(t time.Time) int {
-	if t.IsZero() {
-		return 0
-	}
-	return 2 + protowire.SizeVarint(uint64(t.Unix())) + protowire.SizeVarint(uint64(int64(t.Nanosecond()/1000*1000)))
-}
-
-func consumeMicroTime(b []byte) (MicroTime, error) {
-	var sec, nanos int64
-	err := envelope.RangeFields(b, func(f envelope.Field) (err error) {
-		switch f.Num {
-		case 1:
-			sec, err = f.AsInt64()
-		case 2:
-			var n int32
-			n, err = f.AsInt32()
-			nanos = int64(n)
-		}
-		return err
-	})
-	if err != nil || len(b) == 0 {
-		return MicroTime{}, err
-	}
-	if nanos < 0 || nanos >= 1e9 {
-		nanos = 0
-	}
-	return MicroTime{time.Unix(sec, nanos/1000*1000).UTC()}, nil
+	Count            int32          `json:"count,omitempty"`
+	LastObservedTime meta.MicroTime `json:"lastObservedTime,omitempty"`
 }
 
 // Types returns the object's TypeMeta.
-func (e *Event) Types() *server.TypeMeta { return &e.TypeMeta }
+func (e *Event) Types() *meta.TypeMeta { return &e.TypeMeta }
 
 // DeepCopyObject returns a deep copy of e.
 func (e *Event) DeepCopyObject() server.Object { return e.DeepCopy() }
@@ -148,7 +70,7 @@ func (e *Event) DeepCopyObject() server.Object { return e.DeepCopy() }
 // DeepCopy returns a deep copy of e.
 func (e *Event) DeepCopy() *Event {
 	out := *e
-	out.ObjectMeta = store.ObjectMeta{}
+	out.ObjectMeta = meta.ObjectMeta{}
 	e.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
 	if e.Series != nil {
 		s := *e.Series
@@ -177,7 +99,7 @@ func (r *ObjectReference) appendProto(b []byte) []byte {
 }
 
 func (s *EventSeries) size() int {
-	return 1 + protowire.SizeVarint(uint64(int64(s.Count))) + sizeMessage(2, sizeMicroTime(s.LastObservedTime.Time))
+	return 1 + protowire.SizeVarint(uint64(int64(s.Count))) + sizeMessage(2, meta.SizeMicroTime(s.LastObservedTime))
 }
 
 func sizeInt32(num protowire.Number, v int32) int {
@@ -191,24 +113,23 @@ func appendInt32(b []byte, num protowire.Number, v int32) []byte {
 
 // AppendProto appends the protobuf encoding of e.
 func (e *Event) AppendProto(b []byte) []byte {
-	m := server.EnvelopeMeta(&e.ObjectMeta)
-	b = appendMetadata(b, &m)
+	b = meta.AppendObjectMetadata(b, &e.ObjectMeta)
 	b = appendMessage(b, 2, e.InvolvedObject.size(), e.InvolvedObject.appendProto)
 	b = appendString(b, 3, e.Reason)
 	b = appendString(b, 4, e.Message)
 	b = appendMessage(b, 5, sizeString(1, e.Source.Component)+sizeString(2, e.Source.Host), func(b []byte) []byte {
 		return appendString(appendString(b, 1, e.Source.Component), 2, e.Source.Host)
 	})
-	b = appendMessage(b, 6, envelope.SizeTime(e.FirstTimestamp.Time), func(b []byte) []byte { return envelope.AppendTime(b, e.FirstTimestamp.Time) })
-	b = appendMessage(b, 7, envelope.SizeTime(e.LastTimestamp.Time), func(b []byte) []byte { return envelope.AppendTime(b, e.LastTimestamp.Time) })
+	b = appendMessage(b, 6, meta.SizeTime(e.FirstTimestamp), func(b []byte) []byte { return meta.AppendTime(b, e.FirstTimestamp) })
+	b = appendMessage(b, 7, meta.SizeTime(e.LastTimestamp), func(b []byte) []byte { return meta.AppendTime(b, e.LastTimestamp) })
 	b = appendInt32(b, 8, e.Count)
 	b = appendString(b, 9, e.Type)
-	b = appendMessage(b, 10, sizeMicroTime(e.EventTime.Time), func(b []byte) []byte { return appendMicroTime(b, e.EventTime.Time) })
+	b = appendMessage(b, 10, meta.SizeMicroTime(e.EventTime), func(b []byte) []byte { return meta.AppendMicroTime(b, e.EventTime) })
 	if s := e.Series; s != nil {
 		b = appendMessage(b, 11, s.size(), func(b []byte) []byte {
 			b = appendInt32(b, 1, s.Count)
-			return appendMessage(b, 2, sizeMicroTime(s.LastObservedTime.Time), func(b []byte) []byte {
-				return appendMicroTime(b, s.LastObservedTime.Time)
+			return appendMessage(b, 2, meta.SizeMicroTime(s.LastObservedTime), func(b []byte) []byte {
+				return meta.AppendMicroTime(b, s.LastObservedTime)
 			})
 		})
 	}
@@ -222,11 +143,10 @@ func (e *Event) AppendProto(b []byte) []byte {
 
 // SizeProto returns the length of e's protobuf encoding.
 func (e *Event) SizeProto() int {
-	m := server.EnvelopeMeta(&e.ObjectMeta)
-	n := sizeMetadata(&m) + sizeMessage(2, e.InvolvedObject.size()) + sizeString(3, e.Reason) + sizeString(4, e.Message) +
+	n := meta.SizeObjectMetadata(&e.ObjectMeta) + sizeMessage(2, e.InvolvedObject.size()) + sizeString(3, e.Reason) + sizeString(4, e.Message) +
 		sizeMessage(5, sizeString(1, e.Source.Component)+sizeString(2, e.Source.Host)) +
-		sizeMessage(6, envelope.SizeTime(e.FirstTimestamp.Time)) + sizeMessage(7, envelope.SizeTime(e.LastTimestamp.Time)) +
-		sizeInt32(8, e.Count) + sizeString(9, e.Type) + sizeMessage(10, sizeMicroTime(e.EventTime.Time)) +
+		sizeMessage(6, meta.SizeTime(e.FirstTimestamp)) + sizeMessage(7, meta.SizeTime(e.LastTimestamp)) +
+		sizeInt32(8, e.Count) + sizeString(9, e.Type) + sizeMessage(10, meta.SizeMicroTime(e.EventTime)) +
 		sizeString(12, e.Action) + sizeString(14, e.ReportingComponent) + sizeString(15, e.ReportingInstance)
 	if e.Series != nil {
 		n += sizeMessage(11, e.Series.size())
@@ -261,12 +181,12 @@ func decodeObjectReference(f envelope.Field) (ObjectReference, error) {
 	return r, err
 }
 
-func decodeMicroTimeField(f envelope.Field) (MicroTime, error) {
+func decodeMicroTimeField(f envelope.Field) (meta.MicroTime, error) {
 	body, err := f.AsBytes()
 	if err != nil {
-		return MicroTime{}, err
+		return meta.MicroTime{}, err
 	}
-	return consumeMicroTime(body)
+	return meta.ConsumeMicroTime(body)
 }
 
 func decodeEvent(b []byte) (server.Object, error) {

@@ -6,6 +6,8 @@ import (
 	"github.com/apisem/apisem/server"
 	"testing"
 	"time"
+
+	"github.com/apisem/apisem/meta"
 )
 
 // FuzzDecodeProto feeds arbitrary bytes to every protobuf decoder: it must
@@ -17,7 +19,7 @@ func FuzzDecodeProto(f *testing.F) {
 		&Secret{ObjectMeta: fullMeta(), Data: map[string][]byte{"p": nil}, Type: "Opaque"},
 		&Namespace{ObjectMeta: fullMeta(), Status: NamespaceStatus{Conditions: []NamespaceCondition{{Type: "A"}}}},
 		&Event{ObjectMeta: fullMeta(), Series: &EventSeries{Count: 1}, Related: &ObjectReference{Name: "r"},
-			EventTime: MicroTime{time.Unix(5, 7000)}},
+			EventTime: meta.MicroTime{Time: time.Unix(5, 7000)}},
 	} {
 		f.Add(o.AppendProto(nil))
 	}

@@ -1,11 +1,11 @@
 package api
 
 import (
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/server"
 	"slices"
 
 	"github.com/apisem/apisem/envelope"
-	"github.com/apisem/apisem/store"
 )
 
 // Namespace phases and the finalizer that keeps a namespace until its
@@ -26,10 +26,10 @@ const (
 // Namespace is core v1 Namespace. Spec and status are value structs, so
 // JSON always carries "spec":{} and "status":{}, as Kubernetes does.
 type Namespace struct {
-	server.TypeMeta
-	store.ObjectMeta `json:"metadata"`
-	Spec             NamespaceSpec   `json:"spec,omitempty"`
-	Status           NamespaceStatus `json:"status,omitempty"`
+	meta.TypeMeta
+	meta.ObjectMeta `json:"metadata"`
+	Spec            NamespaceSpec   `json:"spec,omitempty"`
+	Status          NamespaceStatus `json:"status,omitempty"`
 }
 
 // NamespaceSpec holds the namespace's finalizers (not metadata.finalizers):
@@ -47,15 +47,15 @@ type NamespaceStatus struct {
 // NamespaceCondition is one condition of a namespace. A zero
 // LastTransitionTime is written as null, as Kubernetes writes it.
 type NamespaceCondition struct {
-	Type               string     `json:"type"`
-	Status             string     `json:"status"`
-	LastTransitionTime store.Time `json:"lastTransitionTime,omitempty"`
-	Reason             string     `json:"reason,omitempty"`
-	Message            string     `json:"message,omitempty"`
+	Type               string    `json:"type"`
+	Status             string    `json:"status"`
+	LastTransitionTime meta.Time `json:"lastTransitionTime,omitempty"`
+	Reason             string    `json:"reason,omitempty"`
+	Message            string    `json:"message,omitempty"`
 }
 
 // Types returns the object's TypeMeta.
-func (n *Namespace) Types() *server.TypeMeta { return &n.TypeMeta }
+func (n *Namespace) Types() *meta.TypeMeta { return &n.TypeMeta }
 
 // DeepCopyObject returns a deep copy of n.
 func (n *Namespace) DeepCopyObject() server.Object { return n.DeepCopy() }
@@ -85,7 +85,7 @@ func (n *NamespaceSpec) size() int {
 
 func (c *NamespaceCondition) size() int {
 	return sizeString(1, c.Type) + sizeString(2, c.Status) +
-		sizeMessage(4, envelope.SizeTime(c.LastTransitionTime.Time)) +
+		sizeMessage(4, meta.SizeTime(c.LastTransitionTime)) +
 		sizeString(5, c.Reason) + sizeString(6, c.Message)
 }
 
@@ -100,8 +100,7 @@ func (n *NamespaceStatus) size() int {
 // AppendProto appends the protobuf encoding of n: metadata 1, spec 2
 // (finalizers 1), status 3 (phase 1, conditions 2).
 func (n *Namespace) AppendProto(b []byte) []byte {
-	m := server.EnvelopeMeta(&n.ObjectMeta)
-	b = appendMetadata(b, &m)
+	b = meta.AppendObjectMetadata(b, &n.ObjectMeta)
 	b = appendMessage(b, 2, n.Spec.size(), func(b []byte) []byte {
 		for _, f := range n.Spec.Finalizers {
 			b = appendString(b, 1, f)
@@ -115,8 +114,8 @@ func (n *Namespace) AppendProto(b []byte) []byte {
 			b = appendMessage(b, 2, c.size(), func(b []byte) []byte {
 				b = appendString(b, 1, c.Type)
 				b = appendString(b, 2, c.Status)
-				b = appendMessage(b, 4, envelope.SizeTime(c.LastTransitionTime.Time), func(b []byte) []byte {
-					return envelope.AppendTime(b, c.LastTransitionTime.Time)
+				b = appendMessage(b, 4, meta.SizeTime(c.LastTransitionTime), func(b []byte) []byte {
+					return meta.AppendTime(b, c.LastTransitionTime)
 				})
 				b = appendString(b, 5, c.Reason)
 				return appendString(b, 6, c.Message)
@@ -128,8 +127,7 @@ func (n *Namespace) AppendProto(b []byte) []byte {
 
 // SizeProto returns the length of n's protobuf encoding.
 func (n *Namespace) SizeProto() int {
-	m := server.EnvelopeMeta(&n.ObjectMeta)
-	return sizeMetadata(&m) + sizeMessage(2, n.Spec.size()) + sizeMessage(3, n.Status.size())
+	return meta.SizeObjectMetadata(&n.ObjectMeta) + sizeMessage(2, n.Spec.size()) + sizeMessage(3, n.Status.size())
 }
 
 func decodeNamespace(b []byte) (server.Object, error) {

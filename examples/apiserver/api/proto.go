@@ -3,10 +3,10 @@ package api
 import (
 	"errors"
 	"fmt"
-	"github.com/apisem/apisem/server"
 
 	"github.com/apisem/apisem/envelope"
-	"github.com/apisem/apisem/store"
+	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/server"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -15,16 +15,6 @@ var ErrProto = errors.New("api: malformed protobuf")
 
 func protoErr(msg string, err error) error {
 	return fmt.Errorf("%w: %s: %w", ErrProto, msg, err)
-}
-
-// appendMetadata writes metadata as field 1, which every object has.
-func appendMetadata(b []byte, m *envelope.ObjectMeta) []byte {
-	return envelope.AppendObjectMetadata(b, m)
-}
-
-func sizeMetadata(m *envelope.ObjectMeta) int {
-	n := envelope.SizeObjectMeta(m)
-	return protowire.SizeTag(1) + protowire.SizeBytes(n)
 }
 
 func appendString(b []byte, num protowire.Number, s string) []byte {
@@ -66,8 +56,8 @@ func decodeObject(b []byte, o server.Object, field func(envelope.Field) error) (
 		if err != nil {
 			return err
 		}
-		m, err := envelope.ConsumeObjectMeta(body)
-		*o.Meta() = fromEnvelopeMeta(&m)
+		m, err := meta.ConsumeObjectMeta(body)
+		*o.Meta() = m
 		return err
 	})
 	if err != nil {
@@ -95,11 +85,10 @@ func decodeOptionalBool(f envelope.Field) (*bool, error) {
 }
 
 // decodeTime decodes a metav1.Time field.
-func decodeTime(f envelope.Field) (store.Time, error) {
+func decodeTime(f envelope.Field) (meta.Time, error) {
 	body, err := f.AsBytes()
 	if err != nil {
-		return store.Time{}, err
+		return meta.Time{}, err
 	}
-	t, err := envelope.ConsumeTime(body)
-	return storeTime(t), err
+	return meta.ConsumeTime(body)
 }

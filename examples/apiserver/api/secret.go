@@ -2,11 +2,11 @@ package api
 
 import (
 	"bytes"
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/server"
 	"maps"
 
 	"github.com/apisem/apisem/envelope"
-	"github.com/apisem/apisem/store"
 )
 
 // SecretTypeOpaque is the default type of a Secret.
@@ -16,10 +16,10 @@ const SecretTypeOpaque = "Opaque"
 // stringData, type; protobuf: metadata 1, data 2, type 3, stringData 4,
 // immutable 5.
 type Secret struct {
-	server.TypeMeta
-	store.ObjectMeta `json:"metadata"`
-	Immutable        *bool             `json:"immutable,omitempty"`
-	Data             map[string][]byte `json:"data,omitempty"`
+	meta.TypeMeta
+	meta.ObjectMeta `json:"metadata"`
+	Immutable       *bool             `json:"immutable,omitempty"`
+	Data            map[string][]byte `json:"data,omitempty"`
 	// StringData is write-only: on create and update it is merged into
 	// Data and cleared, so it is never stored or returned.
 	StringData map[string]string `json:"stringData,omitempty"`
@@ -27,7 +27,7 @@ type Secret struct {
 }
 
 // Types returns the object's TypeMeta.
-func (s *Secret) Types() *server.TypeMeta { return &s.TypeMeta }
+func (s *Secret) Types() *meta.TypeMeta { return &s.TypeMeta }
 
 // DeepCopyObject returns a deep copy of s.
 func (s *Secret) DeepCopyObject() server.Object { return s.DeepCopy() }
@@ -43,8 +43,7 @@ func (s *Secret) DeepCopy() *Secret {
 
 // AppendProto appends the protobuf encoding of s.
 func (s *Secret) AppendProto(b []byte) []byte {
-	m := server.EnvelopeMeta(&s.ObjectMeta)
-	b = appendMetadata(b, &m)
+	b = meta.AppendObjectMetadata(b, &s.ObjectMeta)
 	b = envelope.AppendBytesMap(b, 2, s.Data)
 	b = appendString(b, 3, s.Type)
 	b = envelope.AppendStringMap(b, 4, s.StringData)
@@ -56,8 +55,7 @@ func (s *Secret) AppendProto(b []byte) []byte {
 
 // SizeProto returns the length of s's protobuf encoding.
 func (s *Secret) SizeProto() int {
-	m := server.EnvelopeMeta(&s.ObjectMeta)
-	n := sizeMetadata(&m) + envelope.SizeBytesMap(2, s.Data) + sizeString(3, s.Type) +
+	n := meta.SizeObjectMetadata(&s.ObjectMeta) + envelope.SizeBytesMap(2, s.Data) + sizeString(3, s.Type) +
 		envelope.SizeStringMap(4, s.StringData)
 	if s.Immutable != nil {
 		n += sizeBool(5)

@@ -1,20 +1,19 @@
 package api
 
 import (
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/server"
 	"slices"
-
-	"github.com/apisem/apisem/store"
 )
 
 // Widget is the example's custom resource, widgets.example.apisem.dev/v1:
 // JSON only, with its own Table columns, as a CustomResourceDefinition
 // with additionalPrinterColumns would be served.
 type Widget struct {
-	server.TypeMeta
-	store.ObjectMeta `json:"metadata"`
-	Spec             WidgetSpec   `json:"spec"`
-	Status           WidgetStatus `json:"status,omitzero"`
+	meta.TypeMeta
+	meta.ObjectMeta `json:"metadata"`
+	Spec            WidgetSpec   `json:"spec"`
+	Status          WidgetStatus `json:"status,omitzero"`
 }
 
 // WidgetSpec is what a widget should be.
@@ -30,7 +29,7 @@ type WidgetStatus struct {
 }
 
 // Types returns the object's TypeMeta.
-func (w *Widget) Types() *server.TypeMeta { return &w.TypeMeta }
+func (w *Widget) Types() *meta.TypeMeta { return &w.TypeMeta }
 
 // DeepCopyObject returns a deep copy of w.
 func (w *Widget) DeepCopyObject() server.Object { return w.DeepCopy() }

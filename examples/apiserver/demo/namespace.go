@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/apisem/apisem/examples/apiserver/api"
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
@@ -145,7 +146,7 @@ func (s *Server) finalizeNamespace(ctx context.Context, nsr *store.Resource[serv
 		if sameConditions(ns.Status.Conditions, conds) {
 			return nil
 		}
-		now := store.NewTime(s.now().Truncate(1e9))
+		now := meta.NewTime(s.now().Truncate(1e9))
 		_, err := nsr.GuaranteedUpdate(ctx, "", ns.Name, store.UpdateOptions{}, func(cur server.Object) (server.Object, error) {
 			n := cur.(*api.Namespace)
 			n.Status.Conditions = mergeConditions(n.Status.Conditions, conds, now)
@@ -159,7 +160,7 @@ func (s *Server) finalizeNamespace(ctx context.Context, nsr *store.Resource[serv
 	_, err := nsr.GuaranteedUpdate(ctx, "", ns.Name, store.UpdateOptions{}, func(cur server.Object) (server.Object, error) {
 		n := cur.(*api.Namespace)
 		n.Spec.Finalizers = slices.DeleteFunc(n.Spec.Finalizers, func(f string) bool { return f == api.FinalizerKubernetes })
-		n.Status.Conditions = mergeConditions(n.Status.Conditions, contentConditions(nil, nil), store.NewTime(s.now().Truncate(1e9)))
+		n.Status.Conditions = mergeConditions(n.Status.Conditions, contentConditions(nil, nil), meta.NewTime(s.now().Truncate(1e9)))
 		return n, nil
 	})
 	if status.IsNotFound(err) {
@@ -209,7 +210,7 @@ func sameConditions(have, want []api.NamespaceCondition) bool {
 
 // mergeConditions sets want in have, keeping the transition time of a
 // condition whose status did not change.
-func mergeConditions(have, want []api.NamespaceCondition, now store.Time) []api.NamespaceCondition {
+func mergeConditions(have, want []api.NamespaceCondition, now meta.Time) []api.NamespaceCondition {
 	out := slices.Clone(have)
 	for _, w := range want {
 		i := slices.IndexFunc(out, func(c api.NamespaceCondition) bool { return c.Type == w.Type })

@@ -1,32 +1,38 @@
-package store
+package meta
 
 import (
 	"bytes"
-	"encoding/json"
-	"time"
+	"maps"
 )
 
-// Object is what the store asks of a stored type: access to its metadata.
-// A type gets it by embedding ObjectMeta (the method is promoted), as in
+// Object is what a stored or served type offers: a pointer to its own
+// metadata. A type gets it by embedding ObjectMeta, whose Meta method is
+// promoted:
 //
 //	type ConfigMap struct {
-//		Kind       string            `json:"kind,omitempty"`
-//		APIVersion string            `json:"apiVersion,omitempty"`
-//		store.ObjectMeta             `json:"metadata"`
-//		Data       map[string]string `json:"data,omitempty"`
+//		meta.TypeMeta   `json:",inline"`
+//		meta.ObjectMeta `json:"metadata"`
+//		Data map[string]string `json:"data,omitempty"`
 //	}
 //
-// and is stored as *ConfigMap. Meta must return a pointer into the object
-// itself: the store fills in generated fields through it.
+// and *ConfigMap is the Object. Meta must point into the object itself:
+// stores fill in generated fields through it.
 type Object interface {
 	Meta() *ObjectMeta
 }
 
-// ObjectMeta is Kubernetes' metav1.ObjectMeta with its JSON field names,
-// order and omission rules. The store reads and writes
-// the system fields (uid, resourceVersion, creationTimestamp,
-// deletionTimestamp, deletionGracePeriodSeconds, generation on deletion);
-// everything else is the caller's.
+// TypeMeta is metav1.TypeMeta: an object's kind and apiVersion, inlined in
+// its JSON and left out when empty. Objects never carry it inside their
+// protobuf bytes: the envelope does.
+type TypeMeta struct {
+	Kind       string `json:"kind,omitempty"`
+	APIVersion string `json:"apiVersion,omitempty"`
+}
+
+// ObjectMeta is metav1.ObjectMeta with Kubernetes' JSON field names, order
+// and omission rules. Servers own the system fields (uid,
+// resourceVersion, creationTimestamp, deletionTimestamp,
+// deletionGracePeriodSeconds, generation); the rest is the client's.
 type ObjectMeta struct {
 	Name                       string               `json:"name,omitempty"`
 	GenerateName               string               `json:"generateName,omitempty"`
@@ -51,16 +57,10 @@ func (m *ObjectMeta) Meta() *ObjectMeta { return m }
 // DeepCopyInto copies m into out, sharing no maps, slices or pointers.
 func (m *ObjectMeta) DeepCopyInto(out *ObjectMeta) {
 	*out = *m
-	if m.DeletionTimestamp != nil {
-		t := *m.DeletionTimestamp
-		out.DeletionTimestamp = &t
-	}
-	if m.DeletionGracePeriodSeconds != nil {
-		s := *m.DeletionGracePeriodSeconds
-		out.DeletionGracePeriodSeconds = &s
-	}
-	out.Labels = copyStrings(m.Labels)
-	out.Annotations = copyStrings(m.Annotations)
+	out.DeletionTimestamp = clonePtr(m.DeletionTimestamp)
+	out.DeletionGracePeriodSeconds = clonePtr(m.DeletionGracePeriodSeconds)
+	out.Labels = maps.Clone(m.Labels)
+	out.Annotations = maps.Clone(m.Annotations)
 	if m.OwnerReferences != nil {
 		out.OwnerReferences = make([]OwnerReference, len(m.OwnerReferences))
 		for i := range m.OwnerReferences {
@@ -88,61 +88,17 @@ func (m *ObjectMeta) DeepCopy() *ObjectMeta {
 	return out
 }
 
-func copyStrings(m map[string]string) map[string]string {
-	if m == nil {
+func clonePtr[T any](p *T) *T {
+	if p == nil {
 		return nil
 	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
+	v := *p
+	return &v
 }
 
-// Time is metav1.Time: a time.Time that Kubernetes writes in JSON as RFC
-// 3339 in UTC with whole seconds, and a zero value as null. Embedding
-// time.Time gives it IsZero, so `omitzero` drops a zero creationTimestamp.
-type Time struct {
-	time.Time
-}
-
-// NewTime returns t as a Time.
-func NewTime(t time.Time) Time { return Time{t} }
-
-// MarshalJSON writes null for the zero time, else the UTC RFC 3339 form
-// with the fraction dropped.
-func (t Time) MarshalJSON() ([]byte, error) {
-	if t.IsZero() {
-		return []byte("null"), nil
-	}
-	b := make([]byte, 0, len(time.RFC3339)+2)
-	b = append(b, '"')
-	b = t.UTC().AppendFormat(b, time.RFC3339)
-	return append(b, '"'), nil
-}
-
-// UnmarshalJSON reads null as the zero time and a string with
-// time.RFC3339 (which accepts a fraction).
-func (t *Time) UnmarshalJSON(b []byte) error {
-	if bytes.Equal(b, []byte("null")) {
-		t.Time = time.Time{}
-		return nil
-	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return err
-	}
-	p, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		return err
-	}
-	t.Time = p.Local()
-	return nil
-}
-
-// OwnerReference is metav1.OwnerReference (JSON order apiVersion, kind,
-// name, uid, controller, blockOwnerDeletion; the first four are never
-// omitted).
+// OwnerReference is metav1.OwnerReference. Its JSON order is apiVersion,
+// kind, name, uid, controller, blockOwnerDeletion, and the first four are
+// written even when empty.
 type OwnerReference struct {
 	APIVersion         string `json:"apiVersion"`
 	Kind               string `json:"kind"`
@@ -155,18 +111,12 @@ type OwnerReference struct {
 // DeepCopyInto copies r into out.
 func (r *OwnerReference) DeepCopyInto(out *OwnerReference) {
 	*out = *r
-	if r.Controller != nil {
-		b := *r.Controller
-		out.Controller = &b
-	}
-	if r.BlockOwnerDeletion != nil {
-		b := *r.BlockOwnerDeletion
-		out.BlockOwnerDeletion = &b
-	}
+	out.Controller = clonePtr(r.Controller)
+	out.BlockOwnerDeletion = clonePtr(r.BlockOwnerDeletion)
 }
 
-// ManagedFieldsEntry is metav1.ManagedFieldsEntry. The store keeps it as
-// given; it does not implement server-side apply.
+// ManagedFieldsEntry is metav1.ManagedFieldsEntry, the record server-side
+// apply keeps of who set which fields. This package only carries it.
 type ManagedFieldsEntry struct {
 	Manager     string    `json:"manager,omitempty"`
 	Operation   string    `json:"operation,omitempty"`
@@ -180,17 +130,15 @@ type ManagedFieldsEntry struct {
 // DeepCopyInto copies e into out.
 func (e *ManagedFieldsEntry) DeepCopyInto(out *ManagedFieldsEntry) {
 	*out = *e
-	if e.Time != nil {
-		t := *e.Time
-		out.Time = &t
-	}
+	out.Time = clonePtr(e.Time)
 	if e.FieldsV1 != nil {
 		out.FieldsV1 = &FieldsV1{Raw: bytes.Clone(e.FieldsV1.Raw)}
 	}
 }
 
-// FieldsV1 is metav1.FieldsV1: a JSON object kept as raw bytes and written
-// inline (not as base64).
+// FieldsV1 is metav1.FieldsV1: a JSON object kept as raw bytes. JSON
+// writes it inline (not as base64); protobuf as a message whose only field
+// holds the bytes.
 type FieldsV1 struct {
 	Raw []byte
 }
@@ -203,7 +151,7 @@ func (f FieldsV1) MarshalJSON() ([]byte, error) {
 	return f.Raw, nil
 }
 
-// UnmarshalJSON keeps a copy of b (null leaves Raw empty).
+// UnmarshalJSON keeps a copy of b (null leaves Raw nil).
 func (f *FieldsV1) UnmarshalJSON(b []byte) error {
 	if bytes.Equal(b, []byte("null")) {
 		f.Raw = nil
@@ -212,3 +160,34 @@ func (f *FieldsV1) UnmarshalJSON(b []byte) error {
 	f.Raw = bytes.Clone(b)
 	return nil
 }
+
+// ListMeta is metav1.ListMeta: the metadata of a list, and of a Status.
+// ShardInfo (an alpha field) is not modelled; its protobuf field is
+// skipped on decode like any unknown field.
+type ListMeta struct {
+	SelfLink           string `json:"selfLink,omitempty"`
+	ResourceVersion    string `json:"resourceVersion,omitempty"`
+	Continue           string `json:"continue,omitempty"`
+	RemainingItemCount *int64 `json:"remainingItemCount,omitempty"`
+}
+
+// DeepCopyInto copies m into out.
+func (m *ListMeta) DeepCopyInto(out *ListMeta) {
+	*out = *m
+	out.RemainingItemCount = clonePtr(m.RemainingItemCount)
+}
+
+// DeepCopy returns a copy of m sharing nothing with it.
+func (m *ListMeta) DeepCopy() *ListMeta {
+	if m == nil {
+		return nil
+	}
+	out := new(ListMeta)
+	m.DeepCopyInto(out)
+	return out
+}
+
+// InitialEventsAnnotation is the annotation, set to "true", of the
+// bookmark that ends a watch's initial events (a streaming list);
+// metav1.InitialEventsAnnotationKey in Kubernetes.
+const InitialEventsAnnotation = "k8s.io/initial-events-end"

@@ -1,0 +1,52 @@
+// Package meta is the metadata vocabulary of apisem: Kubernetes'
+// ObjectMeta, ListMeta, TypeMeta and their parts (OwnerReference,
+// ManagedFieldsEntry, FieldsV1, Time, MicroTime) as plain Go types, with
+// the JSON and protobuf forms Kubernetes servers write, byte for byte.
+//
+// Every other package speaks these types: a store keeps objects that embed
+// ObjectMeta, a Status carries a ListMeta, list and watch encoders write
+// them. There are no conversions between metadata types because there is
+// only one of each.
+//
+// # Objects
+//
+// A type embeds TypeMeta (inlined in JSON) and ObjectMeta (as "metadata"),
+// as every Kubernetes type does. The promoted Meta method makes a pointer
+// to it an Object, the one-method interface through which stores and
+// servers read and set metadata without knowing the type.
+//
+// # JSON
+//
+// The struct tags follow k8s.io/apimachinery's metav1 types: field names,
+// order and omission are those of encoding/json on the Kubernetes types,
+// so the same values encode to the same bytes. A Time is RFC 3339 in UTC
+// with whole seconds and null when zero; a zero creationTimestamp is left
+// out (omitzero, as since Kubernetes 1.34). A MicroTime has six fraction
+// digits. FieldsV1 is inline JSON, not base64.
+//
+// # Protobuf
+//
+// AppendObjectMeta, SizeObjectMeta and ConsumeObjectMeta (and the same for
+// ListMeta, Time and MicroTime) follow the Append/Size/Consume shape of
+// google.golang.org/protobuf/encoding/protowire and produce what
+// Kubernetes' generated marshallers (k8s.io/apimachinery
+// pkg/apis/meta/v1/generated.pb.go) produce: fields in number order,
+// non-pointer fields written even when zero, pointer fields only when set,
+// map entries sorted by key, a Time as seconds with a zero nanos. Append
+// functions do not allocate; Consume functions copy what they keep, skip
+// unknown fields and wrap ErrMalformed (and io.ErrUnexpectedEOF for
+// truncation). AppendObjectMetadata writes ObjectMeta as field 1, where
+// every object keeps it.
+//
+// The package depends on the standard library only; the protobuf wire
+// format it needs is a few varints and tags (encoding/binary's unsigned
+// varints are protobuf's).
+//
+// # Non-goals
+//
+// No validation (name syntax, label syntax): that is the server's, with
+// Kubernetes' error messages from package status. No server-side apply:
+// ManagedFieldsEntry is carried, never computed. No ShardInfo in ListMeta
+// (an alpha field; it is skipped on decode). No getters and setters per
+// field, as metav1.Object has: the struct is the interface.
+package meta
