@@ -109,7 +109,7 @@ func untyped(o Object) Object {
 func (c *codec) appendJSON(dst []byte, o Object, typed bool) ([]byte, error) {
 	if u, ok := o.(*Unstructured); ok && typed {
 		// Its members are sorted, kind and apiVersion among them.
-		return u.appendJSON(dst, TypeMeta{Kind: c.res.Kind, APIVersion: c.gv})
+		return u.appendJSON(dst, meta.TypeMeta{Kind: c.res.Kind, APIVersion: c.gv})
 	}
 	b, err := json.Marshal(untyped(o))
 	if err != nil {
@@ -227,7 +227,7 @@ func (c *codec) listParts(m negotiation.MediaType, list meta.ListMeta, l items) 
 		parts[0].Plain = append(envelope.AppendEnvelopeHead(nil, c.gv, c.res.ListKind, size), lm...)
 		parts[n+1].Plain = envelope.AppendEnvelopeTail(nil)
 	} else if c.unstructured {
-		parts[0].Plain, parts[n+1].Plain = unstructuredListHead(c), unstructuredListTail(c, &meta)
+		parts[0].Plain, parts[n+1].Plain = unstructuredListHead(c), unstructuredListTail(c, &list)
 	} else {
 		b := append([]byte(`{"kind":`), strconv.Quote(c.res.ListKind)...)
 		b = append(b, `,"apiVersion":`...)

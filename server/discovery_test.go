@@ -12,21 +12,21 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apisem/apisem/store"
+	"github.com/apisem/apisem/meta"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // gadget is the test package's own type: a custom resource with a schema.
 type gadget struct {
-	TypeMeta
-	store.ObjectMeta `json:"metadata"`
-	Spec             struct {
+	meta.TypeMeta
+	meta.ObjectMeta `json:"metadata"`
+	Spec            struct {
 		Size int64 `json:"size,omitempty"`
 	} `json:"spec"`
 }
 
-func (g *gadget) Types() *TypeMeta { return &g.TypeMeta }
+func (g *gadget) Types() *meta.TypeMeta { return &g.TypeMeta }
 func (g *gadget) DeepCopyObject() Object {
 	c := *g
 	g.ObjectMeta.DeepCopyInto(&c.ObjectMeta)

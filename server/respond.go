@@ -154,7 +154,7 @@ func (s *Server) encodeList(r *http.Request, rs *resource, res negotiation.Resul
 			}
 			b = append(b, item...)
 		}
-		return res.Encode(append(b, unstructuredListTail(c, &meta)...), nil)
+		return res.Encode(append(b, unstructuredListTail(c, &lm)...), nil)
 	}
 	b = append(b, `{"kind":`...)
 	b = strconv.AppendQuote(b, c.res.ListKind)

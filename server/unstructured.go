@@ -11,9 +11,8 @@ import (
 
 	kjson "sigs.k8s.io/json"
 
-	"github.com/apisem/apisem/envelope"
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/negotiation"
-	"github.com/apisem/apisem/store"
 )
 
 // Unstructured is an object of a type defined at run time, such as a
@@ -37,8 +36,8 @@ import (
 type Unstructured struct {
 	// TypeMeta is empty for stored objects; the server writes the
 	// resource's kind and apiVersion.
-	TypeMeta
-	store.ObjectMeta
+	meta.TypeMeta
+	meta.ObjectMeta
 	// Content holds every top-level member other than apiVersion, kind
 	// and metadata, as JSON values: map[string]any, []any, string,
 	// int64, float64, bool and nil. The Nested functions read it.
@@ -55,7 +54,7 @@ var (
 )
 
 // Types returns the object's kind and apiVersion.
-func (u *Unstructured) Types() *TypeMeta { return &u.TypeMeta }
+func (u *Unstructured) Types() *meta.TypeMeta { return &u.TypeMeta }
 
 // DeepCopyObject returns a copy of u sharing no maps, slices or pointers.
 func (u *Unstructured) DeepCopyObject() Object { return u.DeepCopy() }
@@ -111,7 +110,7 @@ func (u *Unstructured) MarshalJSON() ([]byte, error) {
 
 // appendJSON appends u's JSON with kind and apiVersion tm (the codec's
 // for stored objects, whose TypeMeta is empty).
-func (u *Unstructured) appendJSON(dst []byte, tm TypeMeta) ([]byte, error) {
+func (u *Unstructured) appendJSON(dst []byte, tm meta.TypeMeta) ([]byte, error) {
 	meta, err := metaMap(&u.ObjectMeta)
 	if err != nil {
 		return dst, err
@@ -136,7 +135,7 @@ func (u *Unstructured) appendJSON(dst []byte, tm TypeMeta) ([]byte, error) {
 
 // metaMap returns the metadata as the generic map Kubernetes keeps in an
 // unstructured object, so that it too is written in sorted order.
-func metaMap(m *store.ObjectMeta) (map[string]any, error) {
+func metaMap(m *meta.ObjectMeta) (map[string]any, error) {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return nil, err
@@ -619,16 +618,16 @@ func unstructuredListHead(c *codec) []byte {
 	return append(b, `,"items":[`...)
 }
 
-func unstructuredListTail(c *codec, meta *envelope.ListMeta) []byte {
+func unstructuredListTail(c *codec, lm *meta.ListMeta) []byte {
 	b := append([]byte(`],"kind":`), strconv.Quote(c.res.ListKind)...)
 	b = append(b, `,"metadata":{"continue":`...)
-	b = appendJSONString(b, meta.Continue)
-	if meta.RemainingItemCount != nil {
+	b = appendJSONString(b, lm.Continue)
+	if lm.RemainingItemCount != nil {
 		b = append(b, `,"remainingItemCount":`...)
-		b = strconv.AppendInt(b, *meta.RemainingItemCount, 10)
+		b = strconv.AppendInt(b, *lm.RemainingItemCount, 10)
 	}
 	b = append(b, `,"resourceVersion":`...)
-	b = appendJSONString(b, meta.ResourceVersion)
+	b = appendJSONString(b, lm.ResourceVersion)
 	// The newline Kubernetes' encoder ends JSON with.
 	return append(b, "}}\n"...)
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"github.com/apisem/apisem/meta"
 	"testing"
 )
 
@@ -52,7 +53,7 @@ func BenchmarkUnstructuredJSON(b *testing.B) {
 		var dst []byte
 		for b.Loop() {
 			var err error
-			if dst, err = u.appendJSON(dst[:0], TypeMeta{Kind: "Gizmo", APIVersion: "demo.io/v1"}); err != nil {
+			if dst, err = u.appendJSON(dst[:0], meta.TypeMeta{Kind: "Gizmo", APIVersion: "demo.io/v1"}); err != nil {
 				b.Fatal(err)
 			}
 		}
