@@ -53,9 +53,18 @@
 // forms. Each stored version is encoded once per form and shared by list
 // pages, responses and watch events.
 //
+// # Authentication, authorization and TLS
+//
+// Options.Authenticator and Options.Authorizer (package auth) run before
+// every handler, as in Kubernetes: 401 Unauthorized for a request no
+// authenticator accepts, 403 Forbidden for one the authorizer does not
+// allow, with Kubernetes' attributes and messages; handlers find the user
+// with auth.UserFrom. Options.TLS makes Serve speak HTTPS and HTTP/2
+// (package auth/certs builds it). Left nil, the server is open over plain
+// HTTP, for trusted callers and tests.
+//
 // # Non-goals
 //
-// No authentication, authorization, admission webhooks or server-side
-// apply yet; the state lives in memory (package store) and is gone with
+// No admission webhooks or server-side apply yet; the state lives in memory (package store) and is gone with
 // the process. Subresources (status, scale) are not served and answer 404.
 package server

@@ -59,7 +59,10 @@ func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rec := &statusRecorder{ResponseWriter: w}
-	s.serve(rec, r)
+	// --- authentication and authorization (server/auth.go) ---
+	if gr := s.guard(rec, r); gr != nil {
+		s.serve(rec, gr)
+	}
 	// Reads are routine; writes and failures are worth a line by default.
 	level := slog.LevelDebug
 	if r.Method != http.MethodGet || rec.code >= 400 {

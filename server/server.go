@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/apisem/apisem/auth"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
@@ -81,6 +83,21 @@ type Options struct {
 	// Rand is the source of uids and generated names. nil means
 	// crypto/rand; tests set a seeded source for reproducible output.
 	Rand io.Reader
+
+	// --- authentication, authorization and TLS (server/auth.go) ---
+
+	// Authenticator establishes the user of every request; a request it
+	// does not accept is a 401 Unauthorized. The user is in the context
+	// of the handlers (auth.UserFrom). nil means requests are served
+	// without a user, as a server for trusted callers only.
+	Authenticator auth.Authenticator
+	// Authorizer decides what each request may do; a request it does not
+	// allow is a 403 Forbidden. nil means everything is allowed.
+	Authorizer auth.Authorizer
+	// TLS, when set, makes Serve and ListenAndServe speak HTTPS (and
+	// HTTP/2) with it; package auth/certs builds one that requests the
+	// client certificates the authenticators need. nil means plain HTTP.
+	TLS *tls.Config
 }
 
 // resource is one served resource: its description, its part of the
@@ -265,6 +282,12 @@ func (s *Server) Serve(l net.Listener) error {
 	}
 	s.httpSrv = hs
 	s.mu.Unlock()
+	// --- TLS (server/auth.go) ---
+	if s.opts.TLS != nil {
+		// ServeTLS, unlike Serve on a TLS listener, sets up HTTP/2.
+		hs.TLSConfig = s.opts.TLS
+		return hs.ServeTLS(l, "", "")
+	}
 	return hs.Serve(l)
 }
 
