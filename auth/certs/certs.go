@@ -263,8 +263,10 @@ func LoadPool(files ...string) (*x509.CertPool, error) {
 // CAs as acceptable, but does not verify it in the handshake: the
 // authenticators do (auth.ClientCert, auth.RequestHeader), so that a
 // certificate they do not accept is a 401 Unauthorized, as in
-// Kubernetes, not a failed connection. HTTP/2 is offered before
-// HTTP/1.1 (client-go multiplexes watches over it).
+// Kubernetes, not a failed connection. An empty pool requests
+// certificates without naming CAs, so clients send any they have (for
+// CAs known only as a pool, which cannot be listed). HTTP/2 is offered
+// before HTTP/1.1 (client-go multiplexes watches over it).
 func ServerConfig(cert tls.Certificate, clientCAs *x509.CertPool) *tls.Config {
 	c := &tls.Config{
 		Certificates: []tls.Certificate{cert},

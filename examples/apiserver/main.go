@@ -9,140 +9,31 @@
 //
 // It seeds a little demo data, logs one line per request with log/slog,
 // and stops gracefully on SIGINT or SIGTERM.
+//
+// kube-apiserver's serving and authentication flags make it an HTTPS
+// server that authenticates and authorizes its callers:
+//
+//	go run ./examples/apiserver -cert-dir /tmp/apisem -client-ca-file ca.crt
+//
+// -tls-cert-file and -tls-private-key-file (or -cert-dir, self-signed),
+// -client-ca-file, -requestheader-client-ca-file,
+// -requestheader-allowed-names and the -requestheader-*-headers flags,
+// -anonymous-auth, -authorization-always-allow-paths and
+// -authorization-always-allow-groups. Without a host cluster every
+// authenticated user may do everything; examples/aggregated runs the same
+// server as an aggregated API server of a cluster, which reviews tokens
+// and permissions.
 package main
 
 import (
-	"context"
-	"errors"
 	"flag"
-	"fmt"
-	"log/slog"
-	"net"
-	"net/http"
-	"os"
-	"os/signal"
-	"syscall"
-	"time"
 
-	"github.com/apisem/apisem/examples/apiserver/api"
-	"github.com/apisem/apisem/examples/apiserver/demo"
-	"github.com/apisem/apisem/meta"
-	"github.com/apisem/apisem/server"
+	"github.com/apisem/apisem/examples/apiserver/app"
 )
 
 func main() {
-	addr := flag.String("addr", demo.DefaultAddr, "address to listen on")
-	history := flag.Duration("history", 5*time.Minute, "how long write history is kept for watches and resourceVersion reads")
-	bookmarks := flag.Duration("bookmark-interval", time.Minute, "period of watch bookmarks")
-	seed := flag.Bool("seed", true, "create demo namespaces, configmaps, secrets and widgets")
-	verbose := flag.Bool("v", false, "log every request (by default only writes and failures)")
+	var c app.Config
+	c.Register(flag.CommandLine)
 	flag.Parse()
-
-	level := slog.LevelInfo
-	if *verbose {
-		level = slog.LevelDebug
-	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	if err := run(log, *addr, *history, *bookmarks, *seed); err != nil {
-		log.Error("apiserver", "err", err)
-		os.Exit(1)
-	}
-}
-
-func run(log *slog.Logger, addr string, history, bookmarks time.Duration, seed bool) error {
-	s, err := demo.New(demo.Options{
-		Addr:             addr,
-		HistoryWindow:    history,
-		BookmarkInterval: bookmarks,
-		Logger:           log,
-	})
-	if err != nil {
-		return err
-	}
-	if seed {
-		if err := seedDemo(s); err != nil {
-			return fmt.Errorf("seeding demo data: %w", err)
-		}
-	}
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	url := "http://" + l.Addr().String()
-	fmt.Fprintf(os.Stderr, `apisem example API server listening on %s
-
-Point kubectl at it:
-    kubectl --server=%s get namespaces
-    kubectl --server=%s get configmaps -A
-    kubectl --server=%s get configmaps -A -w
-    kubectl --server=%s get configmaps -A --chunk-size=2
-    kubectl --server=%s get widgets -n demo
-
-or make it the current context:
-    kubectl config set-cluster apisem --server=%s
-    kubectl config set-context apisem --cluster=apisem
-    kubectl config use-context apisem
-
-Press Ctrl-C to stop.
-`, url, url, url, url, url, url, url)
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	errc := make(chan error, 1)
-	go func() { errc <- s.Serve(l) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	log.Info("shutting down")
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := s.Shutdown(sctx); err != nil {
-		return err
-	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
-}
-
-// seedDemo creates a namespace "demo" with a few objects of every type.
-func seedDemo(s *demo.Server) error {
-	ctx := context.Background()
-	objs := []server.Object{
-		&api.Namespace{ObjectMeta: meta.ObjectMeta{Name: "default"}},
-		&api.Namespace{ObjectMeta: meta.ObjectMeta{Name: "demo", Labels: map[string]string{"team": "apisem"}}},
-		&api.ConfigMap{ObjectMeta: meta.ObjectMeta{Name: "app-config", Namespace: "demo", Labels: map[string]string{"app": "shop"}},
-			Data: map[string]string{"LOG_LEVEL": "info", "FEATURES": "search,cart"}},
-		&api.ConfigMap{ObjectMeta: meta.ObjectMeta{Name: "nginx", Namespace: "demo", Labels: map[string]string{"app": "web"}},
-			Data: map[string]string{"nginx.conf": "worker_processes 1;\n"}},
-		&api.ConfigMap{ObjectMeta: meta.ObjectMeta{Name: "settings", Namespace: "default"},
-			Data: map[string]string{"greeting": "hello"}},
-		&api.Secret{ObjectMeta: meta.ObjectMeta{Name: "db-credentials", Namespace: "demo"},
-			StringData: map[string]string{"username": "shop", "password": "not-a-real-password"}},
-		&api.Widget{ObjectMeta: meta.ObjectMeta{Name: "sprocket", Namespace: "demo"},
-			Spec: api.WidgetSpec{Color: "red", Size: 3, Tags: []string{"metal"}}},
-		&api.Widget{ObjectMeta: meta.ObjectMeta{Name: "gear", Namespace: "demo"},
-			Spec: api.WidgetSpec{Color: "blue", Size: 12}},
-	}
-	created := map[string]server.Object{}
-	for _, o := range objs {
-		c, err := s.Create(ctx, o)
-		if err != nil {
-			return err
-		}
-		created[c.Meta().Name] = c
-	}
-	// An event, so kubectl describe and get events have something to show.
-	cm := created["app-config"].Meta()
-	now := meta.NewTime(time.Now())
-	_, err := s.Create(ctx, &api.Event{
-		ObjectMeta: meta.ObjectMeta{Name: "app-config.seeded", Namespace: "demo"},
-		InvolvedObject: api.ObjectReference{Kind: "ConfigMap", Namespace: "demo", Name: cm.Name, UID: cm.UID,
-			APIVersion: "v1", ResourceVersion: cm.ResourceVersion},
-		Reason: "Seeded", Message: "Created by the example server's demo data",
-		Source: api.EventSource{Component: "apisem-example"}, FirstTimestamp: now, LastTimestamp: now, Count: 1, Type: "Normal",
-	})
-	return err
+	app.Main(&c, app.Delegate{})
 }

@@ -1,0 +1,189 @@
+// Package app is the example API server's command: its flags, demo data
+// and lifecycle, shared by examples/apiserver (no host cluster) and
+// examples/aggregated (an aggregated API server of a host cluster, in a
+// module of its own because it links client-go).
+package app
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/apisem/apisem/examples/apiserver/api"
+	"github.com/apisem/apisem/examples/apiserver/demo"
+	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/server"
+)
+
+// Config is the command's flags.
+type Config struct {
+	Addr      string
+	History   time.Duration
+	Bookmarks time.Duration
+	Seed      bool
+	Verbose   bool
+	Security  Security
+}
+
+// Register adds the flags to fs.
+func (c *Config) Register(fs *flag.FlagSet) {
+	fs.StringVar(&c.Addr, "addr", demo.DefaultAddr, "address to listen on")
+	fs.DurationVar(&c.History, "history", 5*time.Minute, "how long write history is kept for watches and resourceVersion reads")
+	fs.DurationVar(&c.Bookmarks, "bookmark-interval", time.Minute, "period of watch bookmarks")
+	fs.BoolVar(&c.Seed, "seed", true, "create demo namespaces, configmaps, secrets and widgets")
+	fs.BoolVar(&c.Verbose, "v", false, "log every request (by default only writes and failures)")
+	c.Security.Register(fs)
+}
+
+// Logger is the command's logger.
+func (c *Config) Logger() *slog.Logger {
+	level := slog.LevelInfo
+	if c.Verbose {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+}
+
+// Main runs the server until SIGINT or SIGTERM and exits the process on
+// error.
+func Main(c *Config, d Delegate) {
+	log := c.Logger()
+	if err := Run(log, c, d); err != nil {
+		log.Error("apiserver", "err", err)
+		os.Exit(1)
+	}
+}
+
+// Run serves until SIGINT or SIGTERM, then shuts down gracefully.
+func Run(log *slog.Logger, c *Config, d Delegate) error {
+	opts := demo.Options{
+		Addr:             c.Addr,
+		HistoryWindow:    c.History,
+		BookmarkInterval: c.Bookmarks,
+		Logger:           log,
+	}
+	https, err := c.Security.Apply(&opts, d)
+	if err != nil {
+		return err
+	}
+	s, err := demo.New(opts)
+	if err != nil {
+		return err
+	}
+	if c.Seed {
+		if err := seedDemo(s); err != nil {
+			return fmt.Errorf("seeding demo data: %w", err)
+		}
+	}
+	l, err := net.Listen("tcp", c.Addr)
+	if err != nil {
+		return err
+	}
+	if https {
+		printSecureBanner(l.Addr().String(), opts)
+	} else {
+		printBanner("http://" + l.Addr().String())
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- s.Serve(l) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.Shutdown(sctx); err != nil {
+		return err
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func printBanner(url string) {
+	fmt.Fprintf(os.Stderr, `apisem example API server listening on %s
+
+Point kubectl at it:
+    kubectl --server=%s get namespaces
+    kubectl --server=%s get configmaps -A
+    kubectl --server=%s get configmaps -A -w
+    kubectl --server=%s get configmaps -A --chunk-size=2
+    kubectl --server=%s get widgets -n demo
+
+or make it the current context:
+    kubectl config set-cluster apisem --server=%s
+    kubectl config set-context apisem --cluster=apisem
+    kubectl config use-context apisem
+
+Press Ctrl-C to stop.
+`, url, url, url, url, url, url, url)
+}
+
+func printSecureBanner(addr string, opts server.Options) {
+	url := "https://" + addr
+	fmt.Fprintf(os.Stderr, "apisem example API server listening on %s (TLS", url)
+	if opts.Authenticator != nil {
+		fmt.Fprint(os.Stderr, ", authentication and authorization on")
+	}
+	fmt.Fprintf(os.Stderr, `)
+
+    kubectl --server=%s --certificate-authority=<CA of the serving certificate> get configmaps -A
+    kubectl --server=%s --insecure-skip-tls-verify get configmaps -A    # a self-signed certificate
+
+Press Ctrl-C to stop.
+`, url, url)
+}
+
+// seedDemo creates a namespace "demo" with a few objects of every type.
+func seedDemo(s *demo.Server) error {
+	ctx := context.Background()
+	objs := []server.Object{
+		&api.Namespace{ObjectMeta: meta.ObjectMeta{Name: "default"}},
+		&api.Namespace{ObjectMeta: meta.ObjectMeta{Name: "demo", Labels: map[string]string{"team": "apisem"}}},
+		&api.ConfigMap{ObjectMeta: meta.ObjectMeta{Name: "app-config", Namespace: "demo", Labels: map[string]string{"app": "shop"}},
+			Data: map[string]string{"LOG_LEVEL": "info", "FEATURES": "search,cart"}},
+		&api.ConfigMap{ObjectMeta: meta.ObjectMeta{Name: "nginx", Namespace: "demo", Labels: map[string]string{"app": "web"}},
+			Data: map[string]string{"nginx.conf": "worker_processes 1;\n"}},
+		&api.ConfigMap{ObjectMeta: meta.ObjectMeta{Name: "settings", Namespace: "default"},
+			Data: map[string]string{"greeting": "hello"}},
+		&api.Secret{ObjectMeta: meta.ObjectMeta{Name: "db-credentials", Namespace: "demo"},
+			StringData: map[string]string{"username": "shop", "password": "not-a-real-password"}},
+		&api.Widget{ObjectMeta: meta.ObjectMeta{Name: "sprocket", Namespace: "demo"},
+			Spec: api.WidgetSpec{Color: "red", Size: 3, Tags: []string{"metal"}}},
+		&api.Widget{ObjectMeta: meta.ObjectMeta{Name: "gear", Namespace: "demo"},
+			Spec: api.WidgetSpec{Color: "blue", Size: 12}},
+	}
+	created := map[string]server.Object{}
+	for _, o := range objs {
+		c, err := s.Create(ctx, o)
+		if err != nil {
+			return err
+		}
+		created[c.Meta().Name] = c
+	}
+	// An event, so kubectl describe and get events have something to show.
+	cm := created["app-config"].Meta()
+	now := meta.NewTime(time.Now())
+	_, err := s.Create(ctx, &api.Event{
+		ObjectMeta: meta.ObjectMeta{Name: "app-config.seeded", Namespace: "demo"},
+		InvolvedObject: api.ObjectReference{Kind: "ConfigMap", Namespace: "demo", Name: cm.Name, UID: cm.UID,
+			APIVersion: "v1", ResourceVersion: cm.ResourceVersion},
+		Reason: "Seeded", Message: "Created by the example server's demo data",
+		Source: api.EventSource{Component: "apisem-example"}, FirstTimestamp: now, LastTimestamp: now, Count: 1, Type: "Normal",
+	})
+	return err
+}
