@@ -50,6 +50,24 @@ type Options struct {
 	// MaxRevisions caps the number of revisions kept in history. 0 means
 	// no cap.
 	MaxRevisions uint64
+	// MaxHistoryBytes caps the estimated memory of history: the objects
+	// written within it and the encodings cached for them. Past it the
+	// oldest revisions are compacted and answer 410 Gone, as expired ones.
+	// 0 means store.DefaultMaxHistoryBytes (256 MiB); negative means no
+	// byte limit.
+	MaxHistoryBytes int64
+
+	// MaxListEncodingBytes bounds the memory that list responses together
+	// spend at once converting items from their cached JSON to another
+	// form (YAML, indented JSON, Table rows, PartialObjectMetadata): each
+	// list converts one item at a time, reserving a multiple of its size
+	// first and releasing it before writing the result, so concurrent
+	// lists wait for each other (until their client gives up) rather than
+	// multiply memory, and a slow client holds no reservation. Compact
+	// JSON and protobuf lists are written from the cached encodings and
+	// need none. An item larger than the limit is converted alone. 0
+	// means 64 MiB; negative means no limit.
+	MaxListEncodingBytes int64
 
 	// BookmarkInterval is the period of BOOKMARK events on watches that
 	// allow them. 0 means one minute, as Kubernetes.
@@ -132,13 +150,14 @@ func New(opts Options) (*Server, error) {
 		s.now = time.Now
 	}
 	s.store = store.New(store.Options[Object]{
-		DeepCopy:      func(o Object) Object { return o.DeepCopyObject() },
-		Equal:         sameObject,
-		Now:           s.now,
-		Rand:          opts.Rand,
-		HistoryWindow: opts.HistoryWindow,
-		MaxRevisions:  opts.MaxRevisions,
-		FutureWait:    opts.FutureWait,
+		DeepCopy:        func(o Object) Object { return o.DeepCopyObject() },
+		Equal:           sameObject,
+		Now:             s.now,
+		Rand:            opts.Rand,
+		HistoryWindow:   opts.HistoryWindow,
+		MaxRevisions:    opts.MaxRevisions,
+		MaxHistoryBytes: opts.MaxHistoryBytes,
+		FutureWait:      opts.FutureWait,
 	})
 	defs := opts.Resources
 	var err error
@@ -284,6 +303,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		for _, r := range s.resources {
 			r.bcast.Close()
 		}
+		s.store.Close()
 		if hs != nil {
 			if e := hs.Shutdown(ctx); e != nil && err == nil {
 				err = e

@@ -112,9 +112,10 @@
 // a read that compaction overtook fails with 410 instead of returning an
 // incomplete answer. Memory is bounded by the retention settings: the
 // live objects, plus one version and one history slot per retained
-// revision, within the byte limit. Readers may still use the arrays compaction cuts from, so
-// they are copied rather than cleared, once the compacted versions they
-// keep reachable exceed a quarter of the retained ones.
+// revision, within the byte limit. Readers may still use the arrays
+// compaction cuts from, so they are copied rather than cleared, once the
+// compacted versions they keep reachable exceed a quarter of the retained
+// ones.
 //
 // # Non-goals
 //

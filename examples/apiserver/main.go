@@ -33,6 +33,9 @@ import (
 func main() {
 	addr := flag.String("addr", demo.DefaultAddr, "address to listen on")
 	history := flag.Duration("history", 5*time.Minute, "how long write history is kept for watches and resourceVersion reads")
+	maxRevisions := flag.Uint64("max-revisions", 0, "most revisions of write history kept (0: no cap)")
+	maxHistoryBytes := flag.Int64("max-history-bytes", 0, "most estimated bytes of write history kept (0: 256 MiB; negative: no cap)")
+	maxListEncoding := flag.Int64("max-list-encoding-bytes", 0, "memory list responses may spend at once converting items to YAML, Tables... (0: 64 MiB; negative: no limit)")
 	bookmarks := flag.Duration("bookmark-interval", time.Minute, "period of watch bookmarks")
 	seed := flag.Bool("seed", true, "create demo namespaces, configmaps, secrets and widgets")
 	verbose := flag.Bool("v", false, "log every request (by default only writes and failures)")
@@ -43,19 +46,23 @@ func main() {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	if err := run(log, *addr, *history, *bookmarks, *seed); err != nil {
+	opts := demo.Options{
+		Addr:                 *addr,
+		HistoryWindow:        *history,
+		MaxRevisions:         *maxRevisions,
+		MaxHistoryBytes:      *maxHistoryBytes,
+		MaxListEncodingBytes: *maxListEncoding,
+		BookmarkInterval:     *bookmarks,
+		Logger:               log,
+	}
+	if err := run(log, opts, *seed); err != nil {
 		log.Error("apiserver", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(log *slog.Logger, addr string, history, bookmarks time.Duration, seed bool) error {
-	s, err := demo.New(demo.Options{
-		Addr:             addr,
-		HistoryWindow:    history,
-		BookmarkInterval: bookmarks,
-		Logger:           log,
-	})
+func run(log *slog.Logger, opts demo.Options, seed bool) error {
+	s, err := demo.New(opts)
 	if err != nil {
 		return err
 	}
@@ -64,7 +71,7 @@ func run(log *slog.Logger, addr string, history, bookmarks time.Duration, seed b
 			return fmt.Errorf("seeding demo data: %w", err)
 		}
 	}
-	l, err := net.Listen("tcp", addr)
+	l, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
 		return err
 	}
