@@ -32,10 +32,11 @@ type ListBody struct {
 	Item func(i int) ([]byte, error)
 }
 
-// ErrBodyTruncated is wrapped by the error of WriteList when encoding
-// failed after part of the body was sent: the status line is gone, and the
-// caller should end the connection (panic(http.ErrAbortHandler)) so that
-// the client does not take the cut body for a whole one.
+// ErrBodyTruncated is wrapped by the error of WriteList when writing or
+// encoding failed after the status line was sent: the caller can no
+// longer answer with an error and should end the connection
+// (panic(http.ErrAbortHandler)) so that the client does not take the cut
+// body for a whole one.
 var ErrBodyTruncated = errors.New("negotiation: response body cut short")
 
 // Cost of converting an item, per byte of its JSON, reserved in a Budget:
@@ -56,7 +57,9 @@ const (
 // GzipThreshold that is not compressed has no Content-Length (it is sent
 // chunked, as Kubernetes sends its lists): the first GzipThreshold bytes
 // are held back to decide, so that a small body and an error found early
-// are answered as before. An error after that wraps ErrBodyTruncated.
+// are answered as before: an error found before anything is sent is
+// returned as is, for the caller to answer; any later one wraps
+// ErrBodyTruncated.
 func WriteList(w http.ResponseWriter, r *http.Request, res Result, code int, l ListBody, b *Budget) error {
 	if res.MediaType == Protobuf {
 		return ErrNoProtobuf
@@ -64,14 +67,14 @@ func WriteList(w http.ResponseWriter, r *http.Request, res Result, code int, l L
 	bw := newBodyWriter(w, r, code, res.ContentType())
 	defer bw.release()
 	err := writeList(r.Context(), bw, res, l, b)
-	if err != nil {
-		if bw.committed && bw.err == nil {
-			// Not ended: a clean end would pass the cut body for whole.
-			err = fmt.Errorf("%w: %w", ErrBodyTruncated, err)
-		}
-		return err
+	if err == nil {
+		// Not on error: a clean end would pass a cut body for whole.
+		err = bw.close()
 	}
-	return bw.close()
+	if err != nil && bw.sent {
+		err = fmt.Errorf("%w: %w", ErrBodyTruncated, err)
+	}
+	return err
 }
 
 func writeList(ctx context.Context, bw *bodyWriter, res Result, l ListBody, b *Budget) error {
@@ -179,7 +182,8 @@ type bodyWriter struct {
 	r         *http.Request
 	code      int
 	ctype     string
-	committed bool
+	committed bool // the headers of a large body are decided
+	sent      bool // WriteHeader was called
 	zw        *gzip.Writer
 	cw        chunkWriter
 	bp        *[]byte // the pooled buffer behind cw.b
@@ -222,6 +226,7 @@ func (bw *bodyWriter) commit() {
 		bw.zw = newGzipWriter(bw.w)
 		bw.cw.w = bw.zw
 	}
+	bw.sent = true
 	bw.w.WriteHeader(bw.code)
 }
 
@@ -233,6 +238,7 @@ func (bw *bodyWriter) close() error {
 		h.Set("Content-Type", bw.ctype)
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Content-Length", strconv.Itoa(len(bw.cw.b)))
+		bw.sent = true
 		bw.w.WriteHeader(bw.code)
 		_, err := bw.w.Write(bw.cw.b)
 		return err

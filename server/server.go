@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
@@ -126,6 +127,9 @@ type Server struct {
 	byPath    map[string]*resource // "<groupVersion>/<plural>"
 	byDef     map[*Resource]*resource
 	disco     *discovery
+	// listBudget bounds the memory list conversions hold at once
+	// (Options.MaxListEncodingBytes); nil means no limit.
+	listBudget *negotiation.Budget
 
 	closing  atomic.Bool
 	mu       sync.Mutex   // guards httpSrv
@@ -142,6 +146,8 @@ func New(opts Options) (*Server, error) {
 		rvConf: rv.Config{DisableWatchList: opts.DisableWatchList},
 		byPath: map[string]*resource{},
 		byDef:  map[*Resource]*resource{},
+
+		listBudget: newListBudget(opts.MaxListEncodingBytes),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
