@@ -53,6 +53,18 @@
 // forms. Each stored version is encoded once per form and shared by list
 // pages, responses and watch events.
 //
+// # Memory
+//
+// A list response never holds the list: compact JSON and protobuf lists
+// are written from the items' cached encodings, other forms (YAML,
+// indented JSON, Tables, PartialObjectMetadata) are converted one item at
+// a time, and those conversions share Options.MaxListEncodingBytes. A
+// response therefore holds a few of its items, whatever the list's size.
+// History is bounded by time, revisions and estimated bytes
+// (Options.HistoryWindow, MaxRevisions, MaxHistoryBytes); what falls out
+// of it answers 410 Gone, and it expires on a timer while the server is
+// idle.
+//
 // # Non-goals
 //
 // No authentication, authorization, admission webhooks or server-side
