@@ -63,6 +63,13 @@ type Options struct {
 	// 0 means 3 seconds, as Kubernetes' watch cache.
 	FutureWait time.Duration
 
+	// MaxObjectBytes limits the size of a stored object (its JSON), as
+	// etcd's request limit does for kube-apiserver, which answers a larger
+	// one with etcd's 500 "etcdserver: request is too large"; the
+	// in-memory store and an etcd backend then refuse the same objects. 0
+	// means validation.MaxObjectBytes (1.5 MiB, etcd's default).
+	MaxObjectBytes int
+
 	// MaxBodyBytes limits request bodies; larger ones get 413. 0 means
 	// 3 MiB, as Kubernetes.
 	MaxBodyBytes int64
