@@ -72,7 +72,11 @@ func TestAggregatedDiscovery(t *testing.T) {
 		}
 		return out
 	}
+	// client-go orders the lists by its own map and goroutine timing.
 	agg, old := flatten(lists), flatten(legacyLists)
+	byName := func(a, b res) int { return strings.Compare(a.gv+"/"+a.name, b.gv+"/"+b.name) }
+	slices.SortFunc(agg, byName)
+	slices.SortFunc(old, byName)
 	if len(agg) != 5 || !slices.Equal(agg, old) {
 		t.Errorf("aggregated discovery gives\n%v\nunaggregated\n%v", agg, old)
 	}

@@ -131,8 +131,8 @@ func Resources() []*server.Resource {
 			Fields: map[string]func(server.Object) string{
 				"spec.color": func(o server.Object) string { return o.(*Widget).Spec.Color },
 			},
-			Generation: true,
-			Validate:   validateWidget,
+			Generation: true, RequireResourceVersion: true,
+			Validate: validateWidget,
 		},
 	}
 }
