@@ -233,7 +233,7 @@ func (c *codec) listParts(m negotiation.MediaType, list meta.ListMeta, l items) 
 		b = append(b, `,"apiVersion":`...)
 		b = strconv.AppendQuote(b, c.gv)
 		b = append(b, `,"metadata":`...)
-		b = appendListMetaJSON(b, &list)
+		b = negotiation.AppendListMetaJSON(b, &list)
 		parts[0].Plain = append(b, `,"items":[`...)
 		// The newline Kubernetes' encoder ends JSON with.
 		parts[n+1].Plain = []byte("]}\n")
@@ -248,12 +248,6 @@ func pageMeta(p *store.Page[Object]) meta.ListMeta {
 		m.RemainingItemCount = &n
 	}
 	return m
-}
-
-// appendListMetaJSON appends metav1.ListMeta as JSON.
-func appendListMetaJSON(dst []byte, m *meta.ListMeta) []byte {
-	b, _ := json.Marshal(m) // cannot fail
-	return append(dst, b...)
 }
 
 // sameObject reports whether two states of an object are the same, so the
