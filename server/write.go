@@ -43,7 +43,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 	if err != nil {
 		return err
 	}
-	body, err := readBody(r, t.res.maxBody)
+	body, err := negotiation.ReadBodyBytes(r, t.res.maxBody)
 	if err != nil {
 		return err
 	}
