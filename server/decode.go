@@ -84,7 +84,6 @@ func unrecognized(kind string, err error, body []byte) *status.Error {
 	return status.NewBadRequest("the object provided is unrecognized (must be of type " + kind + "): " + err.Error() + " (" + summary + ")")
 }
 
-
 // deleteBody is metav1.DeleteOptions.
 type deleteBody struct {
 	Kind               string   `json:"kind,omitempty"`
