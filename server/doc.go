@@ -57,5 +57,6 @@
 //
 // No authentication, authorization, admission webhooks or server-side
 // apply yet; the state lives in memory (package store) and is gone with
-// the process. Subresources (status, scale) are not served and answer 404.
+// the process. Of the subresources only status is served
+// (Resource.StatusSubresource); scale and the others answer 404.
 package server

@@ -346,6 +346,13 @@ func (s *Server) createObject(ctx context.Context, t *target, o Object, opts sto
 	if err := ensureNamespace(t, m); err != nil {
 		return nil, err
 	}
+	if t.res.def.StatusSubresource {
+		// Status is the status subresource's to write.
+		var err error
+		if o, err = t.res.codec.withStatusOf(nil, o, false); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.admitCreate(ctx, t.res, o); err != nil {
 		return nil, err
 	}
@@ -430,6 +437,14 @@ func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, chang
 			m.ResourceVersion = oldMeta.ResourceVersion // unconditional
 		case v != oldMeta.ResourceVersion:
 			return nil, status.NewConflict(t.res.gr, t.name, status.OptimisticLockMessage)
+		}
+		if t.res.def.StatusSubresource {
+			// The status subresource writes status alone; the object
+			// itself keeps the stored status.
+			if o, err = t.res.codec.withStatusOf(old, o, t.sub == "status"); err != nil {
+				return nil, err
+			}
+			m = o.Meta()
 		}
 		validation.PrepareForUpdate(m, oldMeta)
 		if err := prepare(t.res, o, old); err != nil {
