@@ -376,7 +376,7 @@ func acceptsJSON(accept string) bool {
 // serveDiscovery serves the paths that are not resources: /version,
 // health, OpenAPI, and the discovery documents of /api and /apis.
 func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, segs []string) {
-	d := s.disco
+	d := s.reg.Load().disco
 	switch {
 	case len(segs) == 1 && segs[0] == "version":
 		s.discoveryDoc(w, r, d.version, contentTypeJSON, "")

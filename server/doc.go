@@ -40,7 +40,8 @@
 // with it). Resource.Delete replaces the store's deletion where a
 // resource's is more (a Namespace's is two-phase). Store, StoreOf and
 // BroadcasterOf give controllers in the same process the store and the
-// watches the HTTP layer uses.
+// watches the HTTP layer uses. AddResource and RemoveResource change what
+// is served while the server runs, as CustomResourceDefinitions do.
 //
 // # How the packages fit
 //

@@ -92,7 +92,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.serveResource(w, r, "v1", segs[2:])
 	case segs[0] == "apis" && len(segs) > 3:
 		gv := segs[1] + "/" + segs[2]
-		if _, ok := s.disco.resources[gv]; !ok {
+		if _, ok := s.reg.Load().disco.resources[gv]; !ok {
 			s.writeError(w, r, nil, errNotFound())
 			return
 		}
@@ -380,7 +380,7 @@ func (s *Server) admitCreate(ctx context.Context, rs *resource, o Object) error 
 // POST to its collection would, with defaulting, validation and
 // admission: for seeding a server and for tests. obj is not modified.
 func (s *Server) Create(ctx context.Context, res *Resource, obj Object) (Object, error) {
-	rs := s.byDef[res]
+	rs := s.reg.Load().byDef[res]
 	if rs == nil {
 		return nil, errors.New("server: Create of a resource the server does not serve")
 	}

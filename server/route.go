@@ -69,7 +69,7 @@ func (s *Server) route(method, gv string, segs []string) (*target, error) {
 	if len(segs) == 0 || len(segs) > 3 {
 		return nil, errNotFound()
 	}
-	res := s.byPath[gv+"/"+segs[0]]
+	res := s.reg.Load().byPath[gv+"/"+segs[0]]
 	if res == nil {
 		return nil, errNotFound()
 	}
