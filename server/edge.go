@@ -195,10 +195,9 @@ func (s *Server) serveEdge(w http.ResponseWriter, r *http.Request) {
 
 	ctx, cancel := context.WithDeadline(r.Context(), deadline)
 	defer cancel()
-	tw := &timeoutWriter{w: w, h: w.Header().Clone()}
-	expire := func() {
-		tw.timeout(func() { s.writeError(w, r, nil, errRequestTimeout) })
-	}
+	tw := &timeoutWriter{w: w, h: w.Header().Clone(), ctx: ctx,
+		write504: func() { s.writeError(w, r, nil, errRequestTimeout) }}
+	expire := tw.timeout
 	if r.Body != nil && r.Body != http.NoBody {
 		_ = rc.SetReadDeadline(start.Add(e.bodyTimeout))
 		r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc, expire: expire}
@@ -223,8 +222,10 @@ func (s *Server) serveEdge(w http.ResponseWriter, r *http.Request) {
 // deadline. The handler gets its own header map, copied to the response
 // when it begins, so that the 504 never races with the handler's headers.
 type timeoutWriter struct {
-	w http.ResponseWriter
-	h http.Header // the handler's
+	w        http.ResponseWriter
+	h        http.Header     // the handler's
+	ctx      context.Context // the request's, with its deadline
+	write504 func()
 
 	mu       sync.Mutex // guards the two flags below
 	began    bool       // the handler's response began
@@ -232,10 +233,16 @@ type timeoutWriter struct {
 }
 
 // begin reports whether the handler may write; the first call commits the
-// handler's headers.
+// handler's headers. A handler that answers after the deadline (with the
+// error its context gave it, typically) is too late: the 504 goes out,
+// whether or not the timer has fired yet.
 func (t *timeoutWriter) begin() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if !t.began && !t.timedOut && errors.Is(t.ctx.Err(), context.DeadlineExceeded) {
+		t.timedOut = true
+		t.write504()
+	}
 	if t.timedOut {
 		return false
 	}
@@ -249,17 +256,17 @@ func (t *timeoutWriter) begin() bool {
 	return true
 }
 
-// timeout writes the 504 with write504, at most once, unless the
-// handler's response began: that one goes on, bounded by the write
-// deadline, rather than be cut into a well-framed but truncated body.
-func (t *timeoutWriter) timeout(write504 func()) {
+// timeout writes the 504, at most once, unless the handler's response
+// began: that one goes on, bounded by the write deadline, rather than be
+// cut into a well-framed but truncated body.
+func (t *timeoutWriter) timeout() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.timedOut || t.began {
 		return
 	}
 	t.timedOut = true
-	write504()
+	t.write504()
 }
 
 func (t *timeoutWriter) Header() http.Header { return t.h }

@@ -475,6 +475,12 @@ func (b *Broadcaster[T]) Watch(ctx context.Context, d rv.Watch, filter Filter[T]
 	timeout := b.timeout(d.Timeout)
 	now := time.Now()
 	w.deadline = now.Add(timeout)
+	if d.Timeout < 0 {
+		// Over before it starts: no snapshot, no events.
+		w.stopped = true
+		close(w.done)
+		return w
+	}
 	b.mu.Lock()
 	if b.closed {
 		w.stopped = true

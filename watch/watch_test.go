@@ -598,8 +598,9 @@ func TestTimeouts(t *testing.T) {
 	t.Run("negative timeoutSeconds", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			f := newFixture(t, watch.Options{})
+			f.src.Put("a", watchtest.NewObject("a", "1"))
 			start := time.Now()
-			w := f.watch(rv.Watch{Start: rv.StartMostRecent, Bookmarks: true, Timeout: -time.Second}, nil)
+			w := f.watch(rv.Watch{Start: rv.StartMostRecent, InitialEvents: true, Bookmarks: true, Timeout: -time.Second}, nil)
 			watchtest.ExpectEnd(t, w)
 			if got := time.Since(start); got != 0 {
 				t.Errorf("ended after %v, want at once", got)
