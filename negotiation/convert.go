@@ -242,7 +242,7 @@ func (c *Converter[T]) appendPartialListJSON(b []byte, apiVersion string, list m
 	b = append(b, `{"kind":"PartialObjectMetadataList","apiVersion":"`...)
 	b = append(b, apiVersion...)
 	b = append(b, `","metadata":`...)
-	b = appendListMetaJSON(b, &list)
+	b = AppendListMetaJSON(b, &list)
 	b = append(b, `,"items":`...)
 	if len(objs) == 0 {
 		return append(b, "null}"...), nil

@@ -33,7 +33,7 @@ func appendTableJSON(b []byte, t *Table) ([]byte, error) {
 		b = append(b, ',')
 	}
 	b = append(b, `"metadata":`...)
-	b = appendListMetaJSON(b, &t.Metadata)
+	b = AppendListMetaJSON(b, &t.Metadata)
 	b = append(b, `,"columnDefinitions":`...)
 	if t.ColumnDefinitions == nil {
 		b = append(b, "null"...)
@@ -77,9 +77,9 @@ func tableJSONSizeHint(t *Table) int {
 	return n
 }
 
-// appendListMetaJSON appends m as encoding/json writes meta.ListMeta:
-// every field omitempty.
-func appendListMetaJSON(b []byte, m *meta.ListMeta) []byte {
+// AppendListMetaJSON appends m exactly as encoding/json writes
+// meta.ListMeta (every field omitempty), without its reflection.
+func AppendListMetaJSON(b []byte, m *meta.ListMeta) []byte {
 	b = append(b, '{')
 	sep := false
 	field := func(name string) {

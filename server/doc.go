@@ -40,7 +40,8 @@
 // with it). Resource.Delete replaces the store's deletion where a
 // resource's is more (a Namespace's is two-phase). Store, StoreOf and
 // BroadcasterOf give controllers in the same process the store and the
-// watches the HTTP layer uses.
+// watches the HTTP layer uses. AddResource and RemoveResource change what
+// is served while the server runs, as CustomResourceDefinitions do.
 //
 // # Hostile clients
 //
@@ -69,5 +70,6 @@
 //
 // No authentication, authorization, admission webhooks or server-side
 // apply yet; the state lives in memory (package store) and is gone with
-// the process. Subresources (status, scale) are not served and answer 404.
+// the process. Of the subresources only status is served
+// (Resource.StatusSubresource); scale and the others answer 404.
 package server

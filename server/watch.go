@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/apisem/apisem/negotiation"
@@ -24,7 +25,19 @@ type eventEncoder struct {
 	protobuf bool
 }
 
-func (e *eventEncoder) AppendEvent(dst []byte, _ watch.EventType, o Object) ([]byte, error) {
+func (e *eventEncoder) AppendEvent(dst []byte, typ watch.EventType, o Object) ([]byte, error) {
+	if typ == watch.Bookmark && !e.protobuf && e.c.res.TypedListItems {
+		// A custom resource's bookmark is kind, apiVersion and metadata
+		// alone, as Kubernetes' unstructured bookmark objects are, not
+		// the zero value of a Go type with its empty spec.
+		m, err := json.Marshal(o.Meta())
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, e.c.typed...)
+		dst = append(dst, `"metadata":`...)
+		return append(append(dst, m...), '}'), nil
+	}
 	var b []byte
 	var err error
 	if e.protobuf {
