@@ -61,7 +61,7 @@ func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rec := &statusRecorder{ResponseWriter: w}
-	s.serve(rec, r)
+	s.serveEdge(rec, r)
 	// Reads are routine; writes and failures are worth a line by default.
 	level := slog.LevelDebug
 	if r.Method != http.MethodGet || rec.code >= 400 {

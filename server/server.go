@@ -79,6 +79,35 @@ type Options struct {
 	// are not served as streaming lists and sendInitialEvents is refused.
 	DisableWatchList bool
 
+	// Limits of the HTTP edge against slow and hostile clients; each 0
+	// means kube-apiserver's default (see the Default constants).
+	//
+	// RequestTimeout bounds every request but watches: past it the
+	// client gets the 504 Timeout Status. A request's ?timeout= may
+	// shorten it. 0 means 60 seconds (--request-timeout).
+	RequestTimeout time.Duration
+	// BodyReadTimeout bounds the reading of a request's body (a body that
+	// trickles in is answered with the same 504). 0 means RequestTimeout.
+	BodyReadTimeout time.Duration
+	// WriteTimeout bounds each write of a watch stream, never past the
+	// watch's own timeout: a watcher whose client stops reading is
+	// dropped, its connection closed. It is also the grace a response
+	// has past its request's deadline. 0 means 10 seconds.
+	WriteTimeout time.Duration
+	// MaxRequestsInFlight caps the reads (GET) served at once, watches
+	// and health checks apart; one more is refused with 429 and
+	// Retry-After: 1. 0 means 400 (--max-requests-inflight); negative,
+	// no cap.
+	MaxRequestsInFlight int
+	// MaxMutatingRequestsInFlight caps the writes served at once likewise.
+	// 0 means 200 (--max-mutating-requests-inflight); negative, no cap.
+	MaxMutatingRequestsInFlight int
+	// ReadHeaderTimeout, IdleTimeout and MaxHeaderBytes are those of the
+	// http.Server of Serve. 0 means 32 seconds, 90 seconds and 1 MiB.
+	ReadHeaderTimeout time.Duration
+	IdleTimeout       time.Duration
+	MaxHeaderBytes    int
+
 	// Logger receives one line per request and the server's events. nil
 	// means no logging.
 	Logger *slog.Logger
@@ -118,6 +147,9 @@ type Server struct {
 	regMu sync.Mutex
 	wopts watch.Options
 
+	edge  *edge
+	conns conns // of Serve's http.Server
+
 	closing  atomic.Bool
 	mu       sync.Mutex   // guards httpSrv
 	httpSrv  *http.Server // set by Serve
@@ -131,6 +163,7 @@ func New(opts Options) (*Server, error) {
 		log:    opts.Logger,
 		now:    opts.Now,
 		rvConf: rv.Config{DisableWatchList: opts.DisableWatchList},
+		edge:   newEdge(&opts),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -354,8 +387,11 @@ func (s *Server) ListenAndServe() error {
 }
 
 // Serve serves on l until Shutdown, when it returns http.ErrServerClosed.
+// Its http.Server has Options' connection limits (ReadHeaderTimeout,
+// IdleTimeout, MaxHeaderBytes).
 func (s *Server) Serve(l net.Listener) error {
-	hs := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	hs := s.httpServer()
+	hs.ErrorLog = slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)
 	s.mu.Lock()
 	if s.closing.Load() {
 		s.mu.Unlock()
@@ -369,9 +405,11 @@ func (s *Server) Serve(l net.Listener) error {
 
 // Shutdown stops the server gracefully: it ends every watch stream (their
 // clients see the end of the response, as when a Kubernetes server
-// restarts) and, if Serve is running,
-// shuts its http.Server down, waiting for in-flight requests until ctx is
-// done. Requests arriving during shutdown get 503. It is safe to call more
+// restarts) and, if Serve is running, shuts its http.Server down, waiting
+// for in-flight requests until ctx is done. Then it closes the connections
+// left, which only clients that do not finish can hold (one that stopped
+// reading, say), and logs how many: that is not an error, Shutdown returns
+// nil. Requests arriving during shutdown get 503. It is safe to call more
 // than once.
 func (s *Server) Shutdown(ctx context.Context) error {
 	var err error
@@ -384,9 +422,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		closeAll(s.reg.Load().resources)
 		s.regMu.Unlock()
 		if hs != nil {
-			if e := hs.Shutdown(ctx); e != nil && err == nil {
-				err = e
-			}
+			err = s.shutdownHTTP(ctx, hs)
 		}
 	})
 	return err
