@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
-	"strconv"
-	"strings"
+	"net"
 	"net/url"
 	"slices"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -44,9 +47,10 @@ func newWidget(ns, name string) *widget {
 // etcdServer is a real etcd in the test process: loopback, ports chosen
 // by the OS, data in a temporary directory.
 type etcdServer struct {
-	e   *embed.Etcd
-	dir string
-	url string
+	e    *embed.Etcd
+	dir  string
+	url  string
+	once sync.Once
 }
 
 func startEtcd(t testing.TB, dir string, clientURL string) *etcdServer {
@@ -75,7 +79,7 @@ func startEtcd(t testing.TB, dir string, clientURL string) *etcdServer {
 	return &etcdServer{e: e, dir: dir, url: "http://" + e.Clients[0].Addr().String()}
 }
 
-func (s *etcdServer) stop() { s.e.Close() }
+func (s *etcdServer) stop() { s.once.Do(s.e.Close) }
 
 // newEtcd starts an etcd for the test and returns a client of it.
 func newEtcd(t testing.TB) (*etcdServer, *clientv3.Client) {
@@ -429,43 +433,117 @@ func TestCompaction(t *testing.T) {
 	}
 }
 
-// TestRestart: data survives a restart of etcd and of the replica; while
-// etcd is down requests fail within the timeout with a Status.
+// proxy forwards TCP connections to an address until it is cut, which
+// makes etcd unreachable for the clients behind it at once (stopping etcd
+// itself waits for its open streams).
+type proxy struct {
+	ln    net.Listener
+	to    string
+	mu    sync.Mutex
+	cut   bool
+	conns []net.Conn
+}
+
+func newProxy(t testing.TB, to string) *proxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{ln: ln, to: to}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			p.mu.Lock()
+			if p.cut {
+				c.Close()
+				p.mu.Unlock()
+				continue
+			}
+			d, err := net.Dial("tcp", p.to)
+			if err != nil {
+				c.Close()
+				p.mu.Unlock()
+				continue
+			}
+			p.conns = append(p.conns, c, d)
+			p.mu.Unlock()
+			go func() { io.Copy(d, c); d.Close() }()
+			go func() { io.Copy(c, d); c.Close() }()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); <-done; p.setCut(true) })
+	return p
+}
+
+func (p *proxy) url() string { return "http://" + p.ln.Addr().String() }
+
+// setCut cuts every connection and refuses new ones, or lets them in again.
+func (p *proxy) setCut(cut bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cut = cut
+	if cut {
+		for _, c := range p.conns {
+			c.Close()
+		}
+		p.conns = nil
+	}
+}
+
+// TestRestart: while etcd is unreachable requests fail within the timeout
+// with a Status, the replica recovers by itself when it is back, and data
+// survives a restart of etcd and a new replica.
 func TestRestart(t *testing.T) {
-	dir := t.TempDir()
-	s := startEtcd(t, dir, "http://127.0.0.1:0")
-	url := s.url
-	c := newClient(t, url)
+	s, _ := newEtcd(t)
+	px := newProxy(t, strings.TrimPrefix(s.url, "http://"))
+	c := newClient(t, px.url())
 	r := newResource(t, c, Options[*widget]{RequestTimeout: 500 * time.Millisecond})
 	ctx := context.Background()
 	w, err := r.Create(ctx, newWidget("ns", "keep"), store.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.stop()
+	px.setCut(true)
 	start := time.Now()
 	_, err = r.Create(ctx, newWidget("ns", "lost"), store.CreateOptions{})
 	var se *status.Error
 	if !errors.As(err, &se) || (se.Code() != 503 && se.Code() != 504) {
-		t.Errorf("create with etcd down: %v; want a 503 or 504 Status", err)
+		t.Errorf("create with etcd unreachable: %v; want a 503 or 504 Status", err)
 	}
 	if _, err := r.Get(ctx, "ns", "keep", latest); !errors.As(err, &se) || (se.Code() != 503 && se.Code() != 504) {
-		t.Errorf("consistent get with etcd down: %v; want a 503 or 504 Status", err)
+		t.Errorf("consistent get with etcd unreachable: %v; want a 503 or 504 Status", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("failing with etcd down took %v", d)
+		t.Errorf("failing with etcd unreachable took %v", d)
 	}
-	s = startEtcd(t, dir, url)
-	defer s.stop()
-	// The running replica recovers; a new one loads the data.
+	t.Logf("failed in %v", time.Since(start))
+	px.setCut(false)
 	got, err := retry(func() (*widget, error) { return r.Get(ctx, "ns", "keep", latest) })
 	if err != nil || got.ResourceVersion != w.ResourceVersion {
-		t.Fatalf("after etcd restarted: %v %v", got, err)
+		t.Fatalf("after etcd came back: %v %v", got, err)
 	}
-	r2 := newResource(t, newClient(t, url), Options[*widget]{})
-	if got, err := r2.Get(ctx, "ns", "keep", latest); err != nil || got.UID != w.UID {
-		t.Fatalf("new replica: %v %v", got, err)
+	if _, err := retry(func() (*widget, error) {
+		return r.Create(ctx, newWidget("ns", "after"), store.CreateOptions{})
+	}); err != nil {
+		t.Fatal(err)
 	}
+	t.Logf("recovered in %v", time.Since(start))
+	// etcd itself restarted on its data: a new replica loads everything.
+	r.Close()
+	s.stop()
+	s2 := startEtcd(t, s.dir, s.url)
+	t.Cleanup(s2.stop) // after the client's and the replica's cleanups
+	r2 := newResource(t, newClient(t, s2.url), Options[*widget]{})
+	p, err := r2.List(ctx, "ns", store.ListOptions{Read: latest})
+	if err != nil || p.Len() != 2 || p.View(0).Name != "after" || p.View(1).UID != w.UID {
+		t.Fatalf("new replica after an etcd restart: %v %v", p, err)
+	}
+	t.Logf("done in %v", time.Since(start))
 }
 
 // retry retries f while it fails with a 503 or 504, for a bounded time.
