@@ -162,7 +162,7 @@ func (c *Converter[T]) ListBody(res Result, include IncludeObjectPolicy, list me
 		l.Head = append(l.Head, `{"kind":"PartialObjectMetadataList","apiVersion":"`...)
 		l.Head = append(l.Head, apiVersion...)
 		l.Head = append(l.Head, `","metadata":`...)
-		l.Head = appendListMetaJSON(l.Head, &list)
+		l.Head = AppendListMetaJSON(l.Head, &list)
 		l.Head = append(l.Head, `,"items":`...)
 		var buf []byte
 		l.Item = func(i int) ([]byte, error) {
@@ -355,7 +355,7 @@ func (c *Converter[T]) appendPartialListJSON(b []byte, apiVersion string, list m
 	b = append(b, `{"kind":"PartialObjectMetadataList","apiVersion":"`...)
 	b = append(b, apiVersion...)
 	b = append(b, `","metadata":`...)
-	b = appendListMetaJSON(b, &list)
+	b = AppendListMetaJSON(b, &list)
 	b = append(b, `,"items":`...)
 	if len(objs) == 0 {
 		return append(b, "null}"...), nil

@@ -52,7 +52,7 @@ func appendTableHead(b []byte, t *Table) []byte {
 		b = append(b, ',')
 	}
 	b = append(b, `"metadata":`...)
-	b = appendListMetaJSON(b, &t.Metadata)
+	b = AppendListMetaJSON(b, &t.Metadata)
 	b = append(b, `,"columnDefinitions":`...)
 	if t.ColumnDefinitions == nil {
 		b = append(b, "null"...)
@@ -82,9 +82,9 @@ func tableJSONSizeHint(t *Table) int {
 	return n
 }
 
-// appendListMetaJSON appends m as encoding/json writes meta.ListMeta:
-// every field omitempty.
-func appendListMetaJSON(b []byte, m *meta.ListMeta) []byte {
+// AppendListMetaJSON appends m exactly as encoding/json writes
+// meta.ListMeta (every field omitempty), without its reflection.
+func AppendListMetaJSON(b []byte, m *meta.ListMeta) []byte {
 	b = append(b, '{')
 	sep := false
 	field := func(name string) {

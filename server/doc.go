@@ -40,7 +40,20 @@
 // with it). Resource.Delete replaces the store's deletion where a
 // resource's is more (a Namespace's is two-phase). Store, StoreOf and
 // BroadcasterOf give controllers in the same process the store and the
-// watches the HTTP layer uses.
+// watches the HTTP layer uses. AddResource and RemoveResource change what
+// is served while the server runs, as CustomResourceDefinitions do.
+//
+// # Hostile clients
+//
+// The handler bounds every request as kube-apiserver does, so that slow
+// or stuck clients cannot hold memory, goroutines or connections: a
+// deadline (Options.RequestTimeout, 60 s, answered with the 504 Timeout
+// Status), a body read deadline, caps on the reads and writes in flight
+// (400 and 200, answered with 429 and Retry-After), and write deadlines,
+// which also drop a watcher whose client stops reading. Serve adds header
+// and idle timeouts and a header size limit; Shutdown closes what its
+// grace period did not end. Options documents each limit and its
+// default; all but Serve's hold for httptest servers too.
 //
 // # How the packages fit
 //
@@ -69,5 +82,6 @@
 //
 // No authentication, authorization, admission webhooks or server-side
 // apply yet; the state lives in memory (package store) and is gone with
-// the process. Subresources (status, scale) are not served and answer 404.
+// the process. Of the subresources only status is served
+// (Resource.StatusSubresource); scale and the others answer 404.
 package server

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
 	"github.com/apisem/apisem/store/selector"
+	"github.com/apisem/apisem/validation"
 )
 
 // maxBody is the request body limit.
@@ -59,7 +61,7 @@ func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rec := &statusRecorder{ResponseWriter: w}
-	s.serve(rec, r)
+	s.serveEdge(rec, r)
 	// Reads are routine; writes and failures are worth a line by default.
 	level := slog.LevelDebug
 	if r.Method != http.MethodGet || rec.code >= 400 {
@@ -90,7 +92,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.serveResource(w, r, "v1", segs[2:])
 	case segs[0] == "apis" && len(segs) > 3:
 		gv := segs[1] + "/" + segs[2]
-		if _, ok := s.disco.resources[gv]; !ok {
+		if _, ok := s.reg.Load().disco.resources[gv]; !ok {
 			s.writeError(w, r, nil, errNotFound())
 			return
 		}
@@ -217,13 +219,35 @@ func (s *Server) listOrWatch(w http.ResponseWriter, r *http.Request, t *target) 
 	return s.writeList(w, r, t.res, res, pageMeta(page), page)
 }
 
-// validate runs the name and type validation of a create (old nil) or an
-// update, as a 422 Invalid.
+// validate runs Kubernetes' metadata validation and the resource's own
+// of a create (old nil) or an update, as a 422 Invalid.
 func validate(rs *resource, o, old Object) error {
 	m := o.Meta()
-	errs := ValidateName(m.Name, m.GenerateName, rs.def.DNSLabelNames)
-	if old != nil {
-		errs = append(errs, ValidateMetaUpdate(o, old)...)
+	var errs []status.FieldError
+	if old == nil {
+		vm := m
+		if m.Name == "" && m.GenerateName != "" {
+			// Kubernetes validates the name the generator made; any
+			// five lower-case alphanumerics validate as they would.
+			c := *m
+			c.Name = m.GenerateName + "x0x0x"
+			vm = &c
+		}
+		names := rs.def.Names
+		if names == nil {
+			names = validation.NameIsDNSSubdomain
+		}
+		errs = validation.ValidateCreate(vm, rs.def.Namespaced, names)
+		if vm != m && slices.ContainsFunc(errs, func(e status.FieldError) bool { return e.Field == "metadata.generateName" }) {
+			// The placeholder name fails for the prefix's reasons;
+			// Kubernetes would name a random one in a second cause.
+			errs = slices.DeleteFunc(errs, func(e status.FieldError) bool { return e.Field == "metadata.name" })
+		}
+		if rs.def.Group == "" {
+			errs = append(errs, validation.CoreFinalizers("metadata.finalizers", m.Finalizers)...)
+		}
+	} else {
+		errs = validation.ValidateUpdate(m, old.Meta(), rs.def.Namespaced)
 	}
 	if rs.def.Validate != nil {
 		errs = append(errs, rs.def.Validate(o, old)...)
@@ -236,6 +260,15 @@ func validate(rs *resource, o, old Object) error {
 		name = m.GenerateName
 	}
 	return status.NewInvalid(status.GroupKind{Group: rs.def.Group, Kind: rs.def.Kind}, name, errs...)
+}
+
+// checkSize refuses an object larger than Options.MaxObjectBytes.
+func (s *Server) checkSize(rs *resource, o Object) error {
+	b, err := rs.codec.appendJSON(nil, o, false)
+	if err != nil {
+		return err
+	}
+	return validation.CheckObjectSize(len(b), s.opts.MaxObjectBytes)
 }
 
 // prepare applies the resource's defaulting and protected fields, then
@@ -313,6 +346,13 @@ func (s *Server) createObject(ctx context.Context, t *target, o Object, opts sto
 	if err := ensureNamespace(t, m); err != nil {
 		return nil, err
 	}
+	if t.res.def.StatusSubresource {
+		// Status is the status subresource's to write.
+		var err error
+		if o, err = t.res.codec.withStatusOf(nil, o, false); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.admitCreate(ctx, t.res, o); err != nil {
 		return nil, err
 	}
@@ -320,6 +360,9 @@ func (s *Server) createObject(ctx context.Context, t *target, o Object, opts sto
 		return nil, err
 	}
 	if err := validate(t.res, o, nil); err != nil {
+		return nil, err
+	}
+	if err := s.checkSize(t.res, o); err != nil {
 		return nil, err
 	}
 	return t.res.store.Create(ctx, o, opts)
@@ -337,7 +380,7 @@ func (s *Server) admitCreate(ctx context.Context, rs *resource, o Object) error 
 // POST to its collection would, with defaulting, validation and
 // admission: for seeding a server and for tests. obj is not modified.
 func (s *Server) Create(ctx context.Context, res *Resource, obj Object) (Object, error) {
-	rs := s.byDef[res]
+	rs := s.reg.Load().byDef[res]
 	if rs == nil {
 		return nil, errors.New("server: Create of a resource the server does not serve")
 	}
@@ -386,13 +429,31 @@ func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, chang
 		if err != nil {
 			return nil, err
 		}
-		if v := o.Meta().ResourceVersion; v != "" && v != old.Meta().ResourceVersion {
+		m, oldMeta := o.Meta(), old.Meta()
+		switch v := m.ResourceVersion; {
+		case v == "" && t.res.def.RequireResourceVersion:
+			return nil, validation.ResourceVersionRequired(t.res.gr, t.name)
+		case v == "":
+			m.ResourceVersion = oldMeta.ResourceVersion // unconditional
+		case v != oldMeta.ResourceVersion:
 			return nil, status.NewConflict(t.res.gr, t.name, status.OptimisticLockMessage)
 		}
+		if t.res.def.StatusSubresource {
+			// The status subresource writes status alone; the object
+			// itself keeps the stored status.
+			if o, err = t.res.codec.withStatusOf(old, o, t.sub == "status"); err != nil {
+				return nil, err
+			}
+			m = o.Meta()
+		}
+		validation.PrepareForUpdate(m, oldMeta)
 		if err := prepare(t.res, o, old); err != nil {
 			return nil, err
 		}
 		if err := validate(t.res, o, old); err != nil {
+			return nil, err
+		}
+		if err := s.checkSize(t.res, o); err != nil {
 			return nil, err
 		}
 		return o, nil

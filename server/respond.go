@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/apisem/apisem/envelope"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/status"
@@ -158,22 +157,4 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, rs *resource
 		s.log.Error("request failed", "method", r.Method, "uri", r.URL.RequestURI(), "err", err)
 	}
 	e.WriteError(w, r, err)
-}
-
-// appendStatusEnvelope appends st as a protobuf v1 Status envelope.
-func appendStatusEnvelope(b []byte, st status.Status) []byte {
-	es := envelope.Status{
-		Metadata: st.Metadata,
-		Status:   st.Status, Message: st.Message, Reason: string(st.Reason), Code: st.Code,
-	}
-	if d := st.Details; d != nil {
-		es.Details = &envelope.StatusDetails{Name: d.Name, Group: d.Group, Kind: d.Kind, UID: d.UID,
-			RetryAfterSeconds: d.RetryAfterSeconds}
-		for _, c := range d.Causes {
-			es.Details.Causes = append(es.Details.Causes, envelope.StatusCause{Type: string(c.Type), Message: c.Message, Field: c.Field})
-		}
-	}
-	return envelope.AppendEnvelopeFunc(b, "v1", "Status", envelope.SizeStatus(&es), func(b []byte) []byte {
-		return envelope.AppendStatus(b, &es)
-	})
 }

@@ -600,6 +600,7 @@ func UnstructuredResource(r Resource) *Resource {
 	r.PatchSchema = nil
 	r.TypedListItems = true
 	r.Generation = true
+	r.RequireResourceVersion = true
 	cols := r.Columns
 	if len(cols) == 0 {
 		cols = []Column{CustomResourceAgeColumn}

@@ -43,7 +43,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 	if err != nil {
 		return err
 	}
-	body, err := readBody(r, t.res.maxBody)
+	body, err := negotiation.ReadBodyBytes(r, t.res.maxBody)
 	if err != nil {
 		return err
 	}
@@ -142,7 +142,7 @@ func (s *Server) writeSuccess(w http.ResponseWriter, r *http.Request, res negoti
 	}
 	var pb []byte
 	if res.MediaType == negotiation.Protobuf {
-		pb = appendStatusEnvelope(nil, st)
+		pb = negotiation.AppendStatusProtobuf(nil, &st)
 	}
 	body, err := res.Encode(j, pb)
 	if err != nil {

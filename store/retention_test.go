@@ -26,7 +26,7 @@ import (
 // the versions reachable from index entries.
 func retained(s *Store[*widget]) (history, versions, keys int) {
 	h := s.hist.Load()
-	history = int(s.rev.Load() + 1 - h.base)
+	history = int(h.n.Load())
 	x := s.idx.Load()
 	var c cursor[*widget]
 	x.seek(&c, "")

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -124,19 +125,37 @@ type Store[T meta.Object] struct {
 	armed, closed bool
 }
 
-// history holds the version written at each revision after the
-// compaction revision: arr[i] is revision base+i. Slots up to the
-// published revision are filled; the writer appends past them in place
-// and publishes a new history only when it reallocates or compacts.
+// history holds the versions written after the compaction revision,
+// oldest first: one per revision for the store's own writes; a Store fed
+// by Apply may skip revisions (written elsewhere) and hold several
+// versions of one revision. Readers see arr[:n]; the writer appends past
+// n in place and publishes a new history only when it reallocates or
+// compacts.
 type history[T meta.Object] struct {
-	base uint64
+	base uint64 // every version with a revision >= base is in the history
 	arr  []*version[T]
+	n    atomic.Int64 // published length of arr
 }
 
-// at returns the version written at revision r, which must be in
-// (base-1, published revision].
-func (h *history[T]) at(r uint64) *version[T] {
-	return h.arr[:cap(h.arr)][r-h.base]
+func newHistory[T meta.Object](base uint64, arr []*version[T]) *history[T] {
+	h := &history[T]{base: base, arr: arr}
+	h.n.Store(int64(len(arr)))
+	return h
+}
+
+// after returns the published versions with a revision greater than a.
+// The store's own writes leave no gaps, so the position is usually
+// computed; otherwise it is searched.
+func (h *history[T]) after(a uint64) []*version[T] {
+	vs := h.arr[:cap(h.arr)][:h.n.Load()]
+	if len(vs) == 0 || vs[0].rev > a {
+		return vs
+	}
+	if i := a + 1 - vs[0].rev; i < uint64(len(vs)) && vs[i].rev == a+1 && vs[i-1].rev <= a {
+		return vs[i:]
+	}
+	i := sort.Search(len(vs), func(i int) bool { return vs[i].rev > a })
+	return vs[i:]
 }
 
 // timeMark records that every revision up to rev was written at or before t.
@@ -209,7 +228,7 @@ func New[T meta.Object](opts Options[T]) *Store[T] {
 		s.codec = &paging.Codec{}
 	}
 	s.idx.Store(&index[T]{})
-	s.hist.Store(&history[T]{base: 1, arr: make([]*version[T], 0, 64)})
+	s.hist.Store(newHistory(1, make([]*version[T], 0, 64)))
 	return s
 }
 
@@ -396,6 +415,15 @@ func (s *Store[T]) compactedError(r uint64) *rv.CompactedError {
 // index yet. s.mu must be held.
 func (s *Store[T]) commitLocked(e *entry[T], isNew bool, obj T, dead bool) *version[T] {
 	rev := s.rev.Load() + 1
+	v := s.writeLocked(e, isNew, obj, dead, rev)
+	s.publishLocked(rev)
+	return v
+}
+
+// writeLocked writes obj as the version of e at revision rev, which is
+// not published yet: the version chain, the index if the key's liveness
+// changed, and the history. s.mu must be held.
+func (s *Store[T]) writeLocked(e *entry[T], isNew bool, obj T, dead bool, rev uint64) *version[T] {
 	obj.Meta().ResourceVersion = strconv.FormatUint(rev, 10)
 	v := &version[T]{rev: rev, obj: obj, entry: e, dead: dead}
 	n := int64(versionOverhead + s.size(obj))
@@ -422,25 +450,31 @@ func (s *Store[T]) commitLocked(e *entry[T], isNew bool, obj T, dead bool) *vers
 	if nx != nil {
 		s.idx.Store(nx)
 	}
-	s.rev.Store(rev)
-	s.wakeLocked(rev)
-	s.retainLocked(rev)
 	return v
 }
 
-// appendHistoryLocked adds v (the next revision) to the history.
+// publishLocked makes rev the latest revision, wakes its waiters and
+// applies the retention settings. s.mu must be held.
+func (s *Store[T]) publishLocked(rev uint64) {
+	s.rev.Store(rev)
+	s.wakeLocked(rev)
+	s.retainLocked(rev)
+}
+
+// appendHistoryLocked adds v (the newest version) to the history.
 func (s *Store[T]) appendHistoryLocked(v *version[T]) {
 	h := s.hist.Load()
 	if s.histN < cap(h.arr) {
 		h.arr[:s.histN+1][s.histN] = v
 		s.histN++
+		h.n.Store(int64(s.histN))
 		return
 	}
 	arr := make([]*version[T], s.histN+1, 2*s.histN+64)
 	copy(arr, h.arr[:s.histN])
 	arr[s.histN] = v
 	s.histN++
-	s.hist.Store(&history[T]{base: h.base, arr: arr})
+	s.hist.Store(newHistory(h.base, arr))
 }
 
 // retainLocked applies the retention settings after the write of rev.
@@ -491,12 +525,17 @@ func (s *Store[T]) expiredLocked(now time.Time) (target uint64, byBytes bool) {
 	if s.maxBytes > 0 && s.histBytes.Load() > s.maxBytes {
 		byBytes = true
 		excess := s.histBytes.Load() - (s.maxBytes - s.maxBytes/16)
+		// Whole revisions go: compaction keeps none of a revision's
+		// versions below the target, and a Store fed by Apply may have
+		// several.
 		h := s.hist.Load()
-		r := s.compacted.Load()
-		for ; r < rev && excess > 0; r++ {
-			excess -= max(h.at(r+1).bytes.Load(), 0)
+		for _, v := range h.arr[:s.histN] {
+			if excess <= 0 {
+				break
+			}
+			excess -= max(v.bytes.Load(), 0)
+			target = max(target, v.rev)
 		}
-		target = max(target, r)
 	}
 	return target, byBytes
 }
@@ -590,8 +629,12 @@ func (s *Store[T]) compactLocked(c uint64) {
 	s.txID++
 	tx := indexTx[T]{x: *s.idx.Load(), id: s.txID}
 	changed := false
-	for r := old + 1; r <= c; r++ {
-		v := h.at(r)
+	drop := 0
+	for _, v := range h.arr[:s.histN] {
+		if v.rev > c {
+			break
+		}
+		drop++
 		s.histBytes.Add(-v.bytes.Swap(-1))
 		// Every older version of v's key is superseded by v, which is
 		// itself readable at c: nobody can reach them any more.
@@ -613,10 +656,9 @@ func (s *Store[T]) compactLocked(c uint64) {
 		s.idx.Store(&tx.x)
 	}
 	// Drop the history up to c.
-	drop := int(c + 1 - h.base)
 	arr := afterCut(h.arr[drop:s.histN], &s.histCut, drop, 64)
 	s.histN = len(arr)
-	s.hist.Store(&history[T]{base: c + 1, arr: arr})
+	s.hist.Store(newHistory(c+1, arr))
 	i := 0
 	for i < len(s.marks) && s.marks[i].rev <= c {
 		i++

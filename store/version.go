@@ -227,7 +227,15 @@ func (s *Store[T]) storedVersion(key string, obj T) *version[T] {
 	var v *version[T]
 	cur := s.rev.Load() // before the history, which then has every slot up to cur
 	if h := s.hist.Load(); r >= h.base && r <= cur {
-		v = h.at(r)
+		for _, w := range h.after(r - 1) {
+			if w.rev != r {
+				break
+			}
+			if w.obj.Meta() == m {
+				return w
+			}
+		}
+		return nil
 	} else if key != "" {
 		if e := s.idx.Load().get(key); e != nil {
 			if v = e.upTo(r); v != nil && v.rev != r {
