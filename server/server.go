@@ -98,7 +98,8 @@ type resource struct {
 	store   *store.Resource[Object]
 	bcast   *watch.Broadcaster[Object]
 	codec   *codec
-	maxBody int64 // request body limit
+	maxBody int64         // request body limit
+	fields  *fieldManager // managedFields and server-side apply
 }
 
 // Server is a Kubernetes-compatible API server for the types of package
@@ -157,8 +158,9 @@ func New(opts Options) (*Server, error) {
 		MinTimeout:       opts.WatchTimeout,
 		FutureWait:       opts.FutureWait,
 	}
+	types := newApplyTypes(defs)
 	for _, d := range defs {
-		r := &resource{def: d, gr: status.GroupResource{Group: d.Group, Resource: d.Plural}}
+		r := &resource{def: d, gr: status.GroupResource{Group: d.Group, Resource: d.Plural}, fields: newFieldManager(types, d)}
 		fields := make(map[string]func(Object) string, len(d.Fields))
 		for k, f := range d.Fields {
 			fields[k] = f
