@@ -340,7 +340,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t *target) error
 }
 
 // createObject is the create path after decoding: namespace checks,
-// defaulting, validation, managedFields (of own, if not nil), storage.
+// defaulting, managedFields (of own, if not nil), validation, storage.
 func (s *Server) createObject(ctx context.Context, t *target, o Object, opts store.CreateOptions, own *owner) (Object, error) {
 	m := o.Meta()
 	if err := ensureNamespace(t, m); err != nil {
@@ -352,10 +352,10 @@ func (s *Server) createObject(ctx context.Context, t *target, o Object, opts sto
 	if err := prepare(t.res, o, nil); err != nil {
 		return nil, err
 	}
+	s.recordWrite(t.res, o, nil, own)
 	if err := validate(t.res, o, nil); err != nil {
 		return nil, err
 	}
-	s.recordWrite(t.res, o, nil, own)
 	if err := s.checkSize(t.res, o); err != nil {
 		return nil, err
 	}
@@ -414,8 +414,9 @@ func matchURL(t *target, m *meta.ObjectMeta) error {
 // updateObject is a read-modify-write of the object t names: change
 // returns the new state for the current one, which it must not modify; a
 // resourceVersion in the new state must match the current one. Defaulting
-// and validation run on every attempt, then the managedFields of own (if
-// not nil) are recorded. The result is read-only: it is for encoding, and
+// and validation run on every attempt; the managedFields of own (if not
+// nil) are recorded between the two, as Kubernetes' field manager runs
+// before validation (a reset or invalid managedFields is replaced). The result is read-only: it is for encoding, and
 // a stored result shares its encodings with watchers.
 func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, own *owner, change func(cur Object) (Object, error)) (Object, error) {
 	opts := store.UpdateOptions{DryRun: dryRun, ReadOnlyResult: true}
@@ -437,10 +438,10 @@ func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, own *
 		if err := prepare(t.res, o, old); err != nil {
 			return nil, err
 		}
+		s.recordWrite(t.res, o, old, own)
 		if err := validate(t.res, o, old); err != nil {
 			return nil, err
 		}
-		s.recordWrite(t.res, o, old, own)
 		if err := s.checkSize(t.res, o); err != nil {
 			return nil, err
 		}
