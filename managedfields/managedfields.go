@@ -62,7 +62,7 @@ type FieldManager struct {
 // New returns a FieldManager for opts.
 func New(opts Options) *FieldManager {
 	f := &FieldManager{opts: opts, typ: opts.Type, version: fieldpath.APIVersion(opts.APIVersion), max: opts.MaxUpdateManagers}
-	if !f.typ.IsValid() {
+	if f.typ.Schema == nil {
 		f.typ = typed.DeducedParseableType
 	}
 	if f.max <= 0 {
