@@ -31,7 +31,7 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, t *target, res ne
 	if err != nil {
 		return err
 	}
-	config, err := decodeApplyConfig(body)
+	config, strictErr, err := decodeApplyConfig(body, opts.FieldValidation != negotiation.FieldValidationIgnore)
 	if err != nil {
 		return err
 	}
@@ -41,7 +41,7 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, t *target, res ne
 	}
 	var warnings []string
 	change := func(cur Object) (Object, error) {
-		o, w, err := s.applyTo(t, fm, cur, config, body, opts)
+		o, w, err := s.applyTo(t, fm, cur, config, strictErr, opts)
 		warnings = w
 		return o, err
 	}
@@ -73,8 +73,8 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, t *target, res ne
 
 // applyTo applies config to cur (nil when the object does not exist) and
 // returns the new object with its managedFields, and the warnings of
-// field validation Warn.
-func (s *Server) applyTo(t *target, fm *managedfields.FieldManager, cur Object, config map[string]any, body []byte, opts writeOptions) (Object, []string, error) {
+// field validation Warn: strictErr is the body's duplicate keys.
+func (s *Server) applyTo(t *target, fm *managedfields.FieldManager, cur Object, config map[string]any, strictErr error, opts writeOptions) (Object, []string, error) {
 	var live map[string]any
 	var entries []meta.ManagedFieldsEntry
 	if cur != nil {
@@ -91,13 +91,11 @@ func (s *Server) applyTo(t *target, fm *managedfields.FieldManager, cur Object, 
 	// Duplicate keys in the body are found after the merge, as Kubernetes
 	// does.
 	var warnings []string
-	if opts.FieldValidation != negotiation.FieldValidationIgnore {
-		if _, serr := yaml.YAMLToJSONStrict(body); serr != nil {
-			if opts.FieldValidation == negotiation.FieldValidationStrict {
-				return nil, nil, status.NewBadRequest("error strict decoding YAML: error converting YAML to JSON: " + serr.Error())
-			}
-			warnings = yamlWarnings(serr)
+	if strictErr != nil {
+		if opts.FieldValidation == negotiation.FieldValidationStrict {
+			return nil, nil, status.NewBadRequest("error strict decoding YAML: error converting YAML to JSON: " + strictErr.Error())
 		}
+		warnings = yamlWarnings(strictErr)
 	}
 	doc, err := json.Marshal(merged)
 	if err != nil {
@@ -119,19 +117,26 @@ func (s *Server) applyTo(t *target, fm *managedfields.FieldManager, cur Object, 
 
 // decodeApplyConfig reads an applied configuration, YAML or JSON, as a
 // JSON object with integers kept exact. What is not an object is a 400.
-func decodeApplyConfig(body []byte) (map[string]any, error) {
-	j, err := yaml.YAMLToJSON(body)
-	if err != nil {
-		return nil, status.NewBadRequest("error decoding YAML: error converting YAML to JSON: " + err.Error())
+// With strict, strictErr reports duplicate keys, which the plain reading
+// resolves (the last wins).
+func decodeApplyConfig(body []byte, strict bool) (config map[string]any, strictErr error, err error) {
+	var j []byte
+	if strict {
+		// Parse once when the strict reading succeeds, as it usually does.
+		j, strictErr = yaml.YAMLToJSONStrict(body)
 	}
-	var config map[string]any
+	if !strict || strictErr != nil {
+		if j, err = yaml.YAMLToJSON(body); err != nil {
+			return nil, nil, status.NewBadRequest("error decoding YAML: error converting YAML to JSON: " + err.Error())
+		}
+	}
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(j, &config); err != nil {
-		return nil, status.NewBadRequest("error decoding YAML: error unmarshaling JSON: while decoding JSON: " + err.Error())
+		return nil, nil, status.NewBadRequest("error decoding YAML: error unmarshaling JSON: while decoding JSON: " + err.Error())
 	}
 	if config == nil {
 		config = map[string]any{}
 	}
-	return config, nil
+	return config, strictErr, nil
 }
 
 // yamlWarnings splits a duplicate-key error into Kubernetes' warnings,
