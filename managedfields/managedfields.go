@@ -40,6 +40,11 @@ type Options struct {
 	// MaxUpdateManagers caps the Update entries; 0 means
 	// DefaultMaxUpdateManagers.
 	MaxUpdateManagers int
+	// StatusSubresource: the objects' status is written through the
+	// status subresource. A write to the object then owns nothing of
+	// status, and one to the subresource "status" nothing but status
+	// (Kubernetes' reset fields of such a type).
+	StatusSubresource bool
 }
 
 // FieldManager keeps the metadata.managedFields of the objects of one type
@@ -55,8 +60,11 @@ type FieldManager struct {
 	opts    Options
 	typ     typed.ParseableType
 	version fieldpath.APIVersion
-	updater *merge.Updater
-	max     int
+	// updater merges; with a status subresource, objectUpdater and
+	// statusUpdater filter what writes to the object and to its status
+	// may own.
+	updater, objectUpdater, statusUpdater *merge.Updater
+	max                                   int
 }
 
 // New returns a FieldManager for opts.
@@ -68,8 +76,29 @@ func New(opts Options) *FieldManager {
 	if f.max <= 0 {
 		f.max = DefaultMaxUpdateManagers
 	}
-	f.updater = (&merge.UpdaterBuilder{Converter: converter{f.version}}).BuildUpdater()
+	c := converter{f.version}
+	f.updater = (&merge.UpdaterBuilder{Converter: c}).BuildUpdater()
+	if opts.StatusSubresource {
+		status := fieldpath.MakePathOrDie("status")
+		f.objectUpdater = (&merge.UpdaterBuilder{Converter: c, IgnoreFilter: map[fieldpath.APIVersion]fieldpath.Filter{
+			f.version: fieldpath.NewExcludeSetFilter(fieldpath.NewSet(status))}}).BuildUpdater()
+		f.statusUpdater = (&merge.UpdaterBuilder{Converter: c, IgnoreFilter: map[fieldpath.APIVersion]fieldpath.Filter{
+			f.version: fieldpath.NewIncludeMatcherFilter(fieldpath.MakePrefixMatcherOrDie("status"))}}).BuildUpdater()
+	}
 	return f
+}
+
+// updaterFor is the updater of a write to subresource.
+func (f *FieldManager) updaterFor(subresource string) *merge.Updater {
+	switch {
+	case !f.opts.StatusSubresource:
+		return f.updater
+	case subresource == "status":
+		return f.statusUpdater
+	case subresource == "":
+		return f.objectUpdater
+	}
+	return f.updater
 }
 
 // Operation is one write to an object.
@@ -185,7 +214,7 @@ func (f *FieldManager) update(live, obj map[string]any, m managed, op Operation)
 	// The write's own changes are computed under a working name, so that
 	// the entry's time moves only when the write changed something the
 	// manager can own.
-	_, fields, err := f.updater.Update(liveT, objT, f.version, m.fields, currentOperation)
+	_, fields, err := f.updaterFor(op.Subresource).Update(liveT, objT, f.version, m.fields, currentOperation)
 	if err != nil {
 		return fmt.Errorf("failed to update ManagedFields: %v", err)
 	}
@@ -285,7 +314,7 @@ func (f *FieldManager) applyAs(live, config map[string]any, m managed, op Operat
 	if err != nil {
 		return nil, fmt.Errorf("failed to create typed patch object (%s): %v", f.objectName(config), err)
 	}
-	merged, fields, err := f.updater.Apply(liveT, configT, f.version, m.fields, id, force)
+	merged, fields, err := f.updaterFor(op.Subresource).Apply(liveT, configT, f.version, m.fields, id, force)
 	if err != nil {
 		return nil, err
 	}

@@ -84,7 +84,7 @@ func (s *Server) applyTo(t *target, fm *managedfields.FieldManager, cur Object, 
 		}
 		entries = cur.Meta().ManagedFields
 	}
-	merged, entries, err := fm.Apply(live, entries, config, managedfields.Operation{Manager: opts.manager, Time: s.now()}, opts.force)
+	merged, entries, err := fm.Apply(live, entries, config, managedfields.Operation{Manager: opts.manager, Subresource: t.sub, Time: s.now()}, opts.force)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -3,7 +3,6 @@ package server
 import (
 	"maps"
 	"slices"
-	"sync"
 
 	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
@@ -151,33 +150,18 @@ func smdList(s *Schema, preserve bool) *smdschema.List {
 	return l
 }
 
-// applyTypes are the smd types of a server's resources, built on first
-// use: most servers never see an apply or a write that needs them before
-// they are warm.
-type applyTypes struct {
-	schema func() (*smdschema.Schema, error)
-}
-
-func newApplyTypes(resources []*Resource) *applyTypes {
-	return &applyTypes{schema: sync.OnceValues(func() (*smdschema.Schema, error) {
-		d, err := buildDefinitions(resources)
-		if err != nil {
-			return nil, err
-		}
-		return smdSchema(d.schemas), nil
-	})}
-}
-
-// typeOf is the smd type of r's objects: its schema's, or the deduced
-// type for a resource without one.
-func (a *applyTypes) typeOf(r *Resource) (typed.ParseableType, error) {
+// applyType is the smd type of r's objects: its schema's, with its own
+// definitions and the server's, or the deduced type for a resource
+// without one. Definitions mean one schema across resources, so a
+// resource's type needs no other resource's.
+func applyType(r *Resource) (typed.ParseableType, error) {
 	if r.Schema == nil {
 		return typed.DeducedParseableType, nil
 	}
-	s, err := a.schema()
+	d, err := buildDefinitions([]*Resource{r})
 	if err != nil {
 		return typed.ParseableType{}, err
 	}
 	name := r.schemaName()
-	return typed.ParseableType{Schema: s, TypeRef: smdschema.TypeRef{NamedType: &name}}, nil
+	return typed.ParseableType{Schema: smdSchema(d.schemas), TypeRef: smdschema.TypeRef{NamedType: &name}}, nil
 }

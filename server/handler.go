@@ -61,7 +61,7 @@ func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rec := &statusRecorder{ResponseWriter: w}
-	s.serve(rec, r)
+	s.serveEdge(rec, r)
 	// Reads are routine; writes and failures are worth a line by default.
 	level := slog.LevelDebug
 	if r.Method != http.MethodGet || rec.code >= 400 {
@@ -92,7 +92,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.serveResource(w, r, "v1", segs[2:])
 	case segs[0] == "apis" && len(segs) > 3:
 		gv := segs[1] + "/" + segs[2]
-		if _, ok := s.disco.resources[gv]; !ok {
+		if _, ok := s.reg.Load().disco.resources[gv]; !ok {
 			s.writeError(w, r, nil, errNotFound())
 			return
 		}
@@ -346,13 +346,20 @@ func (s *Server) createObject(ctx context.Context, t *target, o Object, opts sto
 	if err := ensureNamespace(t, m); err != nil {
 		return nil, err
 	}
+	if t.res.def.StatusSubresource {
+		// Status is the status subresource's to write.
+		var err error
+		if o, err = t.res.codec.withStatusOf(nil, o, false); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.admitCreate(ctx, t.res, o); err != nil {
 		return nil, err
 	}
 	if err := prepare(t.res, o, nil); err != nil {
 		return nil, err
 	}
-	s.recordWrite(t.res, o, nil, own)
+	s.recordWrite(t, o, nil, own)
 	if err := validate(t.res, o, nil); err != nil {
 		return nil, err
 	}
@@ -374,7 +381,7 @@ func (s *Server) admitCreate(ctx context.Context, rs *resource, o Object) error 
 // POST to its collection would, with defaulting, validation and
 // admission: for seeding a server and for tests. obj is not modified.
 func (s *Server) Create(ctx context.Context, res *Resource, obj Object) (Object, error) {
-	rs := s.byDef[res]
+	rs := s.reg.Load().byDef[res]
 	if rs == nil {
 		return nil, errors.New("server: Create of a resource the server does not serve")
 	}
@@ -434,11 +441,23 @@ func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, own *
 		case v != oldMeta.ResourceVersion:
 			return nil, status.NewConflict(t.res.gr, t.name, status.OptimisticLockMessage)
 		}
+		if t.res.def.StatusSubresource {
+			// The status subresource writes status alone; the object
+			// itself keeps the stored status.
+			entries := m.ManagedFields
+			if o, err = t.res.codec.withStatusOf(old, o, t.sub == "status"); err != nil {
+				return nil, err
+			}
+			m = o.Meta()
+			// A status write keeps the managedFields it computed (an
+			// apply's), as Kubernetes does.
+			m.ManagedFields = entries
+		}
 		validation.PrepareForUpdate(m, oldMeta)
 		if err := prepare(t.res, o, old); err != nil {
 			return nil, err
 		}
-		s.recordWrite(t.res, o, old, own)
+		s.recordWrite(t, o, old, own)
 		if err := validate(t.res, o, old); err != nil {
 			return nil, err
 		}

@@ -22,8 +22,6 @@ type owner struct {
 	// manager is the request's fieldManager, else the name Kubernetes
 	// derives from the User-Agent ("" is then "unknown").
 	manager string
-	// subresource is the subresource written, "" for the object.
-	subresource string
 }
 
 // writeOptions are the query options of a create, update or patch.
@@ -87,9 +85,9 @@ type fieldManager struct {
 	get func() (*managedfields.FieldManager, error)
 }
 
-func newFieldManager(types *applyTypes, r *Resource) *fieldManager {
+func newFieldManager(r *Resource) *fieldManager {
 	return &fieldManager{get: sync.OnceValues(func() (*managedfields.FieldManager, error) {
-		t, err := types.typeOf(r)
+		t, err := applyType(r)
 		if err != nil {
 			return nil, err
 		}
@@ -97,7 +95,8 @@ func newFieldManager(types *applyTypes, r *Resource) *fieldManager {
 		if err != nil {
 			return nil, err
 		}
-		return managedfields.New(managedfields.Options{APIVersion: r.GroupVersion(), Kind: r.Kind, Type: t, Empty: empty}), nil
+		return managedfields.New(managedfields.Options{APIVersion: r.GroupVersion(), Kind: r.Kind, Type: t, Empty: empty,
+			StatusSubresource: r.StatusSubresource}), nil
 	})}
 }
 
@@ -118,18 +117,19 @@ func objectMap(o Object) (map[string]any, error) {
 }
 
 // recordWrite sets the managedFields of o, the new state of old (nil on
-// create) after a write by own, to Kubernetes' record of it. Like
+// create) after a write by own to t, to Kubernetes' record of it. Like
 // Kubernetes, it never fails the write: on an internal error o keeps the
 // entries of old, and the error is logged.
-func (s *Server) recordWrite(rs *resource, o, old Object, own *owner) {
+func (s *Server) recordWrite(t *target, o, old Object, own *owner) {
 	if own == nil {
 		return
 	}
+	rs := t.res
 	var oldEntries []meta.ManagedFieldsEntry
 	if old != nil {
 		oldEntries = old.Meta().ManagedFields
 	}
-	entries, err := s.managedFieldsOf(rs, o, old, own)
+	entries, err := s.managedFieldsOf(rs, o, old, own, t.sub)
 	if err != nil {
 		entries = oldEntries
 		s.log.Warn("managedFields not updated", "resource", rs.gr.String(), "name", o.Meta().Name, "err", err)
@@ -137,7 +137,7 @@ func (s *Server) recordWrite(rs *resource, o, old Object, own *owner) {
 	o.Meta().ManagedFields = entries
 }
 
-func (s *Server) managedFieldsOf(rs *resource, o, old Object, own *owner) ([]meta.ManagedFieldsEntry, error) {
+func (s *Server) managedFieldsOf(rs *resource, o, old Object, own *owner, subresource string) ([]meta.ManagedFieldsEntry, error) {
 	fm, err := rs.fields.get()
 	if err != nil {
 		return nil, err
@@ -155,5 +155,5 @@ func (s *Server) managedFieldsOf(rs *resource, o, old Object, own *owner) ([]met
 		return nil, err
 	}
 	return fm.Update(live, obj, liveEntries, o.Meta().ManagedFields,
-		managedfields.Operation{Manager: own.manager, Subresource: own.subresource, Time: s.now()})
+		managedfields.Operation{Manager: own.manager, Subresource: subresource, Time: s.now()})
 }

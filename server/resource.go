@@ -26,6 +26,12 @@ type Resource struct {
 	// with Kubernetes' messages; nil means validation.NameIsDNSSubdomain,
 	// the rule of most resources (Namespaces use NameIsDNSLabel).
 	Names validation.NameFunc
+	// StatusSubresource serves <name>/status (get, update, patch) as
+	// Kubernetes does for a custom resource with the status subresource
+	// and for most built-in types: writes to the status subresource
+	// change only the object's "status" member, writes to the object
+	// keep the stored status, and a create drops the status it is given.
+	StatusSubresource bool
 	// RequireResourceVersion refuses an update without
 	// metadata.resourceVersion (422), as Kubernetes does for custom
 	// resources; otherwise such an update is unconditional, as for

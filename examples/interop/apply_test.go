@@ -2,6 +2,7 @@ package interop
 
 import (
 	"context"
+	"reflect"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -172,5 +173,43 @@ func TestDynamicApplyWidget(t *testing.T) {
 	if _, err := ws.Apply(ctx, "w", bad, metav1.ApplyOptions{FieldManager: "ops"}); apierrors.ReasonForError(err) != metav1.StatusReasonUnknown || err.(apierrors.APIStatus).Status().Code != 500 ||
 		err.Error() != `failed to create typed patch object (/w; example.apisem.dev/v1, Kind=Widget): .spec.shape: field not declared in schema` {
 		t.Errorf("undeclared field: %v", err)
+	}
+}
+
+// The status subresource: an apply to status owns status alone, under its
+// own entry (subresource "status"); the object's apply owns nothing of
+// status, which it cannot change.
+func TestApplyStatusSubresource(t *testing.T) {
+	ts := start(t, demo.Options{})
+	ctx := context.Background()
+	namespace(t, ts.clientset(t, false), "ns1")
+	dyn, err := dynamic.NewForConfig(ts.config(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := dyn.Resource(widgets).Namespace("ns1")
+	w := widget("w", "red", 3)
+	unstructured.SetNestedField(w.Object, true, "status", "ready")
+	if w, err = ws.Apply(ctx, "w", w, metav1.ApplyOptions{FieldManager: "ops"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := unstructured.NestedFieldNoCopy(w.Object, "status", "ready"); ok {
+		t.Errorf("the object's apply set status: %v", w.Object["status"])
+	}
+	st := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.apisem.dev/v1", "kind": "Widget",
+		"metadata": map[string]any{"name": "w"}, "status": map[string]any{"ready": true}, "spec": map[string]any{"color": "blue"}}}
+	if w, err = ws.ApplyStatus(ctx, "w", st, metav1.ApplyOptions{FieldManager: "controller"}); err != nil {
+		t.Fatal(err)
+	}
+	if c, _, _ := unstructured.NestedString(w.Object, "spec", "color"); c != "red" {
+		t.Errorf("the status apply changed spec.color to %q", c)
+	}
+	got := map[string]string{}
+	for _, e := range w.GetManagedFields() {
+		got[e.Manager+"/"+e.Subresource] = string(e.FieldsV1.Raw)
+	}
+	want := map[string]string{"ops/": `{"f:spec":{"f:color":{},"f:size":{}}}`, "controller/status": `{"f:status":{"f:ready":{}}}`}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("entries %v; want %v", got, want)
 	}
 }

@@ -131,7 +131,7 @@ func Resources() []*server.Resource {
 			Fields: map[string]func(server.Object) string{
 				"spec.color": func(o server.Object) string { return o.(*Widget).Spec.Color },
 			},
-			Generation: true, RequireResourceVersion: true,
+			Generation: true, RequireResourceVersion: true, StatusSubresource: true,
 			Validate: validateWidget,
 		},
 	}
