@@ -423,8 +423,9 @@ func matchURL(t *target, m *meta.ObjectMeta) error {
 // resourceVersion in the new state must match the current one. Defaulting
 // and validation run on every attempt; the managedFields of own (if not
 // nil) are recorded between the two, as Kubernetes' field manager runs
-// before validation (a reset or invalid managedFields is replaced). The result is read-only: it is for encoding, and
-// a stored result shares its encodings with watchers.
+// before validation (a reset or invalid managedFields is replaced). The
+// result is read-only: it is for encoding, and a stored result shares its
+// encodings with watchers.
 func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, own *owner, change func(cur Object) (Object, error)) (Object, error) {
 	opts := store.UpdateOptions{DryRun: dryRun, ReadOnlyResult: true}
 	return t.res.store.GuaranteedUpdate(ctx, t.namespace, t.name, opts, func(old Object) (Object, error) {
