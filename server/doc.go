@@ -26,6 +26,9 @@
 // create with generateName, update, patch in JSON patch, merge patch and
 // (for types that declare Resource.PatchSchema) strategic merge patch, delete with
 // preconditions, propagationPolicy and finalizers, deletecollection);
+// server-side apply (application/apply-patch+yaml, typed by the
+// resource's Schema or deduced without one) and metadata.managedFields on
+// every write (package managedfields);
 // every resourceVersion rule of package rv; label and field selectors;
 // dryRun and fieldValidation on every write; Tables, PartialObjectMetadata
 // and protobuf where the type has it; metadata.generation
@@ -80,8 +83,8 @@
 //
 // # Non-goals
 //
-// No authentication, authorization, admission webhooks or server-side
-// apply yet; the state lives in memory (package store) and is gone with
-// the process. Of the subresources only status is served
-// (Resource.StatusSubresource); scale and the others answer 404.
+// No authentication, authorization or admission webhooks yet; the state
+// lives in memory (package store) and is gone with the process. Of the
+// subresources only status is served (Resource.StatusSubresource); scale
+// and the others answer 404.
 package server

@@ -147,7 +147,8 @@ type resource struct {
 	store   *store.Resource[Object]
 	bcast   *watch.Broadcaster[Object]
 	codec   *codec
-	maxBody int64 // request body limit
+	maxBody int64         // request body limit
+	fields  *fieldManager // managedFields and server-side apply
 }
 
 // Server is a Kubernetes-compatible API server for the types of package
@@ -274,7 +275,7 @@ func closeAll(rs []*resource) {
 
 // newResource makes d's store view, codec and broadcaster.
 func (s *Server) newResource(d *Resource) *resource {
-	r := &resource{def: d, gr: status.GroupResource{Group: d.Group, Resource: d.Plural}}
+	r := &resource{def: d, gr: status.GroupResource{Group: d.Group, Resource: d.Plural}, fields: newFieldManager(d)}
 	fields := make(map[string]func(Object) string, len(d.Fields))
 	for k, f := range d.Fields {
 		fields[k] = f
