@@ -21,33 +21,7 @@ import (
 
 // appendTableJSON appends t as json.Marshal(t) writes it.
 func appendTableJSON(b []byte, t *Table) ([]byte, error) {
-	b = append(b, '{')
-	if t.Kind != "" {
-		b = append(b, `"kind":`...)
-		b = appendJSONString(b, t.Kind)
-		b = append(b, ',')
-	}
-	if t.APIVersion != "" {
-		b = append(b, `"apiVersion":`...)
-		b = appendJSONString(b, t.APIVersion)
-		b = append(b, ',')
-	}
-	b = append(b, `"metadata":`...)
-	b = appendListMetaJSON(b, &t.Metadata)
-	b = append(b, `,"columnDefinitions":`...)
-	if t.ColumnDefinitions == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range t.ColumnDefinitions {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendColumnJSON(b, &t.ColumnDefinitions[i])
-		}
-		b = append(b, ']')
-	}
-	b = append(b, `,"rows":`...)
+	b = appendTableHead(b, t)
 	if t.Rows == nil {
 		return append(b, "null}"...), nil
 	}
@@ -64,6 +38,37 @@ func appendTableJSON(b []byte, t *Table) ([]byte, error) {
 	return append(b, "]}"...), nil
 }
 
+// appendTableHead appends the JSON of t up to its rows' value.
+func appendTableHead(b []byte, t *Table) []byte {
+	b = append(b, '{')
+	if t.Kind != "" {
+		b = append(b, `"kind":`...)
+		b = appendJSONString(b, t.Kind)
+		b = append(b, ',')
+	}
+	if t.APIVersion != "" {
+		b = append(b, `"apiVersion":`...)
+		b = appendJSONString(b, t.APIVersion)
+		b = append(b, ',')
+	}
+	b = append(b, `"metadata":`...)
+	b = AppendListMetaJSON(b, &t.Metadata)
+	b = append(b, `,"columnDefinitions":`...)
+	if t.ColumnDefinitions == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i := range t.ColumnDefinitions {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendColumnJSON(b, &t.ColumnDefinitions[i])
+		}
+		b = append(b, ']')
+	}
+	return append(b, `,"rows":`...)
+}
+
 // tableJSONSizeHint estimates the size of t's JSON from its longest parts,
 // so that writing it rarely needs to grow the buffer.
 func tableJSONSizeHint(t *Table) int {
@@ -77,9 +82,9 @@ func tableJSONSizeHint(t *Table) int {
 	return n
 }
 
-// appendListMetaJSON appends m as encoding/json writes meta.ListMeta:
-// every field omitempty.
-func appendListMetaJSON(b []byte, m *meta.ListMeta) []byte {
+// AppendListMetaJSON appends m exactly as encoding/json writes
+// meta.ListMeta (every field omitempty), without its reflection.
+func AppendListMetaJSON(b []byte, m *meta.ListMeta) []byte {
 	b = append(b, '{')
 	sep := false
 	field := func(name string) {

@@ -74,12 +74,22 @@ func (e Endpoint) ReadBody(r *http.Request) ([]byte, MediaType, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	limit := e.maxBodyBytes()
+	b, err := ReadBodyBytes(r, e.maxBodyBytes())
+	if err != nil {
+		return nil, 0, err
+	}
+	return b, m, nil
+}
+
+// ReadBodyBytes reads r's body of at most limit bytes (a negative limit
+// means none), with ReadBody's rules but no Content-Type check: for
+// bodies whose type the caller checks itself, such as patches.
+func ReadBodyBytes(r *http.Request, limit int64) ([]byte, error) {
 	if r.Body == nil || r.Body == http.NoBody {
-		return []byte{}, m, nil
+		return []byte{}, nil
 	}
 	if limit >= 0 && r.ContentLength > limit {
-		return nil, 0, status.NewRequestBodyTooLarge(limit)
+		return nil, status.NewRequestBodyTooLarge(limit)
 	}
 	size := int64(512)
 	if r.ContentLength > 0 {
@@ -98,14 +108,14 @@ func (e Endpoint) ReadBody(r *http.Request) ([]byte, MediaType, error) {
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, 0, status.NewRequestBodyTooLarge(mbe.Limit)
+			return nil, status.NewRequestBodyTooLarge(mbe.Limit)
 		}
-		return nil, 0, status.NewBadRequest("unable to read the request body: " + err.Error()).Wrap(err)
+		return nil, status.NewBadRequest("unable to read the request body: " + err.Error()).Wrap(err)
 	}
 	if limit >= 0 && int64(len(b)) > limit {
-		return nil, 0, status.NewRequestBodyTooLarge(limit)
+		return nil, status.NewRequestBodyTooLarge(limit)
 	}
-	return b, m, nil
+	return b, nil
 }
 
 // maxBodyPrealloc is the most ReadBody reserves before the bytes arrive.

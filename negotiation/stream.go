@@ -111,7 +111,7 @@ func (s *StreamWriter) WriteError(err error) error {
 	st := status.FromError(err)
 	var obj []byte
 	if s.media == Protobuf {
-		obj = appendStatusEnvelope(nil, &st)
+		obj = AppendStatusProtobuf(nil, &st)
 	} else {
 		var merr error
 		if obj, merr = json.Marshal(&st); merr != nil {

@@ -159,7 +159,7 @@ func (e Endpoint) WriteError(w http.ResponseWriter, r *http.Request, err error) 
 // fail, and not for the JSON encoding/json writes.
 func encodeStatus(res Result, st *status.Status) ([]byte, error) {
 	if res.MediaType == Protobuf {
-		return appendStatusEnvelope(nil, st), nil
+		return AppendStatusProtobuf(nil, st), nil
 	}
 	b, err := json.Marshal(st)
 	if err != nil {
@@ -171,9 +171,9 @@ func encodeStatus(res Result, st *status.Status) ([]byte, error) {
 	return res.fromJSON(b)
 }
 
-// appendStatusEnvelope appends st as a protobuf envelope: apiVersion v1,
+// AppendStatusProtobuf appends st in its protobuf envelope: apiVersion v1,
 // kind Status, whatever the group of the endpoint.
-func appendStatusEnvelope(b []byte, st *status.Status) []byte {
+func AppendStatusProtobuf(b []byte, st *status.Status) []byte {
 	ps := protoStatus(st)
 	return envelope.AppendEnvelopeFunc(b, "v1", "Status", envelope.SizeStatus(&ps), func(b []byte) []byte {
 		return envelope.AppendStatus(b, &ps)

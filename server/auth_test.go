@@ -114,13 +114,13 @@ func clientWith(t *testing.T, p *frontProxyPKI, cert *tls.Certificate) *http.Cli
 	return &http.Client{Transport: tr}
 }
 
-type reply struct {
+type authReply struct {
 	code  int
 	body  string
 	proto int
 }
 
-func call(t *testing.T, c *http.Client, method, url string, header http.Header, body string) reply {
+func authCall(t *testing.T, c *http.Client, method, url string, header http.Header, body string) authReply {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
@@ -144,7 +144,7 @@ func call(t *testing.T, c *http.Client, method, url string, header http.Header, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return reply{resp.StatusCode, string(b), resp.ProtoMajor}
+	return authReply{resp.StatusCode, string(b), resp.ProtoMajor}
 }
 
 // recorder is an authorizer that records what it is asked and answers
@@ -217,7 +217,7 @@ func TestFrontProxy(t *testing.T) {
 				},
 			})
 			c := clientWith(t, p, tt.cert)
-			got := call(t, c, "POST", base+"/apis/demo.io/v1/namespaces/ns/gizmos", bobHeaders,
+			got := authCall(t, c, "POST", base+"/apis/demo.io/v1/namespaces/ns/gizmos", bobHeaders,
 				`{"apiVersion":"demo.io/v1","kind":"Gizmo","metadata":{"name":"g"}}`)
 			if got.proto != 2 {
 				t.Errorf("HTTP/%d; want HTTP/2", got.proto)
@@ -265,16 +265,16 @@ func TestForgedHeadersOverHTTP(t *testing.T) {
 			t.Fatal(err)
 		}
 		ts := httptest.NewServer(s)
-		got := call(t, ts.Client(), "GET", ts.URL+"/apis/demo.io/v1/namespaces/ns/gizmos", forged, "")
-		want := reply{401, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}` + "\n", 1}
+		got := authCall(t, ts.Client(), "GET", ts.URL+"/apis/demo.io/v1/namespaces/ns/gizmos", forged, "")
+		want := authReply{401, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}` + "\n", 1}
 		if anonymous {
-			want = reply{403, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"gizmos.demo.io is forbidden: User \"system:anonymous\" cannot list resource \"gizmos\" in API group \"demo.io\" in the namespace \"ns\"","reason":"Forbidden","details":{"group":"demo.io","kind":"gizmos"},"code":403}` + "\n", 1}
+			want = authReply{403, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"gizmos.demo.io is forbidden: User \"system:anonymous\" cannot list resource \"gizmos\" in API group \"demo.io\" in the namespace \"ns\"","reason":"Forbidden","details":{"group":"demo.io","kind":"gizmos"},"code":403}` + "\n", 1}
 		}
 		if got != want {
 			t.Errorf("anonymous %v: got %+v\nwant %+v", anonymous, got, want)
 		}
 		// The probes still get through, as anonymous.
-		if got := call(t, ts.Client(), "GET", ts.URL+"/readyz", forged, ""); anonymous && (got.code != 200 || got.body != "ok") {
+		if got := authCall(t, ts.Client(), "GET", ts.URL+"/readyz", forged, ""); anonymous && (got.code != 200 || got.body != "ok") {
 			t.Errorf("anonymous /readyz: %+v", got)
 		}
 		s.Shutdown(context.Background())
@@ -333,7 +333,7 @@ func TestAuthorizerAttributes(t *testing.T) {
 		{"GET", "/healthz", "", path("get"), `forbidden: User "bob" cannot get path "/healthz"`},
 	}
 	for _, tt := range tests {
-		got := call(t, c, tt.method, base+tt.url, hdr, tt.body)
+		got := authCall(t, c, tt.method, base+tt.url, hdr, tt.body)
 		want := tt.want
 		want.Path = strings.SplitN(tt.url, "?", 2)[0]
 		asked := rec.take()
@@ -350,7 +350,7 @@ func TestAuthorizerAttributes(t *testing.T) {
 	}
 
 	// The whole body of the issue's example, byte for byte.
-	got := call(t, c, "GET", base+"/apis/demo.io/v1/namespaces/ns/gizmos/x", hdr, "")
+	got := authCall(t, c, "GET", base+"/apis/demo.io/v1/namespaces/ns/gizmos/x", hdr, "")
 	const want = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"gizmos.demo.io \"x\" is forbidden: User \"bob\" cannot get resource \"gizmos\" in API group \"demo.io\" in the namespace \"ns\"","reason":"Forbidden","details":{"name":"x","group":"demo.io","kind":"gizmos"},"code":403}` + "\n"
 	if got.body != want {
 		t.Errorf("403 body\n got %s\nwant %s", got.body, want)
@@ -365,8 +365,8 @@ func TestAuthorizerError(t *testing.T) {
 		return auth.DecisionNoOpinion, "", errors.New("Post \"https://host/apis/authorization.k8s.io/v1/subjectaccessreviews\": context deadline exceeded")
 	}}
 	base := serveTLS(t, p, server.Options{Authenticator: p.authnFor(false), Authorizer: rec})
-	got := call(t, clientWith(t, p, &p.proxy), "GET", base+"/apis/demo.io/v1/namespaces/ns/gizmos/x?y=<b>&z", http.Header{"X-Remote-User": {"bob"}}, "")
-	want := reply{500, `Internal Server Error: "/apis/demo.io/v1/namespaces/ns/gizmos/x?y=&lt;b&gt;&amp;z": Post "https://host/apis/authorization.k8s.io/v1/subjectaccessreviews": context deadline exceeded` + "\n", 2}
+	got := authCall(t, clientWith(t, p, &p.proxy), "GET", base+"/apis/demo.io/v1/namespaces/ns/gizmos/x?y=<b>&z", http.Header{"X-Remote-User": {"bob"}}, "")
+	want := authReply{500, `Internal Server Error: "/apis/demo.io/v1/namespaces/ns/gizmos/x?y=&lt;b&gt;&amp;z": Post "https://host/apis/authorization.k8s.io/v1/subjectaccessreviews": context deadline exceeded` + "\n", 2}
 	if got != want {
 		t.Errorf("got %+v\nwant %+v", got, want)
 	}
@@ -386,7 +386,7 @@ func TestServingAdvertisesClientCAs(t *testing.T) {
 			return &tls.Certificate{}, nil
 		}}}
 	defer tr.CloseIdleConnections()
-	if got := call(t, &http.Client{Transport: tr}, "GET", base+"/healthz", nil, ""); got.code != 200 {
+	if got := authCall(t, &http.Client{Transport: tr}, "GET", base+"/healthz", nil, ""); got.code != 200 {
 		t.Fatalf("/healthz: %+v", got)
 	}
 	want := []string{string(p.proxyCA.Cert.RawSubject), string(p.clientCA.Cert.RawSubject)}

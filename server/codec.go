@@ -166,6 +166,73 @@ func (c *codec) specChanged(o, old Object) (bool, error) {
 	return !maps.EqualFunc(am, bm, func(x, y json.RawMessage) bool { return bytes.Equal(x, y) }), nil
 }
 
+// withStatusOf splits an object between its status and the rest, as the
+// status subresource does: with statusWrite, the result is base with o's
+// status (the update of <name>/status; everything else, metadata
+// included, stays as stored); without it, the result is o with base's
+// status (an update of the object, or a create when base is nil, which
+// drops the status). It works on the JSON members, so it needs nothing
+// of the type.
+func (c *codec) withStatusOf(base, o Object, statusWrite bool) (Object, error) {
+	members := func(x Object) (map[string]json.RawMessage, error) {
+		m := map[string]json.RawMessage{}
+		if x == nil {
+			return m, nil
+		}
+		b, err := c.appendJSON(nil, x, false)
+		if err != nil {
+			return nil, err
+		}
+		return m, json.Unmarshal(b, &m)
+	}
+	from, keep := base, o // from: where status comes from
+	if statusWrite {
+		from, keep = o, base
+	}
+	fm, err := members(from)
+	if err != nil {
+		return nil, err
+	}
+	km, err := members(keep)
+	if err != nil {
+		return nil, err
+	}
+	if st, ok := fm["status"]; ok {
+		km["status"] = st
+	} else {
+		delete(km, "status")
+	}
+	if statusWrite {
+		// The object's resourceVersion is the client's precondition,
+		// already checked; managedFields are the writer's.
+		nm, err := members(o)
+		if err != nil {
+			return nil, err
+		}
+		var newMeta, oldMeta map[string]json.RawMessage
+		if json.Unmarshal(nm["metadata"], &newMeta) == nil && json.Unmarshal(km["metadata"], &oldMeta) == nil {
+			if mf, ok := newMeta["managedFields"]; ok {
+				oldMeta["managedFields"] = mf
+			} else {
+				delete(oldMeta, "managedFields")
+			}
+			if km["metadata"], err = json.Marshal(oldMeta); err != nil {
+				return nil, err
+			}
+		}
+	}
+	b, err := json.Marshal(km)
+	if err != nil {
+		return nil, err
+	}
+	out := c.res.New()
+	if err := json.Unmarshal(b, out); err != nil {
+		return nil, err
+	}
+	*out.Types() = meta.TypeMeta{}
+	return out, nil
+}
+
 // objectProto returns o in its protobuf envelope.
 func (c *codec) objectProto(o Object) ([]byte, error) {
 	raw, err := c.st.Encoded(o, c.itemProto)
@@ -226,19 +293,26 @@ func (c *codec) listParts(m negotiation.MediaType, list meta.ListMeta, l items) 
 		size += len(lm)
 		parts[0].Plain = append(envelope.AppendEnvelopeHead(nil, c.gv, c.res.ListKind, size), lm...)
 		parts[n+1].Plain = envelope.AppendEnvelopeTail(nil)
-	} else if c.unstructured {
-		parts[0].Plain, parts[n+1].Plain = unstructuredListHead(c), unstructuredListTail(c, &list)
 	} else {
-		b := append([]byte(`{"kind":`), strconv.Quote(c.res.ListKind)...)
-		b = append(b, `,"apiVersion":`...)
-		b = strconv.AppendQuote(b, c.gv)
-		b = append(b, `,"metadata":`...)
-		b = appendListMetaJSON(b, &list)
-		parts[0].Plain = append(b, `,"items":[`...)
+		head, tail := c.listJSON(&list)
 		// The newline Kubernetes' encoder ends JSON with.
-		parts[n+1].Plain = []byte("]}\n")
+		parts[0].Plain, parts[n+1].Plain = head, append(tail, '\n')
 	}
 	return parts, nil
+}
+
+// listJSON returns the compact JSON of a list around its items: the head
+// ends with the '[' of the items, the tail begins with its ']'.
+func (c *codec) listJSON(list *meta.ListMeta) (head, tail []byte) {
+	if c.unstructured {
+		return unstructuredListHead(c), unstructuredListTail(c, list)
+	}
+	b := append([]byte(`{"kind":`), strconv.Quote(c.res.ListKind)...)
+	b = append(b, `,"apiVersion":`...)
+	b = strconv.AppendQuote(b, c.gv)
+	b = append(b, `,"metadata":`...)
+	b = negotiation.AppendListMetaJSON(b, list)
+	return append(b, `,"items":[`...), []byte("]}")
 }
 
 // pageMeta is the list metadata of a page.
@@ -248,12 +322,6 @@ func pageMeta(p *store.Page[Object]) meta.ListMeta {
 		m.RemainingItemCount = &n
 	}
 	return m
-}
-
-// appendListMetaJSON appends metav1.ListMeta as JSON.
-func appendListMetaJSON(dst []byte, m *meta.ListMeta) []byte {
-	b, _ := json.Marshal(m) // cannot fail
-	return append(dst, b...)
 }
 
 // sameObject reports whether two states of an object are the same, so the

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"encoding/hex"
-	"io"
 	"net/http"
 	"strconv"
 
@@ -83,23 +82,6 @@ func unrecognized(kind string, err error, body []byte) *status.Error {
 		}
 	}
 	return status.NewBadRequest("the object provided is unrecognized (must be of type " + kind + "): " + err.Error() + " (" + summary + ")")
-}
-
-// readBody reads a request body of at most limit bytes, for the bodies
-// negotiation's ReadBody does not cover (patches, whose Content-Type is the
-// patch type).
-func readBody(r *http.Request, limit int64) ([]byte, error) {
-	if r.ContentLength > limit {
-		return nil, status.NewRequestBodyTooLarge(limit)
-	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
-	if err != nil {
-		return nil, status.NewBadRequest("unable to read the request body: " + err.Error())
-	}
-	if int64(len(b)) > limit {
-		return nil, status.NewRequestBodyTooLarge(limit)
-	}
-	return b, nil
 }
 
 // deleteBody is metav1.DeleteOptions.

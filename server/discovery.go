@@ -151,7 +151,20 @@ type resourceDiscovery struct {
 	Verbs      []string `json:"verbs"`
 	ShortNames []string `json:"shortNames,omitempty"`
 	Categories []string `json:"categories,omitempty"`
+	// Subresources are the resource's subresources (status).
+	Subresources []subresourceDiscovery `json:"subresources,omitempty"`
 }
+
+// subresourceDiscovery is apidiscovery/v2 APISubresourceDiscovery.
+type subresourceDiscovery struct {
+	Subresource  string   `json:"subresource"`
+	ResponseKind *gvkExt  `json:"responseKind,omitempty"`
+	Verbs        []string `json:"verbs"`
+}
+
+// statusVerbs are the verbs of the status subresource, sorted as
+// discovery lists them.
+var statusVerbs = []string{"get", "patch", "update"}
 
 // discovery holds the encoded documents; they never change, so they are
 // built once in New.
@@ -216,6 +229,14 @@ func buildDiscovery(resources []*Resource, ver Version) (*discovery, error) {
 			Name: r.Plural, SingularName: r.Singular, Namespaced: r.Namespaced, Kind: r.Kind,
 			Verbs: slices.Clone(Verbs), ShortNames: r.ShortNames, Categories: r.Categories,
 		})
+		var subs []subresourceDiscovery
+		if r.StatusSubresource {
+			l.Resources = append(l.Resources, apiResource{
+				Name: r.Plural + "/status", Namespaced: r.Namespaced, Kind: r.Kind, Verbs: slices.Clone(statusVerbs),
+			})
+			subs = append(subs, subresourceDiscovery{Subresource: "status",
+				ResponseKind: &gvkExt{r.Group, r.Kind, r.Version}, Verbs: slices.Clone(statusVerbs)})
+		}
 		scope := "Cluster"
 		if r.Namespaced {
 			scope = "Namespaced"
@@ -225,6 +246,7 @@ func buildDiscovery(resources []*Resource, ver Version) (*discovery, error) {
 		v.Resources = append(v.Resources, resourceDiscovery{
 			Resource: r.Plural, ResponseKind: &gvkExt{r.Group, r.Kind, r.Version}, Scope: scope,
 			SingularResource: r.Singular, Verbs: slices.Clone(Verbs), ShortNames: r.ShortNames, Categories: r.Categories,
+			Subresources: subs,
 		})
 	}
 	var err error
@@ -354,7 +376,7 @@ func acceptsJSON(accept string) bool {
 // serveDiscovery serves the paths that are not resources: /version,
 // health, OpenAPI, and the discovery documents of /api and /apis.
 func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, segs []string) {
-	d := s.disco
+	d := s.reg.Load().disco
 	switch {
 	case len(segs) == 1 && segs[0] == "version":
 		s.discoveryDoc(w, r, d.version, contentTypeJSON, "")

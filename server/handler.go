@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
 	"github.com/apisem/apisem/store/selector"
+	"github.com/apisem/apisem/validation"
 )
 
 // maxBody is the request body limit.
@@ -61,7 +63,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := &statusRecorder{ResponseWriter: w}
 	// --- authentication and authorization (server/auth.go) ---
 	if gr := s.guard(rec, r); gr != nil {
-		s.serve(rec, gr)
+		s.serveEdge(rec, gr)
 	}
 	// Reads are routine; writes and failures are worth a line by default.
 	level := slog.LevelDebug
@@ -93,7 +95,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.serveResource(w, r, "v1", segs[2:])
 	case segs[0] == "apis" && len(segs) > 3:
 		gv := segs[1] + "/" + segs[2]
-		if _, ok := s.disco.resources[gv]; !ok {
+		if _, ok := s.reg.Load().disco.resources[gv]; !ok {
 			s.writeError(w, r, nil, errNotFound())
 			return
 		}
@@ -220,13 +222,35 @@ func (s *Server) listOrWatch(w http.ResponseWriter, r *http.Request, t *target) 
 	return s.writeList(w, r, t.res, res, pageMeta(page), page)
 }
 
-// validate runs the name and type validation of a create (old nil) or an
-// update, as a 422 Invalid.
+// validate runs Kubernetes' metadata validation and the resource's own
+// of a create (old nil) or an update, as a 422 Invalid.
 func validate(rs *resource, o, old Object) error {
 	m := o.Meta()
-	errs := ValidateName(m.Name, m.GenerateName, rs.def.DNSLabelNames)
-	if old != nil {
-		errs = append(errs, ValidateMetaUpdate(o, old)...)
+	var errs []status.FieldError
+	if old == nil {
+		vm := m
+		if m.Name == "" && m.GenerateName != "" {
+			// Kubernetes validates the name the generator made; any
+			// five lower-case alphanumerics validate as they would.
+			c := *m
+			c.Name = m.GenerateName + "x0x0x"
+			vm = &c
+		}
+		names := rs.def.Names
+		if names == nil {
+			names = validation.NameIsDNSSubdomain
+		}
+		errs = validation.ValidateCreate(vm, rs.def.Namespaced, names)
+		if vm != m && slices.ContainsFunc(errs, func(e status.FieldError) bool { return e.Field == "metadata.generateName" }) {
+			// The placeholder name fails for the prefix's reasons;
+			// Kubernetes would name a random one in a second cause.
+			errs = slices.DeleteFunc(errs, func(e status.FieldError) bool { return e.Field == "metadata.name" })
+		}
+		if rs.def.Group == "" {
+			errs = append(errs, validation.CoreFinalizers("metadata.finalizers", m.Finalizers)...)
+		}
+	} else {
+		errs = validation.ValidateUpdate(m, old.Meta(), rs.def.Namespaced)
 	}
 	if rs.def.Validate != nil {
 		errs = append(errs, rs.def.Validate(o, old)...)
@@ -239,6 +263,15 @@ func validate(rs *resource, o, old Object) error {
 		name = m.GenerateName
 	}
 	return status.NewInvalid(status.GroupKind{Group: rs.def.Group, Kind: rs.def.Kind}, name, errs...)
+}
+
+// checkSize refuses an object larger than Options.MaxObjectBytes.
+func (s *Server) checkSize(rs *resource, o Object) error {
+	b, err := rs.codec.appendJSON(nil, o, false)
+	if err != nil {
+		return err
+	}
+	return validation.CheckObjectSize(len(b), s.opts.MaxObjectBytes)
 }
 
 // prepare applies the resource's defaulting and protected fields, then
@@ -281,12 +314,12 @@ func ensureNamespace(t *target, m *meta.ObjectMeta) error {
 // the write options of kind and decodes the body. Warn mode's warnings go
 // out as Warning headers with whatever the response turns out to be, as
 // Kubernetes sends them.
-func (s *Server) readWrite(w http.ResponseWriter, r *http.Request, t *target, kind negotiation.OptionsKind) (negotiation.Result, negotiation.WriteOptions, Object, error) {
+func (s *Server) readWrite(w http.ResponseWriter, r *http.Request, t *target, kind negotiation.OptionsKind) (negotiation.Result, writeOptions, Object, error) {
 	res, err := t.res.negotiate(r, negotiation.Object)
 	if err != nil {
-		return res, negotiation.WriteOptions{}, nil, err
+		return res, writeOptions{}, nil, err
 	}
-	opts, err := negotiation.ParseWriteOptions(r.URL.Query(), kind)
+	opts, err := parseWriteOptions(r, kind, false)
 	if err != nil {
 		return res, opts, nil, err
 	}
@@ -302,7 +335,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t *target) error
 	}
 	// The result is only encoded: the stored object itself will do, and
 	// shares its encodings with the watchers of the write.
-	out, err := s.createObject(r.Context(), t, o, store.CreateOptions{DryRun: opts.DryRun, ReadOnlyResult: true})
+	out, err := s.createObject(r.Context(), t, o, store.CreateOptions{DryRun: opts.DryRun, ReadOnlyResult: true}, &opts.owner)
 	if err != nil {
 		return err
 	}
@@ -310,11 +343,18 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t *target) error
 }
 
 // createObject is the create path after decoding: namespace checks,
-// defaulting, validation, storage.
-func (s *Server) createObject(ctx context.Context, t *target, o Object, opts store.CreateOptions) (Object, error) {
+// defaulting, managedFields (of own, if not nil), validation, storage.
+func (s *Server) createObject(ctx context.Context, t *target, o Object, opts store.CreateOptions, own *owner) (Object, error) {
 	m := o.Meta()
 	if err := ensureNamespace(t, m); err != nil {
 		return nil, err
+	}
+	if t.res.def.StatusSubresource {
+		// Status is the status subresource's to write.
+		var err error
+		if o, err = t.res.codec.withStatusOf(nil, o, false); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.admitCreate(ctx, t.res, o); err != nil {
 		return nil, err
@@ -322,7 +362,11 @@ func (s *Server) createObject(ctx context.Context, t *target, o Object, opts sto
 	if err := prepare(t.res, o, nil); err != nil {
 		return nil, err
 	}
+	s.recordWrite(t, o, nil, own)
 	if err := validate(t.res, o, nil); err != nil {
+		return nil, err
+	}
+	if err := s.checkSize(t.res, o); err != nil {
 		return nil, err
 	}
 	return t.res.store.Create(ctx, o, opts)
@@ -340,13 +384,13 @@ func (s *Server) admitCreate(ctx context.Context, rs *resource, o Object) error 
 // POST to its collection would, with defaulting, validation and
 // admission: for seeding a server and for tests. obj is not modified.
 func (s *Server) Create(ctx context.Context, res *Resource, obj Object) (Object, error) {
-	rs := s.byDef[res]
+	rs := s.reg.Load().byDef[res]
 	if rs == nil {
 		return nil, errors.New("server: Create of a resource the server does not serve")
 	}
 	o := obj.DeepCopyObject()
 	*o.Types() = meta.TypeMeta{}
-	return s.createObject(ctx, &target{res: rs, namespace: o.Meta().Namespace, verb: verbCreate}, o, store.CreateOptions{})
+	return s.createObject(ctx, &target{res: rs, namespace: o.Meta().Namespace, verb: verbCreate}, o, store.CreateOptions{}, nil)
 }
 
 func (s *Server) update(w http.ResponseWriter, r *http.Request, t *target) error {
@@ -357,7 +401,7 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t *target) error
 	if err := matchURL(t, o.Meta()); err != nil {
 		return err
 	}
-	out, err := s.updateObject(r.Context(), t, opts.DryRun, func(Object) (Object, error) { return o, nil })
+	out, err := s.updateObject(r.Context(), t, opts.DryRun, &opts.owner, func(Object) (Object, error) { return o, nil })
 	if err != nil {
 		return err
 	}
@@ -380,22 +424,48 @@ func matchURL(t *target, m *meta.ObjectMeta) error {
 // updateObject is a read-modify-write of the object t names: change
 // returns the new state for the current one, which it must not modify; a
 // resourceVersion in the new state must match the current one. Defaulting
-// and validation run on every attempt. The result is read-only: it is for
-// encoding, and a stored result shares its encodings with watchers.
-func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, change func(cur Object) (Object, error)) (Object, error) {
+// and validation run on every attempt; the managedFields of own (if not
+// nil) are recorded between the two, as Kubernetes' field manager runs
+// before validation (a reset or invalid managedFields is replaced). The
+// result is read-only: it is for encoding, and a stored result shares its
+// encodings with watchers.
+func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, own *owner, change func(cur Object) (Object, error)) (Object, error) {
 	opts := store.UpdateOptions{DryRun: dryRun, ReadOnlyResult: true}
 	return t.res.store.GuaranteedUpdate(ctx, t.namespace, t.name, opts, func(old Object) (Object, error) {
 		o, err := change(old)
 		if err != nil {
 			return nil, err
 		}
-		if v := o.Meta().ResourceVersion; v != "" && v != old.Meta().ResourceVersion {
+		m, oldMeta := o.Meta(), old.Meta()
+		switch v := m.ResourceVersion; {
+		case v == "" && t.res.def.RequireResourceVersion:
+			return nil, validation.ResourceVersionRequired(t.res.gr, t.name)
+		case v == "":
+			m.ResourceVersion = oldMeta.ResourceVersion // unconditional
+		case v != oldMeta.ResourceVersion:
 			return nil, status.NewConflict(t.res.gr, t.name, status.OptimisticLockMessage)
 		}
+		if t.res.def.StatusSubresource {
+			// The status subresource writes status alone; the object
+			// itself keeps the stored status.
+			entries := m.ManagedFields
+			if o, err = t.res.codec.withStatusOf(old, o, t.sub == "status"); err != nil {
+				return nil, err
+			}
+			m = o.Meta()
+			// A status write keeps the managedFields it computed (an
+			// apply's), as Kubernetes does.
+			m.ManagedFields = entries
+		}
+		validation.PrepareForUpdate(m, oldMeta)
 		if err := prepare(t.res, o, old); err != nil {
 			return nil, err
 		}
+		s.recordWrite(t, o, old, own)
 		if err := validate(t.res, o, old); err != nil {
+			return nil, err
+		}
+		if err := s.checkSize(t.res, o); err != nil {
 			return nil, err
 		}
 		return o, nil

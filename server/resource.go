@@ -6,6 +6,7 @@ import (
 	"github.com/apisem/apisem/patch"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
+	"github.com/apisem/apisem/validation"
 )
 
 // Resource is everything the server knows about one served resource.
@@ -21,9 +22,21 @@ type Resource struct {
 	Categories       []string
 	// Namespaced resources live in namespaces; the others are cluster-scoped.
 	Namespaced bool
-	// DNSLabelNames restricts names to RFC 1123 labels (namespaces);
-	// otherwise names are RFC 1123 subdomains.
-	DNSLabelNames bool
+	// Names is the rule for metadata.name and generateName on create,
+	// with Kubernetes' messages; nil means validation.NameIsDNSSubdomain,
+	// the rule of most resources (Namespaces use NameIsDNSLabel).
+	Names validation.NameFunc
+	// StatusSubresource serves <name>/status (get, update, patch) as
+	// Kubernetes does for a custom resource with the status subresource
+	// and for most built-in types: writes to the status subresource
+	// change only the object's "status" member, writes to the object
+	// keep the stored status, and a create drops the status it is given.
+	StatusSubresource bool
+	// RequireResourceVersion refuses an update without
+	// metadata.resourceVersion (422), as Kubernetes does for custom
+	// resources; otherwise such an update is unconditional, as for
+	// ConfigMaps.
+	RequireResourceVersion bool
 	// Generation makes the server keep metadata.generation as
 	// Kubernetes does for custom resources and most workload types: 1 on
 	// create, one more on every update that changes anything outside

@@ -69,7 +69,7 @@ func (s *Server) route(method, gv string, segs []string) (*target, error) {
 	if len(segs) == 0 || len(segs) > 3 {
 		return nil, errNotFound()
 	}
-	res := s.byPath[gv+"/"+segs[0]]
+	res := s.reg.Load().byPath[gv+"/"+segs[0]]
 	if res == nil {
 		return nil, errNotFound()
 	}
@@ -86,8 +86,22 @@ func (s *Server) route(method, gv string, segs []string) (*target, error) {
 	case res.def.Namespaced && t.namespace == "" && t.name != "":
 		// /api/v1/configmaps/<name>: there is no such object path.
 		return nil, errNotFound()
+	case t.sub == "status" && res.def.StatusSubresource && !t.legacyWatch:
+		// get, update and patch of the object's status.
+		switch method {
+		case http.MethodGet:
+			t.verb = verbGet
+		case http.MethodPut:
+			t.verb = verbUpdate
+		case http.MethodPatch:
+			t.verb = verbPatch
+		default:
+			return nil, errMethodNotAllowed(method, t)
+		}
+		return t, nil
 	case t.sub != "":
-		// No subresource is served; say so rather than act on the parent.
+		// No other subresource is served; say so rather than act on the
+		// parent.
 		return nil, errNotFound()
 	}
 

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/apisem/apisem/auth"
 	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
@@ -52,6 +54,24 @@ type Options struct {
 	// MaxRevisions caps the number of revisions kept in history. 0 means
 	// no cap.
 	MaxRevisions uint64
+	// MaxHistoryBytes caps the estimated memory of history: the objects
+	// written within it and the encodings cached for them. Past it the
+	// oldest revisions are compacted and answer 410 Gone, as expired ones.
+	// 0 means store.DefaultMaxHistoryBytes (256 MiB); negative means no
+	// byte limit.
+	MaxHistoryBytes int64
+
+	// MaxListEncodingBytes bounds the memory that list responses together
+	// spend at once converting items from their cached JSON to another
+	// form (YAML, indented JSON, Table rows, PartialObjectMetadata): each
+	// list converts one item at a time, reserving a multiple of its size
+	// first and releasing it before writing the result, so concurrent
+	// lists wait for each other (until their client gives up) rather than
+	// multiply memory, and a slow client holds no reservation. Compact
+	// JSON and protobuf lists are written from the cached encodings and
+	// need none. An item larger than the limit is converted alone. 0
+	// means 64 MiB; negative means no limit.
+	MaxListEncodingBytes int64
 
 	// BookmarkInterval is the period of BOOKMARK events on watches that
 	// allow them. 0 means one minute, as Kubernetes.
@@ -65,6 +85,13 @@ type Options struct {
 	// 0 means 3 seconds, as Kubernetes' watch cache.
 	FutureWait time.Duration
 
+	// MaxObjectBytes limits the size of a stored object (its JSON), as
+	// etcd's request limit does for kube-apiserver, which answers a larger
+	// one with etcd's 500 "etcdserver: request is too large"; the
+	// in-memory store and an etcd backend then refuse the same objects. 0
+	// means validation.MaxObjectBytes (1.5 MiB, etcd's default).
+	MaxObjectBytes int
+
 	// MaxBodyBytes limits request bodies; larger ones get 413. 0 means
 	// 3 MiB, as Kubernetes.
 	MaxBodyBytes int64
@@ -72,6 +99,35 @@ type Options struct {
 	// DisableWatchList turns off Kubernetes' WatchList feature: watches
 	// are not served as streaming lists and sendInitialEvents is refused.
 	DisableWatchList bool
+
+	// Limits of the HTTP edge against slow and hostile clients; each 0
+	// means kube-apiserver's default (see the Default constants).
+	//
+	// RequestTimeout bounds every request but watches: past it the
+	// client gets the 504 Timeout Status. A request's ?timeout= may
+	// shorten it. 0 means 60 seconds (--request-timeout).
+	RequestTimeout time.Duration
+	// BodyReadTimeout bounds the reading of a request's body (a body that
+	// trickles in is answered with the same 504). 0 means RequestTimeout.
+	BodyReadTimeout time.Duration
+	// WriteTimeout bounds each write of a watch stream, never past the
+	// watch's own timeout: a watcher whose client stops reading is
+	// dropped, its connection closed. It is also the grace a response
+	// has past its request's deadline. 0 means 10 seconds.
+	WriteTimeout time.Duration
+	// MaxRequestsInFlight caps the reads (GET) served at once, watches
+	// and health checks apart; one more is refused with 429 and
+	// Retry-After: 1. 0 means 400 (--max-requests-inflight); negative,
+	// no cap.
+	MaxRequestsInFlight int
+	// MaxMutatingRequestsInFlight caps the writes served at once likewise.
+	// 0 means 200 (--max-mutating-requests-inflight); negative, no cap.
+	MaxMutatingRequestsInFlight int
+	// ReadHeaderTimeout, IdleTimeout and MaxHeaderBytes are those of the
+	// http.Server of Serve. 0 means 32 seconds, 90 seconds and 1 MiB.
+	ReadHeaderTimeout time.Duration
+	IdleTimeout       time.Duration
+	MaxHeaderBytes    int
 
 	// Logger receives one line per request and the server's events. nil
 	// means no logging.
@@ -108,7 +164,8 @@ type resource struct {
 	store   *store.Resource[Object]
 	bcast   *watch.Broadcaster[Object]
 	codec   *codec
-	maxBody int64 // request body limit
+	maxBody int64         // request body limit
+	fields  *fieldManager // managedFields and server-side apply
 }
 
 // Server is a Kubernetes-compatible API server for the types of package
@@ -121,10 +178,17 @@ type Server struct {
 	store  *store.Store[Object]
 	rvConf rv.Config
 
-	resources []*resource
-	byPath    map[string]*resource // "<groupVersion>/<plural>"
-	byDef     map[*Resource]*resource
-	disco     *discovery
+	// reg is what is served now; AddResource and RemoveResource publish
+	// a new one (under regMu), so requests read it without locking.
+	reg   atomic.Pointer[registry]
+	regMu sync.Mutex
+	wopts watch.Options
+
+	edge  *edge
+	conns conns // of Serve's http.Server
+	// listBudget bounds the memory list conversions hold at once
+	// (Options.MaxListEncodingBytes); nil means no limit.
+	listBudget *negotiation.Budget
 
 	closing  atomic.Bool
 	mu       sync.Mutex   // guards httpSrv
@@ -139,8 +203,9 @@ func New(opts Options) (*Server, error) {
 		log:    opts.Logger,
 		now:    opts.Now,
 		rvConf: rv.Config{DisableWatchList: opts.DisableWatchList},
-		byPath: map[string]*resource{},
-		byDef:  map[*Resource]*resource{},
+		edge:   newEdge(&opts),
+
+		listBudget: newListBudget(opts.MaxListEncodingBytes),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -149,52 +214,145 @@ func New(opts Options) (*Server, error) {
 		s.now = time.Now
 	}
 	s.store = store.New(store.Options[Object]{
-		DeepCopy:      func(o Object) Object { return o.DeepCopyObject() },
-		Equal:         sameObject,
-		Now:           s.now,
-		Rand:          opts.Rand,
-		HistoryWindow: opts.HistoryWindow,
-		MaxRevisions:  opts.MaxRevisions,
-		FutureWait:    opts.FutureWait,
+		DeepCopy:        func(o Object) Object { return o.DeepCopyObject() },
+		Equal:           sameObject,
+		Now:             s.now,
+		Rand:            opts.Rand,
+		HistoryWindow:   opts.HistoryWindow,
+		MaxRevisions:    opts.MaxRevisions,
+		MaxHistoryBytes: opts.MaxHistoryBytes,
+		FutureWait:      opts.FutureWait,
 	})
-	defs := opts.Resources
-	var err error
-	if s.disco, err = buildDiscovery(defs, opts.Version); err != nil {
-		return nil, err
-	}
-	wopts := watch.Options{
+	s.wopts = watch.Options{
 		BookmarkInterval: opts.BookmarkInterval,
 		MinTimeout:       opts.WatchTimeout,
 		FutureWait:       opts.FutureWait,
 	}
-	for _, d := range defs {
-		r := &resource{def: d, gr: status.GroupResource{Group: d.Group, Resource: d.Plural}}
-		fields := make(map[string]func(Object) string, len(d.Fields))
-		for k, f := range d.Fields {
-			fields[k] = f
-		}
-		r.store = s.store.Resource(store.ResourceOptions[Object]{
-			GroupResource: r.gr,
-			Kind:          d.Kind,
-			Namespaced:    d.Namespaced,
-			Fields:        fields,
-			Finalizers:    d.Finalizers,
-		})
-		r.codec = newCodec(d, s.store, s.now)
-		r.maxBody = s.maxBody()
-		r.bcast = watch.NewBroadcaster[Object](r.store.Source(), watch.ObjectFuncs[Object]{
-			Bookmark:    r.bookmark,
-			WithVersion: withVersion,
-		}, wopts)
-		s.resources = append(s.resources, r)
-		path := d.GroupVersion() + "/" + d.Plural
-		if s.byPath[path] != nil || s.byDef[d] != nil {
-			return nil, fmt.Errorf("server: resource %s served twice", path)
-		}
-		s.byPath[path] = r
-		s.byDef[d] = r
+	reg, err := s.withResources(&registry{}, opts.Resources, nil)
+	if err != nil {
+		return nil, err
 	}
+	s.reg.Store(reg)
 	return s, nil
+}
+
+// registry is one state of what the server serves. It is never changed
+// once published.
+type registry struct {
+	resources []*resource
+	byPath    map[string]*resource // "<groupVersion>/<plural>"
+	byDef     map[*Resource]*resource
+	disco     *discovery
+}
+
+// withResources returns a registry that serves old's resources less
+// remove, plus add. The resources of add get their store views and
+// broadcasters; nothing of old changes.
+func (s *Server) withResources(old *registry, add []*Resource, remove *Resource) (*registry, error) {
+	reg := &registry{byPath: map[string]*resource{}, byDef: map[*Resource]*resource{}}
+	var defs []*Resource
+	keep := func(r *resource) error {
+		path := r.def.GroupVersion() + "/" + r.def.Plural
+		if reg.byPath[path] != nil || reg.byDef[r.def] != nil {
+			return fmt.Errorf("server: resource %s served twice", path)
+		}
+		reg.resources = append(reg.resources, r)
+		reg.byPath[path] = r
+		reg.byDef[r.def] = r
+		defs = append(defs, r.def)
+		return nil
+	}
+	for _, r := range old.resources {
+		if r.def != remove {
+			keep(r) // distinct in old already
+		}
+	}
+	var added []*resource
+	for _, d := range add {
+		r := s.newResource(d)
+		added = append(added, r)
+		if err := keep(r); err != nil {
+			closeAll(added)
+			return nil, err
+		}
+	}
+	var err error
+	if reg.disco, err = buildDiscovery(defs, s.opts.Version); err != nil {
+		closeAll(added)
+		return nil, err
+	}
+	return reg, nil
+}
+
+func closeAll(rs []*resource) {
+	for _, r := range rs {
+		r.bcast.Close()
+	}
+}
+
+// newResource makes d's store view, codec and broadcaster.
+func (s *Server) newResource(d *Resource) *resource {
+	r := &resource{def: d, gr: status.GroupResource{Group: d.Group, Resource: d.Plural}, fields: newFieldManager(d)}
+	fields := make(map[string]func(Object) string, len(d.Fields))
+	for k, f := range d.Fields {
+		fields[k] = f
+	}
+	r.store = s.store.Resource(store.ResourceOptions[Object]{
+		GroupResource: r.gr,
+		Kind:          d.Kind,
+		Namespaced:    d.Namespaced,
+		Fields:        fields,
+		Finalizers:    d.Finalizers,
+	})
+	r.codec = newCodec(d, s.store, s.now)
+	r.maxBody = s.maxBody()
+	r.bcast = watch.NewBroadcaster[Object](r.store.Source(), watch.ObjectFuncs[Object]{
+		Bookmark:    r.bookmark,
+		WithVersion: withVersion,
+	}, s.wopts)
+	return r
+}
+
+// AddResource starts serving res while the server runs, as Kubernetes
+// starts serving a CustomResourceDefinition's resource once it is
+// established: its paths, discovery and OpenAPI documents. Objects a
+// resource with the same group, resource name and scope stored before
+// are served again. It fails when the group, version and resource are
+// served already or after Shutdown.
+func (s *Server) AddResource(res *Resource) error {
+	s.regMu.Lock()
+	defer s.regMu.Unlock()
+	if s.closing.Load() {
+		return errShuttingDown
+	}
+	reg, err := s.withResources(s.reg.Load(), []*Resource{res}, nil)
+	if err != nil {
+		return err
+	}
+	s.reg.Store(reg)
+	return nil
+}
+
+// RemoveResource stops serving res: its paths answer 404, discovery and
+// OpenAPI no longer list it, and its watches end. Its objects stay in the
+// store (a caller that removes a resource for good deletes them first, as
+// Kubernetes does when a CustomResourceDefinition is deleted). It fails
+// when res is not served.
+func (s *Server) RemoveResource(res *Resource) error {
+	s.regMu.Lock()
+	defer s.regMu.Unlock()
+	old := s.reg.Load()
+	r := old.byDef[res]
+	if r == nil {
+		return errors.New("server: RemoveResource of a resource the server does not serve")
+	}
+	reg, err := s.withResources(old, nil, res)
+	if err != nil {
+		return err
+	}
+	s.reg.Store(reg)
+	r.bcast.Close()
+	return nil
 }
 
 // bookmark is the object of a BOOKMARK event: the zero object of the
@@ -226,7 +384,7 @@ func (s *Server) Store() *store.Store[Object] { return s.store }
 // res is not served. Writes through it bypass the HTTP layer's defaulting,
 // validation and admission (controllers use it to change what they own).
 func (s *Server) StoreOf(res *Resource) *store.Resource[Object] {
-	if r := s.byDef[res]; r != nil {
+	if r := s.reg.Load().byDef[res]; r != nil {
 		return r.store
 	}
 	return nil
@@ -236,7 +394,7 @@ func (s *Server) StoreOf(res *Resource) *store.Resource[Object] {
 // Options.Resources, or nil if res is not served: for watches inside the
 // process, and for its Stats.
 func (s *Server) BroadcasterOf(res *Resource) *watch.Broadcaster[Object] {
-	if r := s.byDef[res]; r != nil {
+	if r := s.reg.Load().byDef[res]; r != nil {
 		return r.bcast
 	}
 	return nil
@@ -272,8 +430,11 @@ func (s *Server) ListenAndServe() error {
 }
 
 // Serve serves on l until Shutdown, when it returns http.ErrServerClosed.
+// Its http.Server has Options' connection limits (ReadHeaderTimeout,
+// IdleTimeout, MaxHeaderBytes).
 func (s *Server) Serve(l net.Listener) error {
-	hs := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	hs := s.httpServer()
+	hs.ErrorLog = slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)
 	s.mu.Lock()
 	if s.closing.Load() {
 		s.mu.Unlock()
@@ -293,9 +454,11 @@ func (s *Server) Serve(l net.Listener) error {
 
 // Shutdown stops the server gracefully: it ends every watch stream (their
 // clients see the end of the response, as when a Kubernetes server
-// restarts) and, if Serve is running,
-// shuts its http.Server down, waiting for in-flight requests until ctx is
-// done. Requests arriving during shutdown get 503. It is safe to call more
+// restarts) and, if Serve is running, shuts its http.Server down, waiting
+// for in-flight requests until ctx is done. Then it closes the connections
+// left, which only clients that do not finish can hold (one that stopped
+// reading, say), and logs how many: that is not an error, Shutdown returns
+// nil. Requests arriving during shutdown get 503. It is safe to call more
 // than once.
 func (s *Server) Shutdown(ctx context.Context) error {
 	var err error
@@ -304,13 +467,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.closing.Store(true)
 		hs := s.httpSrv
 		s.mu.Unlock()
-		for _, r := range s.resources {
-			r.bcast.Close()
-		}
+		s.regMu.Lock() // no AddResource from here on
+		closeAll(s.reg.Load().resources)
+		s.regMu.Unlock()
+		s.store.Close()
 		if hs != nil {
-			if e := hs.Shutdown(ctx); e != nil && err == nil {
-				err = e
-			}
+			err = s.shutdownHTTP(ctx, hs)
 		}
 	})
 	return err

@@ -2,6 +2,7 @@ package validation_test
 
 import (
 	"fmt"
+	"github.com/apisem/apisem/meta"
 
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/validation"
@@ -10,7 +11,7 @@ import (
 // A create whose metadata breaks two rules gets Kubernetes' 422, cause by
 // cause.
 func Example() {
-	m := validation.ObjectMeta{
+	m := meta.ObjectMeta{
 		Name:        "My_Widget",
 		Namespace:   "prod",
 		Labels:      map[string]string{"tier": "-front-"},
@@ -26,7 +27,7 @@ func Example() {
 	}
 
 	// An update may not change the uid; omitting it is fine.
-	stored := validation.ObjectMeta{Name: "w", Namespace: "prod", UID: "8f1c", ResourceVersion: "12"}
+	stored := meta.ObjectMeta{Name: "w", Namespace: "prod", UID: "8f1c", ResourceVersion: "12"}
 	changed := stored
 	changed.UID = "0000"
 	validation.PrepareForUpdate(&changed, &stored)

@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"github.com/apisem/apisem/meta"
 	"regexp"
 	"strings"
 	"testing"
@@ -137,6 +138,6 @@ func FuzzMetadataMaps(f *testing.F) {
 		if errs := FieldManager("fieldManager", k); len(errs) > utf8.RuneCountInString(k)+1 {
 			t.Fatalf("FieldManager(%q) returned %d errors", k, len(errs))
 		}
-		OwnerReferences("metadata.ownerReferences", []OwnerReference{{APIVersion: k, Kind: v, Name: k, UID: v}})
+		OwnerReferences("metadata.ownerReferences", []meta.OwnerReference{{APIVersion: k, Kind: v, Name: k, UID: v}})
 	})
 }

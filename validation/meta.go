@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/status"
 )
 
@@ -218,26 +219,13 @@ func NoNewFinalizers(path string, newFinalizers, oldFinalizers []string) []statu
 		fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers %#v", extra))}
 }
 
-// OwnerReference is the part of metav1.OwnerReference validation reads.
-// Field names, types and JSON tags are metav1's (and store.OwnerReference's),
-// so a bad value renders as Kubernetes renders it and the type can become an
-// alias of the shared metadata type.
-type OwnerReference struct {
-	APIVersion         string `json:"apiVersion"`
-	Kind               string `json:"kind"`
-	Name               string `json:"name"`
-	UID                string `json:"uid"`
-	Controller         *bool  `json:"controller,omitempty"`
-	BlockOwnerDeletion *bool  `json:"blockOwnerDeletion,omitempty"`
-}
-
 // OwnerReferences validates metadata.ownerReferences (at path, usually
 // "metadata.ownerReferences"): apiVersion, kind, name and uid are required
 // ("Required value: must not be empty" at path[i].field), apiVersion parses
 // as "<group>/<version>" or "<version>", a v1 Event is not an owner, and at
 // most one reference is the controller (ValidateOwnerReferences in
 // k8s.io/apimachinery/pkg/api/validation).
-func OwnerReferences(path string, refs []OwnerReference) []status.FieldError {
+func OwnerReferences(path string, refs []meta.OwnerReference) []status.FieldError {
 	var errs []status.FieldError
 	firstController := ""
 	for i, ref := range refs {
@@ -290,21 +278,12 @@ func parseGroupVersion(gv string) (group, version string, ok bool) {
 	return "", "", false
 }
 
-// ManagedFieldsEntry is the part of metav1.ManagedFieldsEntry validation
-// reads; the names are metav1's (and store.ManagedFieldsEntry's).
-type ManagedFieldsEntry struct {
-	Manager     string
-	Operation   string
-	FieldsType  string
-	Subresource string
-}
-
 // ManagedFields validates metadata.managedFields (at path, usually
 // "metadata.managedFields"): operation is "Apply" or "Update", fieldsType
 // is empty or "FieldsV1", manager is at most 128 bytes of printable
 // characters and subresource at most 256 bytes (ValidateManagedFields in
 // k8s.io/apimachinery/pkg/apis/meta/v1/validation).
-func ManagedFields(path string, entries []ManagedFieldsEntry) []status.FieldError {
+func ManagedFields(path string, entries []meta.ManagedFieldsEntry) []status.FieldError {
 	var errs []status.FieldError
 	for i, e := range entries {
 		p := path + "[" + strconv.Itoa(i) + "]"

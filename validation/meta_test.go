@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"github.com/apisem/apisem/meta"
 	"slices"
 	"strings"
 	"testing"
@@ -54,27 +55,27 @@ func TestFieldRules(t *testing.T) {
 		{"no new finalizers", NoNewFinalizers("metadata.finalizers", []string{"z/z", "a/a", "k/k", "z/z"}, []string{"k/k"}),
 			[]string{`metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"a/a", "z/z"}`}},
 		{"no new finalizers, removal", NoNewFinalizers("metadata.finalizers", nil, []string{"k/k"}), nil},
-		{"owner reference fields required", OwnerReferences("metadata.ownerReferences", []OwnerReference{{}}),
+		{"owner reference fields required", OwnerReferences("metadata.ownerReferences", []meta.OwnerReference{{}}),
 			[]string{
 				"metadata.ownerReferences[0].apiVersion: Required value: must not be empty",
 				"metadata.ownerReferences[0].kind: Required value: must not be empty",
 				"metadata.ownerReferences[0].name: Required value: must not be empty",
 				"metadata.ownerReferences[0].uid: Required value: must not be empty",
 			}},
-		{"owner apiVersion and Event", OwnerReferences("metadata.ownerReferences", []OwnerReference{
+		{"owner apiVersion and Event", OwnerReferences("metadata.ownerReferences", []meta.OwnerReference{
 			{APIVersion: "a/b/c", Kind: "K", Name: "n", UID: "u"},
 			{APIVersion: "v1", Kind: "Event", Name: "e", UID: "u"},
 		}), []string{
 			`metadata.ownerReferences[0].apiVersion: Invalid value: "a/b/c": must be <group>/<version> or <version>`,
 			`metadata.ownerReferences[1]: Invalid value: {"apiVersion":"v1","kind":"Event","name":"e","uid":"u"}: /v1, Kind=Event is disallowed from being an owner`,
 		}},
-		{"two controllers", OwnerReferences("metadata.ownerReferences", []OwnerReference{
+		{"two controllers", OwnerReferences("metadata.ownerReferences", []meta.OwnerReference{
 			{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "a", UID: "1", Controller: &yes},
 			{APIVersion: "apps/v1", Kind: "Deployment", Name: "b", UID: "2", Controller: &yes},
 		}), []string{
 			`metadata.ownerReferences: Invalid value: [{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"a","uid":"1","controller":true},{"apiVersion":"apps/v1","kind":"Deployment","name":"b","uid":"2","controller":true}]: Only one reference can have Controller set to true. Found "true" in references for ReplicaSet/a and Deployment/b`,
 		}},
-		{"managed fields", ManagedFields("metadata.managedFields", []ManagedFieldsEntry{
+		{"managed fields", ManagedFields("metadata.managedFields", []meta.ManagedFieldsEntry{
 			{Manager: "kubectl", Operation: "Apply", FieldsType: "FieldsV1"},
 			{Manager: "a\tb", Operation: "Patch", FieldsType: "FieldsV2", Subresource: strings.Repeat("s", 257)},
 			{Manager: strings.Repeat("m", 129)},
@@ -113,10 +114,10 @@ func TestFinalizerWarnings(t *testing.T) {
 // (k8s.io/apimachinery/pkg/api/validation/objectmeta.go) and BeforeUpdate
 // (k8s.io/apiserver/pkg/registry/rest/update.go).
 func TestObjectMeta(t *testing.T) {
-	t0 := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
-	t1 := t0.Add(90 * time.Minute)
+	t0 := meta.NewTime(time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC))
+	t1 := meta.NewTime(t0.Add(90 * time.Minute))
 	ten, thirty := int64(10), int64(30)
-	stored := ObjectMeta{Name: "web", Namespace: "prod", UID: "u1", ResourceVersion: "7", Generation: 3, CreationTimestamp: t0}
+	stored := meta.ObjectMeta{Name: "web", Namespace: "prod", UID: "u1", ResourceVersion: "7", Generation: 3, CreationTimestamp: t0}
 	deleting := stored
 	deleting.DeletionTimestamp, deleting.DeletionGracePeriodSeconds = &t0, &thirty
 	tests := []struct {
@@ -124,26 +125,26 @@ func TestObjectMeta(t *testing.T) {
 		errs []status.FieldError
 		want []string
 	}{
-		{"create: nothing named", ValidateCreate(&ObjectMeta{}, true, NameIsDNSSubdomain), []string{
+		{"create: nothing named", ValidateCreate(&meta.ObjectMeta{}, true, NameIsDNSSubdomain), []string{
 			"metadata.name: Required value: name or generateName is required",
 			"metadata.namespace: Required value",
 		}},
-		{"create: bad generateName and name", ValidateCreate(&ObjectMeta{GenerateName: "Web-", Name: "Web-x1z9q", Namespace: "prod"}, true, NameIsDNSSubdomain), []string{
+		{"create: bad generateName and name", ValidateCreate(&meta.ObjectMeta{GenerateName: "Web-", Name: "Web-x1z9q", Namespace: "prod"}, true, NameIsDNSSubdomain), []string{
 			`metadata.generateName: Invalid value: "Web-": ` + subdomainRegexMsg,
 			`metadata.name: Invalid value: "Web-x1z9q": ` + subdomainRegexMsg,
 		}},
-		{"create: namespace is a label", ValidateCreate(&ObjectMeta{Name: "a", Namespace: "a.b"}, true, NameIsDNSSubdomain), []string{
+		{"create: namespace is a label", ValidateCreate(&meta.ObjectMeta{Name: "a", Namespace: "a.b"}, true, NameIsDNSSubdomain), []string{
 			`metadata.namespace: Invalid value: "a.b": must not contain dots`,
 		}},
-		{"create: cluster-scoped with namespace", ValidateCreate(&ObjectMeta{Name: "a", Namespace: "n", Generation: -1}, false, NameIsDNSSubdomain), []string{
+		{"create: cluster-scoped with namespace", ValidateCreate(&meta.ObjectMeta{Name: "a", Namespace: "n", Generation: -1}, false, NameIsDNSSubdomain), []string{
 			"metadata.namespace: Forbidden: not allowed on this type",
 			"metadata.generation: Invalid value: -1: must be greater than or equal to 0",
 		}},
 		{"update: clean", update(stored, stored, nil), nil},
-		{"update: system fields omitted are restored", update(stored, stored, func(m *ObjectMeta) {
-			m.UID, m.CreationTimestamp, m.Generation = "", time.Time{}, 99
+		{"update: system fields omitted are restored", update(stored, stored, func(m *meta.ObjectMeta) {
+			m.UID, m.CreationTimestamp, m.Generation = "", meta.Time{}, 99
 		}), nil},
-		{"update: immutable fields", update(stored, stored, func(m *ObjectMeta) {
+		{"update: immutable fields", update(stored, stored, func(m *meta.ObjectMeta) {
 			m.Name, m.Namespace, m.UID = "web2", "dev", "u2"
 			m.DeletionTimestamp, m.DeletionGracePeriodSeconds = &t1, &ten
 		}), []string{
@@ -153,17 +154,17 @@ func TestObjectMeta(t *testing.T) {
 			`metadata.deletionTimestamp: Invalid value: "2024-05-06T08:38:09Z": field is immutable`,
 			"metadata.deletionGracePeriodSeconds: Invalid value: 10: field is immutable",
 		}},
-		{"update: while deleting", update(deleting, deleting, func(m *ObjectMeta) {
+		{"update: while deleting", update(deleting, deleting, func(m *meta.ObjectMeta) {
 			m.Finalizers = []string{"example.com/new"}
 			m.DeletionTimestamp, m.DeletionGracePeriodSeconds = nil, &ten
 		}), []string{
 			`metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"example.com/new"}`,
 			"metadata.deletionGracePeriodSeconds: Invalid value: 10: field is immutable",
 		}},
-		{"update: creationTimestamp set where none was stored", update(ObjectMeta{Name: "a", Namespace: "n", ResourceVersion: "1"},
-			ObjectMeta{Name: "a", Namespace: "n", ResourceVersion: "1"}, func(m *ObjectMeta) { m.CreationTimestamp = t1 }),
+		{"update: creationTimestamp set where none was stored", update(meta.ObjectMeta{Name: "a", Namespace: "n", ResourceVersion: "1"},
+			meta.ObjectMeta{Name: "a", Namespace: "n", ResourceVersion: "1"}, func(m *meta.ObjectMeta) { m.CreationTimestamp = t1 }),
 			[]string{`metadata.creationTimestamp: Invalid value: "2024-05-06T08:38:09Z": field is immutable`}},
-		{"update: no resourceVersion, path-segment name", update(stored, stored, func(m *ObjectMeta) {
+		{"update: no resourceVersion, path-segment name", update(stored, stored, func(m *meta.ObjectMeta) {
 			m.ResourceVersion, m.Name = "", "a/b"
 		}), []string{
 			`metadata.name: Invalid value: "a/b": may not contain '/'`,
@@ -180,7 +181,7 @@ func TestObjectMeta(t *testing.T) {
 
 // update runs PrepareForUpdate and ValidateUpdate on a copy of newMeta
 // edited by edit, as a namespaced resource.
-func update(oldMeta, newMeta ObjectMeta, edit func(*ObjectMeta)) []status.FieldError {
+func update(oldMeta, newMeta meta.ObjectMeta, edit func(*meta.ObjectMeta)) []status.FieldError {
 	if edit != nil {
 		edit(&newMeta)
 	}

@@ -3,29 +3,10 @@ package validation
 import (
 	"time"
 
+	"github.com/apisem/apisem/meta"
+
 	"github.com/apisem/apisem/status"
 )
-
-// ObjectMeta is the part of an object's metadata that ValidateCreate and
-// ValidateUpdate read. Its field names are metav1.ObjectMeta's; the caller
-// fills it from its own metadata type (maps and slices are shared, not
-// copied).
-type ObjectMeta struct {
-	Name                       string
-	GenerateName               string
-	Namespace                  string
-	UID                        string
-	ResourceVersion            string
-	Generation                 int64
-	CreationTimestamp          time.Time
-	DeletionTimestamp          *time.Time
-	DeletionGracePeriodSeconds *int64
-	Labels                     map[string]string
-	Annotations                map[string]string
-	OwnerReferences            []OwnerReference
-	Finalizers                 []string
-	ManagedFields              []ManagedFieldsEntry
-}
 
 // metadata is the path prefix of every error, as in Kubernetes' API
 // handlers.
@@ -49,7 +30,7 @@ const metadata = "metadata"
 // Kubernetes' create path also clears deletionTimestamp and
 // deletionGracePeriodSeconds without error; that, and setting uid,
 // creationTimestamp and generation, is the caller's job.
-func ValidateCreate(m *ObjectMeta, namespaced bool, nameFn NameFunc) []status.FieldError {
+func ValidateCreate(m *meta.ObjectMeta, namespaced bool, nameFn NameFunc) []status.FieldError {
 	var errs []status.FieldError
 	if m.GenerateName != "" {
 		for _, msg := range nameFn(m.GenerateName, true) {
@@ -67,7 +48,7 @@ func ValidateCreate(m *ObjectMeta, namespaced bool, nameFn NameFunc) []status.Fi
 }
 
 // common is the part of ValidateCreate Kubernetes also runs on update.
-func common(m *ObjectMeta, namespaced bool) []status.FieldError {
+func common(m *meta.ObjectMeta, namespaced bool) []status.FieldError {
 	var errs []status.FieldError
 	switch {
 	case namespaced && m.Namespace == "":
@@ -110,7 +91,7 @@ func nonNegative(path string, v int64) []status.FieldError {
 // What remains different afterwards is a client's attempt to change an
 // immutable field, which ValidateUpdate reports. The caller copies the
 // corrected fields back into its object.
-func PrepareForUpdate(newMeta, oldMeta *ObjectMeta) {
+func PrepareForUpdate(newMeta, oldMeta *meta.ObjectMeta) {
 	newMeta.Generation = oldMeta.Generation
 	if newMeta.UID == "" {
 		newMeta.UID = oldMeta.UID
@@ -153,7 +134,7 @@ func PrepareForUpdate(newMeta, oldMeta *ObjectMeta) {
 // status.NewInvalid prints each distinct error once in the message. A
 // resource's own name rule (for instance NameIsDNSSubdomain) need not be
 // rerun on update, since the name cannot change.
-func ValidateUpdate(newMeta, oldMeta *ObjectMeta, namespaced bool) []status.FieldError {
+func ValidateUpdate(newMeta, oldMeta *meta.ObjectMeta, namespaced bool) []status.FieldError {
 	errs := ValidateCreate(newMeta, namespaced, NameIsPathSegment)
 	if oldMeta.DeletionTimestamp != nil {
 		errs = append(errs, NoNewFinalizers(metadata+".finalizers", newMeta.Finalizers, oldMeta.Finalizers)...)
@@ -173,8 +154,8 @@ func ValidateUpdate(newMeta, oldMeta *ObjectMeta, namespaced bool) []status.Fiel
 	immutable("name", newMeta.Name != oldMeta.Name, newMeta.Name)
 	immutable("namespace", newMeta.Namespace != oldMeta.Namespace, newMeta.Namespace)
 	immutable("uid", newMeta.UID != oldMeta.UID, newMeta.UID)
-	immutable("creationTimestamp", !newMeta.CreationTimestamp.Equal(oldMeta.CreationTimestamp),
-		timeValue(newMeta.CreationTimestamp))
+	immutable("creationTimestamp", !newMeta.CreationTimestamp.Equal(oldMeta.CreationTimestamp.Time),
+		timeValue(newMeta.CreationTimestamp.Time))
 	immutable("deletionTimestamp", !equalTimePtr(newMeta.DeletionTimestamp, oldMeta.DeletionTimestamp),
 		timePtrValue(newMeta.DeletionTimestamp))
 	immutable("deletionGracePeriodSeconds", !equalInt64Ptr(newMeta.DeletionGracePeriodSeconds, oldMeta.DeletionGracePeriodSeconds),
@@ -194,11 +175,11 @@ func timeValue(t time.Time) any {
 	return t.UTC().Format(time.RFC3339)
 }
 
-func timePtrValue(t *time.Time) any {
+func timePtrValue(t *meta.Time) any {
 	if t == nil {
 		return nil
 	}
-	return timeValue(*t)
+	return timeValue(t.Time)
 }
 
 func int64PtrValue(p *int64) any {
@@ -210,11 +191,11 @@ func int64PtrValue(p *int64) any {
 
 // equalTimePtr compares as Kubernetes' semantic equality does: both absent,
 // or the same instant.
-func equalTimePtr(a, b *time.Time) bool {
+func equalTimePtr(a, b *meta.Time) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	return a.Equal(*b)
+	return a.Equal(b.Time)
 }
 
 func equalInt64Ptr(a, b *int64) bool {

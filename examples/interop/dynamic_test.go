@@ -153,3 +153,40 @@ func TestMetadataClient(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The widgets' status subresource, through the dynamic client's
+// UpdateStatus, as a controller writes a custom resource's status.
+func TestDynamicClientStatusSubresource(t *testing.T) {
+	ts := start(t, demo.Options{})
+	ctx := context.Background()
+	namespace(t, ts.clientset(t, false), "ns1")
+	dyn, err := dynamic.NewForConfig(ts.config(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wr := dyn.Resource(widgets).Namespace("ns1")
+	w := widget("w1", "red", 3)
+	w.Object["status"] = map[string]any{"ready": true}
+	created, err := wr.Create(ctx, w, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, found, _ := unstructured.NestedMap(created.Object, "status"); found {
+		t.Errorf("create kept the status: %v", created.Object["status"])
+	}
+	if err := unstructured.SetNestedField(created.Object, true, "status", "ready"); err != nil {
+		t.Fatal(err)
+	}
+	if err := unstructured.SetNestedField(created.Object, "blue", "spec", "color"); err != nil {
+		t.Fatal(err)
+	}
+	updated, err := wr.UpdateStatus(ctx, created, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ready, _, _ := unstructured.NestedBool(updated.Object, "status", "ready")
+	color, _, _ := unstructured.NestedString(updated.Object, "spec", "color")
+	if !ready || color != "red" || updated.GetGeneration() != 1 {
+		t.Errorf("after UpdateStatus: ready %v, color %q, generation %d; want true, red, 1", ready, color, updated.GetGeneration())
+	}
+}

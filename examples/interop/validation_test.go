@@ -1,6 +1,7 @@
 package interop
 
 import (
+	apimeta "github.com/apisem/apisem/meta"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -129,7 +130,7 @@ func TestValidationMatchesKubernetesMaps(t *testing.T) {
 
 func TestValidationMatchesKubernetesOwnersAndManagedFields(t *testing.T) {
 	yes, no := true, false
-	refs := [][]validation.OwnerReference{
+	refs := [][]apimeta.OwnerReference{
 		{{}},
 		{{APIVersion: "v1", Kind: "Event", Name: "e", UID: "1"}},
 		{{APIVersion: "/", Kind: "K", Name: "n", UID: "u"}, {APIVersion: "a/b/c", Kind: "K", Name: "n", UID: "u"}},
@@ -150,7 +151,7 @@ func TestValidationMatchesKubernetesOwnersAndManagedFields(t *testing.T) {
 			t.Errorf("OwnerReferences(%+v) =\n%q; want\n%q", rs, got, want)
 		}
 	}
-	entries := []validation.ManagedFieldsEntry{
+	entries := []apimeta.ManagedFieldsEntry{
 		{},
 		{Manager: "kubectl", Operation: "Apply", FieldsType: "FieldsV1"},
 		{Manager: "m\x07x\u00a0\ufffd", Operation: "apply", FieldsType: "FieldsV2", Subresource: strings.Repeat("s", 257)},
@@ -168,11 +169,11 @@ func TestValidationMatchesKubernetesOwnersAndManagedFields(t *testing.T) {
 }
 
 // toKube converts the validation view to a metav1.ObjectMeta.
-func toKube(m validation.ObjectMeta) *metav1.ObjectMeta {
+func toKube(m apimeta.ObjectMeta) *metav1.ObjectMeta {
 	k := &metav1.ObjectMeta{
 		Name: m.Name, GenerateName: m.GenerateName, Namespace: m.Namespace, UID: types.UID(m.UID),
 		ResourceVersion: m.ResourceVersion, Generation: m.Generation,
-		CreationTimestamp:          metav1.NewTime(m.CreationTimestamp),
+		CreationTimestamp:          metav1.NewTime(m.CreationTimestamp.Time),
 		DeletionGracePeriodSeconds: m.DeletionGracePeriodSeconds,
 		Labels:                     m.Labels, Annotations: m.Annotations, Finalizers: m.Finalizers,
 	}
@@ -180,7 +181,7 @@ func toKube(m validation.ObjectMeta) *metav1.ObjectMeta {
 		k.CreationTimestamp = metav1.Time{}
 	}
 	if m.DeletionTimestamp != nil {
-		t := metav1.NewTime(*m.DeletionTimestamp)
+		t := metav1.NewTime(m.DeletionTimestamp.Time)
 		k.DeletionTimestamp = &t
 	}
 	for _, r := range m.OwnerReferences {
@@ -195,26 +196,26 @@ func toKube(m validation.ObjectMeta) *metav1.ObjectMeta {
 }
 
 func TestValidationMatchesKubernetesObjectMeta(t *testing.T) {
-	t0 := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
-	t1 := t0.Add(time.Hour)
+	t0 := apimeta.NewTime(time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC))
+	t1 := apimeta.NewTime(t0.Add(time.Hour))
 	thirty, ten := int64(30), int64(10)
-	base := validation.ObjectMeta{Name: "a", Namespace: "ns", UID: "u1", ResourceVersion: "5", Generation: 2,
+	base := apimeta.ObjectMeta{Name: "a", Namespace: "ns", UID: "u1", ResourceVersion: "5", Generation: 2,
 		CreationTimestamp: t0, Labels: map[string]string{"app": "x"}}
 	creates := []struct {
-		m          validation.ObjectMeta
+		m          apimeta.ObjectMeta
 		namespaced bool
 		nameFn     validation.NameFunc
 		kubeFn     apivalidation.ValidateNameFunc
 	}{
-		{validation.ObjectMeta{}, true, validation.NameIsDNSSubdomain, apivalidation.NameIsDNSSubdomain},
-		{validation.ObjectMeta{Name: "x", Namespace: "n"}, false, validation.NameIsDNSSubdomain, apivalidation.NameIsDNSSubdomain},
-		{validation.ObjectMeta{Name: "Bad_Name", GenerateName: "Bad_", Namespace: "Bad.NS", Generation: -1}, true,
+		{apimeta.ObjectMeta{}, true, validation.NameIsDNSSubdomain, apivalidation.NameIsDNSSubdomain},
+		{apimeta.ObjectMeta{Name: "x", Namespace: "n"}, false, validation.NameIsDNSSubdomain, apivalidation.NameIsDNSSubdomain},
+		{apimeta.ObjectMeta{Name: "Bad_Name", GenerateName: "Bad_", Namespace: "Bad.NS", Generation: -1}, true,
 			validation.NameIsDNSSubdomain, apivalidation.NameIsDNSSubdomain},
-		{validation.ObjectMeta{Name: "a.b", GenerateName: "a.", Namespace: ""}, false, validation.NameIsDNSLabel, apivalidation.NameIsDNSLabel},
-		{validation.ObjectMeta{Name: "..", GenerateName: "%/", Labels: map[string]string{"a/b/c": "-"},
+		{apimeta.ObjectMeta{Name: "a.b", GenerateName: "a.", Namespace: ""}, false, validation.NameIsDNSLabel, apivalidation.NameIsDNSLabel},
+		{apimeta.ObjectMeta{Name: "..", GenerateName: "%/", Labels: map[string]string{"a/b/c": "-"},
 			Annotations: map[string]string{"A_": "v"}, Finalizers: []string{"orphan", "foregroundDeletion", "x y"},
-			OwnerReferences: []validation.OwnerReference{{Kind: "K"}},
-			ManagedFields:   []validation.ManagedFieldsEntry{{Operation: "Bad"}}}, true,
+			OwnerReferences: []apimeta.OwnerReference{{Kind: "K"}},
+			ManagedFields:   []apimeta.ManagedFieldsEntry{{Operation: "Bad"}}}, true,
 			validation.NameIsPathSegment, path.ValidatePathSegmentName},
 	}
 	md := field.NewPath("metadata")
@@ -232,26 +233,26 @@ func TestValidationMatchesKubernetesObjectMeta(t *testing.T) {
 	deleting.Finalizers = []string{"a/b"}
 	updates := []struct {
 		name     string
-		old, new validation.ObjectMeta
-		edit     func(*validation.ObjectMeta)
+		old, new apimeta.ObjectMeta
+		edit     func(*apimeta.ObjectMeta)
 	}{
 		{"no change", base, base, nil},
-		{"system fields omitted", base, base, func(m *validation.ObjectMeta) {
-			m.UID, m.CreationTimestamp, m.Generation = "", time.Time{}, 0
+		{"system fields omitted", base, base, func(m *apimeta.ObjectMeta) {
+			m.UID, m.CreationTimestamp, m.Generation = "", apimeta.Time{}, 0
 		}},
-		{"everything immutable changed", base, base, func(m *validation.ObjectMeta) {
+		{"everything immutable changed", base, base, func(m *apimeta.ObjectMeta) {
 			m.Name, m.Namespace, m.UID, m.CreationTimestamp = "b", "other", "u2", t1
 			m.DeletionTimestamp, m.DeletionGracePeriodSeconds = &t1, &ten
 			m.ResourceVersion = ""
 		}},
-		{"deleting: new finalizer, moved timestamp, removed grace", deleting, deleting, func(m *validation.ObjectMeta) {
+		{"deleting: new finalizer, moved timestamp, removed grace", deleting, deleting, func(m *apimeta.ObjectMeta) {
 			m.Finalizers = []string{"a/b", "c/d", "e/f"}
 			m.DeletionTimestamp, m.DeletionGracePeriodSeconds = &t1, nil
 		}},
-		{"deleting: timestamp removed, grace changed", deleting, deleting, func(m *validation.ObjectMeta) {
+		{"deleting: timestamp removed, grace changed", deleting, deleting, func(m *apimeta.ObjectMeta) {
 			m.DeletionTimestamp, m.DeletionGracePeriodSeconds = nil, &ten
 		}},
-		{"bad labels twice", base, base, func(m *validation.ObjectMeta) { m.Labels = map[string]string{"-": "x"} }},
+		{"bad labels twice", base, base, func(m *apimeta.ObjectMeta) { m.Labels = map[string]string{"-": "x"} }},
 	}
 	for _, u := range updates {
 		n := u.new

@@ -1,6 +1,7 @@
 package selector
 
 import (
+	"github.com/apisem/apisem/validation"
 	"slices"
 	"strconv"
 	"strings"
@@ -341,7 +342,7 @@ func (p *parser) requirement() (Requirement, error) {
 		return Requirement{}, errorf("found '", t.lit, "', expected: identifier")
 	}
 	key := t.lit
-	if msgs := labelKeyErrors(key); len(msgs) > 0 {
+	if msgs := validation.IsQualifiedName(key); len(msgs) > 0 {
 		return Requirement{}, status.InvalidValue("<nil>", key, strings.Join(msgs, "; "))
 	}
 	if n := p.peek(true).kind; n == tokEnd || n == tokComma {
@@ -451,7 +452,7 @@ func newRequirement(key string, op Operator, vals []string) (Requirement, error)
 		}
 	}
 	for i, v := range vals {
-		if msgs := labelValueErrors(v); len(msgs) > 0 {
+		if msgs := validation.IsLabelValue(v); len(msgs) > 0 {
 			errs = append(errs, status.InvalidValue("values["+strconv.Itoa(i)+"]["+key+"]", v, strings.Join(msgs, "; ")).Error())
 		}
 	}

@@ -257,34 +257,6 @@ func TestAge(t *testing.T) {
 	}
 }
 
-func TestValidateName(t *testing.T) {
-	for _, tt := range []struct {
-		name, generate string
-		label          bool
-		want           string // the first error's text prefix, "" for none
-	}{
-		{"demo", "", false, ""},
-		{"a.b-c", "", false, ""},
-		{"a.b", "", true, `metadata.name: Invalid value: "a.b": must be a lowercase RFC 1123 label`},
-		{"Demo", "", false, `metadata.name: Invalid value: "Demo"`},
-		{"-a", "", false, `metadata.name: Invalid value: "-a"`},
-		{strings.Repeat("a", 64), "", true, `metadata.name: Invalid value:`},
-		{strings.Repeat("a", 63), "", true, ""},
-		{"", "", false, "metadata.name: Required value: name or generateName is required"},
-		{"", "demo-", false, ""},
-		{"", "Demo-", false, `metadata.generateName: Invalid value: "Demo-"`},
-	} {
-		errs := server.ValidateName(tt.name, tt.generate, tt.label)
-		got := ""
-		if len(errs) > 0 {
-			got = errs[0].Error()
-		}
-		if tt.want == "" && got != "" || !strings.HasPrefix(got, tt.want) || tt.want != "" && got == "" {
-			t.Errorf("server.ValidateName(%q, %q, %v) = %q; want prefix %q", tt.name, tt.generate, tt.label, got, tt.want)
-		}
-	}
-}
-
 func TestValidate(t *testing.T) {
 	rs := map[string]*server.Resource{}
 	for _, r := range Resources() {

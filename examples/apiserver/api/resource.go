@@ -6,6 +6,7 @@ import (
 
 	"github.com/apisem/apisem/patch"
 	"github.com/apisem/apisem/server"
+	"github.com/apisem/apisem/validation"
 )
 
 // Kind returns the kind of o: the Kind of the Resource that serves its
@@ -51,9 +52,9 @@ func Resources() []*server.Resource {
 			Version: "v1", Kind: "Namespace", ListKind: "NamespaceList",
 			Plural: "namespaces", Singular: "namespace", ShortNames: []string{"ns"},
 			Schema: namespaceOpenAPI, Definitions: namespaceDefinitions,
-			DNSLabelNames: true,
-			New:           func() server.Object { return &Namespace{} },
-			DecodeProto:   decodeNamespace,
+			Names:       validation.NameIsDNSLabel,
+			New:         func() server.Object { return &Namespace{} },
+			DecodeProto: decodeNamespace,
 			Columns: []server.Column{server.NameColumn,
 				{Name: "Status", Type: "string", Description: "The phase of the namespace: Active, or Terminating while it is being deleted.",
 					Cell: func(o server.Object, _ time.Time) any { return o.(*Namespace).Status.Phase }},
@@ -130,8 +131,8 @@ func Resources() []*server.Resource {
 			Fields: map[string]func(server.Object) string{
 				"spec.color": func(o server.Object) string { return o.(*Widget).Spec.Color },
 			},
-			Generation: true,
-			Validate:   validateWidget,
+			Generation: true, RequireResourceVersion: true, StatusSubresource: true,
+			Validate: validateWidget,
 		},
 	}
 }

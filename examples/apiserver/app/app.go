@@ -30,7 +30,10 @@ type Config struct {
 	Bookmarks time.Duration
 	Seed      bool
 	Verbose   bool
-	Security  Security
+	// Limits holds the edge and memory limits of the flags.
+	Limits   server.Options
+	Grace    time.Duration
+	Security Security
 }
 
 // Register adds the flags to fs.
@@ -40,6 +43,22 @@ func (c *Config) Register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.Bookmarks, "bookmark-interval", time.Minute, "period of watch bookmarks")
 	fs.BoolVar(&c.Seed, "seed", true, "create demo namespaces, configmaps, secrets and widgets")
 	fs.BoolVar(&c.Verbose, "v", false, "log every request (by default only writes and failures)")
+	l := &c.Limits
+	fs.DurationVar(&l.RequestTimeout, "request-timeout", server.DefaultRequestTimeout,
+		"longest time a request other than a watch may take before it is answered with 504 Timeout")
+	fs.IntVar(&l.MaxRequestsInFlight, "max-requests-inflight", server.DefaultMaxRequestsInFlight,
+		"most reads served at once, watches apart; more get 429 (negative: no limit)")
+	fs.IntVar(&l.MaxMutatingRequestsInFlight, "max-mutating-requests-inflight", server.DefaultMaxMutatingRequestsInFlight,
+		"most writes served at once; more get 429 (negative: no limit)")
+	fs.Uint64Var(&l.MaxRevisions, "max-revisions", 0, "most revisions of write history kept (0: no cap)")
+	fs.Int64Var(&l.MaxHistoryBytes, "max-history-bytes", 0,
+		"most estimated bytes of write history kept; older revisions answer 410 (0: 256 MiB; negative: no cap)")
+	fs.Int64Var(&l.MaxListEncodingBytes, "max-list-encoding-bytes", 0,
+		"memory list responses may spend at once converting items to YAML, Tables or indented JSON (0: 64 MiB; negative: no limit)")
+	fs.DurationVar(&l.WriteTimeout, "watch-write-timeout", server.DefaultWriteTimeout,
+		"longest a watch stream may wait for a client that stops reading before it drops it")
+	fs.DurationVar(&c.Grace, "shutdown-grace", 5*time.Second,
+		"how long a shutdown waits for requests in flight before it closes their connections")
 	c.Security.Register(fs)
 }
 
@@ -64,12 +83,8 @@ func Main(c *Config, d Delegate) {
 
 // Run serves until SIGINT or SIGTERM, then shuts down gracefully.
 func Run(log *slog.Logger, c *Config, d Delegate) error {
-	opts := demo.Options{
-		Addr:             c.Addr,
-		HistoryWindow:    c.History,
-		BookmarkInterval: c.Bookmarks,
-		Logger:           log,
-	}
+	opts := c.Limits
+	opts.Addr, opts.HistoryWindow, opts.BookmarkInterval, opts.Logger = c.Addr, c.History, c.Bookmarks, log
 	https, err := c.Security.Apply(&opts, d)
 	if err != nil {
 		return err
@@ -102,9 +117,12 @@ func Run(log *slog.Logger, c *Config, d Delegate) error {
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("shutting down")
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	log.Info("shutting down", "grace", c.Grace)
+	sctx, cancel := context.WithTimeout(context.Background(), c.Grace)
 	defer cancel()
+	// Clients that do not finish within the grace period have their
+	// connections closed (Shutdown logs how many): that is no failure, the
+	// exit status stays 0. Only the server's own errors make it 1.
 	if err := s.Shutdown(sctx); err != nil {
 		return err
 	}

@@ -26,7 +26,8 @@ func TestDiscovery(t *testing.T) {
 		{"/apis", `{"kind":"APIGroupList","apiVersion":"v1","groups":[{"name":"example.apisem.dev","versions":[{"groupVersion":"example.apisem.dev/v1","version":"v1"}],"preferredVersion":{"groupVersion":"example.apisem.dev/v1","version":"v1"}}]}`},
 		{"/apis/example.apisem.dev", `{"kind":"APIGroup","apiVersion":"v1","name":"example.apisem.dev","versions":[{"groupVersion":"example.apisem.dev/v1","version":"v1"}],"preferredVersion":{"groupVersion":"example.apisem.dev/v1","version":"v1"}}`},
 		{"/apis/example.apisem.dev/v1", `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"example.apisem.dev/v1","resources":[` +
-			`{"name":"widgets","singularName":"widget","namespaced":true,"kind":"Widget",` + verbs + `,"shortNames":["wd"],"categories":["all"]}]}`},
+			`{"name":"widgets","singularName":"widget","namespaced":true,"kind":"Widget",` + verbs + `,"shortNames":["wd"],"categories":["all"]},` +
+			`{"name":"widgets/status","singularName":"","namespaced":true,"kind":"Widget","verbs":["get","patch","update"]}]}`},
 	} {
 		// Clients that ask for plain JSON get the unaggregated documents
 		// (the aggregated form is tested in package server).
@@ -135,7 +136,7 @@ func TestOpenAPI(t *testing.T) {
 				t.Errorf("%s PATCH: request body types %v", path, content)
 			}
 		}
-		if want := map[string]int{"api/v1": 4, "apis/example.apisem.dev/v1": 1}[p]; found != want {
+		if want := map[string]int{"api/v1": 4, "apis/example.apisem.dev/v1": 2}[p]; found != want { // widgets and widgets/status
 			t.Errorf("%s: %d PATCH operations; want %d", p, found, want)
 		}
 	}
