@@ -2,6 +2,7 @@ package crd
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -107,4 +108,22 @@ func TestSmoke(t *testing.T) {
 	r = do(t, "GET", url+"/apis/example.com/v1/namespaces/default/widgets", "", 200, "Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
 	t.Log(r.body)
 	do(t, "DELETE", url+crdsURL+"/widgets.example.com", "", 200)
+}
+
+func unstructured(t testing.TB, j string) *server.Unstructured {
+	t.Helper()
+	u := &server.Unstructured{}
+	if err := u.UnmarshalJSON([]byte(j)); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func jsonOf(t testing.TB, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
