@@ -2,6 +2,7 @@ package crd
 
 import (
 	"encoding/json"
+	"slices"
 
 	kjson "sigs.k8s.io/json"
 
@@ -236,30 +237,122 @@ func (c *CustomResourceDefinition) Types() *meta.TypeMeta { return &c.TypeMeta }
 // DeepCopyObject returns a copy sharing nothing with c.
 func (c *CustomResourceDefinition) DeepCopyObject() server.Object { return c.DeepCopy() }
 
-// DeepCopy returns a copy sharing nothing with c. The spec and status are
-// copied through JSON, which they round-trip exactly; a CRD is written
-// rarely, so the cost does not matter.
+// DeepCopy returns a copy sharing nothing with c.
 func (c *CustomResourceDefinition) DeepCopy() *CustomResourceDefinition {
 	if c == nil {
 		return nil
 	}
-	out := &CustomResourceDefinition{TypeMeta: c.TypeMeta}
+	out := &CustomResourceDefinition{TypeMeta: c.TypeMeta, Spec: c.Spec, Status: c.Status}
 	c.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
-	if err := roundTrip(&c.Spec, &out.Spec); err != nil {
-		panic("crd: copying a spec: " + err.Error())
+	sp := &out.Spec
+	sp.Names = c.Spec.Names.deepCopy()
+	if c.Spec.Conversion != nil {
+		cv := *c.Spec.Conversion
+		cv.Webhook = slices.Clone(cv.Webhook)
+		sp.Conversion = &cv
 	}
-	if err := roundTrip(&c.Status, &out.Status); err != nil {
-		panic("crd: copying a status: " + err.Error())
+	sp.Versions = slices.Clone(c.Spec.Versions)
+	for i := range sp.Versions {
+		v := &sp.Versions[i]
+		if v.DeprecationWarning != nil {
+			w := *v.DeprecationWarning
+			v.DeprecationWarning = &w
+		}
+		if v.Schema != nil {
+			v.Schema = &CustomResourceValidation{OpenAPIV3Schema: v.Schema.OpenAPIV3Schema.DeepCopy()}
+		}
+		if v.Subresources != nil {
+			sub := *v.Subresources
+			if sub.Status != nil {
+				sub.Status = &struct{}{}
+			}
+			if sub.Scale != nil {
+				sc := *sub.Scale
+				if sc.LabelSelectorPath != nil {
+					p := *sc.LabelSelectorPath
+					sc.LabelSelectorPath = &p
+				}
+				sub.Scale = &sc
+			}
+			v.Subresources = &sub
+		}
+		v.AdditionalPrinterColumns = slices.Clone(v.AdditionalPrinterColumns)
+		v.SelectableFields = slices.Clone(v.SelectableFields)
+	}
+	out.Status.Conditions = slices.Clone(c.Status.Conditions)
+	out.Status.AcceptedNames = c.Status.AcceptedNames.deepCopy()
+	out.Status.StoredVersions = slices.Clone(c.Status.StoredVersions)
+	return out
+}
+
+func (n CustomResourceDefinitionNames) deepCopy() CustomResourceDefinitionNames {
+	n.ShortNames = slices.Clone(n.ShortNames)
+	n.Categories = slices.Clone(n.Categories)
+	return n
+}
+
+// DeepCopy returns a copy of s sharing nothing with it.
+func (s *JSONSchemaProps) DeepCopy() *JSONSchemaProps {
+	if s == nil {
+		return nil
+	}
+	out := *s
+	out.Ref = clonePtr(s.Ref)
+	out.Default = copyValue(s.Default)
+	out.Example = copyValue(s.Example)
+	out.Maximum, out.Minimum, out.MultipleOf = clonePtr(s.Maximum), clonePtr(s.Minimum), clonePtr(s.MultipleOf)
+	out.MaxLength, out.MinLength = clonePtr(s.MaxLength), clonePtr(s.MinLength)
+	out.MaxItems, out.MinItems = clonePtr(s.MaxItems), clonePtr(s.MinItems)
+	out.MaxProperties, out.MinProperties = clonePtr(s.MaxProperties), clonePtr(s.MinProperties)
+	if s.Enum != nil {
+		out.Enum = make([]any, len(s.Enum))
+		for i, e := range s.Enum {
+			out.Enum[i] = copyValue(e)
+		}
+	}
+	out.Required = slices.Clone(s.Required)
+	out.Items = s.Items.DeepCopy()
+	out.AllOf, out.OneOf, out.AnyOf = copySchemas(s.AllOf), copySchemas(s.OneOf), copySchemas(s.AnyOf)
+	out.Not = s.Not.DeepCopy()
+	if s.Properties != nil {
+		out.Properties = make(map[string]JSONSchemaProps, len(s.Properties))
+		for k, p := range s.Properties {
+			out.Properties[k] = *p.DeepCopy()
+		}
+	}
+	if s.AdditionalProperties != nil {
+		out.AdditionalProperties = &SchemaOrBool{Allows: s.AdditionalProperties.Allows, Schema: s.AdditionalProperties.Schema.DeepCopy()}
+	}
+	out.XPreserveUnknownFields = clonePtr(s.XPreserveUnknownFields)
+	out.XListMapKeys = slices.Clone(s.XListMapKeys)
+	out.XListType, out.XMapType = clonePtr(s.XListType), clonePtr(s.XMapType)
+	if s.XValidations != nil {
+		out.XValidations = make([]ValidationRule, len(s.XValidations))
+		for i, r := range s.XValidations {
+			r.Reason, r.OptionalOldSelf = clonePtr(r.Reason), clonePtr(r.OptionalOldSelf)
+			out.XValidations[i] = r
+		}
+	}
+	return &out
+}
+
+func copySchemas(in []JSONSchemaProps) []JSONSchemaProps {
+	if in == nil {
+		return nil
+	}
+	out := make([]JSONSchemaProps, len(in))
+	for i := range in {
+		out[i] = *in[i].DeepCopy()
 	}
 	return out
 }
 
-func roundTrip(in, out any) error {
-	b, err := json.Marshal(in)
-	if err != nil {
-		return err
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
 	}
-	return kjson.UnmarshalCaseSensitivePreserveInts(b, out)
+	v := *p
+	return &v
 }
 
 // condition returns the condition of type t, or nil.
