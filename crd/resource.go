@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apisem/apisem/patch"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/validation"
@@ -31,6 +32,12 @@ func Resource() *server.Resource {
 			Cell: func(o server.Object, _ time.Time) any {
 				return o.Meta().CreationTimestamp.UTC().Format(time.RFC3339)
 			}}},
+		// A built-in type: strategic merge patches apply, with metadata's
+		// strategies (finalizers merge as a set, ownerReferences by uid).
+		PatchSchema: &patch.Schema{Fields: map[string]*patch.Schema{"metadata": {Fields: map[string]*patch.Schema{
+			"finalizers":      {MergeList: true},
+			"ownerReferences": {MergeList: true, MergeKey: "uid"},
+		}}}},
 		Delete:   deleteDefinition,
 		Prepare:  prepareDefinition,
 		Validate: validateDefinition,

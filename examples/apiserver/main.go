@@ -1,10 +1,12 @@
 // Command apiserver runs the example Kubernetes-compatible API server:
-// core v1 Namespaces, ConfigMaps, Secrets and Events, and the custom resource
-// widgets.example.apisem.dev/v1, kept in memory, served to kubectl and
+// core v1 Namespaces, ConfigMaps, Secrets and Events, the custom resource
+// widgets.example.apisem.dev/v1 and CustomResourceDefinitions (installed
+// from files at start with -crd-dir, or by clients), kept in memory, served to kubectl and
 // client-go as a kube-apiserver would.
 //
 //	go run ./examples/apiserver             # listens on 127.0.0.1:8080
 //	go run ./examples/apiserver -addr :9090
+//	go run ./examples/apiserver -crd-dir config/crd/bases
 //	kubectl --server=http://127.0.0.1:8080 get configmaps -A
 //
 // It seeds a little demo data, logs one line per request with log/slog,
@@ -24,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/apisem/apisem/crd"
 	"github.com/apisem/apisem/examples/apiserver/api"
 	"github.com/apisem/apisem/examples/apiserver/demo"
 	"github.com/apisem/apisem/meta"
@@ -36,6 +39,7 @@ func main() {
 	bookmarks := flag.Duration("bookmark-interval", time.Minute, "period of watch bookmarks")
 	seed := flag.Bool("seed", true, "create demo namespaces, configmaps, secrets and widgets")
 	verbose := flag.Bool("v", false, "log every request (by default only writes and failures)")
+	crdDir := flag.String("crd-dir", "", "install the CustomResourceDefinitions of the YAML and JSON files in this directory at start")
 	flag.Parse()
 
 	level := slog.LevelInfo
@@ -43,13 +47,13 @@ func main() {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	if err := run(log, *addr, *history, *bookmarks, *seed); err != nil {
+	if err := run(log, *addr, *history, *bookmarks, *seed, *crdDir); err != nil {
 		log.Error("apiserver", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(log *slog.Logger, addr string, history, bookmarks time.Duration, seed bool) error {
+func run(log *slog.Logger, addr string, history, bookmarks time.Duration, seed bool, crdDir string) error {
 	s, err := demo.New(demo.Options{
 		Addr:             addr,
 		HistoryWindow:    history,
@@ -58,6 +62,16 @@ func run(log *slog.Logger, addr string, history, bookmarks time.Duration, seed b
 	})
 	if err != nil {
 		return err
+	}
+	if crdDir != "" {
+		defs, err := crd.Load(crdDir)
+		if err != nil {
+			return err
+		}
+		if err := s.CustomResourceDefinitions().Install(context.Background(), defs...); err != nil {
+			return fmt.Errorf("installing the definitions of %s: %w", crdDir, err)
+		}
+		log.Info("installed CustomResourceDefinitions", "dir", crdDir, "count", len(defs))
 	}
 	if seed {
 		if err := seedDemo(s); err != nil {
