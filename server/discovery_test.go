@@ -52,7 +52,7 @@ func testResources() []*Resource {
 		{Version: "v1", Kind: "Knob", ListKind: "KnobList", Plural: "knobs", Singular: "knob",
 			New: func() Object { return &gadget{} }},
 		{Group: "test.apisem.dev", Version: "v1", Kind: "Gadget", ListKind: "GadgetList",
-			Plural: "gadgets", Singular: "gadget", ShortNames: []string{"gd"}, Categories: []string{"all"},
+			Plural: "gadgets", Singular: "gadget", ShortNames: []string{"gd"}, Categories: []string{"all"}, StatusSubresource: true,
 			Namespaced: true, TypedListItems: true, Schema: gadgetSchema, Definitions: defs,
 			New: func() Object { return &gadget{} }},
 		{Group: "test.apisem.dev", Version: "v1beta1", Kind: "Gadget", ListKind: "GadgetList",

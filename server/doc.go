@@ -26,6 +26,9 @@
 // create with generateName, update, patch in JSON patch, merge patch and
 // (for types that declare Resource.PatchSchema) strategic merge patch, delete with
 // preconditions, propagationPolicy and finalizers, deletecollection);
+// server-side apply (application/apply-patch+yaml, typed by the
+// resource's Schema or deduced without one) and metadata.managedFields on
+// every write (package managedfields);
 // every resourceVersion rule of package rv; label and field selectors;
 // dryRun and fieldValidation on every write; Tables, PartialObjectMetadata
 // and protobuf where the type has it; metadata.generation
@@ -43,6 +46,18 @@
 // watches the HTTP layer uses. AddResource and RemoveResource change what
 // is served while the server runs, as CustomResourceDefinitions do.
 //
+// # Hostile clients
+//
+// The handler bounds every request as kube-apiserver does, so that slow
+// or stuck clients cannot hold memory, goroutines or connections: a
+// deadline (Options.RequestTimeout, 60 s, answered with the 504 Timeout
+// Status), a body read deadline, caps on the reads and writes in flight
+// (400 and 200, answered with 429 and Retry-After), and write deadlines,
+// which also drop a watcher whose client stops reading. Serve adds header
+// and idle timeouts and a header size limit; Shutdown closes what its
+// grace period did not end. Options documents each limit and its
+// default; all but Serve's hold for httptest servers too.
+//
 // # How the packages fit
 //
 // Package rv decides what each request's query means; store keeps the
@@ -54,10 +69,22 @@
 // forms. Each stored version is encoded once per form and shared by list
 // pages, responses and watch events.
 //
+// # Memory
+//
+// A list response never holds the list: compact JSON and protobuf lists
+// are written from the items' cached encodings, other forms (YAML,
+// indented JSON, Tables, PartialObjectMetadata) are converted one item at
+// a time, and those conversions share Options.MaxListEncodingBytes. A
+// response therefore holds a few of its items, whatever the list's size.
+// History is bounded by time, revisions and estimated bytes
+// (Options.HistoryWindow, MaxRevisions, MaxHistoryBytes); what falls out
+// of it answers 410 Gone, and it expires on a timer while the server is
+// idle.
+//
 // # Non-goals
 //
-// No authentication, authorization, admission webhooks or server-side
-// apply yet; the state lives in memory (package store) and is gone with
-// the process. Of the subresources only status is served
-// (Resource.StatusSubresource); scale and the others answer 404.
+// No authentication, authorization or admission webhooks yet; the state
+// lives in memory (package store) and is gone with the process. Of the
+// subresources only status is served (Resource.StatusSubresource); scale
+// and the others answer 404.
 package server

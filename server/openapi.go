@@ -271,6 +271,20 @@ func addPaths(paths map[string]*openAPIPath, r *Resource, v3 bool) {
 			params(v3, deleteParams...), responses(status, "200", "202")),
 		Parameters: named,
 	}
+	if r.StatusSubresource {
+		p := &openAPIPath{
+			Get: op("read", "get", "read status of the specified "+r.Kind, nil, nil, nil, responses(obj, "200")),
+			Put: op("replace", "put", "replace status of the specified "+r.Kind, []string{"*/*"}, obj,
+				params(v3, writeParams...), responses(obj, "200", "201")),
+			Patch: op("patch", "patch", "partially update status of the specified "+r.Kind, patchTypes, &Schema{Ref: PatchSchema},
+				params(v3, append(slices.Clone(writeParams), "force")...), responses(obj, "200", "201")),
+			Parameters: named,
+		}
+		for _, o := range []*openAPIOp{p.Get, p.Put, p.Patch} {
+			o.OperationID += "Status"
+		}
+		paths[collection+"/{name}/status"] = p
+	}
 	if r.Namespaced {
 		paths[base+"/"+r.Plural] = &openAPIPath{
 			Get: op("list", "list", "list or watch objects of kind "+r.Kind, nil, nil,

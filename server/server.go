@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
@@ -51,6 +52,24 @@ type Options struct {
 	// MaxRevisions caps the number of revisions kept in history. 0 means
 	// no cap.
 	MaxRevisions uint64
+	// MaxHistoryBytes caps the estimated memory of history: the objects
+	// written within it and the encodings cached for them. Past it the
+	// oldest revisions are compacted and answer 410 Gone, as expired ones.
+	// 0 means store.DefaultMaxHistoryBytes (256 MiB); negative means no
+	// byte limit.
+	MaxHistoryBytes int64
+
+	// MaxListEncodingBytes bounds the memory that list responses together
+	// spend at once converting items from their cached JSON to another
+	// form (YAML, indented JSON, Table rows, PartialObjectMetadata): each
+	// list converts one item at a time, reserving a multiple of its size
+	// first and releasing it before writing the result, so concurrent
+	// lists wait for each other (until their client gives up) rather than
+	// multiply memory, and a slow client holds no reservation. Compact
+	// JSON and protobuf lists are written from the cached encodings and
+	// need none. An item larger than the limit is converted alone. 0
+	// means 64 MiB; negative means no limit.
+	MaxListEncodingBytes int64
 
 	// BookmarkInterval is the period of BOOKMARK events on watches that
 	// allow them. 0 means one minute, as Kubernetes.
@@ -79,6 +98,35 @@ type Options struct {
 	// are not served as streaming lists and sendInitialEvents is refused.
 	DisableWatchList bool
 
+	// Limits of the HTTP edge against slow and hostile clients; each 0
+	// means kube-apiserver's default (see the Default constants).
+	//
+	// RequestTimeout bounds every request but watches: past it the
+	// client gets the 504 Timeout Status. A request's ?timeout= may
+	// shorten it. 0 means 60 seconds (--request-timeout).
+	RequestTimeout time.Duration
+	// BodyReadTimeout bounds the reading of a request's body (a body that
+	// trickles in is answered with the same 504). 0 means RequestTimeout.
+	BodyReadTimeout time.Duration
+	// WriteTimeout bounds each write of a watch stream, never past the
+	// watch's own timeout: a watcher whose client stops reading is
+	// dropped, its connection closed. It is also the grace a response
+	// has past its request's deadline. 0 means 10 seconds.
+	WriteTimeout time.Duration
+	// MaxRequestsInFlight caps the reads (GET) served at once, watches
+	// and health checks apart; one more is refused with 429 and
+	// Retry-After: 1. 0 means 400 (--max-requests-inflight); negative,
+	// no cap.
+	MaxRequestsInFlight int
+	// MaxMutatingRequestsInFlight caps the writes served at once likewise.
+	// 0 means 200 (--max-mutating-requests-inflight); negative, no cap.
+	MaxMutatingRequestsInFlight int
+	// ReadHeaderTimeout, IdleTimeout and MaxHeaderBytes are those of the
+	// http.Server of Serve. 0 means 32 seconds, 90 seconds and 1 MiB.
+	ReadHeaderTimeout time.Duration
+	IdleTimeout       time.Duration
+	MaxHeaderBytes    int
+
 	// Logger receives one line per request and the server's events. nil
 	// means no logging.
 	Logger *slog.Logger
@@ -99,7 +147,8 @@ type resource struct {
 	store   *store.Resource[Object]
 	bcast   *watch.Broadcaster[Object]
 	codec   *codec
-	maxBody int64 // request body limit
+	maxBody int64         // request body limit
+	fields  *fieldManager // managedFields and server-side apply
 }
 
 // Server is a Kubernetes-compatible API server for the types of package
@@ -118,6 +167,12 @@ type Server struct {
 	regMu sync.Mutex
 	wopts watch.Options
 
+	edge  *edge
+	conns conns // of Serve's http.Server
+	// listBudget bounds the memory list conversions hold at once
+	// (Options.MaxListEncodingBytes); nil means no limit.
+	listBudget *negotiation.Budget
+
 	closing  atomic.Bool
 	mu       sync.Mutex   // guards httpSrv
 	httpSrv  *http.Server // set by Serve
@@ -131,6 +186,9 @@ func New(opts Options) (*Server, error) {
 		log:    opts.Logger,
 		now:    opts.Now,
 		rvConf: rv.Config{DisableWatchList: opts.DisableWatchList},
+		edge:   newEdge(&opts),
+
+		listBudget: newListBudget(opts.MaxListEncodingBytes),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -139,13 +197,14 @@ func New(opts Options) (*Server, error) {
 		s.now = time.Now
 	}
 	s.store = store.New(store.Options[Object]{
-		DeepCopy:      func(o Object) Object { return o.DeepCopyObject() },
-		Equal:         sameObject,
-		Now:           s.now,
-		Rand:          opts.Rand,
-		HistoryWindow: opts.HistoryWindow,
-		MaxRevisions:  opts.MaxRevisions,
-		FutureWait:    opts.FutureWait,
+		DeepCopy:        func(o Object) Object { return o.DeepCopyObject() },
+		Equal:           sameObject,
+		Now:             s.now,
+		Rand:            opts.Rand,
+		HistoryWindow:   opts.HistoryWindow,
+		MaxRevisions:    opts.MaxRevisions,
+		MaxHistoryBytes: opts.MaxHistoryBytes,
+		FutureWait:      opts.FutureWait,
 	})
 	s.wopts = watch.Options{
 		BookmarkInterval: opts.BookmarkInterval,
@@ -216,7 +275,7 @@ func closeAll(rs []*resource) {
 
 // newResource makes d's store view, codec and broadcaster.
 func (s *Server) newResource(d *Resource) *resource {
-	r := &resource{def: d, gr: status.GroupResource{Group: d.Group, Resource: d.Plural}}
+	r := &resource{def: d, gr: status.GroupResource{Group: d.Group, Resource: d.Plural}, fields: newFieldManager(d)}
 	fields := make(map[string]func(Object) string, len(d.Fields))
 	for k, f := range d.Fields {
 		fields[k] = f
@@ -354,8 +413,11 @@ func (s *Server) ListenAndServe() error {
 }
 
 // Serve serves on l until Shutdown, when it returns http.ErrServerClosed.
+// Its http.Server has Options' connection limits (ReadHeaderTimeout,
+// IdleTimeout, MaxHeaderBytes).
 func (s *Server) Serve(l net.Listener) error {
-	hs := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	hs := s.httpServer()
+	hs.ErrorLog = slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)
 	s.mu.Lock()
 	if s.closing.Load() {
 		s.mu.Unlock()
@@ -369,9 +431,11 @@ func (s *Server) Serve(l net.Listener) error {
 
 // Shutdown stops the server gracefully: it ends every watch stream (their
 // clients see the end of the response, as when a Kubernetes server
-// restarts) and, if Serve is running,
-// shuts its http.Server down, waiting for in-flight requests until ctx is
-// done. Requests arriving during shutdown get 503. It is safe to call more
+// restarts) and, if Serve is running, shuts its http.Server down, waiting
+// for in-flight requests until ctx is done. Then it closes the connections
+// left, which only clients that do not finish can hold (one that stopped
+// reading, say), and logs how many: that is not an error, Shutdown returns
+// nil. Requests arriving during shutdown get 503. It is safe to call more
 // than once.
 func (s *Server) Shutdown(ctx context.Context) error {
 	var err error
@@ -383,10 +447,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.regMu.Lock() // no AddResource from here on
 		closeAll(s.reg.Load().resources)
 		s.regMu.Unlock()
+		s.store.Close()
 		if hs != nil {
-			if e := hs.Shutdown(ctx); e != nil && err == nil {
-				err = e
-			}
+			err = s.shutdownHTTP(ctx, hs)
 		}
 	})
 	return err

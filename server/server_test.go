@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/apisem/apisem/server/servertest"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -17,18 +17,7 @@ import (
 
 func newServer(t *testing.T, opts server.Options) (*server.Server, string) {
 	t.Helper()
-	s, err := server.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(s)
-	t.Cleanup(func() {
-		if err := s.Shutdown(context.Background()); err != nil {
-			t.Errorf("Shutdown: %v", err)
-		}
-		ts.Close()
-	})
-	return s, ts.URL
+	return servertest.New(t, opts)
 }
 
 // send makes one request and decodes the JSON answer into out (if set).

@@ -102,11 +102,14 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t *target, opts r
 	// the 200 may count on its watch covering every write it makes next.
 	wt := t.res.bcast.Watch(r.Context(), d, filter)
 	defer wt.Stop()
+	wd := s.watchDeadline(w, wt.Deadline())
+	defer wd.finish()
+	wd.arm()
 	sw, err := negotiation.NewStreamWriter(w, res)
 	if err != nil {
 		return err
 	}
-	if err := streamEvents(sw, wt, encode); err != nil {
+	if err := streamEvents(sw, wt, encode, wd.arm); err != nil {
 		s.log.Error("encoding a watch event", "err", err, "resource", t.res.gr.String())
 	}
 	return nil
@@ -115,8 +118,9 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t *target, opts r
 // streamEvents writes the events of wt to sw until the watch or the response
 // ends. It flushes when nothing more is queued, as Kubernetes does, or
 // after maxBatch events. Only an encoding failure is returned: the end of
-// a watch or of its response is its normal end.
-func streamEvents(sw *negotiation.StreamWriter, wt *watch.Watcher[Object], encode func(*watch.Message[Object]) ([]byte, error)) error {
+// a watch or of its response is its normal end. arm sets the deadline of
+// each write.
+func streamEvents(sw *negotiation.StreamWriter, wt *watch.Watcher[Object], encode func(*watch.Message[Object]) ([]byte, error), arm func()) error {
 	batch := make([]negotiation.Event, 0, 8)
 	for {
 		m, ok := wt.Next()
@@ -124,6 +128,7 @@ func streamEvents(sw *negotiation.StreamWriter, wt *watch.Watcher[Object], encod
 			return nil
 		}
 		if m.Type() == watch.Error {
+			arm()
 			if len(batch) == 0 || sw.WriteEvents(batch) == nil {
 				sw.WriteError(m.Err())
 			}
@@ -135,6 +140,7 @@ func streamEvents(sw *negotiation.StreamWriter, wt *watch.Watcher[Object], encod
 		}
 		batch = append(batch, negotiation.Event{Type: string(m.Type()), Object: obj})
 		if !wt.More() || len(batch) == maxBatch {
+			arm()
 			if sw.WriteEvents(batch) != nil {
 				return nil
 			}

@@ -224,50 +224,25 @@ const maxGenerateAttempts = 8
 // "object is being deleted: " while the old object is terminating).
 func (r *Resource[T]) Create(ctx context.Context, obj T, opts CreateOptions) (T, error) {
 	var zero T
-	in := r.s.copyFn(obj)
-	m := in.Meta()
-	if m.ResourceVersion != "" && !opts.DryRun {
-		return zero, errRVOnCreate()
-	}
-	if !r.namespaced {
-		m.Namespace = ""
-	}
-	generated := m.Name == ""
-	if generated && m.GenerateName == "" {
-		return zero, status.NewInvalid(r.gk, "", status.Required("metadata.name", "name or generateName is required"))
-	}
-	uid, err := r.s.newUID()
+	in, generated, err := r.prepareCreate(obj, opts)
 	if err != nil {
 		return zero, err
 	}
-	m.UID, m.ResourceVersion, m.SelfLink = uid, "", ""
-	m.CreationTimestamp = r.s.nowSeconds()
-	m.DeletionTimestamp, m.DeletionGracePeriodSeconds = nil, nil
-
+	m := in.Meta()
 	r.s.mu.Lock()
 	defer r.s.mu.Unlock()
 	for attempt := 1; ; attempt++ {
-		if generated {
-			if m.Name, err = r.s.generateName(m.GenerateName); err != nil {
-				return zero, err
-			}
-		}
-		if err := r.checkScope(m.Namespace, m.Name); err != nil {
+		if err := r.nameCreate(m, generated); err != nil {
 			return zero, err
 		}
 		key := Key(r.prefix, m.Namespace, m.Name)
 		e := r.s.idx.Load().get(key)
 		if e != nil {
 			if cur := e.head.Load(); !cur.dead {
-				switch {
-				case generated && attempt < maxGenerateAttempts:
+				if generated && attempt < maxGenerateAttempts {
 					continue
-				case generated:
-					return zero, status.NewGenerateNameConflict(r.gr, m.Name, 1)
-				case cur.obj.Meta().DeletionTimestamp != nil:
-					return zero, status.NewAlreadyExistsTerminating(r.gr, m.Name)
 				}
-				return zero, status.NewAlreadyExists(r.gr, m.Name)
+				return zero, r.CreateConflict(cur.obj, generated)
 			}
 		}
 		if opts.DryRun {
@@ -279,6 +254,78 @@ func (r *Resource[T]) Create(ctx context.Context, obj T, opts CreateOptions) (T,
 		}
 		return r.s.result(r.s.commitLocked(e, isNew, in, false).obj, opts.ReadOnlyResult), nil
 	}
+}
+
+// PlanCreate is Create's preparation of an object, for a backend that
+// stores it elsewhere (etcdstore): it returns a copy of obj with a uid,
+// creationTimestamp and, if it has only a generateName, a generated name
+// (a new one per call), or the error Create answers for such an object.
+// The backend then stores it if the key is free, with CreateConflict's
+// error otherwise (after maxGenerateAttempts tries for a generated name).
+func (r *Resource[T]) PlanCreate(obj T, opts CreateOptions) (T, error) {
+	var zero T
+	in, generated, err := r.prepareCreate(obj, opts)
+	if err != nil {
+		return zero, err
+	}
+	if err := r.nameCreate(in.Meta(), generated); err != nil {
+		return zero, err
+	}
+	return in, nil
+}
+
+// MaxGenerateAttempts is how often Create tries a generated name before
+// it answers the 409 of CreateConflict.
+const MaxGenerateAttempts = maxGenerateAttempts
+
+// prepareCreate copies obj and fills in the system fields.
+func (r *Resource[T]) prepareCreate(obj T, opts CreateOptions) (in T, generated bool, err error) {
+	in = r.s.copyFn(obj)
+	m := in.Meta()
+	if m.ResourceVersion != "" && !opts.DryRun {
+		return in, false, errRVOnCreate()
+	}
+	if !r.namespaced {
+		m.Namespace = ""
+	}
+	generated = m.Name == ""
+	if generated && m.GenerateName == "" {
+		return in, false, status.NewInvalid(r.gk, "", status.Required("metadata.name", "name or generateName is required"))
+	}
+	uid, err := r.s.newUID()
+	if err != nil {
+		return in, false, err
+	}
+	m.UID, m.ResourceVersion, m.SelfLink = uid, "", ""
+	m.CreationTimestamp = r.s.nowSeconds()
+	m.DeletionTimestamp, m.DeletionGracePeriodSeconds = nil, nil
+	return in, generated, nil
+}
+
+// nameCreate generates the name of a new object if it has none and
+// checks its key.
+func (r *Resource[T]) nameCreate(m *meta.ObjectMeta, generated bool) error {
+	if generated {
+		var err error
+		if m.Name, err = r.s.generateName(m.GenerateName); err != nil {
+			return err
+		}
+	}
+	return r.checkScope(m.Namespace, m.Name)
+}
+
+// CreateConflict is the 409 of a create whose name is taken by existing:
+// AlreadyExists, prefixed "object is being deleted: " while existing is
+// terminating, or the generated-name conflict if the name was generated.
+func (r *Resource[T]) CreateConflict(existing T, generated bool) error {
+	m := existing.Meta()
+	switch {
+	case generated:
+		return status.NewGenerateNameConflict(r.gr, m.Name, 1)
+	case m.DeletionTimestamp != nil:
+		return status.NewAlreadyExistsTerminating(r.gr, m.Name)
+	}
+	return status.NewAlreadyExists(r.gr, m.Name)
 }
 
 // readRevision resolves the revision a get reads at.
@@ -410,18 +457,74 @@ func (r *Resource[T]) Update(ctx context.Context, obj T, opts UpdateOptions) (T,
 		}
 		return r.s.result(r.s.commitLocked(e, isNew, in, false).obj, opts.ReadOnlyResult), nil
 	}
-	switch stored := cur.obj.Meta().ResourceVersion; {
-	case m.ResourceVersion == "" && opts.RequireResourceVersion:
-		return zero, status.NewInvalid(r.gk, m.Name,
-			status.InvalidValue("metadata.resourceVersion", 0, "must be specified for an update"))
-	case m.ResourceVersion != "" && m.ResourceVersion != stored:
-		return zero, status.NewConflict(r.gr, m.Name, status.OptimisticLockMessage)
-	}
-	if err := r.checkUpdatePreconditions(key, m.Name, cur, opts.Preconditions); err != nil {
+	if err := r.checkUpdate(key, cur.obj, m, opts); err != nil {
 		return zero, err
 	}
 	m.Generation = cur.obj.Meta().Generation
 	return r.updateLocked(e, cur, in, opts)
+}
+
+// checkUpdate checks Update's conditions on the stored object cur: the
+// resourceVersion m carries and the preconditions.
+func (r *Resource[T]) checkUpdate(key string, cur T, m *meta.ObjectMeta, opts UpdateOptions) error {
+	switch stored := cur.Meta().ResourceVersion; {
+	case m.ResourceVersion == "" && opts.RequireResourceVersion:
+		return status.NewInvalid(r.gk, m.Name,
+			status.InvalidValue("metadata.resourceVersion", 0, "must be specified for an update"))
+	case m.ResourceVersion != "" && m.ResourceVersion != stored:
+		return status.NewConflict(r.gr, m.Name, status.OptimisticLockMessage)
+	}
+	return r.checkUpdatePreconditions(key, m.Name, cur, opts.Preconditions)
+}
+
+// WriteOp is what a planned write does to the stored object.
+type WriteOp int
+
+const (
+	// WriteNone leaves the stored object as it is.
+	WriteNone WriteOp = iota
+	// WritePut stores the planned object as the key's next state.
+	WritePut
+	// WriteDelete deletes the key.
+	WriteDelete
+)
+
+// PlanUpdate is Update's decision for a backend that stores objects
+// elsewhere (etcdstore): given the live stored object cur (with its
+// resourceVersion) and the update obj, it returns the object to store
+// (WritePut), WriteDelete when the update removed the last finalizer of an
+// object being deleted (next is then what a dry run returns), or
+// WriteNone when nothing changes (next is cur), or Update's error. obj is
+// copied; cur is not modified.
+func (r *Resource[T]) PlanUpdate(cur, obj T, opts UpdateOptions) (next T, op WriteOp, err error) {
+	in := r.s.copyFn(obj)
+	m := in.Meta()
+	if !r.namespaced {
+		m.Namespace = ""
+	}
+	key := Key(r.prefix, m.Namespace, m.Name)
+	if err := r.checkUpdate(key, cur, m, opts); err != nil {
+		return next, WriteNone, err
+	}
+	m.Generation = cur.Meta().Generation
+	return r.planUpdate(cur, in)
+}
+
+// PlanGuaranteedUpdate is GuaranteedUpdate's decision, as PlanUpdate's:
+// cur is the live stored object tryUpdate was called with (after
+// CheckPreconditions) and out what it returned.
+func (r *Resource[T]) PlanGuaranteedUpdate(cur, out T) (next T, op WriteOp, err error) {
+	in := r.s.copyFn(out)
+	m := in.Meta()
+	m.Name, m.Namespace = cur.Meta().Name, cur.Meta().Namespace
+	return r.planUpdate(cur, in)
+}
+
+// CheckPreconditions checks update preconditions on the stored object cur
+// (GuaranteedUpdate checks them before it calls tryUpdate).
+func (r *Resource[T]) CheckPreconditions(cur T, p Preconditions) error {
+	m := cur.Meta()
+	return r.checkUpdatePreconditions(r.Key(m.Namespace, m.Name), m.Name, cur, p)
 }
 
 // GuaranteedUpdate is a read-modify-write of the object namespace/name:
@@ -451,7 +554,7 @@ func (r *Resource[T]) GuaranteedUpdate(ctx context.Context, namespace, name stri
 		if cur == nil {
 			return zero, status.NewNotFound(r.gr, name)
 		}
-		if err := r.checkUpdatePreconditions(key, name, cur, opts.Preconditions); err != nil {
+		if err := r.checkUpdatePreconditions(key, name, cur.obj, opts.Preconditions); err != nil {
 			return zero, err
 		}
 		out, err := tryUpdate(r.s.copyFn(cur.obj))
@@ -475,8 +578,8 @@ func (r *Resource[T]) GuaranteedUpdate(ctx context.Context, namespace, name stri
 // checkUpdatePreconditions checks storage preconditions the way
 // Kubernetes' storage layer reports them: a 409 Conflict whose message
 // embeds the storage error.
-func (r *Resource[T]) checkUpdatePreconditions(key, name string, cur *version[T], p Preconditions) error {
-	m := cur.obj.Meta()
+func (r *Resource[T]) checkUpdatePreconditions(key, name string, cur T, p Preconditions) error {
+	m := cur.Meta()
 	var detail string
 	switch {
 	case p.UID != nil && *p.UID != m.UID:
@@ -493,16 +596,35 @@ func (r *Resource[T]) checkUpdatePreconditions(key, name string, cur *version[T]
 // s.mu must be held.
 func (r *Resource[T]) updateLocked(e *entry[T], cur *version[T], in T, opts UpdateOptions) (T, error) {
 	var zero T
-	m, old := in.Meta(), cur.obj.Meta()
+	next, op, err := r.planUpdate(cur.obj, in)
+	switch {
+	case err != nil:
+		return zero, err
+	case opts.DryRun:
+		return next, nil
+	case op == WriteDelete:
+		return r.s.result(r.s.deleteLocked(e, cur).obj, opts.ReadOnlyResult), nil
+	case op == WriteNone:
+		return r.s.result(cur.obj, opts.ReadOnlyResult), nil
+	}
+	return r.s.result(r.s.commitLocked(e, false, next, false).obj, opts.ReadOnlyResult), nil
+}
+
+// planUpdate turns in, a private copy of the update of the live stored
+// object cur, into its next state: it keeps the system fields and decides
+// whether the update is a write, a deletion (the last finalizer is gone)
+// or nothing (Options.Equal).
+func (r *Resource[T]) planUpdate(cur, in T) (T, WriteOp, error) {
+	m, old := in.Meta(), cur.Meta()
 	switch {
 	case m.UID == "":
 		m.UID = old.UID
 	case m.UID != old.UID:
-		return zero, status.NewInvalid(r.gk, m.Name, status.InvalidValue("metadata.uid", m.UID, "field is immutable"))
+		return in, WriteNone, status.NewInvalid(r.gk, m.Name, status.InvalidValue("metadata.uid", m.UID, "field is immutable"))
 	}
 	if old.DeletionTimestamp != nil {
 		if added := newFinalizers(old.Finalizers, m.Finalizers); len(added) > 0 {
-			return zero, status.NewInvalid(r.gk, m.Name, status.Forbidden("metadata.finalizers",
+			return in, WriteNone, status.NewInvalid(r.gk, m.Name, status.Forbidden("metadata.finalizers",
 				fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers %#v", added)))
 		}
 	}
@@ -523,18 +645,12 @@ func (r *Resource[T]) updateLocked(e *entry[T], cur *version[T], in T, opts Upda
 	if old.DeletionTimestamp != nil && !r.held(in) &&
 		(old.DeletionGracePeriodSeconds == nil || *old.DeletionGracePeriodSeconds == 0) {
 		// The last finalizer is gone: the deletion completes.
-		if opts.DryRun {
-			return in, nil
-		}
-		return r.s.result(r.s.deleteLocked(e, cur).obj, opts.ReadOnlyResult), nil
+		return in, WriteDelete, nil
 	}
-	switch {
-	case opts.DryRun:
-		return in, nil
-	case r.s.equal != nil && r.s.equal(in, cur.obj):
-		return r.s.result(cur.obj, opts.ReadOnlyResult), nil
+	if r.s.equal != nil && r.s.equal(in, cur) {
+		return in, WriteNone, nil
 	}
-	return r.s.result(r.s.commitLocked(e, false, in, false).obj, opts.ReadOnlyResult), nil
+	return in, WritePut, nil
 }
 
 // held reports whether finalizers of either kind keep obj after a delete.
@@ -583,28 +699,49 @@ func (r *Resource[T]) Delete(ctx context.Context, namespace, name string, opts D
 
 func (r *Resource[T]) deleteOneLocked(e *entry[T], cur *version[T], opts DeleteOptions) (T, bool, error) {
 	var zero T
-	m := cur.obj.Meta()
+	next, op, err := r.PlanDelete(cur.obj, opts)
+	switch {
+	case err != nil:
+		return zero, false, err
+	case op == WriteDelete && opts.DryRun:
+		return r.s.result(cur.obj, opts.ReadOnlyResult), true, nil
+	case op == WriteDelete:
+		return r.s.result(r.s.deleteLocked(e, cur).obj, opts.ReadOnlyResult), true, nil
+	case op == WriteNone:
+		return r.s.result(cur.obj, opts.ReadOnlyResult), false, nil
+	case opts.DryRun:
+		return next, false, nil
+	}
+	return r.s.result(r.s.commitLocked(e, false, next, false).obj, opts.ReadOnlyResult), false, nil
+}
+
+// PlanDelete is Delete's decision for a backend that stores objects
+// elsewhere (etcdstore), given the live stored object cur: WriteDelete if
+// nothing holds it (next is cur), WritePut of the marked object (next: a
+// copy with deletionTimestamp, deletionGracePeriodSeconds 0 and the
+// generation incremented on the first deletion) if finalizers hold it,
+// WriteNone if it is already marked, or the 409 of a failed precondition.
+// cur is not modified.
+func (r *Resource[T]) PlanDelete(cur T, opts DeleteOptions) (next T, op WriteOp, err error) {
+	m := cur.Meta()
 	if p := opts.Preconditions; p.UID != nil && *p.UID != m.UID {
-		return zero, false, status.NewConflict(r.gr, m.Name, fmt.Sprintf(
+		return next, WriteNone, status.NewConflict(r.gr, m.Name, fmt.Sprintf(
 			"the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated",
 			*p.UID, m.UID))
 	} else if p.ResourceVersion != nil && *p.ResourceVersion != m.ResourceVersion {
-		return zero, false, status.NewConflict(r.gr, m.Name, fmt.Sprintf(
+		return next, WriteNone, status.NewConflict(r.gr, m.Name, fmt.Sprintf(
 			"the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified",
 			*p.ResourceVersion, m.ResourceVersion))
 	}
-	if !r.held(cur.obj) {
-		if opts.DryRun {
-			return r.s.result(cur.obj, opts.ReadOnlyResult), true, nil
-		}
-		return r.s.result(r.s.deleteLocked(e, cur).obj, opts.ReadOnlyResult), true, nil
+	if !r.held(cur) {
+		return cur, WriteDelete, nil
 	}
 	now := r.s.nowSeconds()
 	keepTime := m.DeletionTimestamp != nil && !m.DeletionTimestamp.After(now.Time)
 	if keepTime && m.DeletionGracePeriodSeconds != nil && *m.DeletionGracePeriodSeconds == 0 {
-		return r.s.result(cur.obj, opts.ReadOnlyResult), false, nil // already marked: nothing changes
+		return cur, WriteNone, nil // already marked: nothing changes
 	}
-	upd := r.s.copyFn(cur.obj)
+	upd := r.s.copyFn(cur)
 	um := upd.Meta()
 	if um.DeletionTimestamp == nil && um.Generation > 0 {
 		um.Generation++
@@ -614,10 +751,7 @@ func (r *Resource[T]) deleteOneLocked(e *entry[T], cur *version[T], opts DeleteO
 	}
 	var zeroGrace int64
 	um.DeletionGracePeriodSeconds = &zeroGrace
-	if opts.DryRun {
-		return upd, false, nil
-	}
-	return r.s.result(r.s.commitLocked(e, false, upd, false).obj, opts.ReadOnlyResult), false, nil
+	return upd, WritePut, nil
 }
 
 // DeleteCollection deletes every object of the collection (namespace ""

@@ -52,8 +52,10 @@ func (src *Source[T]) Events(dst []watch.Event[T], after rv.Version, max int) ([
 		return dst, s.compactedError(a)
 	}
 	n0 := len(dst)
-	for r := a + 1; r <= cur; r++ {
-		v := h.at(r)
+	for _, v := range h.after(a) {
+		if v.rev > cur {
+			break
+		}
 		if !src.in(v.entry.key) {
 			continue
 		}

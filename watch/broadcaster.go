@@ -437,11 +437,15 @@ func (b *Broadcaster[T]) bookmarkMsg(rev rv.Version) *Message[T] {
 	return m
 }
 
-// timeout returns the length of a watch that asked for timeout (0: the
-// default window).
+// timeout returns the length of a watch that asked for timeout: 0 is the
+// default window; a negative one is over already, as package rv documents
+// (Kubernetes ends such a watch at once), so it is 0.
 func (b *Broadcaster[T]) timeout(timeout time.Duration) time.Duration {
-	if timeout > 0 {
+	switch {
+	case timeout > 0:
 		return timeout
+	case timeout < 0:
+		return 0
 	}
 	return b.opts.MinTimeout + rand.N(b.opts.MinTimeout)
 }
@@ -457,8 +461,8 @@ func (b *Broadcaster[T]) timeout(timeout time.Duration) time.Duration {
 // Every error after this point — a compacted start revision, the 504 of
 // an expired wait, a Source failure — is delivered as the stream's single
 // ERROR message, as Kubernetes does. The watch ends when ctx is done, when
-// its timeout passes (d.Timeout, or the default window), on Stop, or on
-// Close.
+// its timeout passes (d.Timeout if positive; the default window if 0; at
+// once if negative), on Stop, or on Close.
 func (b *Broadcaster[T]) Watch(ctx context.Context, d rv.Watch, filter Filter[T]) *Watcher[T] {
 	w := &Watcher[T]{
 		b:       b,
@@ -471,6 +475,12 @@ func (b *Broadcaster[T]) Watch(ctx context.Context, d rv.Watch, filter Filter[T]
 	timeout := b.timeout(d.Timeout)
 	now := time.Now()
 	w.deadline = now.Add(timeout)
+	if d.Timeout < 0 {
+		// Over before it starts: no snapshot, no events.
+		w.stopped = true
+		close(w.done)
+		return w
+	}
 	b.mu.Lock()
 	if b.closed {
 		w.stopped = true

@@ -592,6 +592,27 @@ func TestTimeouts(t *testing.T) {
 			}
 		})
 	})
+	// A negative timeoutSeconds is a window already over: Kubernetes ends
+	// such a watch at once (package rv keeps the sign), and so does Watch;
+	// it is not the default window.
+	t.Run("negative timeoutSeconds", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			f := newFixture(t, watch.Options{})
+			f.src.Put("a", watchtest.NewObject("a", "1"))
+			start := time.Now()
+			w := f.watch(rv.Watch{Start: rv.StartMostRecent, InitialEvents: true, Bookmarks: true, Timeout: -time.Second}, nil)
+			watchtest.ExpectEnd(t, w)
+			if got := time.Since(start); got != 0 {
+				t.Errorf("ended after %v, want at once", got)
+			}
+			if d := w.Deadline(); !d.Equal(start) {
+				t.Errorf("Deadline() = %v, want the start %v", d, start)
+			}
+			if n := f.b.Stats().Watchers; n != 0 {
+				t.Errorf("Stats().Watchers = %d, want 0", n)
+			}
+		})
+	})
 	for _, tc := range []struct {
 		name string
 		min  time.Duration

@@ -115,6 +115,12 @@ func (w *Watcher[T]) More() bool {
 	return ok
 }
 
+// Deadline returns when the watch times out: its start plus d.Timeout, or
+// plus the random default window. A server writing the stream bounds its
+// writes by it, so that a client that stops reading cannot hold the watch
+// past its end.
+func (w *Watcher[T]) Deadline() time.Time { return w.deadline }
+
 // Stop ends the watch and releases what it holds in the broadcaster. It is
 // safe to call more than once and from any goroutine.
 func (w *Watcher[T]) Stop() {

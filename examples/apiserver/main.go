@@ -40,6 +40,22 @@ func main() {
 	seed := flag.Bool("seed", true, "create demo namespaces, configmaps, secrets and widgets")
 	verbose := flag.Bool("v", false, "log every request (by default only writes and failures)")
 	crdDir := flag.String("crd-dir", "", "install the CustomResourceDefinitions of the YAML and JSON files in this directory at start")
+	var limits server.Options
+	flag.DurationVar(&limits.RequestTimeout, "request-timeout", server.DefaultRequestTimeout,
+		"longest time a request other than a watch may take before it is answered with 504 Timeout")
+	flag.IntVar(&limits.MaxRequestsInFlight, "max-requests-inflight", server.DefaultMaxRequestsInFlight,
+		"most reads served at once, watches apart; more get 429 (negative: no limit)")
+	flag.IntVar(&limits.MaxMutatingRequestsInFlight, "max-mutating-requests-inflight", server.DefaultMaxMutatingRequestsInFlight,
+		"most writes served at once; more get 429 (negative: no limit)")
+	flag.Uint64Var(&limits.MaxRevisions, "max-revisions", 0, "most revisions of write history kept (0: no cap)")
+	flag.Int64Var(&limits.MaxHistoryBytes, "max-history-bytes", 0,
+		"most estimated bytes of write history kept; older revisions answer 410 (0: 256 MiB; negative: no cap)")
+	flag.Int64Var(&limits.MaxListEncodingBytes, "max-list-encoding-bytes", 0,
+		"memory list responses may spend at once converting items to YAML, Tables or indented JSON (0: 64 MiB; negative: no limit)")
+	flag.DurationVar(&limits.WriteTimeout, "watch-write-timeout", server.DefaultWriteTimeout,
+		"longest a watch stream may wait for a client that stops reading before it drops it")
+	grace := flag.Duration("shutdown-grace", 5*time.Second,
+		"how long a shutdown waits for requests in flight before it closes their connections")
 	flag.Parse()
 
 	level := slog.LevelInfo
@@ -47,19 +63,16 @@ func main() {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	if err := run(log, *addr, *history, *bookmarks, *seed, *crdDir); err != nil {
+	limits.Addr, limits.HistoryWindow, limits.BookmarkInterval, limits.Logger = *addr, *history, *bookmarks, log
+	if err := run(log, limits, *grace, *seed, *crdDir); err != nil {
 		log.Error("apiserver", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(log *slog.Logger, addr string, history, bookmarks time.Duration, seed bool, crdDir string) error {
-	s, err := demo.New(demo.Options{
-		Addr:             addr,
-		HistoryWindow:    history,
-		BookmarkInterval: bookmarks,
-		Logger:           log,
-	})
+func run(log *slog.Logger, opts demo.Options, grace time.Duration, seed bool, crdDir string) error {
+	addr := opts.Addr
+	s, err := demo.New(opts)
 	if err != nil {
 		return err
 	}
@@ -109,9 +122,12 @@ Press Ctrl-C to stop.
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("shutting down")
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	log.Info("shutting down", "grace", grace)
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
+	// Clients that do not finish within the grace period have their
+	// connections closed (Shutdown logs how many): that is no failure, the
+	// exit status stays 0. Only the server's own errors make it 1.
 	if err := s.Shutdown(sctx); err != nil {
 		return err
 	}

@@ -2,8 +2,8 @@ package interop
 
 import (
 	"context"
+	"github.com/apisem/apisem/server/servertest"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -35,21 +35,12 @@ func start(t *testing.T, opts demo.Options) *testServer {
 		t.Fatal(err)
 	}
 	ts := &testServer{Server: s}
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	ts.URL = servertest.StartHandler(t, s, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ts.mu.Lock()
 		ts.requests = append(ts.requests, r.Method+" "+r.URL.RequestURI())
 		ts.mu.Unlock()
 		s.ServeHTTP(w, r)
 	}))
-	ts.URL = hs.URL
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := s.Shutdown(ctx); err != nil {
-			t.Errorf("Shutdown: %v", err)
-		}
-		hs.Close()
-	})
 	return ts
 }
 

@@ -2,11 +2,10 @@ package interop
 
 import (
 	"context"
+	"github.com/apisem/apisem/server/servertest"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"testing"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -35,25 +34,13 @@ func startGizmos(t *testing.T) *rest.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := server.New(server.Options{Resources: []*server.Resource{server.UnstructuredResource(server.Resource{
+	_, url := servertest.New(t, server.Options{Resources: []*server.Resource{server.UnstructuredResource(server.Resource{
 		Group: "demo.io", Version: "v1", Kind: "Gizmo", ListKind: "GizmoList",
 		Plural: "gizmos", Singular: "gizmo", Namespaced: true,
 		Columns: []server.Column{color},
 		Fields:  map[string]func(server.Object) string{"spec.color": field},
 	})}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(s)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := s.Shutdown(ctx); err != nil {
-			t.Errorf("Shutdown: %v", err)
-		}
-		hs.Close()
-	})
-	return &rest.Config{Host: hs.URL, QPS: -1}
+	return &rest.Config{Host: url, QPS: -1}
 }
 
 // The dynamic client drives an unstructured resource through every verb,

@@ -1,14 +1,12 @@
 package demo
 
 import (
-	"context"
 	"encoding/json"
+	"github.com/apisem/apisem/server/servertest"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 )
 
 // newTestServer starts a Server on a loopback httptest listener; Cleanup
@@ -19,16 +17,7 @@ func newTestServer(t testing.TB, opts Options) (*Server, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(s)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := s.Shutdown(ctx); err != nil {
-			t.Errorf("Shutdown: %v", err)
-		}
-		hs.Close()
-	})
-	return s, hs.URL
+	return s, servertest.Start(t, s)
 }
 
 // reply is a response as the tests look at it.

@@ -1,0 +1,42 @@
+// Package etcdstore stores the objects of a resource in etcd, the engine
+// Kubernetes runs on, with the semantics of package store: data outlives
+// the process and several servers can share it.
+//
+// Writes are etcd transactions, as Kubernetes' storage layer makes them:
+// the resourceVersion of an object is the etcd revision that last
+// modified its key; a create succeeds only if the key has no create
+// revision (else 409 AlreadyExists), an update or delete only if the key's
+// modification revision is still the one read (else it reads again; a
+// resourceVersion the client sent that is no longer current is the 409
+// Conflict). The decisions around the write (system fields,
+// preconditions, finalizers and two-phase deletion, generateName, dry
+// run) are package store's Plan functions, so both backends answer alike.
+// A dry run writes nothing to etcd.
+//
+// Reads and watches are served from an in-memory replica, a store.Store
+// fed by one etcd watch on the resource's key prefix (Store.Apply), as
+// kube-apiserver's watch cache is: a page of a list costs O(log n +
+// limit) and is one snapshot, remainingItemCount is exact, and one etcd
+// event reaches every watcher through package watch. A read with
+// resourceVersion unset is consistent: it first asks etcd for its current
+// revision and waits until the replica has reached it (Kubernetes'
+// consistent reads from cache, KEP-2340), using a watch progress request
+// so that revisions written to other prefixes need no event. A revision
+// the replica does not reach within Options.FutureWait is the 504 "Too
+// large resource version". When etcd compacts (Compact), every replica
+// compacts to the same revision and older reads answer 410 Gone. A watch
+// that etcd compacted under the replica (a replica that fell behind)
+// starts over with a fresh list (Store.Reset): its watchers get 410 and
+// relist, as with Kubernetes.
+//
+// Keys are laid out as Kubernetes lays them out:
+// <prefix>/<group>/<resource>/<namespace>/<name>, the group left out for
+// the core group, under Options.Prefix ("/registry" by default); values
+// are encoded by Options.Codec (JSON by default) without their
+// resourceVersion, which is etcd's.
+//
+// Every etcd call is bounded by Options.RequestTimeout: an unreachable
+// etcd makes requests fail with 504 Timeout (or 503 ServiceUnavailable
+// when the client reports etcd unavailable), never hang, and the replica
+// recovers by itself when etcd returns.
+package etcdstore

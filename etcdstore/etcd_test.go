@@ -1,0 +1,558 @@
+package etcdstore
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/server/v3/embed"
+	"go.uber.org/zap"
+
+	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/rv"
+	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/store"
+)
+
+// widget is the stored type of the tests.
+type widget struct {
+	meta.TypeMeta   `json:",inline"`
+	meta.ObjectMeta `json:"metadata"`
+	Spec            map[string]string `json:"spec,omitempty"`
+}
+
+func (w *widget) DeepCopy() *widget {
+	out := &widget{TypeMeta: w.TypeMeta, Spec: maps.Clone(w.Spec)}
+	w.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	return out
+}
+
+func newWidget(ns, name string) *widget {
+	return &widget{ObjectMeta: meta.ObjectMeta{Namespace: ns, Name: name}}
+}
+
+// etcdServer is a real etcd in the test process: loopback, ports chosen
+// by the OS, data in a temporary directory.
+type etcdServer struct {
+	e    *embed.Etcd
+	dir  string
+	url  string
+	once sync.Once
+}
+
+func startEtcd(t testing.TB, dir string, clientURL string) *etcdServer {
+	t.Helper()
+	cfg := embed.NewConfig()
+	cfg.Dir = dir
+	cfg.Logger = "zap"
+	cfg.LogLevel = "error"
+	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
+	peer, _ := url.Parse("http://127.0.0.1:0")
+	client, _ := url.Parse(clientURL)
+	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{*peer}, []url.URL{*peer}
+	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{*client}, []url.URL{*client}
+	cfg.InitialCluster = cfg.Name + "=" + peer.String()
+	cfg.WatchProgressNotifyInterval = 100 * time.Millisecond
+	e, err := embed.StartEtcd(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-e.Server.ReadyNotify():
+	case <-time.After(30 * time.Second):
+		e.Close()
+		t.Fatal("etcd did not start")
+	}
+	return &etcdServer{e: e, dir: dir, url: "http://" + e.Clients[0].Addr().String()}
+}
+
+func (s *etcdServer) stop() { s.once.Do(s.e.Close) }
+
+// newEtcd starts an etcd for the test and returns a client of it.
+func newEtcd(t testing.TB) (*etcdServer, *clientv3.Client) {
+	t.Helper()
+	s := startEtcd(t, t.TempDir(), "http://127.0.0.1:0")
+	t.Cleanup(s.stop)
+	return s, newClient(t, s.url)
+}
+
+func newClient(t testing.TB, url string) *clientv3.Client {
+	t.Helper()
+	c, err := clientv3.New(clientv3.Config{Endpoints: []string{url}, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func widgetOptions() store.ResourceOptions[*widget] {
+	return store.ResourceOptions[*widget]{
+		GroupResource: status.GroupResource{Group: "example.com", Resource: "widgets"},
+		Kind:          "Widget",
+		Namespaced:    true,
+	}
+}
+
+func newResource(t testing.TB, c *clientv3.Client, opts Options[*widget]) *Resource[*widget] {
+	t.Helper()
+	opts.Client = c
+	r, err := New(opts, widgetOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	return r
+}
+
+// wantStatus checks err's code, reason and exact message.
+func wantStatus(t testing.TB, what string, err error, code int, reason status.Reason, msg string) {
+	t.Helper()
+	var se *status.Error
+	if !errors.As(err, &se) {
+		t.Fatalf("%s: err = %v (%T); want %d %s %q", what, err, err, code, reason, msg)
+	}
+	if se.Code() != code || se.Status.Reason != reason || (msg != "" && se.Error() != msg) {
+		t.Fatalf("%s: got %d %q %q\nwant %d %q %q", what, se.Code(), se.Status.Reason, se.Error(), code, reason, msg)
+	}
+}
+
+var latest = rv.Read{Semantics: rv.MostRecent}
+
+func TestCRUD(t *testing.T) {
+	_, c := newEtcd(t)
+	r := newResource(t, c, Options[*widget]{})
+	ctx := context.Background()
+	a, err := r.Create(ctx, newWidget("ns", "a"), store.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The resourceVersion is etcd's modification revision of the key.
+	resp, err := c.Get(ctx, "/registry/example.com/widgets/ns/a")
+	if err != nil || len(resp.Kvs) != 1 {
+		t.Fatalf("etcd get: %v %v", resp, err)
+	}
+	if a.ResourceVersion != strconv.FormatInt(resp.Kvs[0].ModRevision, 10) || a.UID == "" {
+		t.Errorf("created %s uid %q; etcd has mod revision %d", a.ResourceVersion, a.UID, resp.Kvs[0].ModRevision)
+	}
+	if strings.Contains(string(resp.Kvs[0].Value), "resourceVersion") {
+		t.Errorf("the value carries a resourceVersion: %s", resp.Kvs[0].Value)
+	}
+	stale := a.ResourceVersion
+	a.Spec = map[string]string{"x": "1"}
+	a2, err := r.Update(ctx, a, store.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a2.ResourceVersion <= stale {
+		t.Errorf("update kept resourceVersion %s", a2.ResourceVersion)
+	}
+	dry, err := r.Create(ctx, newWidget("ns", "dry"), store.CreateOptions{DryRun: true})
+	if err != nil || dry.Name != "dry" {
+		t.Fatalf("dry-run create: %v", err)
+	}
+	g, err := r.Create(ctx, &widget{ObjectMeta: meta.ObjectMeta{Namespace: "ns", GenerateName: "gen-"}}, store.CreateOptions{})
+	if err != nil || !strings.HasPrefix(g.Name, "gen-") || len(g.Name) != 9 {
+		t.Fatalf("generateName: %v %v", g, err)
+	}
+	fin := newWidget("ns", "fin")
+	fin.Finalizers = []string{"example.com/hold"}
+	if _, err := r.Create(ctx, fin, store.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, tc := range []struct {
+		name   string
+		op     func() error
+		code   int
+		reason status.Reason
+		msg    string
+	}{
+		{"create existing", func() error { _, err := r.Create(ctx, newWidget("ns", "a"), store.CreateOptions{}); return err },
+			409, status.ReasonAlreadyExists, `widgets.example.com "a" already exists`},
+		{"update stale", func() error {
+			w := newWidget("ns", "a")
+			w.ResourceVersion = stale
+			_, err := r.Update(ctx, w, store.UpdateOptions{})
+			return err
+		}, 409, status.ReasonConflict, `Operation cannot be fulfilled on widgets.example.com "a": the object has been modified; please apply your changes to the latest version and try again`},
+		{"update missing", func() error { _, err := r.Update(ctx, newWidget("ns", "zz"), store.UpdateOptions{}); return err },
+			404, status.ReasonNotFound, `widgets.example.com "zz" not found`},
+		{"delete precondition", func() error {
+			_, _, err := r.Delete(ctx, "ns", "a", store.DeleteOptions{Preconditions: store.Preconditions{ResourceVersion: &stale}})
+			return err
+		}, 409, status.ReasonConflict, `Operation cannot be fulfilled on widgets.example.com "a": the ResourceVersion in the precondition (` + stale + `) does not match the ResourceVersion in record (` + a2.ResourceVersion + `). The object might have been modified`},
+		{"delete missing", func() error { _, _, err := r.Delete(ctx, "ns", "zz", store.DeleteOptions{}); return err },
+			404, status.ReasonNotFound, `widgets.example.com "zz" not found`},
+		{"get dry-run object", func() error { _, err := r.Get(ctx, "ns", "dry", latest); return err },
+			404, status.ReasonNotFound, `widgets.example.com "dry" not found`},
+	} {
+		t.Run(tc.name, func(t *testing.T) { wantStatus(t, tc.name, tc.op(), tc.code, tc.reason, tc.msg) })
+	}
+
+	// Two-phase deletion: marked, then gone when the finalizer goes.
+	marked, deleted, err := r.Delete(ctx, "ns", "fin", store.DeleteOptions{})
+	if err != nil || deleted || marked.DeletionTimestamp == nil {
+		t.Fatalf("delete with a finalizer: %v deleted=%v", err, deleted)
+	}
+	_, err = r.Create(ctx, newWidget("ns", "fin"), store.CreateOptions{})
+	wantStatus(t, "create terminating", err, 409, status.ReasonAlreadyExists, `object is being deleted: widgets.example.com "fin" already exists`)
+	out, err := r.GuaranteedUpdate(ctx, "ns", "fin", store.UpdateOptions{}, func(cur *widget) (*widget, error) {
+		cur.Finalizers = nil
+		return cur, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Get(ctx, "ns", "fin", latest); !status.IsNotFound(err) {
+		t.Errorf("after the last finalizer: %v, %v", out, err)
+	}
+	// Dry-run delete leaves it; deletecollection takes the rest.
+	if _, deleted, err := r.Delete(ctx, "ns", "a", store.DeleteOptions{DryRun: true}); err != nil || !deleted {
+		t.Fatalf("dry-run delete: %v %v", deleted, err)
+	}
+	gone, err := r.DeleteCollection(ctx, "ns", store.ListOptions{}, store.DeleteOptions{})
+	if err != nil || len(gone) != 2 {
+		t.Fatalf("deletecollection: %d, %v", len(gone), err)
+	}
+	p, err := r.List(ctx, "", store.ListOptions{Read: latest})
+	if err != nil || p.Len() != 0 {
+		t.Fatalf("list after deletecollection: %v", err)
+	}
+}
+
+// TestConcurrentWriters: two replicas on one etcd, racing on one object:
+// exactly one update per version wins, the other gets 409; the same name
+// created through both: one wins.
+func TestConcurrentWriters(t *testing.T) {
+	_, c := newEtcd(t)
+	a := newResource(t, c, Options[*widget]{})
+	b := newResource(t, newClient(t, c.Endpoints()[0]), Options[*widget]{})
+	ctx := context.Background()
+	w, err := a.Create(ctx, newWidget("ns", "x"), store.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 2)
+	for _, r := range []*Resource[*widget]{a, b} {
+		go func() {
+			u := w.DeepCopy()
+			u.Spec = map[string]string{"by": fmt.Sprint(r == a)}
+			_, err := r.Update(ctx, u, store.UpdateOptions{})
+			errs <- err
+		}()
+	}
+	e1, e2 := <-errs, <-errs
+	if (e1 == nil) == (e2 == nil) || !status.IsConflict(cmp.Or(e1, e2)) {
+		t.Errorf("racing updates: %v, %v; want one success and one 409", e1, e2)
+	}
+	for _, r := range []*Resource[*widget]{a, b} {
+		go func() {
+			_, err := r.Create(ctx, newWidget("ns", "y"), store.CreateOptions{})
+			errs <- err
+		}()
+	}
+	e1, e2 = <-errs, <-errs
+	if (e1 == nil) == (e2 == nil) || !status.IsAlreadyExists(cmp.Or(e1, e2)) {
+		t.Errorf("racing creates: %v, %v; want one success and one 409", e1, e2)
+	}
+	// A consistent read on b sees a's write at once.
+	got, err := b.Get(ctx, "ns", "y", latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct, _ := c.Get(ctx, b.EtcdKey("ns", "y"))
+	if got.ResourceVersion != strconv.FormatInt(direct.Kvs[0].ModRevision, 10) {
+		t.Errorf("b reads version %s; etcd has %d", got.ResourceVersion, direct.Kvs[0].ModRevision)
+	}
+}
+
+// TestPagedListOneSnapshot: the pages of a list are one snapshot at the
+// first page's revision, on whichever replica they continue, whatever is
+// written between them.
+func TestPagedListOneSnapshot(t *testing.T) {
+	_, c := newEtcd(t)
+	a := newResource(t, c, Options[*widget]{})
+	b := newResource(t, newClient(t, c.Endpoints()[0]), Options[*widget]{})
+	ctx := context.Background()
+	want := map[string]bool{}
+	for i := range 20 {
+		w, err := a.Create(ctx, newWidget("ns", fmt.Sprintf("w%02d", i)), store.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[w.Name+"@"+w.ResourceVersion] = true
+	}
+	got := map[string]bool{}
+	read := rv.Read{Semantics: rv.MostRecent, Limit: 6}
+	var first rv.Version
+	for page := 0; ; page++ {
+		r := []*Resource[*widget]{a, b}[page%2]
+		p, err := r.List(ctx, "ns", store.ListOptions{Read: read})
+		if err != nil {
+			t.Fatalf("page %d: %v", page, err)
+		}
+		if page == 0 {
+			first = p.ResourceVersion()
+			if rem, ok := p.RemainingItemCount(); rem != 14 || !ok {
+				t.Errorf("remainingItemCount %d, %v; want 14", rem, ok)
+			}
+		} else if p.ResourceVersion() != first {
+			t.Fatalf("page %d at %d; first at %d", page, p.ResourceVersion(), first)
+		}
+		for _, w := range p.Items() {
+			got[w.Name+"@"+w.ResourceVersion] = true
+		}
+		if p.Continue() == "" {
+			break
+		}
+		read = rv.Read{Semantics: rv.ContinueExact, Continue: p.Continue(), Limit: 6}
+		// Writes between pages: an update, a deletion, a creation.
+		if _, err := a.GuaranteedUpdate(ctx, "ns", fmt.Sprintf("w%02d", page), store.UpdateOptions{}, func(w *widget) (*widget, error) {
+			w.Spec = map[string]string{"page": fmt.Sprint(page)}
+			return w, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := b.Delete(ctx, "ns", fmt.Sprintf("w%02d", 19-page), store.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Create(ctx, newWidget("ns", fmt.Sprintf("w%02dz", page)), store.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("paged list = %v\nwant %v", slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(want)))
+	}
+}
+
+// TestWatchFromRevision: events from a revision, in order with etcd's
+// revisions, including writes made directly in etcd by another client.
+func TestWatchFromRevision(t *testing.T) {
+	_, c := newEtcd(t)
+	r := newResource(t, c, Options[*widget]{})
+	ctx := context.Background()
+	w, err := r.Create(ctx, newWidget("ns", "a"), store.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, _ := rv.Parse(w.ResourceVersion)
+	if _, err := c.Put(ctx, "/registry/other/thing", "x"); err != nil { // a gap
+		t.Fatal(err)
+	}
+	w.Spec = map[string]string{"v": "2"}
+	if _, err := r.Update(ctx, w, store.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	direct, _ := json.Marshal(newWidget("ns", "b"))
+	if _, err := c.Put(ctx, r.EtcdKey("ns", "b"), string(direct)); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := r.Delete(ctx, "ns", "a", store.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// A consistent read first: the replica has everything etcd has.
+	if _, err := r.Get(ctx, "ns", "b", latest); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := r.Source().Events(nil, from, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ev := range evs {
+		got = append(got, fmt.Sprintf("%s %s@%s", ev.Type, ev.Object.Name, ev.Object.ResourceVersion))
+	}
+	f := func(d int) string { return strconv.FormatUint(uint64(from)+uint64(d), 10) }
+	want := []string{"MODIFIED a@" + f(2), "ADDED b@" + f(3), "DELETED a@" + f(4)}
+	if !slices.Equal(got, want) {
+		t.Errorf("events after %d = %v; want %v", from, got, want)
+	}
+}
+
+// TestCompaction: after etcd compaction, exact get, list, continue token
+// and watch older than it answer 410; a revision not reached yet 504.
+func TestCompaction(t *testing.T) {
+	_, c := newEtcd(t)
+	r := newResource(t, c, Options[*widget]{Replica: store.Options[*widget]{FutureWait: 200 * time.Millisecond}})
+	ctx := context.Background()
+	var old rv.Version
+	for i := range 5 {
+		w, err := r.Create(ctx, newWidget("ns", fmt.Sprint(i)), store.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 1 {
+			old, _ = rv.Parse(w.ResourceVersion)
+		}
+	}
+	p, err := r.List(ctx, "ns", store.ListOptions{Read: rv.Read{Semantics: rv.Exact, Version: old, Limit: 1}})
+	if err != nil || p.Continue() == "" {
+		t.Fatalf("list at %d: %v", old, err)
+	}
+	resp, _ := c.Get(ctx, "x")
+	now := resp.Header.Revision
+	if err := Compact(ctx, c, "", now); err != nil {
+		t.Fatal(err)
+	}
+	// The replica follows the compaction (it learns it through etcd).
+	deadline := time.Now().Add(10 * time.Second)
+	for r.Store().CompactedRevision() < rv.Version(now) {
+		if time.Now().After(deadline) {
+			t.Fatalf("replica compacted to %d; etcd to %d", r.Store().CompactedRevision(), now)
+		}
+		<-r.Store().Changed(r.Store().Revision())
+	}
+	_, err = r.List(ctx, "ns", store.ListOptions{Read: rv.Read{Semantics: rv.Exact, Version: old}})
+	wantStatus(t, "exact list", err, 410, status.ReasonExpired, "The resourceVersion for the provided list is too old.")
+	_, err = r.Get(ctx, "ns", "1", rv.Read{Semantics: rv.Exact, Version: old})
+	wantStatus(t, "exact get", err, 410, status.ReasonExpired, fmt.Sprintf("too old resource version: %d (%d)", old, now))
+	_, err = r.List(ctx, "ns", store.ListOptions{Read: rv.Read{Semantics: rv.ContinueExact, Continue: p.Continue(), Limit: 1}})
+	wantStatus(t, "continue", err, 410, status.ReasonExpired, "")
+	var ce *rv.CompactedError
+	if _, err := r.Source().Events(nil, old, 0); !errors.As(err, &ce) {
+		t.Errorf("watch from %d: %v; want a compaction error", old, err)
+	}
+	_, err = r.Get(ctx, "ns", "1", rv.Read{Semantics: rv.NotOlderThan, Version: rv.Version(now + 100)})
+	wantStatus(t, "future get", err, 504, status.ReasonTimeout, "")
+	if !status.IsTooLargeResourceVersion(err) {
+		t.Errorf("future get: %v; want Too large resource version", err)
+	}
+}
+
+// proxy forwards TCP connections to an address until it is cut, which
+// makes etcd unreachable for the clients behind it at once (stopping etcd
+// itself waits for its open streams).
+type proxy struct {
+	ln    net.Listener
+	to    string
+	mu    sync.Mutex
+	cut   bool
+	conns []net.Conn
+}
+
+func newProxy(t testing.TB, to string) *proxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{ln: ln, to: to}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			p.mu.Lock()
+			if p.cut {
+				c.Close()
+				p.mu.Unlock()
+				continue
+			}
+			d, err := net.Dial("tcp", p.to)
+			if err != nil {
+				c.Close()
+				p.mu.Unlock()
+				continue
+			}
+			p.conns = append(p.conns, c, d)
+			p.mu.Unlock()
+			go func() { io.Copy(d, c); d.Close() }()
+			go func() { io.Copy(c, d); c.Close() }()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); <-done; p.setCut(true) })
+	return p
+}
+
+func (p *proxy) url() string { return "http://" + p.ln.Addr().String() }
+
+// setCut cuts every connection and refuses new ones, or lets them in again.
+func (p *proxy) setCut(cut bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cut = cut
+	if cut {
+		for _, c := range p.conns {
+			c.Close()
+		}
+		p.conns = nil
+	}
+}
+
+// TestRestart: while etcd is unreachable requests fail within the timeout
+// with a Status, the replica recovers by itself when it is back, and data
+// survives a restart of etcd and a new replica.
+func TestRestart(t *testing.T) {
+	s, _ := newEtcd(t)
+	px := newProxy(t, strings.TrimPrefix(s.url, "http://"))
+	c := newClient(t, px.url())
+	r := newResource(t, c, Options[*widget]{RequestTimeout: 500 * time.Millisecond})
+	ctx := context.Background()
+	w, err := r.Create(ctx, newWidget("ns", "keep"), store.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	px.setCut(true)
+	start := time.Now()
+	_, err = r.Create(ctx, newWidget("ns", "lost"), store.CreateOptions{})
+	var se *status.Error
+	if !errors.As(err, &se) || (se.Code() != 503 && se.Code() != 504) {
+		t.Errorf("create with etcd unreachable: %v; want a 503 or 504 Status", err)
+	}
+	if _, err := r.Get(ctx, "ns", "keep", latest); !errors.As(err, &se) || (se.Code() != 503 && se.Code() != 504) {
+		t.Errorf("consistent get with etcd unreachable: %v; want a 503 or 504 Status", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("failing with etcd unreachable took %v", d)
+	}
+	t.Logf("failed in %v", time.Since(start))
+	px.setCut(false)
+	got, err := retry(func() (*widget, error) { return r.Get(ctx, "ns", "keep", latest) })
+	if err != nil || got.ResourceVersion != w.ResourceVersion {
+		t.Fatalf("after etcd came back: %v %v", got, err)
+	}
+	if _, err := retry(func() (*widget, error) {
+		return r.Create(ctx, newWidget("ns", "after"), store.CreateOptions{})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("recovered in %v", time.Since(start))
+	// etcd itself restarted on its data: a new replica loads everything.
+	r.Close()
+	s.stop()
+	s2 := startEtcd(t, s.dir, s.url)
+	t.Cleanup(s2.stop) // after the client's and the replica's cleanups
+	r2 := newResource(t, newClient(t, s2.url), Options[*widget]{})
+	p, err := r2.List(ctx, "ns", store.ListOptions{Read: latest})
+	if err != nil || p.Len() != 2 || p.View(0).Name != "after" || p.View(1).UID != w.UID {
+		t.Fatalf("new replica after an etcd restart: %v %v", p, err)
+	}
+	t.Logf("done in %v", time.Since(start))
+}
+
+// retry retries f while it fails with a 503 or 504, for a bounded time.
+func retry[T any](f func() (T, error)) (T, error) {
+	for i := 0; ; i++ {
+		v, err := f()
+		var se *status.Error
+		if err == nil || i == 50 || !errors.As(err, &se) || se.Code() < 503 {
+			return v, err
+		}
+	}
+}

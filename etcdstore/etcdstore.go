@@ -1,0 +1,458 @@
+package etcdstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/codes"
+	grpcstatus "google.golang.org/grpc/status"
+
+	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/rv"
+	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/store"
+	"github.com/apisem/apisem/store/selector"
+)
+
+// A Codec turns objects into etcd values and back.
+type Codec[T meta.Object] interface {
+	Encode(obj T) ([]byte, error)
+	Decode(data []byte) (T, error)
+}
+
+// JSON is the default Codec: encoding/json into a new value of T, which
+// must be a pointer to a struct.
+type JSON[T meta.Object] struct{}
+
+// Encode implements Codec.
+func (JSON[T]) Encode(obj T) ([]byte, error) { return json.Marshal(obj) }
+
+// Decode implements Codec.
+func (JSON[T]) Decode(data []byte) (T, error) {
+	var zero T
+	t := reflect.TypeFor[T]()
+	if t.Kind() != reflect.Pointer {
+		return zero, fmt.Errorf("etcdstore: the JSON codec needs a pointer type, not %v", t)
+	}
+	obj := reflect.New(t.Elem()).Interface().(T)
+	if err := json.Unmarshal(data, obj); err != nil {
+		return zero, err
+	}
+	return obj, nil
+}
+
+// Options configure a Resource. The zero value of every field but Client
+// means the default written next to it.
+type Options[T meta.Object] struct {
+	// Client is the etcd client. Required; the caller closes it.
+	Client *clientv3.Client
+	// Prefix is the key prefix of all resources; "" means "/registry".
+	Prefix string
+	// Codec encodes the values; nil means JSON.
+	Codec Codec[T]
+	// Replica configures the in-memory replica (DeepCopy, Now, Rand,
+	// FutureWait, Paging, HistoryWindow, MaxRevisions).
+	Replica store.Options[T]
+	// RequestTimeout bounds every etcd call and the wait of a consistent
+	// read for the replica. 0 means 10 seconds.
+	RequestTimeout time.Duration
+}
+
+const (
+	defaultPrefix  = "/registry"
+	defaultTimeout = 10 * time.Second
+	// compactKey holds the revision the last Compact compacted to, under
+	// Options.Prefix, as Kubernetes' compactor keeps it.
+	compactKey = "/compact_rev_key"
+)
+
+// Resource is one resource stored in etcd, with the API of a
+// store.Resource (it implements store.Backend). Create it with New and
+// stop it with Close.
+type Resource[T meta.Object] struct {
+	client   *clientv3.Client
+	codec    Codec[T]
+	timeout  time.Duration
+	gr       status.GroupResource
+	base     string // etcd key of a store key: base + store key
+	watchKey string // the resource's etcd key prefix
+	compact  string // the etcd key of the compaction revision
+	replica  *store.Store[T]
+	copy     func(T) T
+	res      *store.Resource[T]
+
+	cancel  context.CancelFunc
+	done    chan struct{}
+	ready   chan struct{} // closed once the replica has its first list
+	watchMu sync.Mutex
+	watchCx context.Context // the context of the running etcd watch (for RequestProgress)
+}
+
+var _ store.Backend[meta.Object] = (*Resource[meta.Object])(nil)
+
+// New returns the resource described by ro, stored in etcd, and starts
+// its replica: a list, then a watch. Reads wait for the first list.
+// ro.Prefix is ignored: the key prefix is ro.GroupResource's.
+func New[T meta.Object](opts Options[T], ro store.ResourceOptions[T]) (*Resource[T], error) {
+	if opts.Client == nil {
+		return nil, errors.New("etcdstore: Options.Client is nil")
+	}
+	if ro.GroupResource.Resource == "" || strings.Contains(ro.GroupResource.Resource, "/") {
+		return nil, fmt.Errorf("etcdstore: bad resource name %q", ro.GroupResource.Resource)
+	}
+	prefix := opts.Prefix
+	if prefix == "" {
+		prefix = defaultPrefix
+	}
+	prefix = strings.TrimSuffix(prefix, "/")
+	base := prefix + "/"
+	if ro.GroupResource.Group != "" {
+		base += ro.GroupResource.Group + "/"
+	}
+	r := &Resource[T]{
+		client:  opts.Client,
+		codec:   opts.Codec,
+		timeout: opts.RequestTimeout,
+		gr:      ro.GroupResource,
+		base:    base,
+		compact: prefix + compactKey,
+		done:    make(chan struct{}),
+		ready:   make(chan struct{}),
+	}
+	if r.codec == nil {
+		r.codec = JSON[T]{}
+	}
+	if r.timeout == 0 {
+		r.timeout = defaultTimeout
+	}
+	r.replica = store.New(opts.Replica)
+	r.copy = opts.Replica.DeepCopy
+	if r.copy == nil { // store.New checked that T has the method
+		r.copy = func(o T) T { return any(o).(interface{ DeepCopy() T }).DeepCopy() }
+	}
+	ro.Prefix = ro.GroupResource.Resource
+	r.res = r.replica.Resource(ro)
+	r.watchKey = base + r.res.Prefix("")
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	go r.reflect(ctx)
+	return r, nil
+}
+
+// Close stops the replica. Reads fail afterwards; the client stays open.
+func (r *Resource[T]) Close() {
+	r.cancel()
+	<-r.done
+	r.replica.Close() // its history expiry timer
+}
+
+// Store returns the replica: read it, never write it.
+func (r *Resource[T]) Store() *store.Store[T] { return r.replica }
+
+// Source returns the watch source of the replica.
+func (r *Resource[T]) Source() *store.Source[T] { return r.res.Source() }
+
+// Key returns the storage key of namespace/name in the replica (without
+// the etcd prefix; see EtcdKey).
+func (r *Resource[T]) Key(namespace, name string) string { return r.res.Key(namespace, name) }
+
+// EtcdKey returns the etcd key of namespace/name.
+func (r *Resource[T]) EtcdKey(namespace, name string) string {
+	return r.base + r.res.Key(namespace, name)
+}
+
+// Prefix returns the collection prefix of namespace in the replica.
+func (r *Resource[T]) Prefix(namespace string) string { return r.res.Prefix(namespace) }
+
+// ParseFieldSelector implements store.Backend.
+func (r *Resource[T]) ParseFieldSelector(s string) (selector.Fields, error) {
+	return r.res.ParseFieldSelector(s)
+}
+
+// Matches implements store.Backend.
+func (r *Resource[T]) Matches(obj T, labels selector.Labels, fields selector.Fields) bool {
+	return r.res.Matches(obj, labels, fields)
+}
+
+// FieldValue implements store.Backend.
+func (r *Resource[T]) FieldValue(obj T, field string) string { return r.res.FieldValue(obj, field) }
+
+// etcdErr turns an etcd client error into the Status a client sees: a
+// timeout is the 504, an unavailable etcd the 503, the rest a 500.
+func (r *Resource[T]) etcdErr(err error) error {
+	var se *status.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &se):
+		return err
+	case errors.Is(err, context.DeadlineExceeded), grpcstatus.Code(err) == codes.DeadlineExceeded:
+		return status.NewTimeout("etcd did not answer in time; the request may still complete", 1).Wrap(err)
+	case errors.Is(err, context.Canceled):
+		return err
+	case grpcstatus.Code(err) == codes.Unavailable:
+		return status.NewServiceUnavailable("etcd is unavailable").Wrap(err)
+	}
+	return status.NewInternalError(err)
+}
+
+// call runs one etcd call under the request timeout.
+func (r *Resource[T]) call(ctx context.Context, f func(ctx context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	return r.etcdErr(f(ctx))
+}
+
+// current reads key from etcd: the object with its resourceVersion, its
+// modification revision, or found false.
+func (r *Resource[T]) current(ctx context.Context, key string) (obj T, mod int64, found bool, err error) {
+	var resp *clientv3.GetResponse
+	if err = r.call(ctx, func(ctx context.Context) (err error) {
+		resp, err = r.client.Get(ctx, key)
+		return err
+	}); err != nil || len(resp.Kvs) == 0 {
+		return obj, 0, false, err
+	}
+	obj, err = r.decode(resp.Kvs[0].Value, resp.Kvs[0].ModRevision)
+	return obj, resp.Kvs[0].ModRevision, err == nil, err
+}
+
+func (r *Resource[T]) decode(data []byte, mod int64) (T, error) {
+	obj, err := r.codec.Decode(data)
+	if err != nil {
+		return obj, status.NewInternalError(fmt.Errorf("etcdstore: decoding a %s: %w", r.gr, err))
+	}
+	obj.Meta().ResourceVersion = strconv.FormatInt(mod, 10)
+	return obj, nil
+}
+
+// encode returns obj's value, without its resourceVersion (etcd's).
+func (r *Resource[T]) encode(obj T) (string, error) {
+	m := obj.Meta()
+	keep := m.ResourceVersion
+	m.ResourceVersion = ""
+	b, err := r.codec.Encode(obj)
+	m.ResourceVersion = keep
+	if err != nil {
+		return "", status.NewInternalError(fmt.Errorf("etcdstore: encoding a %s: %w", r.gr, err))
+	}
+	return string(b), nil
+}
+
+// txn commits cmp => ops and returns whether it succeeded and the
+// revision, with the responses of the else branch.
+func (r *Resource[T]) txn(ctx context.Context, cmp clientv3.Cmp, then clientv3.Op, orElse ...clientv3.Op) (*clientv3.TxnResponse, error) {
+	var resp *clientv3.TxnResponse
+	err := r.call(ctx, func(ctx context.Context) (err error) {
+		resp, err = r.client.Txn(ctx).If(cmp).Then(then).Else(orElse...).Commit()
+		return err
+	})
+	return resp, err
+}
+
+// Create stores a new object (see store.Resource.Create).
+func (r *Resource[T]) Create(ctx context.Context, obj T, opts store.CreateOptions) (T, error) {
+	var zero T
+	generated := obj.Meta().Name == ""
+	for attempt := 1; ; attempt++ {
+		in, err := r.res.PlanCreate(obj, opts)
+		if err != nil {
+			return zero, err
+		}
+		m := in.Meta()
+		key := r.EtcdKey(m.Namespace, m.Name)
+		if opts.DryRun {
+			cur, _, found, err := r.current(ctx, key)
+			if err != nil {
+				return zero, err
+			}
+			if found {
+				if generated && attempt < store.MaxGenerateAttempts {
+					continue
+				}
+				return zero, r.res.CreateConflict(cur, generated)
+			}
+			return in, nil
+		}
+		val, err := r.encode(in)
+		if err != nil {
+			return zero, err
+		}
+		resp, err := r.txn(ctx, clientv3.Compare(clientv3.CreateRevision(key), "=", 0),
+			clientv3.OpPut(key, val), clientv3.OpGet(key))
+		if err != nil {
+			return zero, err
+		}
+		if resp.Succeeded {
+			m.ResourceVersion = strconv.FormatInt(resp.Header.Revision, 10)
+			return in, nil
+		}
+		kvs := resp.Responses[0].GetResponseRange().Kvs
+		if len(kvs) == 0 {
+			continue // deleted in between
+		}
+		cur, err := r.decode(kvs[0].Value, kvs[0].ModRevision)
+		if err != nil {
+			return zero, err
+		}
+		if generated && attempt < store.MaxGenerateAttempts {
+			continue
+		}
+		return zero, r.res.CreateConflict(cur, generated)
+	}
+}
+
+// commit makes the planned write op of next over the stored object cur
+// (at modification revision mod) if the key was not modified since. ok
+// false means it was: plan again.
+func (r *Resource[T]) commit(ctx context.Context, key string, cur T, mod int64, next T, op store.WriteOp) (out T, ok bool, err error) {
+	cmp := clientv3.Compare(clientv3.ModRevision(key), "=", mod)
+	var then clientv3.Op
+	switch op {
+	case store.WriteNone:
+		return cur, true, nil
+	case store.WriteDelete:
+		then, out = clientv3.OpDelete(key), cur
+	default:
+		val, err := r.encode(next)
+		if err != nil {
+			return out, false, err
+		}
+		then, out = clientv3.OpPut(key, val), next
+	}
+	resp, err := r.txn(ctx, cmp, then)
+	if err != nil || !resp.Succeeded {
+		return out, false, err
+	}
+	out.Meta().ResourceVersion = strconv.FormatInt(resp.Header.Revision, 10)
+	return out, true, nil
+}
+
+// Update replaces an object (see store.Resource.Update).
+func (r *Resource[T]) Update(ctx context.Context, obj T, opts store.UpdateOptions) (T, error) {
+	var zero T
+	m := obj.Meta()
+	key := r.EtcdKey(m.Namespace, m.Name)
+	for {
+		cur, mod, found, err := r.current(ctx, key)
+		if err != nil {
+			return zero, err
+		}
+		if !found {
+			if !opts.AllowCreate {
+				return zero, status.NewNotFound(r.gr, m.Name)
+			}
+			in := r.copy(obj)
+			in.Meta().ResourceVersion = ""
+			out, err := r.Create(ctx, in, store.CreateOptions{DryRun: opts.DryRun})
+			if status.IsAlreadyExists(err) {
+				continue // created meanwhile: update it
+			}
+			return out, err
+		}
+		next, op, err := r.res.PlanUpdate(cur, obj, opts)
+		if err != nil {
+			return zero, err
+		}
+		if opts.DryRun {
+			return next, nil
+		}
+		out, ok, err := r.commit(ctx, key, cur, mod, next, op)
+		if ok || err != nil {
+			return out, err
+		}
+	}
+}
+
+// GuaranteedUpdate is a read-modify-write (see
+// store.Resource.GuaranteedUpdate); tryUpdate runs again whenever another
+// write came in between.
+func (r *Resource[T]) GuaranteedUpdate(ctx context.Context, namespace, name string, opts store.UpdateOptions, tryUpdate func(current T) (T, error)) (T, error) {
+	var zero T
+	key := r.EtcdKey(namespace, name)
+	for {
+		cur, mod, found, err := r.current(ctx, key)
+		if err != nil {
+			return zero, err
+		}
+		if !found {
+			return zero, status.NewNotFound(r.gr, name)
+		}
+		if err := r.res.CheckPreconditions(cur, opts.Preconditions); err != nil {
+			return zero, err
+		}
+		out, err := tryUpdate(r.copy(cur))
+		if err != nil {
+			return zero, err
+		}
+		next, op, err := r.res.PlanGuaranteedUpdate(cur, out)
+		if err != nil {
+			return zero, err
+		}
+		if opts.DryRun {
+			return next, nil
+		}
+		res, ok, err := r.commit(ctx, key, cur, mod, next, op)
+		if ok || err != nil {
+			return res, err
+		}
+	}
+}
+
+// Delete deletes an object, or marks it while finalizers hold it (see
+// store.Resource.Delete).
+func (r *Resource[T]) Delete(ctx context.Context, namespace, name string, opts store.DeleteOptions) (T, bool, error) {
+	var zero T
+	key := r.EtcdKey(namespace, name)
+	for {
+		cur, mod, found, err := r.current(ctx, key)
+		if err != nil {
+			return zero, false, err
+		}
+		if !found {
+			return zero, false, status.NewNotFound(r.gr, name)
+		}
+		next, op, err := r.res.PlanDelete(cur, opts)
+		if err != nil {
+			return zero, false, err
+		}
+		if opts.DryRun {
+			return next, op == store.WriteDelete, nil
+		}
+		out, ok, err := r.commit(ctx, key, cur, mod, next, op)
+		if ok || err != nil {
+			return out, op == store.WriteDelete && err == nil, err
+		}
+	}
+}
+
+// DeleteCollection deletes the matching objects of a collection, one
+// transaction each (see store.Resource.DeleteCollection): it lists them
+// consistently, then deletes each; one deleted meanwhile is skipped.
+func (r *Resource[T]) DeleteCollection(ctx context.Context, namespace string, list store.ListOptions, opts store.DeleteOptions) ([]T, error) {
+	list.Read = rv.Read{Semantics: rv.MostRecent, Limit: list.Read.Limit}
+	p, err := r.List(ctx, namespace, list)
+	if err != nil {
+		return nil, err
+	}
+	var out []T
+	for i := range p.Len() {
+		m := p.View(i).Meta()
+		if _, _, err := r.Delete(ctx, m.Namespace, m.Name, opts); err != nil {
+			if status.IsNotFound(err) {
+				continue
+			}
+			return out, err
+		}
+		out = append(out, p.At(i))
+	}
+	return out, nil
+}

@@ -1,0 +1,407 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/apisem/apisem/status"
+)
+
+// The HTTP edge: what a server does before and around a request's handler
+// so that slow or hostile clients cannot hold its memory, goroutines and
+// connections. The defaults are kube-apiserver's.
+//
+//	request kind       limit                                   over it
+//	not long-running   RequestTimeout (?timeout= shortens it)  504 Timeout Status
+//	                   BodyReadTimeout to read the body        the same 504
+//	                   MaxRequestsInFlight (get, list)         429, Retry-After: 1
+//	                   MaxMutatingRequestsInFlight (writes)    429, Retry-After: 1
+//	                   write deadline: its deadline + WriteTimeout
+//	watch              each write: WriteTimeout, and never     the stream ends; the
+//	                   past the watch's own timeout            connection is closed
+//
+// Health checks (/healthz, /livez, /readyz) are not counted in flight, as
+// kube-apiserver's priority and fairness exempts its "probes" flow schema:
+// they answer while the server is saturated. Watches are long-running:
+// neither counted nor timed out as a request (their timeoutSeconds ends
+// them). Serve adds the connection limits: ReadHeaderTimeout, IdleTimeout,
+// MaxHeaderBytes.
+
+// Defaults of the edge limits, kube-apiserver's: --request-timeout,
+// --max-requests-inflight, --max-mutating-requests-inflight, and the
+// http.Server of k8s.io/apiserver/pkg/server/secure_serving.go.
+const (
+	DefaultRequestTimeout              = 60 * time.Second
+	DefaultMaxRequestsInFlight         = 400
+	DefaultMaxMutatingRequestsInFlight = 200
+	DefaultReadHeaderTimeout           = 32 * time.Second
+	DefaultIdleTimeout                 = 90 * time.Second
+	DefaultMaxHeaderBytes              = 1 << 20
+	// DefaultWriteTimeout is apisem's own: Kubernetes bounds a watch's
+	// writes only by closing the connection when the watch ends.
+	DefaultWriteTimeout = 10 * time.Second
+)
+
+// edge holds the resolved limits and the counters of requests in flight.
+type edge struct {
+	requestTimeout time.Duration
+	bodyTimeout    time.Duration
+	writeTimeout   time.Duration
+	maxReadOnly    int64 // 0: no limit
+	maxMutating    int64 // 0: no limit
+
+	readOnly atomic.Int64 // requests in flight, health and watches excepted
+	mutating atomic.Int64
+}
+
+func newEdge(o *Options) *edge {
+	e := &edge{
+		requestTimeout: orDefault(o.RequestTimeout, DefaultRequestTimeout),
+		writeTimeout:   orDefault(o.WriteTimeout, DefaultWriteTimeout),
+		maxReadOnly:    limit(o.MaxRequestsInFlight, DefaultMaxRequestsInFlight),
+		maxMutating:    limit(o.MaxMutatingRequestsInFlight, DefaultMaxMutatingRequestsInFlight),
+	}
+	e.bodyTimeout = orDefault(o.BodyReadTimeout, e.requestTimeout)
+	return e
+}
+
+func orDefault[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// limit resolves an in-flight cap: 0 is def, negative no limit (0).
+func limit(v, def int) int64 {
+	switch {
+	case v == 0:
+		return int64(def)
+	case v < 0:
+		return 0
+	}
+	return int64(v)
+}
+
+// httpServer returns the http.Server of Serve, with the connection limits.
+func (s *Server) httpServer() *http.Server {
+	o := &s.opts
+	return &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: orDefault(o.ReadHeaderTimeout, DefaultReadHeaderTimeout),
+		IdleTimeout:       orDefault(o.IdleTimeout, DefaultIdleTimeout),
+		MaxHeaderBytes:    orDefault(o.MaxHeaderBytes, DefaultMaxHeaderBytes),
+		ConnState:         s.conns.track,
+	}
+}
+
+// isLongRunning reports whether r is a watch, by Kubernetes' rule
+// (k8s.io/apiserver/pkg/endpoints/request.RequestInfoFactory): a GET
+// whose path has "watch" after the group version, or whose query has
+// watch set to anything but "false" or "0".
+func isLongRunning(r *http.Request, segs []string) bool {
+	if r.Method != http.MethodGet {
+		return false
+	}
+	switch {
+	case len(segs) > 2 && segs[0] == "api" && segs[2] == "watch",
+		len(segs) > 3 && segs[0] == "apis" && segs[3] == "watch":
+		return true
+	}
+	if !strings.Contains(r.URL.RawQuery, "watch=") {
+		return false
+	}
+	v, ok := r.URL.Query()["watch"]
+	return ok && v[0] != "0" && !strings.EqualFold(v[0], "false")
+}
+
+// errRequestTimeout is Kubernetes' answer to a request that outlived its
+// deadline (k8s.io/apiserver/pkg/server/filters/timeout.go). Kubernetes
+// writes it as JSON whatever the request accepts; here it is negotiated
+// like every other Status.
+var errRequestTimeout = status.NewTimeout("request did not complete within the allotted timeout", 0)
+
+// tooManyRequests answers a request over the in-flight cap exactly as
+// kube-apiserver's max-in-flight filter does: plain text, not a Status,
+// with Retry-After: 1.
+func tooManyRequests(w http.ResponseWriter) {
+	w.Header().Set("Retry-After", "1")
+	http.Error(w, "Too many requests, please try again later.", http.StatusTooManyRequests)
+}
+
+// timeoutOf is the timeout of a request that is not long-running:
+// RequestTimeout, or the request's ?timeout= if shorter and positive, as
+// k8s.io/apiserver/pkg/endpoints/filters/request_deadline.go decides.
+func (e *edge) timeoutOf(r *http.Request) (time.Duration, error) {
+	if !strings.Contains(r.URL.RawQuery, "timeout=") {
+		return e.requestTimeout, nil
+	}
+	v := r.URL.Query().Get("timeout")
+	if v == "" {
+		return e.requestTimeout, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, status.NewBadRequest("invalid timeout specified in the request URL - " + err.Error())
+	}
+	if d > 0 && d < e.requestTimeout {
+		return d, nil
+	}
+	return e.requestTimeout, nil
+}
+
+// serveEdge applies the edge limits to r, then serves it.
+func (s *Server) serveEdge(w http.ResponseWriter, r *http.Request) {
+	segs, _ := splitPath(r.URL.Path)
+	if isLongRunning(r, segs) {
+		// A watch bounds its own writes (see watchDeadline).
+		s.serve(w, r)
+		return
+	}
+	e := s.edge
+	if !isHealthPath(segs) {
+		n, max := &e.readOnly, e.maxReadOnly
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			n, max = &e.mutating, e.maxMutating
+		}
+		if c := n.Add(1); max > 0 && c > max {
+			n.Add(-1)
+			tooManyRequests(w)
+			return
+		}
+		defer n.Add(-1)
+	}
+	timeout, err := e.timeoutOf(r)
+	if err != nil {
+		s.writeError(w, r, nil, err)
+		return
+	}
+	start := time.Now()
+	deadline := start.Add(timeout)
+	rc := http.NewResponseController(w)
+	// Every request sets its write deadline: net/http keeps a connection's
+	// deadline across requests, and a client that stops reading must not
+	// hold the handler past the request's end. (Writers without deadlines,
+	// such as httptest.ResponseRecorder, refuse; nothing to bound then.)
+	_ = rc.SetWriteDeadline(deadline.Add(e.writeTimeout))
+
+	ctx, cancel := context.WithDeadline(r.Context(), deadline)
+	defer cancel()
+	tw := &timeoutWriter{w: w, h: w.Header().Clone(), ctx: ctx,
+		write504: func() { s.writeError(w, r, nil, errRequestTimeout) }}
+	expire := tw.timeout
+	if r.Body != nil && r.Body != http.NoBody {
+		_ = rc.SetReadDeadline(start.Add(e.bodyTimeout))
+		r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc, expire: expire}
+	}
+	fired := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		defer close(fired)
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			expire()
+		}
+	})
+	s.serve(tw, r.WithContext(ctx))
+	if !stop() {
+		<-fired // the 504 may be being written: w is not ours before it is
+	}
+}
+
+// timeoutWriter is the ResponseWriter of a request that has a deadline.
+// The handler writes through it until the deadline; then, if the handler
+// has written nothing yet, the 504 goes out instead and the handler's
+// writes are dropped. A response already begun is left to the write
+// deadline. The handler gets its own header map, copied to the response
+// when it begins, so that the 504 never races with the handler's headers.
+type timeoutWriter struct {
+	w        http.ResponseWriter
+	h        http.Header     // the handler's
+	ctx      context.Context // the request's, with its deadline
+	write504 func()
+
+	mu       sync.Mutex // guards the two flags below
+	began    bool       // the handler's response began
+	timedOut bool       // the 504 was written instead
+}
+
+// begin reports whether the handler may write; the first call commits the
+// handler's headers. A handler that answers after the deadline (with the
+// error its context gave it, typically) is too late: the 504 goes out,
+// whether or not the timer has fired yet.
+func (t *timeoutWriter) begin() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.began && !t.timedOut && errors.Is(t.ctx.Err(), context.DeadlineExceeded) {
+		t.timedOut = true
+		t.write504()
+	}
+	if t.timedOut {
+		return false
+	}
+	if !t.began {
+		t.began = true
+		dst := t.w.Header()
+		for k, v := range t.h {
+			dst[k] = v
+		}
+	}
+	return true
+}
+
+// timeout writes the 504, at most once, unless the handler's response
+// began: that one goes on, bounded by the write deadline, rather than be
+// cut into a well-framed but truncated body.
+func (t *timeoutWriter) timeout() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.timedOut || t.began {
+		return
+	}
+	t.timedOut = true
+	t.write504()
+}
+
+func (t *timeoutWriter) Header() http.Header { return t.h }
+
+func (t *timeoutWriter) WriteHeader(code int) {
+	if t.begin() {
+		t.w.WriteHeader(code)
+	}
+}
+
+func (t *timeoutWriter) Write(b []byte) (int, error) {
+	if !t.begin() {
+		return 0, http.ErrHandlerTimeout
+	}
+	return t.w.Write(b)
+}
+
+func (t *timeoutWriter) Flush() {
+	if t.begin() {
+		_ = http.NewResponseController(t.w).Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection's deadlines.
+func (t *timeoutWriter) Unwrap() http.ResponseWriter { return t.w }
+
+// deadlineBody is a request body read under a deadline. Reading past it
+// times the request out with the 504. Once the body has been read to its
+// end the deadline is lifted: net/http then reads ahead on the connection
+// to notice a client that goes away, and that read must not fail on it.
+type deadlineBody struct {
+	io.ReadCloser
+	rc     *http.ResponseController
+	expire func()
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	switch {
+	case err == nil:
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		b.expire()
+		err = http.ErrHandlerTimeout
+	default:
+		_ = b.rc.SetReadDeadline(time.Time{})
+	}
+	return n, err
+}
+
+// conns tracks the connections of Serve by state, so that Shutdown can say
+// what it had to close. The zero value is ready.
+type conns struct {
+	mu    sync.Mutex
+	state map[net.Conn]http.ConnState // lazily initialized
+}
+
+// track is the http.Server's ConnState hook.
+func (c *conns) track(conn net.Conn, st http.ConnState) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch st {
+	case http.StateClosed, http.StateHijacked:
+		delete(c.state, conn)
+	default:
+		if c.state == nil {
+			c.state = map[net.Conn]http.ConnState{}
+		}
+		c.state[conn] = st
+	}
+}
+
+// count returns how many connections are open, and how many of those are
+// in the middle of a request.
+func (c *conns) count() (open, active int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, st := range c.state {
+		if st == http.StateActive {
+			active++
+		}
+	}
+	return len(c.state), active
+}
+
+// shutdownHTTP stops hs: gracefully until ctx is done, then by closing
+// every connection left, which only clients that do not finish (a stuck
+// reader, a request that outlives the grace) can cause. That is the
+// normal end of a shutdown, logged and not an error; only a failure to
+// close is.
+func (s *Server) shutdownHTTP(ctx context.Context, hs *http.Server) error {
+	err := hs.Shutdown(ctx)
+	if err == nil {
+		s.log.Info("shutdown: every connection ended gracefully")
+		return nil
+	}
+	if ctx.Err() == nil || !errors.Is(err, ctx.Err()) {
+		return err
+	}
+	open, active := s.conns.count()
+	err = hs.Close()
+	s.log.Warn("shutdown: closed the connections still open after the grace period",
+		"connections", open, "requests", active, "cause", context.Cause(ctx).Error())
+	return err
+}
+
+// watchDeadline bounds the writes of a watch stream, so that a client that
+// stops reading holds its watch, the events it was being sent and its
+// goroutine no longer than WriteTimeout, nor past the watch's timeout: the
+// write fails, the handler returns and net/http closes the connection. The
+// watcher is dropped as a parked one that fell out of history is, without
+// the 410 (nobody would read it).
+type watchDeadline struct {
+	rc      *http.ResponseController
+	end     time.Time // the watch's timeout
+	timeout time.Duration
+}
+
+func (s *Server) watchDeadline(w http.ResponseWriter, end time.Time) *watchDeadline {
+	return &watchDeadline{rc: http.NewResponseController(w), end: end, timeout: s.edge.writeTimeout}
+}
+
+// arm sets the deadline of the next write. Past the watch's end (a
+// negative timeoutSeconds), the stream's beginning and end still get
+// WriteTimeout.
+func (d *watchDeadline) arm() {
+	now := time.Now()
+	t := now.Add(d.timeout)
+	if d.end.After(now) && d.end.Before(t) {
+		t = d.end
+	}
+	_ = d.rc.SetWriteDeadline(t)
+}
+
+// finish gives the end of the response, which net/http writes after the
+// handler returns, WriteTimeout.
+func (d *watchDeadline) finish() {
+	_ = d.rc.SetWriteDeadline(time.Now().Add(d.timeout))
+}
