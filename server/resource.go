@@ -94,6 +94,16 @@ type Resource struct {
 	// result is only read. DELETE and deletecollection use it.
 	Delete func(ctx context.Context, st *store.Resource[Object], namespace, name string, opts store.DeleteOptions) (obj Object, deleted bool, err error)
 
+	// Coerce, when set, finishes the decoding of every object read from a
+	// request body (create, update, and the result of a patch), before
+	// Prepare: a custom resource's schema prunes unknown fields and sets
+	// defaults here. strict are the problems strict decoding found
+	// (duplicate fields, unknown metadata fields; none when
+	// fieldValidation is Ignore); Coerce returns the problems to report
+	// instead, as warnings or in Strict mode's 400, each an error whose
+	// text is like `unknown field "spec.foo"`.
+	Coerce func(obj Object, strict []error) []error
+
 	// Prepare applies defaulting and the fields a client may not set:
 	// old is nil on create, the stored object on update.
 	Prepare func(obj, old Object)

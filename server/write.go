@@ -68,9 +68,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 		if opts.FieldValidation == negotiation.FieldValidationIgnore {
 			fv = negotiation.FieldValidationIgnore
 		}
-		problems, err := negotiation.Decode(patched, negotiation.JSON, o, negotiation.DecodeOptions{
-			Kind: t.res.def.Kind, Version: t.res.def.Version, FieldValidation: fv,
-		})
+		problems, err := negotiation.Decode(patched, negotiation.JSON, o, t.res.decodeOptions(fv))
 		if err != nil {
 			return nil, status.NewInvalid(status.GroupKind{}, "", status.InvalidValue("patch", string(patched), errorMessage(err)))
 		}

@@ -5,6 +5,7 @@
 //
 //	go run ./examples/apiserver             # listens on 127.0.0.1:8080
 //	go run ./examples/apiserver -addr :9090
+//	go run ./examples/apiserver -crd-dir config/crd/bases
 //	kubectl --server=http://127.0.0.1:8080 get configmaps -A
 //
 // It seeds a little demo data, logs one line per request with log/slog,

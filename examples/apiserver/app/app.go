@@ -9,6 +9,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/apisem/apisem/crd"
 	"log/slog"
 	"net"
 	"net/http"
@@ -30,6 +31,8 @@ type Config struct {
 	Bookmarks time.Duration
 	Seed      bool
 	Verbose   bool
+	// CRDDir holds CustomResourceDefinitions to install at start.
+	CRDDir string
 	// Limits holds the edge and memory limits of the flags.
 	Limits   server.Options
 	Grace    time.Duration
@@ -43,6 +46,7 @@ func (c *Config) Register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.Bookmarks, "bookmark-interval", time.Minute, "period of watch bookmarks")
 	fs.BoolVar(&c.Seed, "seed", true, "create demo namespaces, configmaps, secrets and widgets")
 	fs.BoolVar(&c.Verbose, "v", false, "log every request (by default only writes and failures)")
+	fs.StringVar(&c.CRDDir, "crd-dir", "", "install the CustomResourceDefinitions of the YAML and JSON files in this directory at start")
 	l := &c.Limits
 	fs.DurationVar(&l.RequestTimeout, "request-timeout", server.DefaultRequestTimeout,
 		"longest time a request other than a watch may take before it is answered with 504 Timeout")
@@ -92,6 +96,16 @@ func Run(log *slog.Logger, c *Config, d Delegate) error {
 	s, err := demo.New(opts)
 	if err != nil {
 		return err
+	}
+	if c.CRDDir != "" {
+		defs, err := crd.Load(c.CRDDir)
+		if err != nil {
+			return err
+		}
+		if err := s.CustomResourceDefinitions().Install(context.Background(), defs...); err != nil {
+			return fmt.Errorf("installing the definitions of %s: %w", c.CRDDir, err)
+		}
+		log.Info("installed CustomResourceDefinitions", "dir", c.CRDDir, "count", len(defs))
 	}
 	if c.Seed {
 		if err := seedDemo(s); err != nil {
