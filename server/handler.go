@@ -61,10 +61,8 @@ func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rec := &statusRecorder{ResponseWriter: w}
-	// --- authentication and authorization (server/auth.go) ---
-	if gr := s.guard(rec, r); gr != nil {
-		s.serveEdge(rec, gr)
-	}
+	// --- the edge limits, authentication and authorization (server/edge.go, server/auth.go) ---
+	s.serveEdge(rec, r)
 	// Reads are routine; writes and failures are worth a line by default.
 	level := slog.LevelDebug
 	if r.Method != http.MethodGet || rec.code >= 400 {
