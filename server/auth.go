@@ -41,6 +41,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) *http.Requ
 		s.writeError(w, r, nil, auth.Unauthorized())
 		return nil
 	}
+	noteUser(w, u.Name)
 	return r.WithContext(auth.WithUser(r.Context(), u))
 }
 

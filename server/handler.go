@@ -26,10 +26,27 @@ func (s *Server) maxBody() int64 {
 	return negotiation.DefaultMaxBodyBytes
 }
 
-// statusRecorder remembers the code a handler wrote, for the request log.
+// statusRecorder remembers the code a handler wrote and the user who
+// sent the request, for the request log.
 type statusRecorder struct {
 	http.ResponseWriter
 	code int
+	user string
+}
+
+// noteUser tells the request log behind w who sent the request.
+func noteUser(w http.ResponseWriter, name string) {
+	for {
+		switch t := w.(type) {
+		case *statusRecorder:
+			t.user = name
+			return
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = t.Unwrap()
+		default:
+			return
+		}
+	}
 }
 
 func (w *statusRecorder) WriteHeader(code int) {
@@ -68,10 +85,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet || rec.code >= 400 {
 		level = slog.LevelInfo
 	}
-	s.log.LogAttrs(r.Context(), level, "request",
-		slog.String("method", r.Method), slog.String("uri", r.URL.RequestURI()),
+	attrs := []slog.Attr{slog.String("method", r.Method), slog.String("uri", r.URL.RequestURI()),
 		slog.Int("code", rec.code), slog.Duration("took", time.Since(start)),
-		slog.String("agent", r.UserAgent()))
+		slog.String("agent", r.UserAgent())}
+	if rec.user != "" {
+		attrs = append(attrs, slog.String("user", rec.user))
+	}
+	s.log.LogAttrs(r.Context(), level, "request", attrs...)
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
