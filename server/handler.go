@@ -292,7 +292,7 @@ func (s *Server) checkSize(rs *resource, o Object) error {
 	return validation.CheckObjectSize(len(b), s.opts.MaxObjectBytes)
 }
 
-// prepare applies the resource's defaulting and protected fields, then
+// prepare applies the resource's protected fields (Resource.Prepare), then
 // keeps metadata.generation if the resource tracks it.
 func prepare(rs *resource, o, old Object) error {
 	if rs.def.Prepare != nil {
@@ -377,10 +377,13 @@ func (s *Server) createObject(ctx context.Context, t *target, o Object, opts sto
 	if err := s.admitCreate(ctx, t.res, o); err != nil {
 		return nil, err
 	}
+	if t.res.def.Default != nil {
+		t.res.def.Default(o)
+	}
+	s.recordWrite(t, o, nil, own)
 	if err := prepare(t.res, o, nil); err != nil {
 		return nil, err
 	}
-	s.recordWrite(t, o, nil, own)
 	if err := validate(t.res, o, nil); err != nil {
 		return nil, err
 	}
@@ -476,10 +479,13 @@ func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, own *
 			m.ManagedFields = entries
 		}
 		validation.PrepareForUpdate(m, oldMeta)
+		if t.res.def.Default != nil {
+			t.res.def.Default(o)
+		}
+		s.recordWrite(t, o, old, own)
 		if err := prepare(t.res, o, old); err != nil {
 			return nil, err
 		}
-		s.recordWrite(t, o, old, own)
 		if err := validate(t.res, o, old); err != nil {
 			return nil, err
 		}
