@@ -208,6 +208,7 @@ func New(opts Options) (*Server, error) {
 		return nil, errors.Join(err, s.storage.Close())
 	}
 	s.reg.Store(reg)
+	s.storage.Start()
 	return s, nil
 }
 

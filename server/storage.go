@@ -20,6 +20,10 @@ type Storage interface {
 	// calls it for each resource it starts serving (New, AddResource),
 	// again for a resource it served before and serves anew.
 	Backend(res *Resource, ro store.ResourceOptions[Object]) (store.Backend[Object], error)
+	// Start is called once, by New, when it has the backends of
+	// Options.Resources: a storage that replicates into memory loads them
+	// from here on (the later calls of Backend come from AddResource).
+	Start()
 	// Compact discards the history up to the latest revision and returns
 	// the compaction revision: once it returns, reads and watches at older
 	// resourceVersions answer 410 Gone.
@@ -36,6 +40,8 @@ func (m memStorage) Store() *store.Store[Object] { return m.s }
 func (m memStorage) Backend(_ *Resource, ro store.ResourceOptions[Object]) (store.Backend[Object], error) {
 	return m.s.Resource(ro), nil
 }
+
+func (memStorage) Start() {}
 
 func (m memStorage) Compact(context.Context) (rv.Version, error) {
 	return m.s.Compact(m.s.Revision()), nil
