@@ -8,152 +8,33 @@
 //	kubectl --server=http://127.0.0.1:8080 get configmaps -A
 //
 // It seeds a little demo data, logs one line per request with log/slog,
-// and stops gracefully on SIGINT or SIGTERM.
+// and stops gracefully on SIGINT or SIGTERM. The same server on etcd is
+// etcdstore/cmd/apiserver, in etcdstore's module (this module does not
+// depend on etcd):
+//
+//	go run -C etcdstore ./cmd/apiserver -etcd-servers http://127.0.0.1:2379
 package main
 
 import (
-	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"log/slog"
-	"net"
-	"net/http"
 	"os"
-	"os/signal"
-	"syscall"
-	"time"
 
-	"github.com/apisem/apisem/examples/apiserver/api"
-	"github.com/apisem/apisem/examples/apiserver/demo"
-	"github.com/apisem/apisem/meta"
-	"github.com/apisem/apisem/server"
+	"github.com/apisem/apisem/examples/apiserver/app"
 )
 
 func main() {
-	addr := flag.String("addr", demo.DefaultAddr, "address to listen on")
-	history := flag.Duration("history", 5*time.Minute, "how long write history is kept for watches and resourceVersion reads")
-	bookmarks := flag.Duration("bookmark-interval", time.Minute, "period of watch bookmarks")
-	seed := flag.Bool("seed", true, "create demo namespaces, configmaps, secrets and widgets")
-	verbose := flag.Bool("v", false, "log every request (by default only writes and failures)")
-	var limits server.Options
-	flag.DurationVar(&limits.RequestTimeout, "request-timeout", server.DefaultRequestTimeout,
-		"longest time a request other than a watch may take before it is answered with 504 Timeout")
-	flag.IntVar(&limits.MaxRequestsInFlight, "max-requests-inflight", server.DefaultMaxRequestsInFlight,
-		"most reads served at once, watches apart; more get 429 (negative: no limit)")
-	flag.IntVar(&limits.MaxMutatingRequestsInFlight, "max-mutating-requests-inflight", server.DefaultMaxMutatingRequestsInFlight,
-		"most writes served at once; more get 429 (negative: no limit)")
-	flag.DurationVar(&limits.WriteTimeout, "watch-write-timeout", server.DefaultWriteTimeout,
-		"longest a watch stream may wait for a client that stops reading before it drops it")
-	grace := flag.Duration("shutdown-grace", 5*time.Second,
-		"how long a shutdown waits for requests in flight before it closes their connections")
+	cmd := app.NewCommand(flag.CommandLine)
+	etcd := flag.String("etcd-servers", "", "not in this build, which keeps objects in memory: see etcdstore/cmd/apiserver")
 	flag.Parse()
-
-	level := slog.LevelInfo
-	if *verbose {
-		level = slog.LevelDebug
+	if *etcd != "" {
+		fmt.Fprintln(os.Stderr, "this build of the example server keeps objects in memory; for etcd run its etcd build:\n"+
+			"    go run -C etcdstore ./cmd/apiserver -etcd-servers "+*etcd)
+		os.Exit(2)
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	limits.Addr, limits.HistoryWindow, limits.BookmarkInterval, limits.Logger = *addr, *history, *bookmarks, log
-	if err := run(log, limits, *grace, *seed); err != nil {
+	log := cmd.Logger()
+	if err := cmd.Run(log, nil); err != nil {
 		log.Error("apiserver", "err", err)
 		os.Exit(1)
 	}
-}
-
-func run(log *slog.Logger, opts demo.Options, grace time.Duration, seed bool) error {
-	addr := opts.Addr
-	s, err := demo.New(opts)
-	if err != nil {
-		return err
-	}
-	if seed {
-		if err := seedDemo(s); err != nil {
-			return fmt.Errorf("seeding demo data: %w", err)
-		}
-	}
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	url := "http://" + l.Addr().String()
-	fmt.Fprintf(os.Stderr, `apisem example API server listening on %s
-
-Point kubectl at it:
-    kubectl --server=%s get namespaces
-    kubectl --server=%s get configmaps -A
-    kubectl --server=%s get configmaps -A -w
-    kubectl --server=%s get configmaps -A --chunk-size=2
-    kubectl --server=%s get widgets -n demo
-
-or make it the current context:
-    kubectl config set-cluster apisem --server=%s
-    kubectl config set-context apisem --cluster=apisem
-    kubectl config use-context apisem
-
-Press Ctrl-C to stop.
-`, url, url, url, url, url, url, url)
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	errc := make(chan error, 1)
-	go func() { errc <- s.Serve(l) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	log.Info("shutting down", "grace", grace)
-	sctx, cancel := context.WithTimeout(context.Background(), grace)
-	defer cancel()
-	// Clients that do not finish within the grace period have their
-	// connections closed (Shutdown logs how many): that is no failure, the
-	// exit status stays 0. Only the server's own errors make it 1.
-	if err := s.Shutdown(sctx); err != nil {
-		return err
-	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
-}
-
-// seedDemo creates a namespace "demo" with a few objects of every type.
-func seedDemo(s *demo.Server) error {
-	ctx := context.Background()
-	objs := []server.Object{
-		&api.Namespace{ObjectMeta: meta.ObjectMeta{Name: "default"}},
-		&api.Namespace{ObjectMeta: meta.ObjectMeta{Name: "demo", Labels: map[string]string{"team": "apisem"}}},
-		&api.ConfigMap{ObjectMeta: meta.ObjectMeta{Name: "app-config", Namespace: "demo", Labels: map[string]string{"app": "shop"}},
-			Data: map[string]string{"LOG_LEVEL": "info", "FEATURES": "search,cart"}},
-		&api.ConfigMap{ObjectMeta: meta.ObjectMeta{Name: "nginx", Namespace: "demo", Labels: map[string]string{"app": "web"}},
-			Data: map[string]string{"nginx.conf": "worker_processes 1;\n"}},
-		&api.ConfigMap{ObjectMeta: meta.ObjectMeta{Name: "settings", Namespace: "default"},
-			Data: map[string]string{"greeting": "hello"}},
-		&api.Secret{ObjectMeta: meta.ObjectMeta{Name: "db-credentials", Namespace: "demo"},
-			StringData: map[string]string{"username": "shop", "password": "not-a-real-password"}},
-		&api.Widget{ObjectMeta: meta.ObjectMeta{Name: "sprocket", Namespace: "demo"},
-			Spec: api.WidgetSpec{Color: "red", Size: 3, Tags: []string{"metal"}}},
-		&api.Widget{ObjectMeta: meta.ObjectMeta{Name: "gear", Namespace: "demo"},
-			Spec: api.WidgetSpec{Color: "blue", Size: 12}},
-	}
-	created := map[string]server.Object{}
-	for _, o := range objs {
-		c, err := s.Create(ctx, o)
-		if err != nil {
-			return err
-		}
-		created[c.Meta().Name] = c
-	}
-	// An event, so kubectl describe and get events have something to show.
-	cm := created["app-config"].Meta()
-	now := meta.NewTime(time.Now())
-	_, err := s.Create(ctx, &api.Event{
-		ObjectMeta: meta.ObjectMeta{Name: "app-config.seeded", Namespace: "demo"},
-		InvolvedObject: api.ObjectReference{Kind: "ConfigMap", Namespace: "demo", Name: cm.Name, UID: cm.UID,
-			APIVersion: "v1", ResourceVersion: cm.ResourceVersion},
-		Reason: "Seeded", Message: "Created by the example server's demo data",
-		Source: api.EventSource{Component: "apisem-example"}, FirstTimestamp: now, LastTimestamp: now, Count: 1, Type: "Normal",
-	})
-	return err
 }
