@@ -53,6 +53,9 @@ type Replica[T meta.Object] struct {
 	watchCx context.Context // the context of the running etcd watch (for RequestProgress)
 }
 
+// errClosed answers the reads that need a replica that was closed.
+var errClosed = status.NewServiceUnavailable("the replica of etcd is stopped")
+
 // ErrStarted is the error of Replica.Resource after Start: the replica
 // has listed its resources already.
 var ErrStarted = errors.New("etcdstore: a resource added to a replica that has started")
@@ -141,7 +144,8 @@ func (p *Replica[T]) Start() {
 	go p.reflect(p.ctx)
 }
 
-// Close stops the replica. Reads fail afterwards; the client stays open.
+// Close stops the replica. Reads that need it to catch up with etcd fail
+// with 503 afterwards; the client stays open.
 func (p *Replica[T]) Close() {
 	p.mu.Lock()
 	started := p.started
@@ -180,6 +184,9 @@ func (p *Replica[T]) Compact(ctx context.Context) (rv.Version, error) {
 		select {
 		case <-p.store.Changed(p.store.Revision()):
 		case <-tick.C:
+		case <-p.ctx.Done():
+			tick.Stop()
+			return 0, errClosed
 		case <-deadline.C:
 			tick.Stop()
 			return 0, status.NewTimeout("the replica did not follow etcd's compaction in time", 1)
@@ -245,23 +252,26 @@ func (p *Replica[T]) reflect(ctx context.Context) {
 	}
 }
 
-// list reads every resource of the replica from etcd at one revision.
-func (p *Replica[T]) list(ctx context.Context) (int64, []store.Change[T], error) {
+// list reads every resource of the replica from etcd at one revision,
+// and the last compaction revision Compact recorded (0 if none).
+func (p *Replica[T]) list(ctx context.Context) (rev int64, compacted uint64, objs []store.Change[T], err error) {
 	var resp *clientv3.GetResponse
 	if err := p.call(ctx, func(ctx context.Context) (err error) {
 		resp, err = p.client.Get(ctx, p.compact)
 		return err
 	}); err != nil {
-		return 0, nil, err
+		return 0, 0, nil, err
 	}
-	rev := resp.Header.Revision
-	var objs []store.Change[T]
+	rev = resp.Header.Revision
+	if len(resp.Kvs) > 0 {
+		compacted, _ = strconv.ParseUint(string(resp.Kvs[0].Value), 10, 64)
+	}
 	for _, r := range p.byColl {
 		if err := p.call(ctx, func(ctx context.Context) (err error) {
 			resp, err = p.client.Get(ctx, r.coll+"/", clientv3.WithPrefix(), clientv3.WithRev(rev))
 			return err
 		}); err != nil {
-			return 0, nil, err
+			return 0, 0, nil, err
 		}
 		for _, kv := range resp.Kvs {
 			r2, key := p.lookup(string(kv.Key))
@@ -275,12 +285,12 @@ func (p *Replica[T]) list(ctx context.Context) (int64, []store.Change[T], error)
 			objs = append(objs, store.Change[T]{Key: key, Object: obj, Revision: rv.Version(kv.ModRevision)})
 		}
 	}
-	return rev, objs, nil
+	return rev, compacted, objs, nil
 }
 
 // run lists, then follows the watch until it fails.
 func (p *Replica[T]) run(ctx context.Context) {
-	rev, objs, err := p.list(ctx)
+	rev, compacted, objs, err := p.list(ctx)
 	if err != nil {
 		return
 	}
@@ -290,6 +300,11 @@ func (p *Replica[T]) run(ctx context.Context) {
 		}
 	} else {
 		rev = cur // nothing changed since the replica's revision
+		// A compaction the last watch did not see is not lost: the
+		// compactions watch below starts after it.
+		if c := rv.Version(compacted); c > p.store.CompactedRevision() && c <= p.store.Revision() {
+			p.store.Compact(c)
+		}
 	}
 	select {
 	case <-p.ready:
@@ -318,6 +333,11 @@ func (p *Replica[T]) run(ctx context.Context) {
 			if !ok || w.Canceled || w.Err() != nil {
 				return
 			}
+			if w.IsProgressNotify() {
+				// The answer to a progress request reaches every watch
+				// of the stream; it is the events watch's to use.
+				continue
+			}
 			for _, ev := range w.Events {
 				if c, err := strconv.ParseUint(string(ev.Kv.Value), 10, 64); err == nil && ev.Type == clientv3.EventTypePut {
 					pending = max(pending, c)
@@ -325,7 +345,9 @@ func (p *Replica[T]) run(ctx context.Context) {
 			}
 			// The replica may not have reached the compaction revision
 			// (it may be a revision of other prefixes): ask for progress.
-			p.client.RequestProgress(wctx)
+			if pending > uint64(p.store.Revision()) {
+				p.client.RequestProgress(wctx)
+			}
 		}
 		if pending > 0 && uint64(p.store.Revision()) >= pending {
 			p.store.Compact(rv.Version(pending))
@@ -382,6 +404,8 @@ func (r *Resource[T]) waitReady(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-r.p.ctx.Done():
+		return errClosed
 	case <-t.C:
 		return status.NewServiceUnavailable("the replica of " + r.gr.String() + " has not loaded from etcd yet")
 	}
@@ -406,6 +430,9 @@ func (r *Resource[T]) catchUp(ctx context.Context, rev rv.Version) error {
 		select {
 		case <-st.Changed(cur):
 		case <-tick.C:
+		case <-r.p.ctx.Done():
+			tick.Stop()
+			return errClosed
 		case <-deadline.C:
 			tick.Stop()
 			return status.NewTimeout("the replica of "+r.gr.String()+" did not catch up with etcd in time", 1)
