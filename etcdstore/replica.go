@@ -155,6 +155,7 @@ func (p *Replica[T]) Close() {
 	if started {
 		<-p.done
 	}
+	p.store.Close() // its history expiry timer
 }
 
 // Store returns the replica's store: read it, never write it.

@@ -1,6 +1,7 @@
 package negotiation
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"time"
@@ -128,6 +129,113 @@ func (c *Converter[T]) EncodeList(res Result, include IncludeObjectPolicy, list 
 	return nil, status.NewNotAcceptable(fmt.Sprintf("you requested PartialObjectMetadata, but the requested object is a list (%T)", objs))
 }
 
+// ListBody returns a list response converted as res asks, a Table or a
+// PartialObjectMetadataList in JSON or YAML, in pieces for WriteList: the
+// rows and items are made one at a time as it writes them. For a
+// PartialObjectMetadataList in protobuf use ListParts; a Table has no
+// protobuf form (406).
+func (c *Converter[T]) ListBody(res Result, include IncludeObjectPolicy, list meta.ListMeta, objs []T) (ListBody, error) {
+	var l ListBody
+	switch res.Target {
+	case TargetNone:
+		return l, ErrNoConversion
+	case TargetTable, TargetTableV1beta1:
+		if res.MediaType == Protobuf {
+			return l, errTableProtobuf()
+		}
+		target := res.Target
+		l.Head = appendTableHead(nil, &Table{Kind: "Table", APIVersion: target.APIVersion(), Metadata: list, ColumnDefinitions: c.columns()})
+		var buf []byte
+		l.Item = func(i int) ([]byte, error) {
+			row, err := c.row(target, include, objs[i])
+			if err != nil {
+				return nil, err
+			}
+			buf, err = appendRowJSON(buf[:0], &row)
+			return buf, err
+		}
+	case TargetPartialObjectMetadataList, TargetPartialObjectMetadataListV1beta1:
+		if res.MediaType == Protobuf {
+			return l, ErrNoProtobuf
+		}
+		apiVersion := res.Target.APIVersion()
+		l.Head = append(l.Head, `{"kind":"PartialObjectMetadataList","apiVersion":"`...)
+		l.Head = append(l.Head, apiVersion...)
+		l.Head = append(l.Head, `","metadata":`...)
+		l.Head = AppendListMetaJSON(l.Head, &list)
+		l.Head = append(l.Head, `,"items":`...)
+		var buf []byte
+		l.Item = func(i int) ([]byte, error) {
+			var err error
+			buf, err = appendPartialJSON(buf[:0], apiVersion, c.Meta(objs[i]).JSON)
+			return buf, err
+		}
+	default:
+		return l, status.NewNotAcceptable(fmt.Sprintf("you requested PartialObjectMetadata, but the requested object is a list (%T)", objs))
+	}
+	// Kubernetes writes no rows and no items as null.
+	if l.Len = len(objs); l.Len == 0 {
+		l.Tail = []byte("null}")
+	} else {
+		l.Head = append(l.Head, '[')
+		l.Tail = []byte("]}")
+	}
+	return l, nil
+}
+
+// ListParts returns a PartialObjectMetadataList in protobuf (res's target)
+// in parts for WriteParts: the envelope, and each item's metadata, which
+// Meta.Proto holds already encoded, with its field headers.
+func (c *Converter[T]) ListParts(res Result, list meta.ListMeta, objs []T) ([]Part, error) {
+	if res.MediaType != Protobuf || (res.Target != TargetPartialObjectMetadataList && res.Target != TargetPartialObjectMetadataListV1beta1) {
+		return nil, fmt.Errorf("negotiation: ListParts for %v in %v", res.Target, res.MediaType)
+	}
+	beta := res.Target == TargetPartialObjectMetadataListV1beta1
+	itemField := protowire.Number(partialListItems)
+	if beta {
+		itemField = partialListItemsBeta
+	}
+	parts := make([]Part, len(objs)+2)
+	items := parts[1 : len(objs)+1]
+	heads := make([]byte, 0, len(objs)*(2*binary.MaxVarintLen32+2))
+	size := 0
+	for i, obj := range objs {
+		m := c.Meta(obj).Proto
+		if m == nil {
+			return nil, ErrNoMetaProto
+		}
+		start := len(heads)
+		heads = protowire.AppendTag(heads, itemField, protowire.BytesType)
+		heads = protowire.AppendVarint(heads, uint64(protowire.SizeTag(partialMetadata)+protowire.SizeBytes(len(m))))
+		heads = protowire.AppendTag(heads, partialMetadata, protowire.BytesType)
+		heads = protowire.AppendVarint(heads, uint64(len(m)))
+		items[i] = Part{Sep: heads[start:len(heads):len(heads)], Plain: m}
+		size += items[i].Len()
+	}
+	// Kubernetes writes fields in number order: v1 has the list metadata
+	// first, v1beta1 the items.
+	lm := &list
+	var lmField []byte
+	if beta {
+		lmField = protowire.AppendTag(nil, partialListMetaBeta, protowire.BytesType)
+		lmField = protowire.AppendVarint(lmField, uint64(meta.SizeListMeta(lm)))
+		lmField = meta.AppendListMeta(lmField, lm)
+	} else {
+		lmField = envelope.AppendListMetadata(nil, lm)
+	}
+	size += len(lmField)
+	head := envelope.AppendEnvelopeHead(nil, res.Target.APIVersion(), "PartialObjectMetadataList", size)
+	tail := []byte(nil)
+	if beta {
+		tail = lmField
+	} else {
+		head = append(head, lmField...)
+	}
+	parts[0].Plain = head
+	parts[len(parts)-1].Plain = envelope.AppendEnvelopeTail(tail)
+	return parts, nil
+}
+
 // EncodeObject returns the body of a single-object response converted as
 // res asks: a one-row Table (its metadata holding the object's
 // resourceVersion) or a PartialObjectMetadata.
@@ -198,10 +306,15 @@ func (w *WatchEncoder[T]) Encode(obj T) ([]byte, error) {
 	return b, err
 }
 
+// errTableProtobuf is Kubernetes' 406 for a Table in protobuf.
+func errTableProtobuf() error {
+	return status.NewNotAcceptable("object *v1.Table does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message")
+}
+
 // encodeTable writes t in res's media type. Tables have no protobuf form.
 func encodeTable(res Result, t *Table) ([]byte, error) {
 	if res.MediaType == Protobuf {
-		return nil, status.NewNotAcceptable("object *v1.Table does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message")
+		return nil, errTableProtobuf()
 	}
 	b, err := appendTableJSON(make([]byte, 0, tableJSONSizeHint(t)), t)
 	if err != nil {

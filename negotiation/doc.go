@@ -57,7 +57,12 @@
 // renders any error as a Status: a *status.Error with its code and reason,
 // any other error as a 500 carrying its text, in the negotiated media type
 // (protobuf as a v1 Status envelope), with Retry-After when the Status
-// asks for a retry. When the error body itself cannot be negotiated (the
+// asks for a retry. Lists are written without being held whole: WriteParts
+// writes pieces of known size (a list's head, its items' cached
+// encodings, its tail) and WriteList writes a ListBody in any text form,
+// converting one item at a time to YAML or indented JSON exactly as it
+// appears inside the converted list, within a Budget shared by concurrent
+// requests. When the error body itself cannot be negotiated (the
 // 406 of an unacceptable Accept header), it is indented JSON without a
 // trailing newline, exactly as Kubernetes writes it.
 //

@@ -21,6 +21,25 @@ import (
 
 // appendTableJSON appends t as json.Marshal(t) writes it.
 func appendTableJSON(b []byte, t *Table) ([]byte, error) {
+	b = appendTableHead(b, t)
+	if t.Rows == nil {
+		return append(b, "null}"...), nil
+	}
+	b = append(b, '[')
+	for i := range t.Rows {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = appendRowJSON(b, &t.Rows[i]); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, "]}"...), nil
+}
+
+// appendTableHead appends the JSON of t up to its rows' value.
+func appendTableHead(b []byte, t *Table) []byte {
 	b = append(b, '{')
 	if t.Kind != "" {
 		b = append(b, `"kind":`...)
@@ -47,21 +66,7 @@ func appendTableJSON(b []byte, t *Table) ([]byte, error) {
 		}
 		b = append(b, ']')
 	}
-	b = append(b, `,"rows":`...)
-	if t.Rows == nil {
-		return append(b, "null}"...), nil
-	}
-	b = append(b, '[')
-	for i := range t.Rows {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		var err error
-		if b, err = appendRowJSON(b, &t.Rows[i]); err != nil {
-			return nil, err
-		}
-	}
-	return append(b, "]}"...), nil
+	return append(b, `,"rows":`...)
 }
 
 // tableJSONSizeHint estimates the size of t's JSON from its longest parts,

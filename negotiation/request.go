@@ -277,6 +277,12 @@ type DecodeOptions struct {
 	// FieldValidation is what to do with unknown and duplicate fields;
 	// the zero value is Warn.
 	FieldValidation FieldValidation
+	// Coerce, when set, is called with v once it is decoded, in every
+	// mode, and with the problems strict decoding found (none in Ignore
+	// mode); the problems it returns replace them. A custom resource's
+	// schema prunes unknown fields here and reports them, as Kubernetes
+	// does, as `unknown field "spec.foo"` errors.
+	Coerce func(v any, strict []error) []error
 }
 
 // ErrProtobufBody reports a protobuf body given to Decode: protobuf is
@@ -380,7 +386,10 @@ func Decode(body []byte, media MediaType, v any, opts DecodeOptions) (warnings [
 		}
 		return nil, cannotHandle(opts, err)
 	}
-	if len(strictErrs) == 0 {
+	if opts.Coerce != nil {
+		strictErrs = opts.Coerce(v, strictErrs)
+	}
+	if len(strictErrs) == 0 || opts.FieldValidation == FieldValidationIgnore {
 		return nil, nil
 	}
 	if opts.FieldValidation == FieldValidationStrict {

@@ -195,12 +195,28 @@ func applyJSONPatch(doc, body []byte, opts *Options) (Result, error) {
 	ao.AccumulatedCopySizeLimit = copyBytes
 	ao.EnsurePathExistsOnAdd = false
 	ao.AllowMissingPathOnRemove = false
-	out, err := p.ApplyWithOptions(doc, ao)
+	out, err := applySafely(p, doc, ao)
 	if err != nil {
 		return Result{}, status.NewGenericInvalid(err)
 	}
 	res.Doc = out
 	return res, nil
+}
+
+// errPatchPanicked stands for a panic of the JSON patch library on a
+// malformed patch (v5.9.11 dereferences the missing value of a "test" of
+// the whole document): the patch cannot apply, which is a 422, not a
+// crashed request.
+var errPatchPanicked = errors.New("patch: the JSON patch could not be applied")
+
+// applySafely applies p, turning a panic of the library into an error.
+func applySafely(p jsonpatch.Patch, doc []byte, ao *jsonpatch.ApplyOptions) (out []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("%w: %v", errPatchPanicked, r)
+		}
+	}()
+	return p.ApplyWithOptions(doc, ao)
 }
 
 func tooManyOperations(limit, n int) error {

@@ -117,7 +117,7 @@ var applyTests = []struct {
 	// Strategic merge patch, only for types with a Schema.
 	{name: "strategic", contentType: StrategicMergePatchType, opts: Options{Schema: schema},
 		body: `{"metadata":{"finalizers":["b"],"labels":{"y":"2"}}}`,
-		want: `{"kind":"ConfigMap","metadata":{"name":"a","resourceVersion":"7","labels":{"x":"1","y":"2"},"finalizers":["a","b"]},"data":{"k":"v","l":["p","q"]}}`},
+		want: `{"kind":"ConfigMap","metadata":{"name":"a","resourceVersion":"7","labels":{"x":"1","y":"2"},"finalizers":["b","a"]},"data":{"k":"v","l":["p","q"]}}`},
 	{name: "strategic duplicate field reported", contentType: StrategicMergePatchType,
 		opts: Options{Schema: schema, CheckFields: true}, body: `{"data":{"k":"1","k":"2"}}`,
 		want:     `{"kind":"ConfigMap","metadata":{"name":"a","resourceVersion":"7","labels":{"x":"1"},"finalizers":["a"]},"data":{"k":"2","l":["p","q"]}}`,

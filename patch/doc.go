@@ -12,7 +12,11 @@
 //     label, annotate, edit and client-side apply send for built-in types:
 //     a merge patch in which the lists a Schema marks merge element by
 //     element, with the directives $patch, $retainKeys,
-//     $deleteFromPrimitiveList/<field> and $setElementOrder/<field>.
+//     $deleteFromPrimitiveList/<field> and $setElementOrder/<field>. A
+//     merged list comes in Kubernetes' order: the patch's elements in the
+//     patch's order, the server's others interleaved by their old
+//     positions where they can be, after the patch's otherwise (patching
+//     [a,b] with [c] gives [c,a,b]).
 //
 // JSON and merge patches go through github.com/evanphx/json-patch/v5, the
 // library Kubernetes uses (in its v4 form), with Kubernetes' options and

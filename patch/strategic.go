@@ -208,15 +208,23 @@ func mergeField(cur, pv any, s *Schema) (any, error) {
 	return pv, nil
 }
 
-// mergeList merges the patch list p into the merging list cur.
+// mergeList merges the patch list p into the merging list cur. The
+// result is in Kubernetes' order: the elements the patch names in the
+// patch's order, and those only the server had interleaved by their
+// positions on the server; where the two cannot be compared (an element
+// new to the server) the patch's comes first, so patching [a,b] with [c]
+// gives [c,a,b] (normalizeElementOrder in
+// k8s.io/apimachinery/pkg/util/strategicpatch).
 func mergeList(cur, p []any, s *Schema) ([]any, error) {
+	server := append([]any(nil), cur...)
 	if s.MergeKey == "" {
-		// A set of primitives: append what is new, keep the first of
-		// duplicates.
-		out := append(cur, p...)
-		return dedupe(out), nil
+		// A set of primitives: what is new joins, the first of
+		// duplicates stays.
+		out := dedupe(append(cur, p...))
+		return applyOrder(out, p, server, s), nil
 	}
 	items := make([]any, 0, len(p))
+	var order []any // the patch's elements, without directives
 	replace := false
 	var drop map[string]bool
 	for _, e := range p {
@@ -230,6 +238,7 @@ func mergeList(cur, p []any, s *Schema) ([]any, error) {
 				return nil, malformed("an element lacks the merge key %q", s.MergeKey)
 			}
 			items = append(items, m)
+			order = append(order, m)
 			continue
 		}
 		switch d {
@@ -282,7 +291,7 @@ func mergeList(cur, p []any, s *Schema) ([]any, error) {
 		index[id] = len(cur)
 		cur = append(cur, c)
 	}
-	return cur, nil
+	return applyOrder(cur, order, server, s), nil
 }
 
 // cleanMap returns a patch object as a new value: directives applied to

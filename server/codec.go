@@ -293,19 +293,26 @@ func (c *codec) listParts(m negotiation.MediaType, list meta.ListMeta, l items) 
 		size += len(lm)
 		parts[0].Plain = append(envelope.AppendEnvelopeHead(nil, c.gv, c.res.ListKind, size), lm...)
 		parts[n+1].Plain = envelope.AppendEnvelopeTail(nil)
-	} else if c.unstructured {
-		parts[0].Plain, parts[n+1].Plain = unstructuredListHead(c), unstructuredListTail(c, &list)
 	} else {
-		b := append([]byte(`{"kind":`), strconv.Quote(c.res.ListKind)...)
-		b = append(b, `,"apiVersion":`...)
-		b = strconv.AppendQuote(b, c.gv)
-		b = append(b, `,"metadata":`...)
-		b = negotiation.AppendListMetaJSON(b, &list)
-		parts[0].Plain = append(b, `,"items":[`...)
+		head, tail := c.listJSON(&list)
 		// The newline Kubernetes' encoder ends JSON with.
-		parts[n+1].Plain = []byte("]}\n")
+		parts[0].Plain, parts[n+1].Plain = head, append(tail, '\n')
 	}
 	return parts, nil
+}
+
+// listJSON returns the compact JSON of a list around its items: the head
+// ends with the '[' of the items, the tail begins with its ']'.
+func (c *codec) listJSON(list *meta.ListMeta) (head, tail []byte) {
+	if c.unstructured {
+		return unstructuredListHead(c), unstructuredListTail(c, list)
+	}
+	b := append([]byte(`{"kind":`), strconv.Quote(c.res.ListKind)...)
+	b = append(b, `,"apiVersion":`...)
+	b = strconv.AppendQuote(b, c.gv)
+	b = append(b, `,"metadata":`...)
+	b = negotiation.AppendListMetaJSON(b, list)
+	return append(b, `,"items":[`...), []byte("]}")
 }
 
 // pageMeta is the list metadata of a page.

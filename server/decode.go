@@ -24,9 +24,7 @@ func (s *Server) decodeObject(r *http.Request, rs *resource, v negotiation.Field
 		return decodeProto(body, rs)
 	}
 	o := rs.def.New()
-	warnings, err := negotiation.Decode(body, media, o, negotiation.DecodeOptions{
-		Kind: rs.def.Kind, Version: rs.def.Version, FieldValidation: v,
-	})
+	warnings, err := negotiation.Decode(body, media, o, rs.decodeOptions(v))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -35,6 +33,16 @@ func (s *Server) decodeObject(r *http.Request, rs *resource, v negotiation.Field
 	}
 	*o.Types() = meta.TypeMeta{}
 	return o, warnings, nil
+}
+
+// decodeOptions are the options of decoding a body into an object of
+// rs's type.
+func (rs *resource) decodeOptions(v negotiation.FieldValidation) negotiation.DecodeOptions {
+	opts := negotiation.DecodeOptions{Kind: rs.def.Kind, Version: rs.def.Version, FieldValidation: v}
+	if c := rs.def.Coerce; c != nil {
+		opts.Coerce = func(o any, strict []error) []error { return c(o.(Object), strict) }
+	}
+	return opts
 }
 
 // checkTypes checks the kind and apiVersion a body carries against the

@@ -26,6 +26,9 @@
 // create with generateName, update, patch in JSON patch, merge patch and
 // (for types that declare Resource.PatchSchema) strategic merge patch, delete with
 // preconditions, propagationPolicy and finalizers, deletecollection);
+// server-side apply (application/apply-patch+yaml, typed by the
+// resource's Schema or deduced without one) and metadata.managedFields on
+// every write (package managedfields);
 // every resourceVersion rule of package rv; label and field selectors;
 // dryRun and fieldValidation on every write; Tables, PartialObjectMetadata
 // and protobuf where the type has it; metadata.generation
@@ -66,10 +69,32 @@
 // forms. Each stored version is encoded once per form and shared by list
 // pages, responses and watch events.
 //
+// # Memory
+//
+// A list response never holds the list: compact JSON and protobuf lists
+// are written from the items' cached encodings, other forms (YAML,
+// indented JSON, Tables, PartialObjectMetadata) are converted one item at
+// a time, and those conversions share Options.MaxListEncodingBytes. A
+// response therefore holds a few of its items, whatever the list's size.
+// History is bounded by time, revisions and estimated bytes
+// (Options.HistoryWindow, MaxRevisions, MaxHistoryBytes); what falls out
+// of it answers 410 Gone, and it expires on a timer while the server is
+// idle.
+//
+// # Authentication, authorization and TLS
+//
+// Options.Authenticator and Options.Authorizer (package auth) run before
+// every handler, as in Kubernetes: 401 Unauthorized for a request no
+// authenticator accepts, 403 Forbidden for one the authorizer does not
+// allow, with Kubernetes' attributes and messages; handlers find the user
+// with auth.UserFrom. Options.TLS makes Serve speak HTTPS and HTTP/2
+// (package auth/certs builds it). Left nil, the server is open over plain
+// HTTP, for trusted callers and tests.
+//
 // # Non-goals
 //
-// No authentication, authorization, admission webhooks or server-side
-// apply yet; the state lives in memory (package store) and is gone with
-// the process. Of the subresources only status is served
-// (Resource.StatusSubresource); scale and the others answer 404.
+// No admission webhooks yet; the state
+// lives in memory (package store) and is gone with the process. Of the
+// subresources only status is served (Resource.StatusSubresource); scale
+// and the others answer 404.
 package server

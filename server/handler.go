@@ -61,7 +61,10 @@ func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rec := &statusRecorder{ResponseWriter: w}
-	s.serveEdge(rec, r)
+	// --- authentication and authorization (server/auth.go) ---
+	if gr := s.guard(rec, r); gr != nil {
+		s.serveEdge(rec, gr)
+	}
 	// Reads are routine; writes and failures are worth a line by default.
 	level := slog.LevelDebug
 	if r.Method != http.MethodGet || rec.code >= 400 {
@@ -271,7 +274,7 @@ func (s *Server) checkSize(rs *resource, o Object) error {
 	return validation.CheckObjectSize(len(b), s.opts.MaxObjectBytes)
 }
 
-// prepare applies the resource's defaulting and protected fields, then
+// prepare applies the resource's protected fields (Resource.Prepare), then
 // keeps metadata.generation if the resource tracks it.
 func prepare(rs *resource, o, old Object) error {
 	if rs.def.Prepare != nil {
@@ -311,12 +314,12 @@ func ensureNamespace(t *target, m *meta.ObjectMeta) error {
 // the write options of kind and decodes the body. Warn mode's warnings go
 // out as Warning headers with whatever the response turns out to be, as
 // Kubernetes sends them.
-func (s *Server) readWrite(w http.ResponseWriter, r *http.Request, t *target, kind negotiation.OptionsKind) (negotiation.Result, negotiation.WriteOptions, Object, error) {
+func (s *Server) readWrite(w http.ResponseWriter, r *http.Request, t *target, kind negotiation.OptionsKind) (negotiation.Result, writeOptions, Object, error) {
 	res, err := t.res.negotiate(r, negotiation.Object)
 	if err != nil {
-		return res, negotiation.WriteOptions{}, nil, err
+		return res, writeOptions{}, nil, err
 	}
-	opts, err := negotiation.ParseWriteOptions(r.URL.Query(), kind)
+	opts, err := parseWriteOptions(r, kind, false)
 	if err != nil {
 		return res, opts, nil, err
 	}
@@ -332,7 +335,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t *target) error
 	}
 	// The result is only encoded: the stored object itself will do, and
 	// shares its encodings with the watchers of the write.
-	out, err := s.createObject(r.Context(), t, o, store.CreateOptions{DryRun: opts.DryRun, ReadOnlyResult: true})
+	out, err := s.createObject(r.Context(), t, o, store.CreateOptions{DryRun: opts.DryRun, ReadOnlyResult: true}, &opts.owner)
 	if err != nil {
 		return err
 	}
@@ -340,8 +343,8 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t *target) error
 }
 
 // createObject is the create path after decoding: namespace checks,
-// defaulting, validation, storage.
-func (s *Server) createObject(ctx context.Context, t *target, o Object, opts store.CreateOptions) (Object, error) {
+// defaulting, managedFields (of own, if not nil), validation, storage.
+func (s *Server) createObject(ctx context.Context, t *target, o Object, opts store.CreateOptions, own *owner) (Object, error) {
 	m := o.Meta()
 	if err := ensureNamespace(t, m); err != nil {
 		return nil, err
@@ -356,6 +359,10 @@ func (s *Server) createObject(ctx context.Context, t *target, o Object, opts sto
 	if err := s.admitCreate(ctx, t.res, o); err != nil {
 		return nil, err
 	}
+	if t.res.def.Default != nil {
+		t.res.def.Default(o)
+	}
+	s.recordWrite(t, o, nil, own)
 	if err := prepare(t.res, o, nil); err != nil {
 		return nil, err
 	}
@@ -386,7 +393,7 @@ func (s *Server) Create(ctx context.Context, res *Resource, obj Object) (Object,
 	}
 	o := obj.DeepCopyObject()
 	*o.Types() = meta.TypeMeta{}
-	return s.createObject(ctx, &target{res: rs, namespace: o.Meta().Namespace, verb: verbCreate}, o, store.CreateOptions{})
+	return s.createObject(ctx, &target{res: rs, namespace: o.Meta().Namespace, verb: verbCreate}, o, store.CreateOptions{}, nil)
 }
 
 func (s *Server) update(w http.ResponseWriter, r *http.Request, t *target) error {
@@ -397,7 +404,7 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t *target) error
 	if err := matchURL(t, o.Meta()); err != nil {
 		return err
 	}
-	out, err := s.updateObject(r.Context(), t, opts.DryRun, func(Object) (Object, error) { return o, nil })
+	out, err := s.updateObject(r.Context(), t, opts.DryRun, &opts.owner, func(Object) (Object, error) { return o, nil })
 	if err != nil {
 		return err
 	}
@@ -420,9 +427,12 @@ func matchURL(t *target, m *meta.ObjectMeta) error {
 // updateObject is a read-modify-write of the object t names: change
 // returns the new state for the current one, which it must not modify; a
 // resourceVersion in the new state must match the current one. Defaulting
-// and validation run on every attempt. The result is read-only: it is for
-// encoding, and a stored result shares its encodings with watchers.
-func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, change func(cur Object) (Object, error)) (Object, error) {
+// and validation run on every attempt; the managedFields of own (if not
+// nil) are recorded between the two, as Kubernetes' field manager runs
+// before validation (a reset or invalid managedFields is replaced). The
+// result is read-only: it is for encoding, and a stored result shares its
+// encodings with watchers.
+func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, own *owner, change func(cur Object) (Object, error)) (Object, error) {
 	opts := store.UpdateOptions{DryRun: dryRun, ReadOnlyResult: true}
 	return t.res.store.GuaranteedUpdate(ctx, t.namespace, t.name, opts, func(old Object) (Object, error) {
 		o, err := change(old)
@@ -441,12 +451,20 @@ func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, chang
 		if t.res.def.StatusSubresource {
 			// The status subresource writes status alone; the object
 			// itself keeps the stored status.
+			entries := m.ManagedFields
 			if o, err = t.res.codec.withStatusOf(old, o, t.sub == "status"); err != nil {
 				return nil, err
 			}
 			m = o.Meta()
+			// A status write keeps the managedFields it computed (an
+			// apply's), as Kubernetes does.
+			m.ManagedFields = entries
 		}
 		validation.PrepareForUpdate(m, oldMeta)
+		if t.res.def.Default != nil {
+			t.res.def.Default(o)
+		}
+		s.recordWrite(t, o, old, own)
 		if err := prepare(t.res, o, old); err != nil {
 			return nil, err
 		}

@@ -94,8 +94,25 @@ type Resource struct {
 	// result is only read. DELETE and deletecollection use it.
 	Delete func(ctx context.Context, st store.Backend[Object], namespace, name string, opts store.DeleteOptions) (obj Object, deleted bool, err error)
 
-	// Prepare applies defaulting and the fields a client may not set:
-	// old is nil on create, the stored object on update.
+	// Coerce, when set, finishes the decoding of every object read from a
+	// request body (create, update, and the result of a patch), before
+	// Prepare: a custom resource's schema prunes unknown fields and sets
+	// defaults here. strict are the problems strict decoding found
+	// (duplicate fields, unknown metadata fields; none when
+	// fieldValidation is Ignore); Coerce returns the problems to report
+	// instead, as warnings or in Strict mode's 400, each an error whose
+	// text is like `unknown field "spec.foo"`.
+	Coerce func(obj Object, strict []error) []error
+
+	// Default fills in defaults, as Kubernetes' scheme defaulting does
+	// when it decodes a request: before managedFields are recorded, so
+	// the writer owns what was defaulted for it (a Secret's type).
+	Default func(obj Object)
+	// Prepare sets the fields a client may not set, as a Kubernetes
+	// strategy's PrepareForCreate and PrepareForUpdate do: old is nil on
+	// create, the stored object on update. It runs after managedFields
+	// are recorded, so what it sets is nobody's (a Namespace's
+	// spec.finalizers).
 	Prepare func(obj, old Object)
 	// Validate checks obj (old as for Prepare), after Prepare.
 	Validate func(obj, old Object) []status.FieldError

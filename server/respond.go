@@ -3,9 +3,7 @@ package server
 import (
 	"errors"
 	"net/http"
-	"strconv"
 
-	"github.com/apisem/apisem/envelope"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/status"
@@ -81,105 +79,69 @@ func (l objects) Encoded(i int, enc *store.Encoding[Object]) ([]byte, error) {
 	return enc.Append(nil, l[i])
 }
 
-// writeList writes a list as negotiated.
+// defaultListEncodingBytes is the default of
+// Options.MaxListEncodingBytes.
+const defaultListEncodingBytes = 64 << 20
+
+// newListBudget returns the budget Options.MaxListEncodingBytes asks for.
+func newListBudget(n int64) *negotiation.Budget {
+	switch {
+	case n < 0:
+		return nil
+	case n == 0:
+		n = defaultListEncodingBytes
+	}
+	return negotiation.NewBudget(n)
+}
+
+// writeList writes a list as negotiated, item by item: from the items'
+// cached encodings, or converting one item at a time within the server's
+// list budget, so that a response holds a few items, never the list.
 func (s *Server) writeList(w http.ResponseWriter, r *http.Request, rs *resource, res negotiation.Result, lm meta.ListMeta, l items) error {
-	if res.Target == negotiation.TargetNone && (res.MediaType == negotiation.Protobuf || res.MediaType == negotiation.JSON && !res.Pretty) {
-		parts, err := rs.codec.listParts(res.MediaType, lm, l)
-		if err != nil {
+	c := rs.codec
+	_, cached := l.(*store.Page[Object])
+	var err error
+	switch {
+	case res.Target == negotiation.TargetNone && (res.MediaType == negotiation.Protobuf || res.MediaType == negotiation.JSON && !res.Pretty && cached):
+		var parts []negotiation.Part
+		if parts, err = c.listParts(res.MediaType, lm, l); err != nil {
 			return err
 		}
 		if err := negotiation.WriteParts(w, r, res, http.StatusOK, parts); err != nil {
 			s.log.Debug("writing a response", "err", err)
 		}
 		return nil
-	}
-	body, err := s.encodeList(r, rs, res, lm, l)
-	if err != nil {
-		return err
-	}
-	s.respond(w, r, res, http.StatusOK, body)
-	return nil
-}
-
-func (s *Server) encodeList(r *http.Request, rs *resource, res negotiation.Result, lm meta.ListMeta, l items) ([]byte, error) {
-	c := rs.codec
-	if res.Target != negotiation.TargetNone {
-		inc, err := include(r, res)
-		if err != nil {
-			return nil, err
+	case res.Target == negotiation.TargetNone:
+		head, tail := c.listJSON(&lm)
+		err = negotiation.WriteList(w, r, res, http.StatusOK, negotiation.ListBody{Head: head, Tail: tail, Len: l.Len(),
+			Item: func(i int) ([]byte, error) { return l.Encoded(i, c.itemJSON) }}, s.listBudget)
+	case res.MediaType == negotiation.Protobuf && !res.Target.IsTable():
+		var parts []negotiation.Part
+		if parts, err = c.converter(res.MediaType).ListParts(res, lm, l.Views()); err != nil {
+			return err
 		}
-		return c.converter(res.MediaType).EncodeList(res, inc, lm, l.Views())
-	}
-	if res.MediaType == negotiation.Protobuf {
-		// Sized exactly, so the envelope is written in one buffer with
-		// nothing moved.
-		parts := make([][]byte, l.Len())
-		size := 1 + sizeVarint(uint64(meta.SizeListMeta(&lm))) + meta.SizeListMeta(&lm)
-		for i := range parts {
-			item, err := l.Encoded(i, c.itemProto)
-			if err != nil {
-				return nil, err
-			}
-			parts[i] = item
-			size += 1 + sizeVarint(uint64(len(item))) + len(item)
+		if err := negotiation.WriteParts(w, r, res, http.StatusOK, parts); err != nil {
+			s.log.Debug("writing a response", "err", err)
 		}
-		b := make([]byte, 0, envelope.SizeEnvelope(c.gv, c.res.ListKind, size))
-		b = envelope.AppendEnvelopeFunc(b, c.gv, c.res.ListKind, size, func(b []byte) []byte {
-			b = envelope.AppendListMetadata(b, &lm)
-			for _, item := range parts {
-				b = envelope.AppendListItem(b, item)
-			}
-			return b
-		})
-		return res.Encode(nil, b)
-	}
-	// The items are cached encodings: collect them first to allocate the
-	// body once.
-	parts := make([][]byte, l.Len())
-	size := 128 + len(c.res.ListKind) + len(c.gv) + len(lm.Continue)
-	for i := range parts {
-		item, err := l.Encoded(i, c.itemJSON)
-		if err != nil {
-			return nil, err
+		return nil
+	default:
+		var inc negotiation.IncludeObjectPolicy
+		if inc, err = include(r, res); err != nil {
+			return err
 		}
-		parts[i] = item
-		size += len(item) + 1
-	}
-	b := make([]byte, 0, size)
-	if c.unstructured {
-		b = append(b, unstructuredListHead(c)...)
-		for i, item := range parts {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, item...)
+		var body negotiation.ListBody
+		if body, err = c.converter(res.MediaType).ListBody(res, inc, lm, l.Views()); err != nil {
+			return err
 		}
-		return res.Encode(append(b, unstructuredListTail(c, &lm)...), nil)
+		err = negotiation.WriteList(w, r, res, http.StatusOK, body, s.listBudget)
 	}
-	b = append(b, `{"kind":`...)
-	b = strconv.AppendQuote(b, c.res.ListKind)
-	b = append(b, `,"apiVersion":`...)
-	b = strconv.AppendQuote(b, c.gv)
-	b = append(b, `,"metadata":`...)
-	b = negotiation.AppendListMetaJSON(b, &lm)
-	b = append(b, `,"items":[`...)
-	for i, item := range parts {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, item...)
+	if errors.Is(err, negotiation.ErrBodyTruncated) {
+		// The status line is sent: only a broken connection tells the
+		// client that the body is not whole.
+		s.log.Debug("a list response was cut short", "err", err)
+		panic(http.ErrAbortHandler)
 	}
-	// The newline Kubernetes' encoder ends JSON with; Encode keeps it
-	// rather than copying the body to add it.
-	return res.Encode(append(b, "]}\n"...), nil)
-}
-
-func sizeVarint(v uint64) int {
-	n := 1
-	for ; v >= 0x80; v >>= 7 {
-		n++
-	}
-	return n
+	return err
 }
 
 // writeError writes err as a Kubernetes Status, in a media type rs serves

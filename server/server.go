@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -12,7 +13,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/apisem/apisem/auth"
 	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
@@ -51,6 +54,24 @@ type Options struct {
 	// MaxRevisions caps the number of revisions kept in history. 0 means
 	// no cap.
 	MaxRevisions uint64
+	// MaxHistoryBytes caps the estimated memory of history: the objects
+	// written within it and the encodings cached for them. Past it the
+	// oldest revisions are compacted and answer 410 Gone, as expired ones.
+	// 0 means store.DefaultMaxHistoryBytes (256 MiB); negative means no
+	// byte limit.
+	MaxHistoryBytes int64
+
+	// MaxListEncodingBytes bounds the memory that list responses together
+	// spend at once converting items from their cached JSON to another
+	// form (YAML, indented JSON, Table rows, PartialObjectMetadata): each
+	// list converts one item at a time, reserving a multiple of its size
+	// first and releasing it before writing the result, so concurrent
+	// lists wait for each other (until their client gives up) rather than
+	// multiply memory, and a slow client holds no reservation. Compact
+	// JSON and protobuf lists are written from the cached encodings and
+	// need none. An item larger than the limit is converted alone. 0
+	// means 64 MiB; negative means no limit.
+	MaxListEncodingBytes int64
 
 	// BookmarkInterval is the period of BOOKMARK events on watches that
 	// allow them. 0 means one minute, as Kubernetes.
@@ -119,6 +140,21 @@ type Options struct {
 	// crypto/rand; tests set a seeded source for reproducible output.
 	Rand io.Reader
 
+	// --- authentication, authorization and TLS (server/auth.go) ---
+
+	// Authenticator establishes the user of every request; a request it
+	// does not accept is a 401 Unauthorized. The user is in the context
+	// of the handlers (auth.UserFrom). nil means requests are served
+	// without a user, as a server for trusted callers only.
+	Authenticator auth.Authenticator
+	// Authorizer decides what each request may do; a request it does not
+	// allow is a 403 Forbidden. nil means everything is allowed.
+	Authorizer auth.Authorizer
+	// TLS, when set, makes Serve and ListenAndServe speak HTTPS (and
+	// HTTP/2) with it; package auth/certs builds one that requests the
+	// client certificates the authenticators need. nil means plain HTTP.
+	TLS *tls.Config
+
 	// Storage makes the storage of the served resources from the options
 	// of the in-memory store the server uses by default (clock, history
 	// window, object equality...), which a storage that replicates into
@@ -135,7 +171,8 @@ type resource struct {
 	store   store.Backend[Object]
 	bcast   *watch.Broadcaster[Object]
 	codec   *codec
-	maxBody int64 // request body limit
+	maxBody int64         // request body limit
+	fields  *fieldManager // managedFields and server-side apply
 }
 
 // Server is a Kubernetes-compatible API server for the types of package
@@ -158,6 +195,9 @@ type Server struct {
 
 	edge  *edge
 	conns conns // of Serve's http.Server
+	// listBudget bounds the memory list conversions hold at once
+	// (Options.MaxListEncodingBytes); nil means no limit.
+	listBudget *negotiation.Budget
 
 	closing  atomic.Bool
 	mu       sync.Mutex   // guards httpSrv
@@ -173,6 +213,8 @@ func New(opts Options) (*Server, error) {
 		now:    opts.Now,
 		rvConf: rv.Config{DisableWatchList: opts.DisableWatchList},
 		edge:   newEdge(&opts),
+
+		listBudget: newListBudget(opts.MaxListEncodingBytes),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -181,13 +223,14 @@ func New(opts Options) (*Server, error) {
 		s.now = time.Now
 	}
 	so := store.Options[Object]{
-		DeepCopy:      func(o Object) Object { return o.DeepCopyObject() },
-		Equal:         sameObject,
-		Now:           s.now,
-		Rand:          opts.Rand,
-		HistoryWindow: opts.HistoryWindow,
-		MaxRevisions:  opts.MaxRevisions,
-		FutureWait:    opts.FutureWait,
+		DeepCopy:        func(o Object) Object { return o.DeepCopyObject() },
+		Equal:           sameObject,
+		Now:             s.now,
+		Rand:            opts.Rand,
+		HistoryWindow:   opts.HistoryWindow,
+		MaxRevisions:    opts.MaxRevisions,
+		MaxHistoryBytes: opts.MaxHistoryBytes,
+		FutureWait:      opts.FutureWait,
 	}
 	if opts.Storage == nil {
 		s.storage = memStorage{store.New(so)}
@@ -272,7 +315,7 @@ func closeAll(rs []*resource) {
 
 // newResource makes d's storage, codec and broadcaster.
 func (s *Server) newResource(d *Resource) (*resource, error) {
-	r := &resource{def: d, gr: status.GroupResource{Group: d.Group, Resource: d.Plural}}
+	r := &resource{def: d, gr: status.GroupResource{Group: d.Group, Resource: d.Plural}, fields: newFieldManager(d)}
 	fields := make(map[string]func(Object) string, len(d.Fields))
 	for k, f := range d.Fields {
 		fields[k] = f
@@ -433,6 +476,12 @@ func (s *Server) Serve(l net.Listener) error {
 	}
 	s.httpSrv = hs
 	s.mu.Unlock()
+	// --- TLS (server/auth.go) ---
+	if s.opts.TLS != nil {
+		// ServeTLS, unlike Serve on a TLS listener, sets up HTTP/2.
+		hs.TLSConfig = s.opts.TLS
+		return hs.ServeTLS(l, "", "")
+	}
 	return hs.Serve(l)
 }
 
@@ -454,6 +503,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.regMu.Lock() // no AddResource from here on
 		closeAll(s.reg.Load().resources)
 		s.regMu.Unlock()
+		s.store.Close()
 		if hs != nil {
 			err = s.shutdownHTTP(ctx, hs)
 		}

@@ -629,8 +629,7 @@ func unstructuredListTail(c *codec, lm *meta.ListMeta) []byte {
 	}
 	b = append(b, `,"resourceVersion":`...)
 	b = appendJSONString(b, lm.ResourceVersion)
-	// The newline Kubernetes' encoder ends JSON with.
-	return append(b, "}}\n"...)
+	return append(b, "}}"...)
 }
 
 // appendJSONString appends s as encoding/json writes it.

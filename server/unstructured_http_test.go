@@ -131,7 +131,11 @@ func TestUnstructuredGolden(t *testing.T) {
 		"data":{"z":1,"Z":2}}`)
 	uid := jsonField(t, r.body, "metadata.uid").(string)
 	want := `{"apiVersion":"demo.io/v1","data":{"Z":2,"z":1},"kind":"Gizmo","metadata":{` +
-		`"creationTimestamp":"2024-05-06T07:08:09Z","generation":1,"labels":{"a":"1","b":"2"},"name":"g1",` +
+		`"creationTimestamp":"2024-05-06T07:08:09Z","generation":1,"labels":{"a":"1","b":"2"},` +
+		// managedFields entries are maps too, in an unstructured object.
+		`"managedFields":[{"apiVersion":"demo.io/v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:Z":{},"f:z":{}},` +
+		`"f:metadata":{"f:labels":{".":{},"f:a":{},"f:b":{}}},"f:spec":{".":{},"f:color":{},"f:html":{},"f:ratio":{},"f:size":{}}},` +
+		`"manager":"Go-http-client","operation":"Update","time":"2024-05-06T07:08:09Z"}],"name":"g1",` +
 		`"namespace":"ns","resourceVersion":"1","uid":"` + uid + `"},` +
 		`"spec":{"color":"red","html":"\u003c\u0026\u003e","ratio":0.25,"size":9007199254740993}}`
 	want += "\n" // Kubernetes' JSON encoder ends each document with a newline

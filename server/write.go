@@ -33,13 +33,12 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch {
 	case ct == applyPatchType:
-		return status.NewUnsupportedMediaType("server-side apply (" + applyPatchType + ") is not supported by this server; " +
-			"use client-side apply (kubectl apply without --server-side) or a json, merge or strategic merge patch")
+		return s.apply(w, r, t, res)
 	case ct == strategicPatchType && t.res.def.PatchSchema == nil,
 		ct != jsonPatchType && ct != mergePatchType && ct != strategicPatchType:
 		return status.NewUnsupportedBodyMediaType(accepted...)
 	}
-	opts, err := negotiation.ParseWriteOptions(r.URL.Query(), negotiation.PatchOptions)
+	opts, err := parseWriteOptions(r, negotiation.PatchOptions, false)
 	if err != nil {
 		return err
 	}
@@ -48,7 +47,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 		return err
 	}
 	var warnings []string
-	out, err := s.updateObject(r.Context(), t, opts.DryRun, func(cur Object) (Object, error) {
+	out, err := s.updateObject(r.Context(), t, opts.DryRun, &opts.owner, func(cur Object) (Object, error) {
 		doc, err := t.res.codec.objectJSON(cur)
 		if err != nil {
 			return nil, err
@@ -69,9 +68,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 		if opts.FieldValidation == negotiation.FieldValidationIgnore {
 			fv = negotiation.FieldValidationIgnore
 		}
-		problems, err := negotiation.Decode(patched, negotiation.JSON, o, negotiation.DecodeOptions{
-			Kind: t.res.def.Kind, Version: t.res.def.Version, FieldValidation: fv,
-		})
+		problems, err := negotiation.Decode(patched, negotiation.JSON, o, t.res.decodeOptions(fv))
 		if err != nil {
 			return nil, status.NewInvalid(status.GroupKind{}, "", status.InvalidValue("patch", string(patched), errorMessage(err)))
 		}

@@ -99,17 +99,23 @@
 // # Compaction
 //
 // History is kept for Options.HistoryWindow (5 minutes by default, like etcd's
-// compaction interval) and at most Options.MaxRevisions revisions; writes
-// compact what has expired, a little at a time, and Compact forces it.
+// compaction interval), at most Options.MaxRevisions revisions, and at most
+// Options.MaxHistoryBytes of estimated memory (256 MiB by default): each
+// version is charged its object's size (Options.Size) and the encodings
+// cached for it, so a burst of writes of large objects shortens the
+// history rather than growing memory. Writes compact what has expired, a
+// little at a time; a timer does it while no write comes (Close stops
+// it); Compact forces it.
 // After compaction to C the state at C is still readable (as in etcd) and
 // a watch may start at C. Compaction publishes C before it cuts the
 // version chains below it, and readers check C after walking a chain, so
 // a read that compaction overtook fails with 410 instead of returning an
 // incomplete answer. Memory is bounded by the retention settings: the
 // live objects, plus one version and one history slot per retained
-// revision. Readers may still use the arrays compaction cuts from, so
-// they are copied rather than cleared, once the compacted versions they
-// keep reachable exceed a quarter of the retained ones.
+// revision, within the byte limit. Readers may still use the arrays
+// compaction cuts from, so they are copied rather than cleared, once the
+// compacted versions they keep reachable exceed a quarter of the retained
+// ones.
 //
 // # Non-goals
 //

@@ -62,7 +62,7 @@ func (p *Page[T]) Key(i int) string { return p.items[i].entry.key }
 // encoded at most once per Encoding; the result is shared and must not be
 // modified.
 func (p *Page[T]) Encoded(i int, enc *Encoding[T]) ([]byte, error) {
-	return p.items[i].encoded(enc)
+	return p.s.encoded(p.items[i], enc)
 }
 
 // Items returns copies of all items.

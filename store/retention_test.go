@@ -10,8 +10,10 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 	"weak"
 
@@ -322,5 +324,159 @@ func TestCompactionFreesVersions(t *testing.T) {
 	// revisions are flips, some compacted ones in both).
 	if alive > keep/2 {
 		t.Errorf("%d compacted versions still reachable; want at most %d", alive, keep/2)
+	}
+}
+
+// TestRetentionMaxHistoryBytes writes a fixed number of updates of 4 KiB
+// objects, 80 MiB in all, under a 4 MiB budget: history stays under it
+// (by the store's estimate and by the heap), and what fell out of it
+// answers 410 as compaction by time does.
+func TestRetentionMaxHistoryBytes(t *testing.T) {
+	const budget = 4 << 20
+	ctx := context.Background()
+	f := newFixture(t, Options[*widget]{MaxHistoryBytes: budget}) // the 5-minute window never passes
+	payload := strings.Repeat("x", 4<<10)
+	f.create(t, newWidget("ns", "a"))
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	before := ms.HeapAlloc
+	for i := range 20_000 {
+		w := newWidget("ns", "a")
+		w.Spec = map[string]string{"payload": payload, "i": strconv.Itoa(i)}
+		if _, err := f.r.Update(ctx, w, UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if b := f.s.HistoryBytes(); b > budget {
+			t.Fatalf("after %d writes history holds %d bytes, over its %d", i+1, b, budget)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	if grown := int64(ms.HeapAlloc) - int64(before); grown > 3*budget {
+		t.Errorf("the heap grew by %d bytes for a history budget of %d", grown, budget)
+	}
+	rev, c := f.s.Revision(), f.s.CompactedRevision()
+	// Each version is charged its object (4 KiB and change) and overhead:
+	// the budget holds about 900 of them, less the sixteenth of slack.
+	if kept := rev - c; kept < 700 || kept > 1000 {
+		t.Errorf("%d revisions kept (revision %d, compacted %d)", kept, rev, c)
+	}
+	if _, err := f.r.Get(ctx, "ns", "a", rv.Read{Semantics: rv.Exact, Version: c - 1}); !status.IsExpired(err) {
+		t.Errorf("a read before the byte limit's compaction revision: %v; want 410 Expired", err)
+	}
+	if _, err := f.s.Events(nil, c-1, 0); !errors.Is(err, rv.ErrCompacted) {
+		t.Errorf("events before the compaction revision: %v", err)
+	}
+	if _, err := f.r.Get(ctx, "ns", "a", rv.Read{Semantics: rv.Exact, Version: c}); err != nil {
+		t.Errorf("a read at the compaction revision: %v", err)
+	}
+}
+
+// Encodings cached for versions in the history count against its budget
+// and are taken back with them.
+func TestHistoryBytesCountEncodings(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Options[*widget]{HistoryWindow: -1})
+	w := f.create(t, newWidget("ns", "a"))
+	b0 := f.s.HistoryBytes()
+	if b0 <= int64(versionOverhead) {
+		t.Fatalf("history of one version: %d bytes", b0)
+	}
+	enc := NewEncoding(func(dst []byte, w *widget) ([]byte, error) { return append(dst, make([]byte, 1000)...), nil })
+	p, err := f.r.List(ctx, "ns", ListOptions{Read: rv.Read{Semantics: rv.MostRecent}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // cached once
+		if _, err := p.Encoded(0, enc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b := f.s.HistoryBytes(); b < b0+1000 || b > b0+1000+int64(formOverhead)+64 {
+		t.Errorf("after caching a 1000-byte form: %d bytes, was %d", b, b0)
+	}
+	f.s.Compact(f.s.Revision())
+	if b := f.s.HistoryBytes(); b != 0 {
+		t.Errorf("after compacting everything: %d bytes", b)
+	}
+	// A form cached for a compacted version (the live object) is not
+	// history's.
+	other := NewEncoding(func(dst []byte, w *widget) ([]byte, error) { return append(dst, 'x'), nil })
+	if _, err := p.Encoded(0, other); err != nil {
+		t.Fatal(err)
+	}
+	_ = w
+	if b := f.s.HistoryBytes(); b != 0 {
+		t.Errorf("after caching a form of a compacted version: %d bytes", b)
+	}
+}
+
+// An idle store frees expired history on its own, with a timer that Close
+// stops.
+func TestIdleStoreExpires(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		s := New(Options[*widget]{HistoryWindow: time.Minute, Rand: rand.NewChaCha8([32]byte{1})})
+		r := s.Resource(ResourceOptions[*widget]{GroupResource: status.GroupResource{Resource: "widgets"}, Kind: "Widget", Namespaced: true})
+		if _, err := r.Create(ctx, newWidget("ns", "a"), CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for range 10 {
+			time.Sleep(time.Second)
+			if _, err := r.Update(ctx, newWidget("ns", "a"), UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rev := s.Revision()
+		time.Sleep(30 * time.Second)
+		synctest.Wait()
+		if c := s.CompactedRevision(); c != 0 {
+			t.Errorf("compacted to %d within the window", c)
+		}
+		// No write: the timer expires the history as its time passes.
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if c := s.CompactedRevision(); c != rev {
+			t.Errorf("idle for a window: compacted to %d; want %d", c, rev)
+		}
+		if b := s.HistoryBytes(); b != 0 {
+			t.Errorf("idle for a window: history holds %d bytes", b)
+		}
+		// A write arms the timer again; Close stops it for good.
+		if _, err := r.Update(ctx, newWidget("ns", "a"), UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		time.Sleep(2 * time.Minute)
+		synctest.Wait()
+		if c := s.CompactedRevision(); c != rev {
+			t.Errorf("after Close the timer compacted to %d", c)
+		}
+		s.Close()
+	})
+}
+
+func TestEstimateSize(t *testing.T) {
+	w := newWidget("ns", "name")
+	w.Spec = map[string]string{"k": strings.Repeat("v", 1000)}
+	w.Items = []string{strings.Repeat("i", 500)}
+	n := estimateSize(w)
+	// The strings alone are 1,507 bytes; the struct and headers add a
+	// few hundred.
+	if n < 1507 || n > 1507+1024 {
+		t.Errorf("estimateSize = %d", n)
+	}
+	if n := estimateSize(nil); n != 0 {
+		t.Errorf("estimateSize(nil) = %d", n)
+	}
+	type node struct {
+		Next *node
+		V    any
+	}
+	loop := &node{V: map[string]any{"a": []any{"bc", 1.5}}}
+	loop.Next = loop
+	if n := estimateSize(loop); n <= 0 {
+		t.Errorf("estimateSize of a cycle = %d", n)
 	}
 }

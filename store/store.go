@@ -49,6 +49,21 @@ type Options[T meta.Object] struct {
 	// no cap.
 	MaxRevisions uint64
 
+	// MaxHistoryBytes caps the memory history keeps: the estimated size
+	// of every version written after the compaction revision (its object,
+	// see Size, and the encodings cached for it). A write that takes
+	// history past it compacts the oldest revisions, which then answer
+	// 410 Gone as if their time had passed. 0 means
+	// DefaultMaxHistoryBytes; negative means no byte limit.
+	MaxHistoryBytes int64
+
+	// Size estimates the bytes an object keeps in memory, for
+	// MaxHistoryBytes. It is called once per write, with the writer lock
+	// held. nil means an estimate that walks the object's strings, slices,
+	// maps and pointers; set it when objects share memory (the walk would
+	// count it each time) or when a cheaper estimate is at hand.
+	Size func(T) int
+
 	// FutureWait is how long a read of a revision the store has not
 	// reached waits before failing with 504 "Too large resource version".
 	// 0 means 3 seconds (Kubernetes' watch cache); negative means no wait.
@@ -69,6 +84,8 @@ type Store[T meta.Object] struct {
 	random     io.Reader
 	window     time.Duration
 	maxRevs    uint64
+	maxBytes   int64 // 0: no byte limit
+	size       func(T) int
 	futureWait time.Duration
 	codec      *paging.Codec
 
@@ -81,6 +98,10 @@ type Store[T meta.Object] struct {
 	hist      atomic.Pointer[history[T]]
 	notify    atomic.Pointer[notifier] // next commit; lazily initialized by Changed
 	nFuture   atomic.Int64             // len(future)
+	// histBytes is the sum of the charges of the versions in the history
+	// (see version.bytes): the writer adds a version's object, readers
+	// the encodings they cache, compaction takes the charges back.
+	histBytes atomic.Int64
 
 	futureMu sync.Mutex // guards future; taken after mu when both are held
 	future   []futureWaiter
@@ -97,6 +118,11 @@ type Store[T meta.Object] struct {
 	// scratch list of the logs it cuts.
 	flipLogs map[string]*flipLog[T]
 	cutting  []*flipLog[T]
+	// expiry compacts expired history when no write does (see
+	// armExpiryLocked); armed says it is pending, closed that Close
+	// stopped it for good.
+	expiry        *time.Timer
+	armed, closed bool
 }
 
 // history holds the versions written after the compaction revision,
@@ -138,6 +164,13 @@ type timeMark struct {
 	t   time.Time
 }
 
+// DefaultMaxHistoryBytes is the default of Options.MaxHistoryBytes: 256
+// MiB, room for the default 5-minute window at about 1,000 writes a second
+// of objects of a few hundred bytes, or an hour of a quieter server. (etcd,
+// which keeps the state and history of a whole cluster, has a 2 GiB
+// default quota.)
+const DefaultMaxHistoryBytes = 256 << 20
+
 const (
 	defaultHistoryWindow = 5 * time.Minute
 	defaultFutureWait    = 3 * time.Second
@@ -157,6 +190,8 @@ func New[T meta.Object](opts Options[T]) *Store[T] {
 		random:     opts.Rand,
 		window:     opts.HistoryWindow,
 		maxRevs:    opts.MaxRevisions,
+		maxBytes:   opts.MaxHistoryBytes,
+		size:       opts.Size,
 		futureWait: opts.FutureWait,
 		codec:      opts.Paging,
 		flipLogs:   map[string]*flipLog[T]{},
@@ -176,6 +211,15 @@ func New[T meta.Object](opts Options[T]) *Store[T] {
 	}
 	if s.window == 0 {
 		s.window = defaultHistoryWindow
+	}
+	switch {
+	case s.maxBytes == 0:
+		s.maxBytes = DefaultMaxHistoryBytes
+	case s.maxBytes < 0:
+		s.maxBytes = 0
+	}
+	if s.size == nil {
+		s.size = func(o T) int { return estimateSize(o) }
 	}
 	if s.futureWait == 0 {
 		s.futureWait = defaultFutureWait
@@ -382,6 +426,9 @@ func (s *Store[T]) commitLocked(e *entry[T], isNew bool, obj T, dead bool) *vers
 func (s *Store[T]) writeLocked(e *entry[T], isNew bool, obj T, dead bool, rev uint64) *version[T] {
 	obj.Meta().ResourceVersion = strconv.FormatUint(rev, 10)
 	v := &version[T]{rev: rev, obj: obj, entry: e, dead: dead}
+	n := int64(versionOverhead + s.size(obj))
+	v.bytes.Store(n)
+	s.histBytes.Add(n)
 	prev := e.head.Load()
 	v.link(prev)
 	var nx *index[T]
@@ -432,16 +479,38 @@ func (s *Store[T]) appendHistoryLocked(v *version[T]) {
 
 // retainLocked applies the retention settings after the write of rev.
 func (s *Store[T]) retainLocked(rev uint64) {
-	var target uint64
+	now := s.now()
+	if s.window > 0 {
+		if n := len(s.marks); n == 0 || now.Sub(s.marks[n-1].t) >= s.markEvery() {
+			s.marks = append(s.marks, timeMark{rev: rev, t: now})
+		}
+	}
+	c := s.compacted.Load()
+	target, byBytes := s.expiredLocked(now)
+	switch {
+	case byBytes:
+		// The byte limit is a limit: no batching, no cap on the work.
+		s.compactLocked(target)
+	case target >= c+autoCompactBatch:
+		s.compactLocked(min(target, c+autoCompactMax))
+	}
+	s.armExpiryLocked(now)
+}
+
+// markEvery is the spacing of the time marks, the precision of the
+// retention window.
+func (s *Store[T]) markEvery() time.Duration { return min(time.Second, s.window/16) }
+
+// expiredLocked returns the compaction revision the retention settings
+// ask for now, and whether the byte limit is exceeded. Past the byte
+// limit the target leaves history a sixteenth under it, so that the next
+// writes do not each compact a revision. s.mu must be held.
+func (s *Store[T]) expiredLocked(now time.Time) (target uint64, byBytes bool) {
+	rev := s.rev.Load()
 	if s.maxRevs > 0 && rev > s.maxRevs {
 		target = rev - s.maxRevs
 	}
 	if s.window > 0 {
-		now := s.now()
-		every := min(time.Second, s.window/16)
-		if n := len(s.marks); n == 0 || now.Sub(s.marks[n-1].t) >= every {
-			s.marks = append(s.marks, timeMark{rev: rev, t: now})
-		}
 		cut := now.Add(-s.window)
 		for _, m := range s.marks {
 			if m.t.After(cut) {
@@ -449,10 +518,72 @@ func (s *Store[T]) retainLocked(rev uint64) {
 			}
 			target = max(target, m.rev)
 		}
+		if n := len(s.marks); n > 0 && !s.marks[n-1].t.After(cut) {
+			target = rev // nothing was written within the window
+		}
 	}
-	c := s.compacted.Load()
-	if target >= c+autoCompactBatch {
-		s.compactLocked(min(target, c+autoCompactMax))
+	if s.maxBytes > 0 && s.histBytes.Load() > s.maxBytes {
+		byBytes = true
+		excess := s.histBytes.Load() - (s.maxBytes - s.maxBytes/16)
+		// Whole revisions go: compaction keeps none of a revision's
+		// versions below the target, and a Store fed by Apply may have
+		// several.
+		h := s.hist.Load()
+		for _, v := range h.arr[:s.histN] {
+			if excess <= 0 {
+				break
+			}
+			excess -= max(v.bytes.Load(), 0)
+			target = max(target, v.rev)
+		}
+	}
+	return target, byBytes
+}
+
+// armExpiryLocked arms the expiry timer, unless it is pending, for when
+// the oldest time mark leaves the window: an idle store frees its expired
+// history too, and a busy one, whose writes compact, pays one wake-up per
+// mark interval at most. No goroutine waits meanwhile (time.AfterFunc).
+// s.mu must be held.
+func (s *Store[T]) armExpiryLocked(now time.Time) {
+	if s.window <= 0 || s.armed || s.closed || len(s.marks) == 0 {
+		return
+	}
+	d := max(s.marks[0].t.Add(s.window).Sub(now), s.markEvery())
+	s.armed = true
+	if s.expiry == nil {
+		s.expiry = time.AfterFunc(d, s.expire)
+	} else {
+		s.expiry.Reset(d)
+	}
+}
+
+// expire is the expiry timer's function.
+func (s *Store[T]) expire() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.armed = false
+	if s.closed {
+		return
+	}
+	now := s.now()
+	target, _ := s.expiredLocked(now)
+	s.compactLocked(target)
+	s.armExpiryLocked(now)
+}
+
+// Close stops the timer that expires history while no write does; it does
+// not wait for anything else and the store stays usable (writes and
+// CompactExpired still compact). Call it when the store is no longer
+// needed, so that the timer does not keep it reachable until the window
+// passes. Close may be called more than once.
+func (s *Store[T]) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	if s.expiry != nil {
+		s.expiry.Stop()
+		s.armed = false
 	}
 }
 
@@ -469,31 +600,20 @@ func (s *Store[T]) Compact(rev rv.Version) rv.Version {
 }
 
 // CompactExpired compacts what the retention settings (HistoryWindow,
-// MaxRevisions) allow now and returns the compaction revision. Writes do
-// this on their own; call it to expire history of an idle store.
+// MaxRevisions, MaxHistoryBytes) allow now and returns the compaction
+// revision. Writes do this on their own, and a timer for an idle store;
+// call it to expire history at a moment of one's choosing.
 func (s *Store[T]) CompactExpired() rv.Version {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rev := s.rev.Load()
-	var target uint64
-	if s.maxRevs > 0 && rev > s.maxRevs {
-		target = rev - s.maxRevs
-	}
-	if s.window > 0 {
-		cut := s.now().Add(-s.window)
-		for _, m := range s.marks {
-			if m.t.After(cut) {
-				break
-			}
-			target = max(target, m.rev)
-		}
-		if len(s.marks) > 0 && !s.marks[len(s.marks)-1].t.After(cut) {
-			target = rev // nothing was written within the window
-		}
-	}
+	target, _ := s.expiredLocked(s.now())
 	s.compactLocked(target)
 	return rv.Version(s.compacted.Load())
 }
+
+// HistoryBytes returns the estimated memory history keeps (see
+// Options.MaxHistoryBytes).
+func (s *Store[T]) HistoryBytes() int64 { return s.histBytes.Load() }
 
 // compactLocked makes c the compaction revision. It publishes c first,
 // then cuts every version chain below it, so a reader that sees a cut
@@ -515,6 +635,7 @@ func (s *Store[T]) compactLocked(c uint64) {
 			break
 		}
 		drop++
+		s.histBytes.Add(-v.bytes.Swap(-1))
 		// Every older version of v's key is superseded by v, which is
 		// itself readable at c: nobody can reach them any more.
 		v.next.Store(nil)

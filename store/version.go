@@ -89,6 +89,11 @@ type version[T meta.Object] struct {
 	// forms caches serialized forms of obj, one per Encoding and one per
 	// watch encoder and event type; lazily initialized.
 	forms atomic.Pointer[form[T]]
+	// bytes is what the version is charged in Store.histBytes: its
+	// object's estimated size plus its cached forms, or -1 once
+	// compaction has taken it out of the history (forms cached later are
+	// not history's).
+	bytes atomic.Int64
 	dead  bool
 	flip  bool // created or deleted the key: it is in the key's flip logs
 }
@@ -146,18 +151,39 @@ func (v *version[T]) form(k formKey) *form[T] {
 }
 
 // encoded returns v's form for enc, computing it at most once.
-func (v *version[T]) encoded(enc *Encoding[T]) ([]byte, error) {
+func (s *Store[T]) encoded(v *version[T], enc *Encoding[T]) ([]byte, error) {
 	f := v.form(formKey{enc: enc})
-	f.once.Do(func() { f.b, f.err = enc.appendFn(nil, v.obj) })
+	f.once.Do(func() {
+		f.b, f.err = enc.appendFn(nil, v.obj)
+		s.charge(v, formOverhead+cap(f.b))
+	})
 	return f.b, f.err
 }
 
 // encodedEvent returns v's watch event of type typ serialized by enc,
 // computing it at most once.
-func (v *version[T]) encodedEvent(enc watch.Encoder[T], typ watch.EventType) ([]byte, error) {
+func (s *Store[T]) encodedEvent(v *version[T], enc watch.Encoder[T], typ watch.EventType) ([]byte, error) {
 	f := v.form(formKey{enc, typ})
-	f.once.Do(func() { f.b, f.err = enc.AppendEvent(nil, typ, v.obj) })
+	f.once.Do(func() {
+		f.b, f.err = enc.AppendEvent(nil, typ, v.obj)
+		s.charge(v, formOverhead+cap(f.b))
+	})
 	return f.b, f.err
+}
+
+// charge adds n bytes to v's charge and to the history's, unless
+// compaction has taken v out of the history.
+func (s *Store[T]) charge(v *version[T], n int) {
+	for {
+		b := v.bytes.Load()
+		if b < 0 {
+			return
+		}
+		if v.bytes.CompareAndSwap(b, b+int64(n)) {
+			s.histBytes.Add(int64(n))
+			return
+		}
+	}
 }
 
 // Encoded returns obj serialized by enc, from the cache of its stored
@@ -169,7 +195,7 @@ func (v *version[T]) encodedEvent(enc watch.Encoder[T], typ watch.EventType) ([]
 // modified.
 func (s *Store[T]) Encoded(obj T, enc *Encoding[T]) ([]byte, error) {
 	if v := s.storedVersion("", obj); v != nil {
-		return v.encoded(enc)
+		return s.encoded(v, enc)
 	}
 	return enc.appendFn(nil, obj)
 }
@@ -183,7 +209,7 @@ func (s *Store[T]) Encoded(obj T, enc *Encoding[T]) ([]byte, error) {
 // encodings live as long as their versions.
 func (s *Store[T]) EncodedEvent(enc watch.Encoder[T], typ watch.EventType, key string, obj T) ([]byte, error) {
 	if v := s.storedVersion(key, obj); v != nil {
-		return v.encodedEvent(enc, typ)
+		return s.encodedEvent(v, enc, typ)
 	}
 	return enc.AppendEvent(nil, typ, obj)
 }

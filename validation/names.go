@@ -14,6 +14,8 @@ const (
 	qualifiedNameFmt    = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 	labelValueFmt       = "(" + qualifiedNameFmt + ")?"
 
+	dns1035LabelFmt     = "[a-z]([-a-z0-9]*[a-z0-9])?"
+	dns1035LabelMsg     = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character"
 	dns1123LabelMsg     = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character"
 	dns1123SubdomainMsg = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character"
 	qualifiedNameMsg    = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
@@ -119,6 +121,22 @@ func IsDNS1123Label(value string) []string {
 		} else {
 			errs = append(errs, regexError(dns1123LabelMsg, dns1123LabelFmt, "my-name", "123-abc"))
 		}
+	}
+	return errs
+}
+
+// IsDNS1035Label checks value against RFC 1035 label syntax, the rule for
+// a custom resource's plural, singular, short names, categories and
+// versions: at most 63 bytes of lower-case alphanumerics and '-', starting
+// with a letter and ending alphanumeric. It returns Kubernetes' messages
+// (IsDNS1035Label in k8s.io/apimachinery/pkg/util/validation), or nil.
+func IsDNS1035Label(value string) []string {
+	var errs []string
+	if len(value) > DNS1123LabelMaxLength {
+		errs = append(errs, maxLenChars(DNS1123LabelMaxLength))
+	}
+	if !isDNSLabel(value) || value[0] < 'a' || value[0] > 'z' {
+		errs = append(errs, regexError(dns1035LabelMsg, dns1035LabelFmt, "my-name", "abc-123"))
 	}
 	return errs
 }

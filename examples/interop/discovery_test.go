@@ -83,7 +83,7 @@ func TestAggregatedDiscovery(t *testing.T) {
 	byName := func(a, b res) int { return strings.Compare(a.gv+"/"+a.name, b.gv+"/"+b.name) }
 	slices.SortFunc(agg, byName)
 	slices.SortFunc(old, byName)
-	if len(agg) != 6 || !slices.Equal(agg, old) {
+	if len(agg) != 8 || !slices.Equal(agg, old) {
 		t.Errorf("aggregated discovery gives\n%v\nunaggregated\n%v", agg, old)
 	}
 }

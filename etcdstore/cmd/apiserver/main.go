@@ -4,7 +4,7 @@
 // one etcd. It lives in etcdstore's module, which has the etcd client, so
 // that the library's module does not depend on etcd.
 //
-//	etcd --data-dir /tmp/etcd &   # or Debian's etcd-server package
+//	etcd --data-dir /tmp/apisem-etcd &   # or Debian's etcd-server package
 //	go run -C etcdstore ./cmd/apiserver -etcd-servers http://127.0.0.1:2379
 //	kubectl --server=http://127.0.0.1:8080 get configmaps -A
 //
@@ -14,7 +14,6 @@ package main
 import (
 	"context"
 	"flag"
-	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -28,36 +27,37 @@ import (
 )
 
 func main() {
-	cmd := app.NewCommand(flag.CommandLine)
+	var c app.Config
+	c.Register(flag.CommandLine)
 	servers := flag.String("etcd-servers", "", "etcd client URLs, comma-separated (e.g. http://127.0.0.1:2379); empty keeps objects in memory")
 	prefix := flag.String("etcd-prefix", "/registry", "etcd key prefix of the objects")
 	compaction := flag.Duration("etcd-compaction-interval", 5*time.Minute, "how often etcd's history is compacted (0: never)")
 	flag.Parse()
-	log := cmd.Logger()
-	if err := run(log, cmd, *servers, *prefix, *compaction); err != nil {
-		log.Error("apiserver", "err", err)
-		os.Exit(1)
+	if *servers == "" {
+		app.Main(&c, app.Delegate{})
+		return
 	}
-}
-
-func run(log *slog.Logger, cmd *app.Command, servers, prefix string, compaction time.Duration) error {
-	if servers == "" {
-		return cmd.Run(log, nil)
-	}
+	log := c.Logger()
 	client, err := clientv3.New(clientv3.Config{
-		Endpoints:   strings.Split(servers, ","),
+		Endpoints:   strings.Split(*servers, ","),
 		DialTimeout: 5 * time.Second,
 		Logger:      zap.NewNop(),
 	})
 	if err != nil {
-		return err
+		log.Error("apiserver", "err", err)
+		os.Exit(1)
 	}
 	defer client.Close()
-	if compaction > 0 {
+	if *compaction > 0 {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		go etcdstore.RunCompactor(ctx, client, prefix, compaction)
+		go etcdstore.RunCompactor(ctx, client, *prefix, *compaction)
 	}
-	log.Info("storing objects in etcd", "servers", servers, "prefix", prefix)
-	return cmd.Run(log, serverstore.Storage(serverstore.Options{Client: client, Prefix: prefix}))
+	log.Info("storing objects in etcd", "servers", *servers, "prefix", *prefix)
+	c.Limits.Storage = serverstore.Storage(serverstore.Options{Client: client, Prefix: *prefix})
+	if err := app.Run(log, &c, app.Delegate{}); err != nil {
+		log.Error("apiserver", "err", err)
+		client.Close()
+		os.Exit(1)
+	}
 }

@@ -1,3 +1,9 @@
+// Package app is the example API server's command: its flags, demo data
+// and lifecycle, shared by examples/apiserver (no host cluster) and
+// examples/aggregated (an aggregated API server of a host cluster, in a
+// module of its own because it links client-go), and by
+// etcdstore/cmd/apiserver (the same server on etcd, in etcdstore's module
+// because it links the etcd client), which sets Limits.Storage.
 package app
 
 import (
@@ -5,6 +11,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/apisem/apisem/crd"
 	"log/slog"
 	"net"
 	"net/http"
@@ -18,76 +25,132 @@ import (
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
-	"github.com/apisem/apisem/store"
 )
 
-// Command is the server's command line: NewCommand registers its flags,
-// Run runs the server they describe.
-type Command struct {
-	opts      server.Options
-	addr      *string
-	history   *time.Duration
-	bookmarks *time.Duration
-	seed      *bool
-	verbose   *bool
-	grace     *time.Duration
+// Config is the command's flags.
+type Config struct {
+	Addr      string
+	History   time.Duration
+	Bookmarks time.Duration
+	Seed      bool
+	Verbose   bool
+	// CRDDir holds CustomResourceDefinitions to install at start.
+	CRDDir string
+	// Limits holds the edge and memory limits of the flags, and the
+	// storage (Limits.Storage; nil keeps objects in memory).
+	Limits   server.Options
+	Grace    time.Duration
+	Security Security
 }
 
-// NewCommand registers the server's flags on fs.
-func NewCommand(fs *flag.FlagSet) *Command {
-	c := &Command{}
-	c.addr = fs.String("addr", demo.DefaultAddr, "address to listen on")
-	c.history = fs.Duration("history", 5*time.Minute, "how long write history is kept for watches and resourceVersion reads")
-	c.bookmarks = fs.Duration("bookmark-interval", time.Minute, "period of watch bookmarks")
-	c.seed = fs.Bool("seed", true, "create demo namespaces, configmaps, secrets and widgets (those that do not exist yet)")
-	c.verbose = fs.Bool("v", false, "log every request (by default only writes and failures)")
-	fs.DurationVar(&c.opts.RequestTimeout, "request-timeout", server.DefaultRequestTimeout,
+// Register adds the flags to fs.
+func (c *Config) Register(fs *flag.FlagSet) {
+	fs.StringVar(&c.Addr, "addr", demo.DefaultAddr, "address to listen on")
+	fs.DurationVar(&c.History, "history", 5*time.Minute, "how long write history is kept for watches and resourceVersion reads")
+	fs.DurationVar(&c.Bookmarks, "bookmark-interval", time.Minute, "period of watch bookmarks")
+	fs.BoolVar(&c.Seed, "seed", true, "create demo namespaces, configmaps, secrets and widgets (those that do not exist yet)")
+	fs.BoolVar(&c.Verbose, "v", false, "log every request (by default only writes and failures)")
+	fs.StringVar(&c.CRDDir, "crd-dir", "", "install the CustomResourceDefinitions of the YAML and JSON files in this directory at start")
+	l := &c.Limits
+	fs.DurationVar(&l.RequestTimeout, "request-timeout", server.DefaultRequestTimeout,
 		"longest time a request other than a watch may take before it is answered with 504 Timeout")
-	fs.IntVar(&c.opts.MaxRequestsInFlight, "max-requests-inflight", server.DefaultMaxRequestsInFlight,
+	fs.IntVar(&l.MaxRequestsInFlight, "max-requests-inflight", server.DefaultMaxRequestsInFlight,
 		"most reads served at once, watches apart; more get 429 (negative: no limit)")
-	fs.IntVar(&c.opts.MaxMutatingRequestsInFlight, "max-mutating-requests-inflight", server.DefaultMaxMutatingRequestsInFlight,
+	fs.IntVar(&l.MaxMutatingRequestsInFlight, "max-mutating-requests-inflight", server.DefaultMaxMutatingRequestsInFlight,
 		"most writes served at once; more get 429 (negative: no limit)")
-	fs.DurationVar(&c.opts.WriteTimeout, "watch-write-timeout", server.DefaultWriteTimeout,
+	fs.Uint64Var(&l.MaxRevisions, "max-revisions", 0, "most revisions of write history kept (0: no cap)")
+	fs.Int64Var(&l.MaxHistoryBytes, "max-history-bytes", 0,
+		"most estimated bytes of write history kept; older revisions answer 410 (0: 256 MiB; negative: no cap)")
+	fs.Int64Var(&l.MaxListEncodingBytes, "max-list-encoding-bytes", 0,
+		"memory list responses may spend at once converting items to YAML, Tables or indented JSON (0: 64 MiB; negative: no limit)")
+	fs.DurationVar(&l.WriteTimeout, "watch-write-timeout", server.DefaultWriteTimeout,
 		"longest a watch stream may wait for a client that stops reading before it drops it")
-	c.grace = fs.Duration("shutdown-grace", 5*time.Second,
+	fs.DurationVar(&c.Grace, "shutdown-grace", 5*time.Second,
 		"how long a shutdown waits for requests in flight before it closes their connections")
-	return c
+	c.Security.Register(fs)
 }
 
-// Logger returns the logger the flags ask for; call it after parsing.
-func (c *Command) Logger() *slog.Logger {
+// Logger is the command's logger.
+func (c *Config) Logger() *slog.Logger {
 	level := slog.LevelInfo
-	if *c.verbose {
+	if c.Verbose {
 		level = slog.LevelDebug
 	}
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 }
 
-// Run serves until SIGINT or SIGTERM, then shuts down gracefully. storage
-// is server.Options.Storage: nil keeps the objects in memory.
-func (c *Command) Run(log *slog.Logger, storage func(store.Options[server.Object]) (server.Storage, error)) error {
-	opts := c.opts
-	opts.Addr, opts.HistoryWindow, opts.BookmarkInterval, opts.Logger = *c.addr, *c.history, *c.bookmarks, log
-	opts.Storage = storage
-	return run(log, opts, *c.grace, *c.seed)
+// Main runs the server until SIGINT or SIGTERM and exits the process on
+// error.
+func Main(c *Config, d Delegate) {
+	log := c.Logger()
+	if err := Run(log, c, d); err != nil {
+		log.Error("apiserver", "err", err)
+		os.Exit(1)
+	}
 }
 
-func run(log *slog.Logger, opts demo.Options, grace time.Duration, seed bool) error {
-	addr := opts.Addr
+// Run serves until SIGINT or SIGTERM, then shuts down gracefully.
+func Run(log *slog.Logger, c *Config, d Delegate) error {
+	opts := c.Limits
+	opts.Addr, opts.HistoryWindow, opts.BookmarkInterval, opts.Logger = c.Addr, c.History, c.Bookmarks, log
+	https, err := c.Security.Apply(&opts, d)
+	if err != nil {
+		return err
+	}
 	s, err := demo.New(opts)
 	if err != nil {
 		return err
 	}
-	if seed {
+	if c.CRDDir != "" {
+		defs, err := crd.Load(c.CRDDir)
+		if err != nil {
+			return err
+		}
+		if err := s.CustomResourceDefinitions().Install(context.Background(), defs...); err != nil {
+			return fmt.Errorf("installing the definitions of %s: %w", c.CRDDir, err)
+		}
+		log.Info("installed CustomResourceDefinitions", "dir", c.CRDDir, "count", len(defs))
+	}
+	if c.Seed {
 		if err := seedDemo(s); err != nil {
 			return fmt.Errorf("seeding demo data: %w", err)
 		}
 	}
-	l, err := net.Listen("tcp", addr)
+	l, err := net.Listen("tcp", c.Addr)
 	if err != nil {
 		return err
 	}
-	url := "http://" + l.Addr().String()
+	if https {
+		printSecureBanner(l.Addr().String(), opts)
+	} else {
+		printBanner("http://" + l.Addr().String())
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- s.Serve(l) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "grace", c.Grace)
+	sctx, cancel := context.WithTimeout(context.Background(), c.Grace)
+	defer cancel()
+	// Clients that do not finish within the grace period have their
+	// connections closed (Shutdown logs how many): that is no failure, the
+	// exit status stays 0. Only the server's own errors make it 1.
+	if err := s.Shutdown(sctx); err != nil {
+		return err
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func printBanner(url string) {
 	fmt.Fprintf(os.Stderr, `apisem example API server listening on %s
 
 Point kubectl at it:
@@ -104,33 +167,25 @@ or make it the current context:
 
 Press Ctrl-C to stop.
 `, url, url, url, url, url, url, url)
+}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	errc := make(chan error, 1)
-	go func() { errc <- s.Serve(l) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
+func printSecureBanner(addr string, opts server.Options) {
+	url := "https://" + addr
+	fmt.Fprintf(os.Stderr, "apisem example API server listening on %s (TLS", url)
+	if opts.Authenticator != nil {
+		fmt.Fprint(os.Stderr, ", authentication and authorization on")
 	}
-	log.Info("shutting down", "grace", grace)
-	sctx, cancel := context.WithTimeout(context.Background(), grace)
-	defer cancel()
-	// Clients that do not finish within the grace period have their
-	// connections closed (Shutdown logs how many): that is no failure, the
-	// exit status stays 0. Only the server's own errors make it 1.
-	if err := s.Shutdown(sctx); err != nil {
-		return err
-	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	fmt.Fprintf(os.Stderr, `)
+
+    kubectl --server=%s --certificate-authority=<CA of the serving certificate> get configmaps -A
+    kubectl --server=%s --insecure-skip-tls-verify get configmaps -A    # a self-signed certificate
+
+Press Ctrl-C to stop.
+`, url, url)
 }
 
 // seedDemo creates a namespace "demo" with a few objects of every type,
-// those that do not exist yet.
+// those that do not exist yet (storage such as etcd outlives the server).
 func seedDemo(s *demo.Server) error {
 	ctx := context.Background()
 	objs := []server.Object{
@@ -154,7 +209,7 @@ func seedDemo(s *demo.Server) error {
 		c, err := s.Create(ctx, o)
 		switch {
 		case status.IsAlreadyExists(err):
-			continue // seeded before, in storage that outlives the server
+			continue // seeded by an earlier run
 		case err != nil:
 			return err
 		}

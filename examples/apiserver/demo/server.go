@@ -5,9 +5,11 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
+	"github.com/apisem/apisem/crd"
 	"github.com/apisem/apisem/examples/apiserver/api"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/server"
@@ -24,8 +26,9 @@ const DefaultAddr = server.DefaultAddr
 type Options = server.Options
 
 // Server is the demo API server: the library's server.Server serving the
-// types of package api, plus the namespace controller that finishes the
-// deletion of terminating namespaces. Create it with New and stop it with
+// types of package api and CustomResourceDefinitions (package crd), plus
+// the namespace controller that finishes the deletion of terminating
+// namespaces and the controller that serves the definitions. Create it with New and stop it with
 // Shutdown.
 type Server struct {
 	*server.Server
@@ -40,6 +43,8 @@ type Server struct {
 	stopController context.CancelFunc
 	controllerDone chan struct{}
 	kick           chan struct{} // wakes the controller; buffered, size 1
+
+	crds *crd.Controller
 }
 
 // New returns a Server with empty storage, ready to serve.
@@ -54,13 +59,21 @@ func New(opts Options) (*Server, error) {
 	}
 	d.namespaces = d.byKind["Namespace"]
 	d.namespaces.Delete = d.deleteNamespace
-	opts.Resources = d.resources
+	defs := crd.Resource()
+	// Built-in groups come before the custom ones in discovery, as in
+	// Kubernetes: the definitions go after the core resources.
+	core := slices.IndexFunc(d.resources, func(r *server.Resource) bool { return r.Group != "" })
+	if core < 0 {
+		core = len(d.resources)
+	}
+	opts.Resources = slices.Insert(slices.Clone(d.resources), core, defs)
 	opts.AdmitCreate = d.admitNamespace
 	s, err := server.New(opts)
 	if err != nil {
 		return nil, err
 	}
 	d.Server = s
+	d.crds = crd.Start(s, defs)
 	ctx, cancel := context.WithCancel(context.Background())
 	d.stopController = cancel
 	d.controllerDone = make(chan struct{})
@@ -72,6 +85,7 @@ func New(opts Options) (*Server, error) {
 // server.Server.Shutdown: watches end first). It is safe to call more
 // than once.
 func (d *Server) Shutdown(ctx context.Context) error {
+	d.crds.Stop()
 	d.stopController()
 	var err error
 	select {
@@ -81,6 +95,10 @@ func (d *Server) Shutdown(ctx context.Context) error {
 	}
 	return errors.Join(err, d.Server.Shutdown(ctx))
 }
+
+// CustomResourceDefinitions returns the controller of the server's
+// CustomResourceDefinitions, to install definitions with.
+func (d *Server) CustomResourceDefinitions() *crd.Controller { return d.crds }
 
 // Create stores obj, one of the types of package api, as a POST to its
 // collection would: for seeding the server and for tests. obj is not

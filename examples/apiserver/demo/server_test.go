@@ -23,7 +23,7 @@ func TestDiscovery(t *testing.T) {
 			`{"name":"configmaps","singularName":"configmap","namespaced":true,"kind":"ConfigMap",` + verbs + `,"shortNames":["cm"]},` +
 			`{"name":"secrets","singularName":"secret","namespaced":true,"kind":"Secret",` + verbs + `},` +
 			`{"name":"events","singularName":"event","namespaced":true,"kind":"Event",` + verbs + `,"shortNames":["ev"]}]}`},
-		{"/apis", `{"kind":"APIGroupList","apiVersion":"v1","groups":[{"name":"example.apisem.dev","versions":[{"groupVersion":"example.apisem.dev/v1","version":"v1"}],"preferredVersion":{"groupVersion":"example.apisem.dev/v1","version":"v1"}}]}`},
+		{"/apis", `{"kind":"APIGroupList","apiVersion":"v1","groups":[{"name":"apiextensions.k8s.io","versions":[{"groupVersion":"apiextensions.k8s.io/v1","version":"v1"}],"preferredVersion":{"groupVersion":"apiextensions.k8s.io/v1","version":"v1"}},{"name":"example.apisem.dev","versions":[{"groupVersion":"example.apisem.dev/v1","version":"v1"}],"preferredVersion":{"groupVersion":"example.apisem.dev/v1","version":"v1"}}]}`},
 		{"/apis/example.apisem.dev", `{"kind":"APIGroup","apiVersion":"v1","name":"example.apisem.dev","versions":[{"groupVersion":"example.apisem.dev/v1","version":"v1"}],"preferredVersion":{"groupVersion":"example.apisem.dev/v1","version":"v1"}}`},
 		{"/apis/example.apisem.dev/v1", `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"example.apisem.dev/v1","resources":[` +
 			`{"name":"widgets","singularName":"widget","namespaced":true,"kind":"Widget",` + verbs + `,"shortNames":["wd"],"categories":["all"]},` +
@@ -103,7 +103,7 @@ func TestOpenAPI(t *testing.T) {
 	_, base := newTestServer(t, Options{})
 	root := must(t, 200, base, "GET", "/openapi/v3", "")
 	paths, _ := field(t, root.body, "paths").(map[string]any)
-	if len(paths) != 2 || paths["api/v1"] == nil || paths["apis/example.apisem.dev/v1"] == nil {
+	if len(paths) != 3 || paths["api/v1"] == nil || paths["apis/example.apisem.dev/v1"] == nil || paths["apis/apiextensions.k8s.io/v1"] == nil {
 		t.Fatalf("/openapi/v3: %s", root.body)
 	}
 	for p, ref := range paths {
@@ -129,14 +129,14 @@ func TestOpenAPI(t *testing.T) {
 				t.Errorf("%s PATCH: parameters %v, gvk %v", path, names, gvk)
 			}
 			// kubectl apply computes strategic merge patches from the
-			// schemas of the kinds whose PATCH accepts them: the core
+			// schemas of the kinds whose PATCH accepts them: the built-in
 			// kinds, not the custom resource.
 			content := patch["requestBody"].(map[string]any)["content"].(map[string]any)
-			if _, smp := content["application/strategic-merge-patch+json"]; smp != (gvk["group"] == "") {
+			if _, smp := content["application/strategic-merge-patch+json"]; smp != (gvk["group"] != "example.apisem.dev") {
 				t.Errorf("%s PATCH: request body types %v", path, content)
 			}
 		}
-		if want := map[string]int{"api/v1": 4, "apis/example.apisem.dev/v1": 2}[p]; found != want { // widgets and widgets/status
+		if want := map[string]int{"api/v1": 4, "apis/example.apisem.dev/v1": 2, "apis/apiextensions.k8s.io/v1": 2}[p]; found != want { // each with its status
 			t.Errorf("%s: %d PATCH operations; want %d", p, found, want)
 		}
 	}

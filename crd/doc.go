@@ -1,0 +1,58 @@
+// Package crd serves CustomResourceDefinitions the way kube-apiserver
+// does: a server that has Resource among its resources and a running
+// Controller accepts apiextensions.k8s.io/v1 CustomResourceDefinitions
+// (POST, PUT, DELETE, or Install, or Load from files) and serves the
+// custom resources they define, with their schemas, printer columns,
+// selectable fields and status subresource, through package server.
+//
+// # Usage
+//
+//	defs := crd.Resource()
+//	s, err := server.New(server.Options{Resources: []*server.Resource{defs}})
+//	c := crd.Start(s, defs)
+//	defer c.Stop()
+//	list, err := crd.Load("config/crd/bases")
+//	err = c.Install(ctx, list...) // created and established: served
+//
+// # Lifecycle
+//
+// The controller gives a definition the conditions Kubernetes gives it:
+// NamesAccepted (False with reason PluralConflict, SingularConflict,
+// ShortNamesConflict, KindConflict or ListKindConflict and a message such
+// as `"widgets" is already in use` when another definition of the group
+// holds a name), then Established once its served versions are served
+// (server.AddResource, one server.UnstructuredResource per version,
+// sharing one storage). A DELETE adds the finalizer
+// customresourcecleanup.apiextensions.k8s.io and a Terminating condition;
+// the controller deletes every object of the definition, waits for their
+// finalizers, stops serving the resource and removes the finalizer, and
+// the definition is gone.
+//
+// # Schemas
+//
+// Objects are handled as Kubernetes handles them with a structural
+// schema: on decoding, defaults (default) are set, unknown fields are
+// pruned and reported as the fieldValidation parameter asks (a Warning
+// `unknown field "spec.foo"`, or in Strict mode the 400 `... strict
+// decoding error: unknown field "spec.foo"`), nulls the schema does not
+// allow are dropped; then the object is validated against type,
+// properties, required, enum, pattern, minLength/maxLength,
+// minItems/maxItems, uniqueItems, minimum/maximum (exclusive too),
+// multipleOf, minProperties/maxProperties, format (the string formats
+// Kubernetes checks: byte, date, date-time, duration, ipv4, ipv6, cidr,
+// mac, hostname, uuid, ...), nullable, items, additionalProperties,
+// x-kubernetes-int-or-string, x-kubernetes-preserve-unknown-fields and
+// x-kubernetes-embedded-resource. A failure is a 422 whose causes carry
+// kube-openapi's messages, such as `Invalid value: 11: spec.replicas in
+// body should be less than or equal to 10`.
+//
+// # Not supported
+//
+// x-kubernetes-validations (CEL) rules are kept and published but not
+// evaluated; the scale subresource is not served; conversion webhooks are
+// not called (all versions share storage with the None strategy);
+// allOf, anyOf, oneOf and not are not evaluated. Kubernetes' checks that
+// a schema is structural are reduced to what serving needs. Where
+// Kubernetes prints a Go structure as a bad value (spec.versions), the
+// versions' names are printed instead.
+package crd

@@ -1,0 +1,401 @@
+package crd
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/apisem/apisem/patch"
+	"github.com/apisem/apisem/server"
+	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/validation"
+)
+
+// Resource returns the description of the customresourcedefinitions
+// resource (apiextensions.k8s.io/v1, cluster-scoped, with the status
+// subresource), for server.Options.Resources. Start a Controller on the
+// server to make the definitions served.
+func Resource() *server.Resource {
+	return &server.Resource{
+		Group: Group, Version: Version, Kind: Kind, ListKind: ListKind,
+		Plural: Plural, Singular: Singular, ShortNames: []string{"crd", "crds"},
+		Categories:             []string{"api-extensions"},
+		StatusSubresource:      true,
+		Generation:             true,
+		RequireResourceVersion: true,
+		New:                    func() server.Object { return &CustomResourceDefinition{} },
+		Columns: []server.Column{server.NameColumn, {Name: "Created At", Type: "date",
+			Description: server.CreationTimestampDescription,
+			Cell: func(o server.Object, _ time.Time) any {
+				return o.Meta().CreationTimestamp.UTC().Format(time.RFC3339)
+			}}},
+		// A built-in type: strategic merge patches apply, with metadata's
+		// strategies (finalizers merge as a set, ownerReferences by uid).
+		PatchSchema: &patch.Schema{Fields: map[string]*patch.Schema{"metadata": {Fields: map[string]*patch.Schema{
+			"finalizers":      {MergeList: true},
+			"ownerReferences": {MergeList: true, MergeKey: "uid"},
+		}}}},
+		Delete:   deleteDefinition,
+		Prepare:  prepareDefinition,
+		Validate: validateDefinition,
+	}
+}
+
+// prepareDefinition applies Kubernetes' defaults (singular from kind,
+// listKind, the None conversion) and, on create, starts the status with
+// the storage version stored; an update that names a new storage version
+// adds it to status.storedVersions.
+func prepareDefinition(o, old server.Object) {
+	c := o.(*CustomResourceDefinition)
+	n := &c.Spec.Names
+	if n.Singular == "" {
+		n.Singular = strings.ToLower(n.Kind)
+	}
+	if n.ListKind == "" && n.Kind != "" {
+		n.ListKind = n.Kind + "List"
+	}
+	if c.Spec.Conversion == nil {
+		c.Spec.Conversion = &CustomResourceConversion{Strategy: "None"}
+	}
+	if old == nil {
+		c.Status = CustomResourceDefinitionStatus{}
+	}
+	for _, v := range c.Spec.Versions {
+		if v.Storage && !slices.Contains(c.Status.StoredVersions, v.Name) {
+			c.Status.StoredVersions = append(c.Status.StoredVersions, v.Name)
+		}
+	}
+}
+
+// validateDefinition checks a CustomResourceDefinition with Kubernetes'
+// rules and messages (k8s.io/apiextensions-apiserver
+// pkg/apis/apiextensions/validation): its name, group, scope, names,
+// versions and printer columns. Schemas are checked for what this
+// package needs to serve them (a root schema in every version, patterns
+// that compile); Kubernetes' structural-schema rules are not all checked.
+func validateDefinition(o, old server.Object) []status.FieldError {
+	c := o.(*CustomResourceDefinition)
+	var errs []status.FieldError
+	if want := c.Spec.Names.Plural + "." + c.Spec.Group; c.Name != want && old == nil {
+		errs = append(errs, status.InvalidValue("metadata.name", c.Name, `must be spec.names.plural+"."+spec.group`))
+	}
+	s := &c.Spec
+	switch {
+	case s.Group == "":
+		errs = append(errs, status.Required("spec.group", ""))
+	case validation.IsDNS1123Subdomain(s.Group) != nil:
+		errs = append(errs, status.InvalidValue("spec.group", s.Group, strings.Join(validation.IsDNS1123Subdomain(s.Group), ",")))
+	case !strings.Contains(s.Group, "."):
+		errs = append(errs, status.InvalidValue("spec.group", s.Group, "should be a domain with at least one dot"))
+	}
+	switch s.Scope {
+	case "":
+		errs = append(errs, status.Required("spec.scope", ""))
+	case ClusterScoped, NamespaceScoped:
+	default:
+		errs = append(errs, status.NotSupported("spec.scope", s.Scope, ClusterScoped, NamespaceScoped))
+	}
+	storage, names := 0, map[string]bool{}
+	unique := true
+	for i, v := range s.Versions {
+		p := fmt.Sprintf("spec.versions[%d]", i)
+		if v.Storage {
+			storage++
+		}
+		if names[v.Name] {
+			unique = false
+		}
+		names[v.Name] = true
+		if e := validation.IsDNS1035Label(v.Name); e != nil {
+			errs = append(errs, status.InvalidValue(p+".name", v.Name, strings.Join(e, ",")))
+		}
+		errs = append(errs, validateVersion(p, &v)...)
+	}
+	if !unique {
+		errs = append(errs, status.InvalidValue("spec.versions", versionsValue(s.Versions), "must contain unique version names"))
+	}
+	if storage != 1 {
+		errs = append(errs, status.InvalidValue("spec.versions", versionsValue(s.Versions), "must have exactly one version marked as storage version"))
+	}
+	n := s.Names
+	for _, f := range []struct{ path, value string }{
+		{"spec.names.plural", n.Plural}, {"spec.names.singular", n.Singular},
+		{"spec.names.kind", n.Kind}, {"spec.names.listKind", n.ListKind},
+	} {
+		if f.value == "" {
+			errs = append(errs, status.Required(f.path, ""))
+		}
+	}
+	errs = append(errs, validateNames("spec.names", &n)...)
+	if cv := s.Conversion; cv != nil && cv.Strategy != "None" && cv.Strategy != "Webhook" {
+		if cv.Strategy == "" {
+			errs = append(errs, status.Required("spec.conversion.strategy", ""))
+		} else {
+			errs = append(errs, status.NotSupported("spec.conversion.strategy", cv.Strategy, "None", "Webhook"))
+		}
+	}
+	if old != nil {
+		oc := old.(*CustomResourceDefinition)
+		if s.Group != oc.Spec.Group {
+			errs = append(errs, status.InvalidValue("spec.group", s.Group, "field is immutable"))
+		}
+		if n.Plural != oc.Spec.Names.Plural {
+			errs = append(errs, status.InvalidValue("spec.names.plural", n.Plural, "field is immutable"))
+		}
+		if oc.IsEstablished() {
+			if s.Scope != oc.Spec.Scope {
+				errs = append(errs, status.InvalidValue("spec.scope", s.Scope, "field is immutable"))
+			}
+			if n.Kind != oc.Spec.Names.Kind {
+				errs = append(errs, status.InvalidValue("spec.names.kind", n.Kind, "field is immutable"))
+			}
+		}
+	}
+	for i, v := range c.Status.StoredVersions {
+		if !names[v] {
+			errs = append(errs, status.InvalidValue(fmt.Sprintf("status.storedVersions[%d]", i), v, "must appear in spec.versions"))
+		}
+	}
+	return errs
+}
+
+// versionsValue is the bad value of a spec.versions error. Kubernetes
+// prints its Go structure; here it is the versions' names.
+func versionsValue(vs []CustomResourceDefinitionVersion) string {
+	b, _ := json.Marshal(slices.Collect(func(yield func(string) bool) {
+		for _, v := range vs {
+			if !yield(v.Name) {
+				return
+			}
+		}
+	}))
+	return string(b)
+}
+
+// validateNames checks the syntax of a CRD's names.
+func validateNames(path string, n *CustomResourceDefinitionNames) []status.FieldError {
+	var errs []status.FieldError
+	label := func(p, v string) {
+		if e := validation.IsDNS1035Label(v); v != "" && e != nil {
+			errs = append(errs, status.InvalidValue(p, v, strings.Join(e, ",")))
+		}
+	}
+	kind := func(p, v string) {
+		if e := validation.IsDNS1035Label(strings.ToLower(v)); v != "" && e != nil {
+			errs = append(errs, status.InvalidValue(p, v, "may have mixed case, but should otherwise match: "+strings.Join(e, ",")))
+		}
+	}
+	label(path+".plural", n.Plural)
+	label(path+".singular", n.Singular)
+	kind(path+".kind", n.Kind)
+	kind(path+".listKind", n.ListKind)
+	for i, s := range n.ShortNames {
+		label(fmt.Sprintf("%s.shortNames[%d]", path, i), s)
+	}
+	if n.Kind != "" && n.Kind == n.ListKind {
+		errs = append(errs, status.InvalidValue(path+".listKind", n.ListKind, "kind and listKind may not be the same"))
+	}
+	for i, s := range n.Categories {
+		label(fmt.Sprintf("%s.categories[%d]", path, i), s)
+	}
+	return errs
+}
+
+// printerColumnTypes and printerColumnFormats are what a printer column
+// may declare, sorted as Kubernetes lists them.
+var (
+	printerColumnTypes   = []string{"boolean", "date", "integer", "number", "string"}
+	printerColumnFormats = []string{"byte", "date", "date-time", "double", "float", "int32", "int64", "password"}
+)
+
+// validateVersion checks one version's schema, columns and selectable
+// fields.
+func validateVersion(p string, v *CustomResourceDefinitionVersion) []status.FieldError {
+	var errs []status.FieldError
+	if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+		errs = append(errs, status.Required(p+".schema.openAPIV3Schema", "schemas are required"))
+	} else {
+		root := v.Schema.OpenAPIV3Schema
+		if root.Type != "object" {
+			if root.Type == "" {
+				errs = append(errs, status.Required(p+".schema.openAPIV3Schema.type", "must not be empty at the root"))
+			} else {
+				errs = append(errs, status.InvalidValue(p+".schema.openAPIV3Schema.type", root.Type, "must be object at the root"))
+			}
+		}
+		if _, err := compileSchema(root); err != nil {
+			errs = append(errs, status.InvalidValue(p+".schema.openAPIV3Schema", "", err.Error()))
+		}
+	}
+	for i, col := range v.AdditionalPrinterColumns {
+		cp := fmt.Sprintf("%s.additionalPrinterColumns[%d]", p, i)
+		if col.Name == "" {
+			errs = append(errs, status.Required(cp+".name", ""))
+		}
+		switch {
+		case col.Type == "":
+			errs = append(errs, status.Required(cp+".type", "must be one of "+strings.Join(printerColumnTypes, ",")))
+		case !slices.Contains(printerColumnTypes, col.Type):
+			errs = append(errs, status.NotSupported(cp+".type", col.Type, printerColumnTypes...))
+		}
+		if col.Format != "" && !slices.Contains(printerColumnFormats, col.Format) {
+			errs = append(errs, status.NotSupported(cp+".format", col.Format, printerColumnFormats...))
+		}
+		if col.JSONPath == "" {
+			errs = append(errs, status.Required(cp+".jsonPath", ""))
+		} else if _, err := server.ParseFieldPath(col.JSONPath); err != nil {
+			errs = append(errs, status.InvalidValue(cp+".jsonPath", col.JSONPath, "must be a simple json path starting with ."))
+		}
+	}
+	for i, f := range v.SelectableFields {
+		fp := fmt.Sprintf("%s.selectableFields[%d].jsonPath", p, i)
+		if f.JSONPath == "" {
+			errs = append(errs, status.Required(fp, ""))
+		} else if _, err := server.ParseFieldPath(f.JSONPath); err != nil {
+			errs = append(errs, status.InvalidValue(fp, f.JSONPath, "must be a simple json path starting with ."))
+		}
+	}
+	return errs
+}
+
+// customResources returns the resources that serve c: one per served
+// version, named by its accepted names, sharing one store.
+func customResources(c *CustomResourceDefinition) ([]*server.Resource, error) {
+	var out []*server.Resource
+	n := c.Status.AcceptedNames
+	for _, v := range c.Spec.Versions {
+		if !v.Served {
+			continue
+		}
+		var root *JSONSchemaProps
+		if v.Schema != nil {
+			root = v.Schema.OpenAPIV3Schema
+		}
+		val, err := compileSchema(root)
+		if err != nil {
+			return nil, err
+		}
+		var cols []server.Column
+		for _, pc := range v.AdditionalPrinterColumns {
+			desc := pc.Description
+			if desc == "" {
+				// Kubernetes' description of a column without one.
+				desc = "Custom resource definition column (in JSONPath format): " + pc.JSONPath
+			}
+			col, err := server.JSONPathColumn(server.Column{Name: pc.Name, Type: pc.Type, Format: pc.Format,
+				Description: desc, Priority: pc.Priority}, pc.JSONPath)
+			if err != nil {
+				return nil, err
+			}
+			cols = append(cols, col)
+		}
+		var fields map[string]func(server.Object) string
+		for _, f := range v.SelectableFields {
+			get, err := server.JSONPathField(f.JSONPath)
+			if err != nil {
+				return nil, err
+			}
+			if fields == nil {
+				fields = map[string]func(server.Object) string{}
+			}
+			fields[strings.TrimPrefix(f.JSONPath, ".")] = get
+		}
+		r := server.UnstructuredResource(server.Resource{
+			Group: c.Spec.Group, Version: v.Name, Kind: n.Kind, ListKind: n.ListKind,
+			Plural: n.Plural, Singular: n.Singular, ShortNames: slices.Clone(n.ShortNames),
+			Categories: slices.Clone(n.Categories), Namespaced: c.Spec.Scope == NamespaceScoped,
+			StatusSubresource: v.Subresources != nil && v.Subresources.Status != nil,
+			Schema:            openAPISchema(root),
+			Columns:           cols,
+			Fields:            fields,
+		})
+		sch := schemaOf(val)
+		r.Coerce = func(o server.Object, strict []error) []error {
+			return coerce(o.(*server.Unstructured), sch, strict)
+		}
+		r.Prepare = func(o, _ server.Object) {
+			coerce(o.(*server.Unstructured), sch, nil)
+		}
+		r.Validate = func(o, _ server.Object) []status.FieldError {
+			return val.validateObject(o.(*server.Unstructured).Content)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func schemaOf(v *validator) *JSONSchemaProps {
+	if v == nil {
+		return nil
+	}
+	return v.s
+}
+
+// coerce is what Kubernetes does to a custom resource as it decodes it:
+// defaults, then prunes unknown fields, then drops nulls the schema does
+// not allow. It returns the fields pruned (sorted, as Kubernetes reports
+// them) as unknown-field errors, ahead of strict's problems.
+func coerce(u *server.Unstructured, s *JSONSchemaProps, strict []error) []error {
+	if s == nil {
+		return strict
+	}
+	if u.Content == nil {
+		u.Content = map[string]any{}
+	}
+	applyDefaults(u.Content, s)
+	var pruned []string
+	prune(u.Content, s, "", true, &pruned)
+	pruneNulls(u.Content, s)
+	if len(u.Content) == 0 {
+		u.Content = nil
+	}
+	if len(pruned) == 0 {
+		return strict
+	}
+	slices.Sort(pruned)
+	out := make([]error, 0, len(pruned)+len(strict))
+	for _, p := range pruned {
+		out = append(out, fmt.Errorf("unknown field %q", p))
+	}
+	return append(out, strict...)
+}
+
+// openAPISchema converts a CRD schema to the server's OpenAPI form, for
+// /openapi/v2 and v3 and kubectl explain. Keywords the server's Schema
+// does not publish (bounds, patterns) are left out.
+func openAPISchema(s *JSONSchemaProps) *server.Schema {
+	if s == nil {
+		return nil
+	}
+	out := &server.Schema{
+		Type: s.Type, Format: s.Format, Description: s.Description, Default: s.Default,
+		Required: slices.Clone(s.Required), IntOrString: s.XIntOrString,
+		PreserveUnknownFields: preserves(s), ListMapKeys: slices.Clone(s.XListMapKeys),
+	}
+	if s.XListType != nil {
+		out.ListType = *s.XListType
+	}
+	if s.XMapType != nil {
+		out.MapType = *s.XMapType
+	}
+	for _, e := range s.Enum {
+		if str, ok := e.(string); ok {
+			out.Enum = append(out.Enum, str)
+		}
+	}
+	if len(s.Properties) > 0 {
+		out.Properties = make(map[string]*server.Schema, len(s.Properties))
+		for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
+			p := s.Properties[k]
+			out.Properties[k] = openAPISchema(&p)
+		}
+	}
+	out.Items = openAPISchema(s.Items)
+	if s.AdditionalProperties != nil {
+		out.AdditionalProperties = openAPISchema(s.AdditionalProperties.Schema)
+	}
+	return out
+}

@@ -1,0 +1,192 @@
+package crd
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	kjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+)
+
+func mustSchema(t testing.TB, y string) *JSONSchemaProps {
+	t.Helper()
+	j, err := yaml.YAMLToJSON([]byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &JSONSchemaProps{}
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(j, s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func mustValue(t testing.TB, j string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := kjson.UnmarshalCaseSensitivePreserveInts([]byte(j), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestValidate checks each keyword's verdict and message: the causes of
+// the 422, "<field>: <message>", with kube-openapi's texts as
+// k8s.io/apiextensions-apiserver converts them to field errors.
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name, schema, obj string
+		want              []string // "field: message"
+	}{
+		{"valid", `{type: object, properties: {spec: {type: object, properties: {num: {type: integer}}}}}`,
+			`{"spec":{"num":1}}`, nil},
+		{"type", `{type: object, properties: {spec: {type: object, properties: {num: {type: integer}}}}}`,
+			`{"spec":{"num":"x"}}`, []string{`spec.num: Invalid value: "string": spec.num in body must be of type integer: "string"`}},
+		{"integral float is an integer", `{type: object, properties: {num: {type: integer}}}`, `{"num":2.0}`, nil},
+		{"integer is a number", `{type: object, properties: {num: {type: number}}}`, `{"num":2}`, nil},
+		{"object type", `{type: object, properties: {spec: {type: object}}}`,
+			`{"spec":[1]}`, []string{`spec: Invalid value: "array": spec in body must be of type object: "array"`}},
+		{"null not nullable", `{type: object, properties: {a: {type: array, items: {type: string}}}}`,
+			`{"a":[null]}`, []string{`a[0]: Invalid value: "null": a[0] in body must be of type string: "null"`}},
+		{"nullable", `{type: object, properties: {a: {type: string, nullable: true}}}`, `{"a":null}`, nil},
+		{"required", `{type: object, required: [spec], properties: {spec: {type: object, required: [color, size]}}}`,
+			`{"spec":{}}`, []string{`spec.color: Required value`, `spec.size: Required value`}},
+		{"required at the root", `{type: object, required: [spec]}`, `{}`, []string{`spec: Required value`}},
+		{"enum", `{type: object, properties: {c: {type: string, enum: [red, blue]}}}`,
+			`{"c":"pink"}`, []string{`c: Unsupported value: "pink": supported values: "red", "blue"`}},
+		{"enum of numbers", `{type: object, properties: {num: {type: integer, enum: [1, 2]}}}`,
+			`{"num":3}`, []string{`num: Unsupported value: 3: supported values: "1", "2"`}},
+		{"pattern", `{type: object, properties: {s: {type: string, pattern: '^[a-z]+$'}}}`,
+			`{"s":"A1"}`, []string{`s: Invalid value: "A1": s in body should match '^[a-z]+$'`}},
+		{"maxLength", `{type: object, properties: {s: {type: string, maxLength: 3}}}`,
+			`{"s":"abcd"}`, []string{`s: Too long: may not be more than 3 bytes`}},
+		{"maxLength counts runes", `{type: object, properties: {s: {type: string, maxLength: 3}}}`, `{"s":"äöü"}`, nil},
+		{"minLength", `{type: object, properties: {s: {type: string, minLength: 2}}}`,
+			`{"s":"a"}`, []string{`s: Invalid value: "a": s in body should be at least 2 chars long`}},
+		{"maxItems", `{type: object, properties: {l: {type: array, maxItems: 1, items: {type: string}}}}`,
+			`{"l":["a","b"]}`, []string{`l: Too many: 2: must have at most 1 item`}},
+		{"minItems", `{type: object, properties: {l: {type: array, minItems: 2, items: {type: string}}}}`,
+			`{"l":["a"]}`, []string{`l: Invalid value: 1: l in body should have at least 2 items`}},
+		{"items", `{type: object, properties: {l: {type: array, items: {type: integer, minimum: 0}}}}`,
+			`{"l":[1,-1]}`, []string{`l[1]: Invalid value: -1: l[1] in body should be greater than or equal to 0`}},
+		{"minimum", `{type: object, properties: {num: {type: integer, minimum: 1}}}`,
+			`{"num":0}`, []string{`num: Invalid value: 0: num in body should be greater than or equal to 1`}},
+		{"exclusiveMinimum", `{type: object, properties: {num: {type: integer, minimum: 1, exclusiveMinimum: true}}}`,
+			`{"num":1}`, []string{`num: Invalid value: 1: num in body should be greater than 1`}},
+		{"maximum", `{type: object, properties: {num: {type: number, maximum: 1.5}}}`,
+			`{"num":2.5}`, []string{`num: Invalid value: 2.5: num in body should be less than or equal to 1.5`}},
+		{"exclusiveMaximum", `{type: object, properties: {num: {type: integer, maximum: 10, exclusiveMaximum: true}}}`,
+			`{"num":10}`, []string{`num: Invalid value: 10: num in body should be less than 10`}},
+		{"multipleOf", `{type: object, properties: {num: {type: integer, multipleOf: 5}}}`,
+			`{"num":7}`, []string{`num: Invalid value: 7: num in body should be a multiple of 5`}},
+		{"maxProperties", `{type: object, properties: {m: {type: object, maxProperties: 1, additionalProperties: {type: string}}}}`,
+			`{"m":{"a":"1","b":"2"}}`, []string{`m: Too many: 2: must have at most 1 item`}},
+		{"minProperties", `{type: object, properties: {m: {type: object, minProperties: 1}}}`,
+			`{"m":{}}`, []string{`m: Invalid value: 0: m in body should have at least 1 properties`}},
+		{"additionalProperties", `{type: object, properties: {m: {type: object, additionalProperties: {type: string}}}}`,
+			`{"m":{"a":1}}`, []string{`m.a: Invalid value: "integer": m.a in body must be of type string: "integer"`}},
+		{"int-or-string", `{type: object, properties: {p: {x-kubernetes-int-or-string: true}}}`, `{"p":"http"}`, nil},
+		{"int-or-string refuses a bool", `{type: object, properties: {p: {x-kubernetes-int-or-string: true}}}`,
+			`{"p":true}`, []string{`p: Invalid value: "boolean": p in body must be of type integer,string: "boolean"`}},
+		{"format date", `{type: object, properties: {d: {type: string, format: date}}}`,
+			`{"d":"2024-13-01"}`, []string{`d: Invalid value: "2024-13-01": d in body must be of type date: "2024-13-01"`}},
+		{"format date-time", `{type: object, properties: {d: {type: string, format: date-time}}}`, `{"d":"2024-01-02T03:04:05Z"}`, nil},
+		{"format byte", `{type: object, properties: {b: {type: string, format: byte}}}`,
+			`{"b":"!!"}`, []string{`b: Invalid value: "!!": b in body must be of type byte: "!!"`}},
+		{"format int32 on a number is not checked", `{type: object, properties: {num: {type: integer, format: int32}}}`, `{"num":9999999999}`, nil},
+		{"embedded resource", `{type: object, properties: {t: {type: object, x-kubernetes-embedded-resource: true, x-kubernetes-preserve-unknown-fields: true}}}`,
+			`{"t":{"metadata":{}}}`, []string{`t.apiVersion: Required value: must not be empty`, `t.kind: Required value: must not be empty`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := compileSchema(mustSchema(t, tt.schema))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, e := range v.validateObject(mustValue(t, tt.obj)) {
+				got = append(got, e.Error())
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("validate(%s) =\n%s\nwant\n%s", tt.obj, strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+// TestCoerce checks defaulting, pruning and null dropping, and the
+// unknown fields reported.
+func TestCoerce(t *testing.T) {
+	schema := `{type: object, properties: {
+		spec: {type: object, properties: {
+			replicas: {type: integer, default: 1},
+			mode: {type: string, default: fast},
+			opt: {type: string},
+			list: {type: array, items: {type: object, properties: {a: {type: string, default: x}}}},
+			free: {type: object, x-kubernetes-preserve-unknown-fields: true},
+			m: {type: object, additionalProperties: {type: object, properties: {k: {type: string}}}},
+			t: {type: object, x-kubernetes-embedded-resource: true, properties: {spec: {type: object}}}}}}}`
+	tests := []struct {
+		name, in, want string
+		unknown        []string
+	}{
+		{"defaults", `{"spec":{}}`, `{"spec":{"mode":"fast","replicas":1}}`, nil},
+		{"null takes the default", `{"spec":{"replicas":null}}`, `{"spec":{"mode":"fast","replicas":1}}`, nil},
+		{"null without default dropped", `{"spec":{"opt":null}}`, `{"spec":{"mode":"fast","replicas":1}}`, nil},
+		{"items defaulted", `{"spec":{"list":[{}]}}`, `{"spec":{"list":[{"a":"x"}],"mode":"fast","replicas":1}}`, nil},
+		{"unknown pruned", `{"spec":{"foo":1,"list":[{"b":2}]},"bar":true}`,
+			`{"spec":{"list":[{"a":"x"}],"mode":"fast","replicas":1}}`, []string{"bar", "spec.foo", "spec.list[0].b"}},
+		{"preserved", `{"spec":{"free":{"any":{"thing":1}}}}`, `{"spec":{"free":{"any":{"thing":1}},"mode":"fast","replicas":1}}`, nil},
+		{"additionalProperties pruned inside", `{"spec":{"m":{"x":{"k":"v","z":1}}}}`,
+			`{"spec":{"m":{"x":{"k":"v"}},"mode":"fast","replicas":1}}`, []string{"spec.m.x.z"}},
+		{"embedded keeps type and metadata", `{"spec":{"t":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{},"x":1}}}`,
+			`{"spec":{"mode":"fast","replicas":1,"t":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{}}}}`, []string{"spec.t.x"}},
+	}
+	s := mustSchema(t, schema)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u := unstructured(t, tt.in)
+			var got []string
+			for _, e := range coerce(u, s, nil) {
+				got = append(got, e.Error())
+			}
+			var want []string
+			for _, p := range tt.unknown {
+				want = append(want, `unknown field "`+p+`"`)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("coerce(%s) reported %q; want %q", tt.in, got, want)
+			}
+			if b := jsonOf(t, u.Content); b != tt.want {
+				t.Errorf("coerce(%s) = %s; want %s", tt.in, b, tt.want)
+			}
+		})
+	}
+}
+
+// TestDeepCopy checks that a copy round-trips to the same JSON and
+// shares no memory that a change could reach.
+func TestDeepCopy(t *testing.T) {
+	defs, err := Load("testdata")
+	if err != nil || len(defs) != 1 {
+		t.Fatalf("Load = %d, %v", len(defs), err)
+	}
+	d := defs[0]
+	d.Status.Conditions = []CustomResourceDefinitionCondition{{Type: Established, Status: "True"}}
+	c := d.DeepCopy()
+	if a, b := jsonOf(t, d), jsonOf(t, c); a != b {
+		t.Fatalf("copy differs:\n%s\n%s", a, b)
+	}
+	before := jsonOf(t, d)
+	s := c.Spec.Versions[0].Schema.OpenAPIV3Schema
+	spec := s.Properties["spec"]
+	spec.Properties["color"].Enum[0] = "x"
+	c.Spec.Versions[0].AdditionalPrinterColumns[0].Name = "x"
+	c.Spec.Names.ShortNames[0] = "x"
+	c.Status.Conditions[0].Status = "False"
+	spec.Required[0] = "x"
+	if after := jsonOf(t, d); after != before {
+		t.Errorf("changing the copy changed the original:\n%s\n%s", before, after)
+	}
+}

@@ -1,0 +1,47 @@
+// Package managedfields keeps metadata.managedFields, the record of which
+// field manager set which fields of an object, and performs server-side
+// apply, with the rules of Kubernetes' field manager
+// (k8s.io/apimachinery/pkg/util/managedfields). The merge and ownership
+// algebra is sigs.k8s.io/structured-merge-diff, the library Kubernetes
+// uses; this package is the bookkeeping around it.
+//
+// # Writes
+//
+// Every write records the fields it set for its manager. An Update
+// (create, update, patch) merges its changes into the manager's Update
+// entry, one per manager, apiVersion and subresource; an Apply replaces
+// the manager's Apply entry with the fields of the applied configuration,
+// removes the fields it applied before and no longer does (unless another
+// manager owns them), and fails with a 409 Conflict on fields another
+// manager owns, unless forced. Entries carry the time of the last write
+// that changed them, to the second.
+//
+// Kubernetes' bookkeeping rules hold:
+//
+//   - the fields that identify an object or that the server sets (name,
+//     namespace, uid, resourceVersion, generation, creationTimestamp,
+//     managedFields, apiVersion and kind) are never owned;
+//   - a write may replace the entries; [] or [{}] clears them, and entries
+//     that do not decode are ignored in favour of the stored ones;
+//   - an existing object without entries gets none from an Update; its
+//     first Apply gives its existing fields to "before-first-apply";
+//   - past 10 Update entries the oldest are folded into "ancient-changes";
+//   - the manager "kubectl" may take over, on its first server-side apply,
+//     the fields its client-side last-applied configuration shows it set,
+//     and keeps that annotation up to date.
+//
+// # Types
+//
+// A FieldManager works on one type, described as a structured-merge-diff
+// type: from an OpenAPI schema, where x-kubernetes-list-type,
+// -list-map-keys and -map-type say how lists and maps merge (package
+// server builds it from Resource.Schema), or the deduced type of a
+// resource without one, where maps merge key by key and lists are atomic.
+//
+// # Non-goals
+//
+// One version per type: entries of any other apiVersion are dropped, as
+// Kubernetes drops those of a version it no longer serves. No reset
+// fields (the status a main-resource write may not set): the caller's
+// defaulting decides what is stored, and ownership follows what is.
+package managedfields

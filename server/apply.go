@@ -1,0 +1,151 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	kjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+
+	"github.com/apisem/apisem/managedfields"
+	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/negotiation"
+	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/store"
+)
+
+// apply serves server-side apply: a PATCH of type
+// application/apply-patch+yaml whose body, YAML or JSON, is the applied
+// configuration of the manager named by fieldManager. The object is
+// created when it does not exist (201), else merged (200); conflicts with
+// other managers are a 409 unless force is set. Field validation only
+// concerns duplicate keys of the body: a field the type does not have
+// fails the apply whatever the mode, as in Kubernetes.
+func (s *Server) apply(w http.ResponseWriter, r *http.Request, t *target, res negotiation.Result) error {
+	body, err := negotiation.ReadBodyBytes(r, t.res.maxBody)
+	if err != nil {
+		return err
+	}
+	opts, err := parseWriteOptions(r, negotiation.PatchOptions, true)
+	if err != nil {
+		return err
+	}
+	config, strictErr, err := decodeApplyConfig(body, opts.FieldValidation != negotiation.FieldValidationIgnore)
+	if err != nil {
+		return err
+	}
+	fm, err := t.res.fields.get()
+	if err != nil {
+		return err
+	}
+	var warnings []string
+	change := func(cur Object) (Object, error) {
+		o, w, err := s.applyTo(t, fm, cur, config, strictErr, opts)
+		warnings = w
+		return o, err
+	}
+	ctx := r.Context()
+	code := http.StatusOK
+	var out Object
+	for attempt := 0; ; attempt++ {
+		out, err = s.updateObject(ctx, t, opts.DryRun, nil, change)
+		if !status.IsNotFound(err) {
+			break
+		}
+		// Create on apply, unless someone else created it meanwhile.
+		var o Object
+		if o, err = change(nil); err != nil {
+			break
+		}
+		out, err = s.createObject(ctx, t, o, store.CreateOptions{DryRun: opts.DryRun, ReadOnlyResult: true}, nil)
+		if !status.IsAlreadyExists(err) || attempt == 2 {
+			code = http.StatusCreated
+			break
+		}
+	}
+	if err != nil {
+		return err
+	}
+	negotiation.WriteWarnings(w.Header(), warnings)
+	return s.writeObject(w, r, code, t.res, res, out)
+}
+
+// applyTo applies config to cur (nil when the object does not exist) and
+// returns the new object with its managedFields, and the warnings of
+// field validation Warn: strictErr is the body's duplicate keys.
+func (s *Server) applyTo(t *target, fm *managedfields.FieldManager, cur Object, config map[string]any, strictErr error, opts writeOptions) (Object, []string, error) {
+	var live map[string]any
+	var entries []meta.ManagedFieldsEntry
+	if cur != nil {
+		var err error
+		if live, err = objectMap(cur); err != nil {
+			return nil, nil, err
+		}
+		entries = cur.Meta().ManagedFields
+	}
+	merged, entries, err := fm.Apply(live, entries, config, managedfields.Operation{Manager: opts.manager, Subresource: t.sub, Time: s.now()}, opts.force)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Duplicate keys in the body are found after the merge, as Kubernetes
+	// does.
+	var warnings []string
+	if strictErr != nil {
+		if opts.FieldValidation == negotiation.FieldValidationStrict {
+			return nil, nil, status.NewBadRequest("error strict decoding YAML: error converting YAML to JSON: " + strictErr.Error())
+		}
+		warnings = yamlWarnings(strictErr)
+	}
+	doc, err := json.Marshal(merged)
+	if err != nil {
+		return nil, nil, err
+	}
+	o := t.res.def.New()
+	if _, err := negotiation.Decode(doc, negotiation.JSON, o, negotiation.DecodeOptions{
+		Kind: t.res.def.Kind, Version: t.res.def.Version, FieldValidation: negotiation.FieldValidationIgnore,
+	}); err != nil {
+		return nil, nil, err
+	}
+	*o.Types() = meta.TypeMeta{}
+	o.Meta().ManagedFields = entries
+	if err := matchURL(t, o.Meta()); err != nil {
+		return nil, nil, err
+	}
+	return o, warnings, nil
+}
+
+// decodeApplyConfig reads an applied configuration, YAML or JSON, as a
+// JSON object with integers kept exact. What is not an object is a 400.
+// With strict, strictErr reports duplicate keys, which the plain reading
+// resolves (the last wins).
+func decodeApplyConfig(body []byte, strict bool) (config map[string]any, strictErr error, err error) {
+	var j []byte
+	if strict {
+		// Parse once when the strict reading succeeds, as it usually does.
+		j, strictErr = yaml.YAMLToJSONStrict(body)
+	}
+	if !strict || strictErr != nil {
+		if j, err = yaml.YAMLToJSON(body); err != nil {
+			return nil, nil, status.NewBadRequest("error decoding YAML: error converting YAML to JSON: " + err.Error())
+		}
+	}
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(j, &config); err != nil {
+		return nil, nil, status.NewBadRequest("error decoding YAML: error unmarshaling JSON: while decoding JSON: " + err.Error())
+	}
+	if config == nil {
+		config = map[string]any{}
+	}
+	return config, strictErr, nil
+}
+
+// yamlWarnings splits a duplicate-key error into Kubernetes' warnings,
+// one per line.
+func yamlWarnings(err error) []string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n")
+	var out []string
+	for _, line := range strings.Split(msg, "\n") {
+		out = append(out, strings.TrimSpace(line))
+	}
+	return out
+}

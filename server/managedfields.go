@@ -1,0 +1,159 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+
+	kjson "sigs.k8s.io/json"
+
+	"github.com/apisem/apisem/managedfields"
+	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/negotiation"
+	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/validation"
+)
+
+// owner is who makes a write, for metadata.managedFields. A nil *owner
+// records nothing: the server's own writes (Server.Create), and apply,
+// which records its entries itself.
+type owner struct {
+	// manager is the request's fieldManager, else the name Kubernetes
+	// derives from the User-Agent ("" is then "unknown").
+	manager string
+}
+
+// writeOptions are the query options of a create, update or patch.
+type writeOptions struct {
+	negotiation.WriteOptions
+	owner
+	// force is an apply's force: take over conflicting fields.
+	force bool
+}
+
+// parseWriteOptions reads dryRun, fieldValidation, fieldManager and (for
+// a patch) force, and reports every bad value in one 422 for kind, in
+// Kubernetes' order (ValidatePatchOptions in
+// k8s.io/apimachinery/pkg/apis/meta/v1/validation): an apply must name
+// its fieldManager, other patches may not say force.
+func parseWriteOptions(r *http.Request, kind negotiation.OptionsKind, apply bool) (writeOptions, error) {
+	q := r.URL.Query()
+	var opts writeOptions
+	manager := q.Get("fieldManager")
+	var errs []status.FieldError
+	force, hasForce := q["force"]
+	switch {
+	case apply && manager == "":
+		errs = append(errs, status.Required("fieldManager", "is required for apply patch"))
+	case !apply && kind == negotiation.PatchOptions && hasForce:
+		errs = append(errs, status.Forbidden("force", "may not be specified for non-apply patch"))
+	}
+	errs = append(errs, validation.FieldManager("fieldManager", manager)...)
+	if hasForce && len(force) > 0 {
+		// Kubernetes' query booleans: "0" and "false" in any case are
+		// false, anything else (even "") is true.
+		opts.force = force[0] != "0" && !strings.EqualFold(force[0], "false")
+	}
+	wo, err := negotiation.ParseWriteOptions(q, kind)
+	if len(errs) > 0 {
+		if err != nil {
+			// One 422 for all of them: the options' own problems follow.
+			if _, e := negotiation.ParseDryRun(q["dryRun"], kind); e != nil {
+				errs = append(errs, status.NotSupported("dryRun", q["dryRun"], "All"))
+			}
+			if _, e := negotiation.ParseFieldValidation(q.Get("fieldValidation"), kind); e != nil {
+				errs = append(errs, status.NotSupported("fieldValidation", q.Get("fieldValidation"), "", "Ignore", "Strict", "Warn"))
+			}
+		}
+		return opts, status.NewInvalid(status.GroupKind{Group: "meta.k8s.io", Kind: string(kind)}, "", errs...)
+	}
+	if err != nil {
+		return opts, err
+	}
+	opts.WriteOptions = wo
+	opts.manager = manager
+	if manager == "" && !apply {
+		opts.manager = managedfields.ManagerFromUserAgent(r.UserAgent())
+	}
+	return opts, nil
+}
+
+// fieldManager is a resource's managedfields.FieldManager, made on first
+// use.
+type fieldManager struct {
+	get func() (*managedfields.FieldManager, error)
+}
+
+func newFieldManager(r *Resource) *fieldManager {
+	return &fieldManager{get: sync.OnceValues(func() (*managedfields.FieldManager, error) {
+		t, err := applyType(r)
+		if err != nil {
+			return nil, err
+		}
+		empty, err := objectMap(r.New())
+		if err != nil {
+			return nil, err
+		}
+		return managedfields.New(managedfields.Options{APIVersion: r.GroupVersion(), Kind: r.Kind, Type: t, Empty: empty,
+			StatusSubresource: r.StatusSubresource}), nil
+	})}
+}
+
+// objectMap is o as a JSON value, without kind, apiVersion and
+// managedFields (which travel separately). o is changed and restored.
+func objectMap(o Object) (map[string]any, error) {
+	m := o.Meta()
+	entries := m.ManagedFields
+	m.ManagedFields = nil
+	b, err := json.Marshal(untyped(o))
+	m.ManagedFields = entries
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	err = kjson.UnmarshalCaseSensitivePreserveInts(b, &out)
+	return out, err
+}
+
+// recordWrite sets the managedFields of o, the new state of old (nil on
+// create) after a write by own to t, to Kubernetes' record of it. Like
+// Kubernetes, it never fails the write: on an internal error o keeps the
+// entries of old, and the error is logged.
+func (s *Server) recordWrite(t *target, o, old Object, own *owner) {
+	if own == nil {
+		return
+	}
+	rs := t.res
+	var oldEntries []meta.ManagedFieldsEntry
+	if old != nil {
+		oldEntries = old.Meta().ManagedFields
+	}
+	entries, err := s.managedFieldsOf(rs, o, old, own, t.sub)
+	if err != nil {
+		entries = oldEntries
+		s.log.Warn("managedFields not updated", "resource", rs.gr.String(), "name", o.Meta().Name, "err", err)
+	}
+	o.Meta().ManagedFields = entries
+}
+
+func (s *Server) managedFieldsOf(rs *resource, o, old Object, own *owner, subresource string) ([]meta.ManagedFieldsEntry, error) {
+	fm, err := rs.fields.get()
+	if err != nil {
+		return nil, err
+	}
+	var live map[string]any
+	var liveEntries []meta.ManagedFieldsEntry
+	if old != nil {
+		if live, err = objectMap(old); err != nil {
+			return nil, err
+		}
+		liveEntries = old.Meta().ManagedFields
+	}
+	obj, err := objectMap(o)
+	if err != nil {
+		return nil, err
+	}
+	return fm.Update(live, obj, liveEntries, o.Meta().ManagedFields,
+		managedfields.Operation{Manager: own.manager, Subresource: subresource, Time: s.now()})
+}
