@@ -65,7 +65,7 @@ func (c *Controller) Stop() {
 	<-c.done
 }
 
-func (c *Controller) store() *store.Resource[server.Object] { return c.s.StoreOf(c.defs) }
+func (c *Controller) store() store.Backend[server.Object] { return c.s.StoreOf(c.defs) }
 
 func (c *Controller) run(ctx context.Context) {
 	defer close(c.done)
@@ -347,7 +347,7 @@ func (c *Controller) updateStatus(ctx context.Context, d *CustomResourceDefiniti
 // does: it adds CleanupFinalizer and a Terminating condition, then
 // deletes, which only marks the definition (the finalizer holds it); the
 // controller does the rest.
-func deleteDefinition(ctx context.Context, st *store.Resource[server.Object], _, name string, opts store.DeleteOptions) (server.Object, bool, error) {
+func deleteDefinition(ctx context.Context, st store.Backend[server.Object], _, name string, opts store.DeleteOptions) (server.Object, bool, error) {
 	if opts.DryRun {
 		return st.Delete(ctx, "", name, opts)
 	}

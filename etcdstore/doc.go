@@ -14,10 +14,14 @@
 // A dry run writes nothing to etcd.
 //
 // Reads and watches are served from an in-memory replica, a store.Store
-// fed by one etcd watch on the resource's key prefix (Store.Apply), as
-// kube-apiserver's watch cache is: a page of a list costs O(log n +
-// limit) and is one snapshot, remainingItemCount is exact, and one etcd
-// event reaches every watcher through package watch. A read with
+// fed by one etcd watch (Store.Apply), as kube-apiserver's watch cache is.
+// New gives a resource a replica of its own, watching the resource's key
+// prefix; a Replica holds several resources in one store.Store fed by one
+// watch on Options.Prefix, so that they share one revision space, as the
+// resources of one in-memory Store do (a server's controllers wait on its
+// Changed for a write to any of them). With either, a page of a list
+// costs O(log n + limit) and is one snapshot, remainingItemCount is exact,
+// and one etcd event reaches every watcher through package watch. A read with
 // resourceVersion unset is consistent: it first asks etcd for its current
 // revision and waits until the replica has reached it (Kubernetes'
 // consistent reads from cache, KEP-2340), using a watch progress request

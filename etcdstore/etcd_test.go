@@ -9,7 +9,6 @@ import (
 	"io"
 	"maps"
 	"net"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,9 +17,8 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.etcd.io/etcd/server/v3/embed"
-	"go.uber.org/zap"
 
+	"github.com/apisem/apisem/etcdstore/internal/etcdtest"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
@@ -44,59 +42,27 @@ func newWidget(ns, name string) *widget {
 	return &widget{ObjectMeta: meta.ObjectMeta{Namespace: ns, Name: name}}
 }
 
-// etcdServer is a real etcd in the test process: loopback, ports chosen
-// by the OS, data in a temporary directory.
-type etcdServer struct {
-	e    *embed.Etcd
-	dir  string
-	url  string
-	once sync.Once
-}
+// etcdServer is a real etcd in the test process (see package etcdtest).
+type etcdServer struct{ *etcdtest.Etcd }
 
 func startEtcd(t testing.TB, dir string, clientURL string) *etcdServer {
 	t.Helper()
-	cfg := embed.NewConfig()
-	cfg.Dir = dir
-	cfg.Logger = "zap"
-	cfg.LogLevel = "error"
-	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
-	peer, _ := url.Parse("http://127.0.0.1:0")
-	client, _ := url.Parse(clientURL)
-	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{*peer}, []url.URL{*peer}
-	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{*client}, []url.URL{*client}
-	cfg.InitialCluster = cfg.Name + "=" + peer.String()
-	cfg.WatchProgressNotifyInterval = 100 * time.Millisecond
-	e, err := embed.StartEtcd(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-e.Server.ReadyNotify():
-	case <-time.After(30 * time.Second):
-		e.Close()
-		t.Fatal("etcd did not start")
-	}
-	return &etcdServer{e: e, dir: dir, url: "http://" + e.Clients[0].Addr().String()}
+	e := etcdtest.Start(t, dir, clientURL)
+	return &etcdServer{e}
 }
 
-func (s *etcdServer) stop() { s.once.Do(s.e.Close) }
+func (s *etcdServer) stop() { s.Stop() }
 
 // newEtcd starts an etcd for the test and returns a client of it.
 func newEtcd(t testing.TB) (*etcdServer, *clientv3.Client) {
 	t.Helper()
 	s := startEtcd(t, t.TempDir(), "http://127.0.0.1:0")
-	t.Cleanup(s.stop)
-	return s, newClient(t, s.url)
+	return s, newClient(t, s.URL)
 }
 
 func newClient(t testing.TB, url string) *clientv3.Client {
 	t.Helper()
-	c, err := clientv3.New(clientv3.Config{Endpoints: []string{url}, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
+	return etcdtest.Client(t, url)
 }
 
 func widgetOptions() store.ResourceOptions[*widget] {
@@ -500,7 +466,7 @@ func (p *proxy) setCut(cut bool) {
 // survives a restart of etcd and a new replica.
 func TestRestart(t *testing.T) {
 	s, _ := newEtcd(t)
-	px := newProxy(t, strings.TrimPrefix(s.url, "http://"))
+	px := newProxy(t, strings.TrimPrefix(s.URL, "http://"))
 	c := newClient(t, px.url())
 	r := newResource(t, c, Options[*widget]{RequestTimeout: 500 * time.Millisecond})
 	ctx := context.Background()
@@ -536,9 +502,9 @@ func TestRestart(t *testing.T) {
 	// etcd itself restarted on its data: a new replica loads everything.
 	r.Close()
 	s.stop()
-	s2 := startEtcd(t, s.dir, s.url)
+	s2 := startEtcd(t, s.Dir, s.URL)
 	t.Cleanup(s2.stop) // after the client's and the replica's cleanups
-	r2 := newResource(t, newClient(t, s2.url), Options[*widget]{})
+	r2 := newResource(t, newClient(t, s2.URL), Options[*widget]{})
 	p, err := r2.List(ctx, "ns", store.ListOptions{Read: latest})
 	if err != nil || p.Len() != 2 || p.View(0).Name != "after" || p.View(1).UID != w.UID {
 		t.Fatalf("new replica after an etcd restart: %v %v", p, err)

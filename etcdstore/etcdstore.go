@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
-	"strings"
-	"sync"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -75,89 +73,52 @@ const (
 )
 
 // Resource is one resource stored in etcd, with the API of a
-// store.Resource (it implements store.Backend). Create it with New and
-// stop it with Close.
+// store.Resource (it implements store.Backend). Create it with New, which
+// gives it a replica of its own, or with Replica.Resource, which shares
+// one replica among resources; stop it with Close.
 type Resource[T meta.Object] struct {
-	client   *clientv3.Client
-	codec    Codec[T]
-	timeout  time.Duration
-	gr       status.GroupResource
-	base     string // etcd key of a store key: base + store key
-	watchKey string // the resource's etcd key prefix
-	compact  string // the etcd key of the compaction revision
-	replica  *store.Store[T]
-	copy     func(T) T
-	res      *store.Resource[T]
-
-	cancel  context.CancelFunc
-	done    chan struct{}
-	ready   chan struct{} // closed once the replica has its first list
-	watchMu sync.Mutex
-	watchCx context.Context // the context of the running etcd watch (for RequestProgress)
+	p     *Replica[T]
+	own   bool // p is the resource's own (New): Close closes it
+	codec Codec[T]
+	gr    status.GroupResource
+	coll  string // the etcd key of the collection: <prefix>/[<group>/]<resource>
+	skey  string // the resource's key prefix in the replica, without "/"
+	res   *store.Resource[T]
 }
 
 var _ store.Backend[meta.Object] = (*Resource[meta.Object])(nil)
 
-// New returns the resource described by ro, stored in etcd, and starts
-// its replica: a list, then a watch. Reads wait for the first list.
-// ro.Prefix is ignored: the key prefix is ro.GroupResource's.
+// New returns the resource described by ro, stored in etcd, with a
+// replica of its own (see NewReplica), which it starts: a list, then a
+// watch. Reads wait for the first list.
 func New[T meta.Object](opts Options[T], ro store.ResourceOptions[T]) (*Resource[T], error) {
-	if opts.Client == nil {
-		return nil, errors.New("etcdstore: Options.Client is nil")
+	p, err := NewReplica(opts)
+	if err != nil {
+		return nil, err
 	}
-	if ro.GroupResource.Resource == "" || strings.Contains(ro.GroupResource.Resource, "/") {
-		return nil, fmt.Errorf("etcdstore: bad resource name %q", ro.GroupResource.Resource)
+	r, err := p.Resource(ro, opts.Codec)
+	if err != nil {
+		return nil, err
 	}
-	prefix := opts.Prefix
-	if prefix == "" {
-		prefix = defaultPrefix
-	}
-	prefix = strings.TrimSuffix(prefix, "/")
-	base := prefix + "/"
-	if ro.GroupResource.Group != "" {
-		base += ro.GroupResource.Group + "/"
-	}
-	r := &Resource[T]{
-		client:  opts.Client,
-		codec:   opts.Codec,
-		timeout: opts.RequestTimeout,
-		gr:      ro.GroupResource,
-		base:    base,
-		compact: prefix + compactKey,
-		done:    make(chan struct{}),
-		ready:   make(chan struct{}),
-	}
-	if r.codec == nil {
-		r.codec = JSON[T]{}
-	}
-	if r.timeout == 0 {
-		r.timeout = defaultTimeout
-	}
-	r.replica = store.New(opts.Replica)
-	r.copy = opts.Replica.DeepCopy
-	if r.copy == nil { // store.New checked that T has the method
-		r.copy = func(o T) T { return any(o).(interface{ DeepCopy() T }).DeepCopy() }
-	}
-	ro.Prefix = ro.GroupResource.Resource
-	r.res = r.replica.Resource(ro)
-	r.watchKey = base + r.res.Prefix("")
-	ctx, cancel := context.WithCancel(context.Background())
-	r.cancel = cancel
-	go r.reflect(ctx)
+	r.own = true
+	p.Start()
 	return r, nil
 }
 
-// Close stops the replica. Reads fail afterwards; the client stays open.
+// Close stops the replica of a resource made by New: reads fail
+// afterwards; the client stays open. A resource of a shared Replica stops
+// with it (Replica.Close), and Close does nothing.
 func (r *Resource[T]) Close() {
-	r.cancel()
-	<-r.done
-	r.replica.Close() // its history expiry timer
+	if r.own {
+		r.p.Close()
+	}
 }
 
 // Store returns the replica: read it, never write it.
-func (r *Resource[T]) Store() *store.Store[T] { return r.replica }
+func (r *Resource[T]) Store() *store.Store[T] { return r.p.store }
 
-// Source returns the watch source of the replica.
+// Source returns the watch source of the resource's objects in the
+// replica.
 func (r *Resource[T]) Source() *store.Source[T] { return r.res.Source() }
 
 // Key returns the storage key of namespace/name in the replica (without
@@ -166,7 +127,7 @@ func (r *Resource[T]) Key(namespace, name string) string { return r.res.Key(name
 
 // EtcdKey returns the etcd key of namespace/name.
 func (r *Resource[T]) EtcdKey(namespace, name string) string {
-	return r.base + r.res.Key(namespace, name)
+	return r.coll + r.res.Key(namespace, name)[len(r.skey):]
 }
 
 // Prefix returns the collection prefix of namespace in the replica.
@@ -187,7 +148,7 @@ func (r *Resource[T]) FieldValue(obj T, field string) string { return r.res.Fiel
 
 // etcdErr turns an etcd client error into the Status a client sees: a
 // timeout is the 504, an unavailable etcd the 503, the rest a 500.
-func (r *Resource[T]) etcdErr(err error) error {
+func etcdErr(err error) error {
 	var se *status.Error
 	switch {
 	case err == nil:
@@ -206,9 +167,7 @@ func (r *Resource[T]) etcdErr(err error) error {
 
 // call runs one etcd call under the request timeout.
 func (r *Resource[T]) call(ctx context.Context, f func(ctx context.Context) error) error {
-	ctx, cancel := context.WithTimeout(ctx, r.timeout)
-	defer cancel()
-	return r.etcdErr(f(ctx))
+	return r.p.call(ctx, f)
 }
 
 // current reads key from etcd: the object with its resourceVersion, its
@@ -216,7 +175,7 @@ func (r *Resource[T]) call(ctx context.Context, f func(ctx context.Context) erro
 func (r *Resource[T]) current(ctx context.Context, key string) (obj T, mod int64, found bool, err error) {
 	var resp *clientv3.GetResponse
 	if err = r.call(ctx, func(ctx context.Context) (err error) {
-		resp, err = r.client.Get(ctx, key)
+		resp, err = r.p.client.Get(ctx, key)
 		return err
 	}); err != nil || len(resp.Kvs) == 0 {
 		return obj, 0, false, err
@@ -252,7 +211,7 @@ func (r *Resource[T]) encode(obj T) (string, error) {
 func (r *Resource[T]) txn(ctx context.Context, cmp clientv3.Cmp, then clientv3.Op, orElse ...clientv3.Op) (*clientv3.TxnResponse, error) {
 	var resp *clientv3.TxnResponse
 	err := r.call(ctx, func(ctx context.Context) (err error) {
-		resp, err = r.client.Txn(ctx).If(cmp).Then(then).Else(orElse...).Commit()
+		resp, err = r.p.client.Txn(ctx).If(cmp).Then(then).Else(orElse...).Commit()
 		return err
 	})
 	return resp, err
@@ -350,7 +309,7 @@ func (r *Resource[T]) Update(ctx context.Context, obj T, opts store.UpdateOption
 			if !opts.AllowCreate {
 				return zero, status.NewNotFound(r.gr, m.Name)
 			}
-			in := r.copy(obj)
+			in := r.p.copy(obj)
 			in.Meta().ResourceVersion = ""
 			out, err := r.Create(ctx, in, store.CreateOptions{DryRun: opts.DryRun})
 			if status.IsAlreadyExists(err) {
@@ -389,7 +348,7 @@ func (r *Resource[T]) GuaranteedUpdate(ctx context.Context, namespace, name stri
 		if err := r.res.CheckPreconditions(cur, opts.Preconditions); err != nil {
 			return zero, err
 		}
-		out, err := tryUpdate(r.copy(cur))
+		out, err := tryUpdate(r.p.copy(cur))
 		if err != nil {
 			return zero, err
 		}

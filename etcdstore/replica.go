@@ -2,11 +2,16 @@ package etcdstore
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
@@ -20,13 +25,225 @@ const (
 	progressEvery = 50 * time.Millisecond
 )
 
+// Replica is the in-memory replica of resources stored in etcd under one
+// prefix: one store.Store, fed by one etcd watch on the whole prefix, so
+// that its resources share one revision space, etcd's, as those of one
+// in-memory Store do (a controller can wait on the Store's Changed for a
+// write to any of them). Keys under the prefix that belong to none of its
+// resources only advance its revision. Create it with NewReplica, add the
+// resources with Resource, then Start it; stop it with Close.
+type Replica[T meta.Object] struct {
+	client   *clientv3.Client
+	timeout  time.Duration
+	prefix   string // Options.Prefix, without a trailing "/"
+	watchKey string // prefix + "/"
+	compact  string // the etcd key of the compaction revision
+	store    *store.Store[T]
+	copy     func(T) T
+
+	mu      sync.Mutex
+	byColl  map[string]*Resource[T] // by "<group>/<resource>" or "<resource>"; fixed once started
+	started bool
+
+	cancel  context.CancelFunc
+	ctx     context.Context
+	done    chan struct{} // closed when the reflector has returned
+	ready   chan struct{} // closed once the replica has its first list
+	watchMu sync.Mutex
+	watchCx context.Context // the context of the running etcd watch (for RequestProgress)
+}
+
+// errClosed answers the reads that need a replica that was closed.
+var errClosed = status.NewServiceUnavailable("the replica of etcd is stopped")
+
+// ErrStarted is the error of Replica.Resource after Start: the replica
+// has listed its resources already.
+var ErrStarted = errors.New("etcdstore: a resource added to a replica that has started")
+
+// NewReplica returns a replica of the resources under opts.Prefix, empty
+// and not started. opts.Codec is ignored: each resource has its own.
+func NewReplica[T meta.Object](opts Options[T]) (*Replica[T], error) {
+	if opts.Client == nil {
+		return nil, errors.New("etcdstore: Options.Client is nil")
+	}
+	prefix := opts.Prefix
+	if prefix == "" {
+		prefix = defaultPrefix
+	}
+	prefix = strings.TrimSuffix(prefix, "/")
+	p := &Replica[T]{
+		client:   opts.Client,
+		timeout:  opts.RequestTimeout,
+		prefix:   prefix,
+		watchKey: prefix + "/",
+		compact:  prefix + compactKey,
+		store:    store.New(opts.Replica),
+		copy:     opts.Replica.DeepCopy,
+		byColl:   map[string]*Resource[T]{},
+		done:     make(chan struct{}),
+		ready:    make(chan struct{}),
+	}
+	if p.timeout == 0 {
+		p.timeout = defaultTimeout
+	}
+	if p.copy == nil { // store.New checked that T has the method
+		p.copy = func(o T) T { return any(o).(interface{ DeepCopy() T }).DeepCopy() }
+	}
+	p.ctx, p.cancel = context.WithCancel(context.Background())
+	return p, nil
+}
+
+// Resource adds the resource described by ro, its values encoded by codec
+// (nil means JSON), to a replica that has not started (else ErrStarted).
+// Its etcd keys are <prefix>/[<group>/]<resource>/[<namespace>/]<name>;
+// in the replica, its keys are under ro.Prefix ("" means the group
+// resource, as in a store.Store).
+func (p *Replica[T]) Resource(ro store.ResourceOptions[T], codec Codec[T]) (*Resource[T], error) {
+	gr := ro.GroupResource
+	if gr.Resource == "" || strings.Contains(gr.Resource, "/") || strings.Contains(gr.Group, "/") {
+		return nil, fmt.Errorf("etcdstore: bad resource name %q", gr)
+	}
+	coll := gr.Resource
+	if gr.Group != "" {
+		coll = gr.Group + "/" + gr.Resource
+	}
+	if ro.Prefix == "" {
+		ro.Prefix = gr.String()
+	}
+	if codec == nil {
+		codec = JSON[T]{}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case p.started:
+		return nil, ErrStarted
+	case p.byColl[coll] != nil:
+		return nil, fmt.Errorf("etcdstore: resource %s added twice", gr)
+	}
+	for _, o := range p.byColl {
+		if o.skey == ro.Prefix {
+			return nil, fmt.Errorf("etcdstore: resources %s and %s share the key prefix %q", o.gr, gr, ro.Prefix)
+		}
+	}
+	r := &Resource[T]{p: p, codec: codec, gr: gr, coll: p.watchKey + coll, skey: ro.Prefix}
+	r.res = p.store.Resource(ro)
+	p.byColl[coll] = r
+	return r, nil
+}
+
+// Start starts the replica: a list of its resources, then a watch. Reads
+// wait for the first list. Starting again does nothing.
+func (p *Replica[T]) Start() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.started || p.ctx.Err() != nil {
+		return
+	}
+	p.started = true
+	go p.reflect(p.ctx)
+}
+
+// Close stops the replica. Reads that need it to catch up with etcd fail
+// with 503 afterwards; the client stays open.
+func (p *Replica[T]) Close() {
+	p.mu.Lock()
+	started := p.started
+	p.started = true // no Start after Close
+	p.mu.Unlock()
+	p.cancel()
+	if started {
+		<-p.done
+	}
+	p.store.Close() // its history expiry timer
+}
+
+// Store returns the replica's store: read it, never write it.
+func (p *Replica[T]) Store() *store.Store[T] { return p.store }
+
+// Compact compacts etcd's history up to its current revision (see the
+// function Compact) and waits, for at most the request timeout, until the
+// replica has compacted too: older reads and watches of every replica on
+// the prefix answer 410 Gone. It returns the compaction revision.
+func (p *Replica[T]) Compact(ctx context.Context) (rv.Version, error) {
+	var resp *clientv3.GetResponse
+	if err := p.call(ctx, func(ctx context.Context) (err error) {
+		resp, err = p.client.Get(ctx, p.compact)
+		return err
+	}); err != nil {
+		return 0, err
+	}
+	rev := resp.Header.Revision
+	if err := p.call(ctx, func(ctx context.Context) error { return Compact(ctx, p.client, p.prefix, rev) }); err != nil {
+		return 0, err
+	}
+	deadline := time.NewTimer(p.timeout)
+	defer deadline.Stop()
+	for p.store.CompactedRevision() < rv.Version(rev) {
+		p.requestProgress()
+		tick := time.NewTimer(progressEvery)
+		select {
+		case <-p.store.Changed(p.store.Revision()):
+		case <-tick.C:
+		case <-p.ctx.Done():
+			tick.Stop()
+			return 0, errClosed
+		case <-deadline.C:
+			tick.Stop()
+			return 0, status.NewTimeout("the replica did not follow etcd's compaction in time", 1)
+		case <-ctx.Done():
+			tick.Stop()
+			return 0, ctx.Err()
+		}
+		tick.Stop()
+	}
+	return rv.Version(rev), nil
+}
+
+// call runs one etcd call under the request timeout.
+func (p *Replica[T]) call(ctx context.Context, f func(ctx context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, p.timeout)
+	defer cancel()
+	return etcdErr(f(ctx))
+}
+
+// lookup returns the resource of the etcd key key and its key in the
+// replica; nil if the key is none of the replica's resources'.
+func (p *Replica[T]) lookup(key string) (*Resource[T], string) {
+	rest := key[len(p.watchKey):]
+	i := strings.IndexByte(rest, '/')
+	if i < 0 {
+		return nil, ""
+	}
+	if j := strings.IndexByte(rest[i+1:], '/'); j >= 0 {
+		if r := p.byColl[rest[:i+1+j]]; r != nil {
+			return r, r.skey + rest[i+1+j:]
+		}
+	}
+	if r := p.byColl[rest[:i]]; r != nil {
+		return r, r.skey + rest[i:]
+	}
+	return nil, ""
+}
+
+// requestProgress asks the running etcd watch for a progress
+// notification, which brings the replica to etcd's revision.
+func (p *Replica[T]) requestProgress() {
+	p.watchMu.Lock()
+	wctx := p.watchCx
+	p.watchMu.Unlock()
+	if wctx != nil {
+		p.client.RequestProgress(wctx)
+	}
+}
+
 // reflect keeps the replica at etcd's revisions until ctx ends: a list,
 // then a watch from the list's revision; a failed or compacted watch
 // starts over with a list.
-func (r *Resource[T]) reflect(ctx context.Context) {
-	defer close(r.done)
+func (p *Replica[T]) reflect(ctx context.Context) {
+	defer close(p.done)
 	for ctx.Err() == nil {
-		r.run(ctx)
+		p.run(ctx)
 		t := time.NewTimer(retryWait)
 		select {
 		case <-ctx.Done():
@@ -36,44 +253,73 @@ func (r *Resource[T]) reflect(ctx context.Context) {
 	}
 }
 
-// run lists, then follows the watch until it fails.
-func (r *Resource[T]) run(ctx context.Context) {
+// list reads every resource of the replica from etcd at one revision,
+// and the last compaction revision Compact recorded (0 if none).
+func (p *Replica[T]) list(ctx context.Context) (rev int64, compacted uint64, objs []store.Change[T], err error) {
 	var resp *clientv3.GetResponse
-	if err := r.call(ctx, func(ctx context.Context) (err error) {
-		resp, err = r.client.Get(ctx, r.watchKey, clientv3.WithPrefix())
+	if err := p.call(ctx, func(ctx context.Context) (err error) {
+		resp, err = p.client.Get(ctx, p.compact)
 		return err
 	}); err != nil {
-		return
+		return 0, 0, nil, err
 	}
-	rev := resp.Header.Revision
-	if cur := int64(r.replica.Revision()); rev > cur || cur == 0 {
-		objs := make([]store.Change[T], 0, len(resp.Kvs))
+	rev = resp.Header.Revision
+	if len(resp.Kvs) > 0 {
+		compacted, _ = strconv.ParseUint(string(resp.Kvs[0].Value), 10, 64)
+	}
+	for _, r := range p.byColl {
+		if err := p.call(ctx, func(ctx context.Context) (err error) {
+			resp, err = p.client.Get(ctx, r.coll+"/", clientv3.WithPrefix(), clientv3.WithRev(rev))
+			return err
+		}); err != nil {
+			return 0, 0, nil, err
+		}
 		for _, kv := range resp.Kvs {
+			r2, key := p.lookup(string(kv.Key))
+			if r2 != r {
+				continue // another resource's key (a group named as this resource)
+			}
 			obj, err := r.decode(kv.Value, kv.ModRevision)
 			if err != nil {
 				continue // an undecodable value is left out, as a watch cache does
 			}
-			objs = append(objs, store.Change[T]{Key: string(kv.Key[len(r.base):]), Object: obj, Revision: rv.Version(kv.ModRevision)})
+			objs = append(objs, store.Change[T]{Key: key, Object: obj, Revision: rv.Version(kv.ModRevision)})
 		}
-		if err := r.replica.Reset(rv.Version(rev), objs); err != nil {
+	}
+	return rev, compacted, objs, nil
+}
+
+// run lists, then follows the watch until it fails.
+func (p *Replica[T]) run(ctx context.Context) {
+	rev, compacted, objs, err := p.list(ctx)
+	if err != nil {
+		return
+	}
+	if cur := int64(p.store.Revision()); rev > cur || cur == 0 {
+		if err := p.store.Reset(rv.Version(rev), objs); err != nil {
 			return
 		}
 	} else {
 		rev = cur // nothing changed since the replica's revision
+		// A compaction the last watch did not see is not lost: the
+		// compactions watch below starts after it.
+		if c := rv.Version(compacted); c > p.store.CompactedRevision() && c <= p.store.Revision() {
+			p.store.Compact(c)
+		}
 	}
 	select {
-	case <-r.ready:
+	case <-p.ready:
 	default:
-		close(r.ready)
+		close(p.ready)
 	}
 
 	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 	defer cancel()
-	r.watchMu.Lock()
-	r.watchCx = wctx
-	r.watchMu.Unlock()
-	events := r.client.Watch(wctx, r.watchKey, clientv3.WithPrefix(), clientv3.WithRev(rev+1), clientv3.WithProgressNotify())
-	compactions := r.client.Watch(wctx, r.compact, clientv3.WithRev(rev+1))
+	p.watchMu.Lock()
+	p.watchCx = wctx
+	p.watchMu.Unlock()
+	events := p.client.Watch(wctx, p.watchKey, clientv3.WithPrefix(), clientv3.WithRev(rev+1), clientv3.WithProgressNotify())
+	compactions := p.client.Watch(wctx, p.compact, clientv3.WithRev(rev+1))
 	var pending uint64 // a compaction revision the replica has not reached yet
 	for {
 		select {
@@ -81,12 +327,17 @@ func (r *Resource[T]) run(ctx context.Context) {
 			if !ok || w.Canceled || w.Err() != nil {
 				return // compacted (relist) or failed (list again)
 			}
-			if err := r.apply(w); err != nil {
+			if err := p.apply(w); err != nil {
 				return
 			}
 		case w, ok := <-compactions:
 			if !ok || w.Canceled || w.Err() != nil {
 				return
+			}
+			if w.IsProgressNotify() {
+				// The answer to a progress request reaches every watch
+				// of the stream; it is the events watch's to use.
+				continue
 			}
 			for _, ev := range w.Events {
 				if c, err := strconv.ParseUint(string(ev.Kv.Value), 10, 64); err == nil && ev.Type == clientv3.EventTypePut {
@@ -95,37 +346,42 @@ func (r *Resource[T]) run(ctx context.Context) {
 			}
 			// The replica may not have reached the compaction revision
 			// (it may be a revision of other prefixes): ask for progress.
-			r.client.RequestProgress(wctx)
+			if pending > uint64(p.store.Revision()) {
+				p.client.RequestProgress(wctx)
+			}
 		}
-		if pending > 0 && uint64(r.replica.Revision()) >= pending {
-			r.replica.Compact(rv.Version(pending))
+		if pending > 0 && uint64(p.store.Revision()) >= pending {
+			p.store.Compact(rv.Version(pending))
 			pending = 0
 		}
 	}
 }
 
-// apply applies one watch response: its events, one Apply per revision,
-// or a progress notification.
-func (r *Resource[T]) apply(w clientv3.WatchResponse) error {
+// apply applies one watch response: its events, one Apply per revision
+// (a revision without events of the replica's resources only advances
+// it), or a progress notification.
+func (p *Replica[T]) apply(w clientv3.WatchResponse) error {
 	if w.IsProgressNotify() {
-		if rev := rv.Version(w.Header.Revision); rev > r.replica.Revision() {
-			return r.replica.Apply(rev)
+		if rev := rv.Version(w.Header.Revision); rev > p.store.Revision() {
+			return p.store.Apply(rev)
 		}
 		return nil
 	}
 	var changes []store.Change[T]
 	for i, ev := range w.Events {
-		c := store.Change[T]{Key: string(ev.Kv.Key[len(r.base):]), Deleted: ev.Type == clientv3.EventTypeDelete}
-		if !c.Deleted {
-			obj, err := r.decode(ev.Kv.Value, ev.Kv.ModRevision)
-			if err != nil {
-				return err
+		if r, key := p.lookup(string(ev.Kv.Key)); r != nil {
+			c := store.Change[T]{Key: key, Deleted: ev.Type == clientv3.EventTypeDelete}
+			if !c.Deleted {
+				obj, err := r.decode(ev.Kv.Value, ev.Kv.ModRevision)
+				if err != nil {
+					return err
+				}
+				c.Object = obj
 			}
-			c.Object = obj
+			changes = append(changes, c)
 		}
-		changes = append(changes, c)
 		if i == len(w.Events)-1 || w.Events[i+1].Kv.ModRevision != ev.Kv.ModRevision {
-			if err := r.replica.Apply(rv.Version(ev.Kv.ModRevision), changes...); err != nil {
+			if err := p.store.Apply(rv.Version(ev.Kv.ModRevision), changes...); err != nil {
 				return err
 			}
 			changes = changes[:0]
@@ -138,17 +394,19 @@ func (r *Resource[T]) apply(w clientv3.WatchResponse) error {
 // timeout: 503 if it has none by then.
 func (r *Resource[T]) waitReady(ctx context.Context) error {
 	select {
-	case <-r.ready:
+	case <-r.p.ready:
 		return nil
 	default:
 	}
-	t := time.NewTimer(r.timeout)
+	t := time.NewTimer(r.p.timeout)
 	defer t.Stop()
 	select {
-	case <-r.ready:
+	case <-r.p.ready:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-r.p.ctx.Done():
+		return errClosed
 	case <-t.C:
 		return status.NewServiceUnavailable("the replica of " + r.gr.String() + " has not loaded from etcd yet")
 	}
@@ -157,26 +415,25 @@ func (r *Resource[T]) waitReady(ctx context.Context) error {
 // catchUp waits until the replica has reached revision rev, asking etcd
 // for progress notifications meanwhile, for at most the request timeout.
 func (r *Resource[T]) catchUp(ctx context.Context, rev rv.Version) error {
-	if r.replica.Revision() >= rev {
+	st := r.p.store
+	if st.Revision() >= rev {
 		return nil
 	}
-	deadline := time.NewTimer(r.timeout)
+	deadline := time.NewTimer(r.p.timeout)
 	defer deadline.Stop()
 	for {
-		cur := r.replica.Revision()
+		cur := st.Revision()
 		if cur >= rev {
 			return nil
 		}
-		r.watchMu.Lock()
-		wctx := r.watchCx
-		r.watchMu.Unlock()
-		if wctx != nil {
-			r.client.RequestProgress(wctx)
-		}
+		r.p.requestProgress()
 		tick := time.NewTimer(progressEvery)
 		select {
-		case <-r.replica.Changed(cur):
+		case <-st.Changed(cur):
 		case <-tick.C:
+		case <-r.p.ctx.Done():
+			tick.Stop()
+			return errClosed
 		case <-deadline.C:
 			tick.Stop()
 			return status.NewTimeout("the replica of "+r.gr.String()+" did not catch up with etcd in time", 1)
@@ -201,20 +458,15 @@ func (r *Resource[T]) prepareRead(ctx context.Context, read rv.Read) error {
 	case rv.MostRecent:
 		var resp *clientv3.GetResponse
 		if err := r.call(ctx, func(ctx context.Context) (err error) {
-			resp, err = r.client.Get(ctx, r.compact)
+			resp, err = r.p.client.Get(ctx, r.p.compact)
 			return err
 		}); err != nil {
 			return err
 		}
 		return r.catchUp(ctx, rv.Version(resp.Header.Revision))
 	case rv.NotOlderThan, rv.Exact:
-		if read.Version > r.replica.Revision() {
-			r.watchMu.Lock()
-			wctx := r.watchCx
-			r.watchMu.Unlock()
-			if wctx != nil {
-				r.client.RequestProgress(wctx)
-			}
+		if read.Version > r.p.store.Revision() {
+			r.p.requestProgress()
 		}
 	}
 	return nil

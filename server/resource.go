@@ -92,7 +92,7 @@ type Resource struct {
 	// is two-phase: it turns Terminating and a controller empties it).
 	// It returns the object as it now is and whether it is gone; the
 	// result is only read. DELETE and deletecollection use it.
-	Delete func(ctx context.Context, st *store.Resource[Object], namespace, name string, opts store.DeleteOptions) (obj Object, deleted bool, err error)
+	Delete func(ctx context.Context, st store.Backend[Object], namespace, name string, opts store.DeleteOptions) (obj Object, deleted bool, err error)
 
 	// Coerce, when set, finishes the decoding of every object read from a
 	// request body (create, update, and the result of a patch), before

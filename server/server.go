@@ -154,6 +154,13 @@ type Options struct {
 	// HTTP/2) with it; package auth/certs builds one that requests the
 	// client certificates the authenticators need. nil means plain HTTP.
 	TLS *tls.Config
+
+	// Storage makes the storage of the served resources from the options
+	// of the in-memory store the server uses by default (clock, history
+	// window, object equality...), which a storage that replicates into
+	// memory takes over. nil means that in-memory store. The server closes
+	// the storage at the end of Shutdown.
+	Storage func(opts store.Options[Object]) (Storage, error)
 }
 
 // resource is one served resource: its description, its part of the
@@ -161,7 +168,7 @@ type Options struct {
 type resource struct {
 	def     *Resource
 	gr      status.GroupResource
-	store   *store.Resource[Object]
+	store   store.Backend[Object]
 	bcast   *watch.Broadcaster[Object]
 	codec   *codec
 	maxBody int64         // request body limit
@@ -175,8 +182,10 @@ type Server struct {
 	opts   Options
 	log    *slog.Logger
 	now    func() time.Time
-	store  *store.Store[Object]
+	store  *store.Store[Object] // storage.Store()
 	rvConf rv.Config
+
+	storage Storage
 
 	// reg is what is served now; AddResource and RemoveResource publish
 	// a new one (under regMu), so requests read it without locking.
@@ -213,7 +222,7 @@ func New(opts Options) (*Server, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
-	s.store = store.New(store.Options[Object]{
+	so := store.Options[Object]{
 		DeepCopy:        func(o Object) Object { return o.DeepCopyObject() },
 		Equal:           sameObject,
 		Now:             s.now,
@@ -222,7 +231,16 @@ func New(opts Options) (*Server, error) {
 		MaxRevisions:    opts.MaxRevisions,
 		MaxHistoryBytes: opts.MaxHistoryBytes,
 		FutureWait:      opts.FutureWait,
-	})
+	}
+	if opts.Storage == nil {
+		s.storage = memStorage{store.New(so)}
+	} else {
+		var err error
+		if s.storage, err = opts.Storage(so); err != nil {
+			return nil, err
+		}
+	}
+	s.store = s.storage.Store()
 	s.wopts = watch.Options{
 		BookmarkInterval: opts.BookmarkInterval,
 		MinTimeout:       opts.WatchTimeout,
@@ -230,9 +248,10 @@ func New(opts Options) (*Server, error) {
 	}
 	reg, err := s.withResources(&registry{}, opts.Resources, nil)
 	if err != nil {
-		return nil, err
+		return nil, errors.Join(err, s.storage.Close())
 	}
 	s.reg.Store(reg)
+	s.storage.Start()
 	return s, nil
 }
 
@@ -269,7 +288,11 @@ func (s *Server) withResources(old *registry, add []*Resource, remove *Resource)
 	}
 	var added []*resource
 	for _, d := range add {
-		r := s.newResource(d)
+		r, err := s.newResource(d)
+		if err != nil {
+			closeAll(added)
+			return nil, err
+		}
 		added = append(added, r)
 		if err := keep(r); err != nil {
 			closeAll(added)
@@ -290,27 +313,31 @@ func closeAll(rs []*resource) {
 	}
 }
 
-// newResource makes d's store view, codec and broadcaster.
-func (s *Server) newResource(d *Resource) *resource {
+// newResource makes d's storage, codec and broadcaster.
+func (s *Server) newResource(d *Resource) (*resource, error) {
 	r := &resource{def: d, gr: status.GroupResource{Group: d.Group, Resource: d.Plural}, fields: newFieldManager(d)}
 	fields := make(map[string]func(Object) string, len(d.Fields))
 	for k, f := range d.Fields {
 		fields[k] = f
 	}
-	r.store = s.store.Resource(store.ResourceOptions[Object]{
+	var err error
+	r.store, err = s.storage.Backend(d, store.ResourceOptions[Object]{
 		GroupResource: r.gr,
 		Kind:          d.Kind,
 		Namespaced:    d.Namespaced,
 		Fields:        fields,
 		Finalizers:    d.Finalizers,
 	})
-	r.codec = newCodec(d, s.store, s.now)
+	if err != nil {
+		return nil, err
+	}
+	r.codec = newCodec(d, r.store.Store(), s.now)
 	r.maxBody = s.maxBody()
 	r.bcast = watch.NewBroadcaster[Object](r.store.Source(), watch.ObjectFuncs[Object]{
 		Bookmark:    r.bookmark,
 		WithVersion: withVersion,
 	}, s.wopts)
-	return r
+	return r, nil
 }
 
 // AddResource starts serving res while the server runs, as Kubernetes
@@ -383,7 +410,7 @@ func (s *Server) Store() *store.Store[Object] { return s.store }
 // StoreOf returns the store of res, one of Options.Resources, or nil if
 // res is not served. Writes through it bypass the HTTP layer's defaulting,
 // validation and admission (controllers use it to change what they own).
-func (s *Server) StoreOf(res *Resource) *store.Resource[Object] {
+func (s *Server) StoreOf(res *Resource) store.Backend[Object] {
 	if r := s.reg.Load().byDef[res]; r != nil {
 		return r.store
 	}
@@ -407,9 +434,15 @@ func (s *Server) Logger() *slog.Logger { return s.log }
 // Compact discards all history up to the current revision, as if the
 // retention window had passed: reads and watches at older resourceVersions
 // answer 410 Gone from now on. It returns the compaction revision. Tests
-// use it to exercise clients' handling of 410.
+// use it to exercise clients' handling of 410. A storage that fails to
+// compact (etcd unreachable) is logged, and nothing is compacted.
 func (s *Server) Compact() rv.Version {
-	return s.store.Compact(s.store.Revision())
+	c, err := s.storage.Compact(context.Background())
+	if err != nil {
+		s.log.Error("compaction failed", "err", err)
+		return s.store.CompactedRevision()
+	}
+	return c
 }
 
 // Revision returns the latest resourceVersion the server has written.
@@ -474,6 +507,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		if hs != nil {
 			err = s.shutdownHTTP(ctx, hs)
 		}
+		err = errors.Join(err, s.storage.Close())
 	})
 	return err
 }

@@ -85,7 +85,7 @@ func TestGeneration(t *testing.T) {
 func TestHooks(t *testing.T) {
 	res := *gizmos
 	var deleted []string
-	res.Delete = func(ctx context.Context, st *store.Resource[server.Object], ns, name string, opts store.DeleteOptions) (server.Object, bool, error) {
+	res.Delete = func(ctx context.Context, st store.Backend[server.Object], ns, name string, opts store.DeleteOptions) (server.Object, bool, error) {
 		deleted = append(deleted, ns+"/"+name)
 		return st.Delete(ctx, ns, name, opts)
 	}

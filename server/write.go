@@ -188,5 +188,5 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t *tar
 			return err
 		}
 	}
-	return s.writeList(w, r, t.res, res, meta.ListMeta{ResourceVersion: s.store.Revision().String()}, objects(items))
+	return s.writeList(w, r, t.res, res, meta.ListMeta{ResourceVersion: t.res.store.Store().Revision().String()}, objects(items))
 }

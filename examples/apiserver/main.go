@@ -24,10 +24,17 @@
 // authenticated user may do everything; examples/aggregated runs the same
 // server as an aggregated API server of a cluster, which reviews tokens
 // and permissions.
+//
+// The same server on etcd is etcdstore/cmd/apiserver, in etcdstore's
+// module (this module does not depend on etcd):
+//
+//	go run -C etcdstore ./cmd/apiserver -etcd-servers http://127.0.0.1:2379
 package main
 
 import (
 	"flag"
+	"fmt"
+	"os"
 
 	"github.com/apisem/apisem/examples/apiserver/app"
 )
@@ -35,6 +42,12 @@ import (
 func main() {
 	var c app.Config
 	c.Register(flag.CommandLine)
+	etcd := flag.String("etcd-servers", "", "not in this build, which keeps objects in memory: see etcdstore/cmd/apiserver")
 	flag.Parse()
+	if *etcd != "" {
+		fmt.Fprintln(os.Stderr, "this build of the example server keeps objects in memory; for etcd run its etcd build:\n"+
+			"    go run -C etcdstore ./cmd/apiserver -etcd-servers "+*etcd)
+		os.Exit(2)
+	}
 	app.Main(&c, app.Delegate{})
 }

@@ -1,7 +1,9 @@
 // Package app is the example API server's command: its flags, demo data
 // and lifecycle, shared by examples/apiserver (no host cluster) and
 // examples/aggregated (an aggregated API server of a host cluster, in a
-// module of its own because it links client-go).
+// module of its own because it links client-go), and by
+// etcdstore/cmd/apiserver (the same server on etcd, in etcdstore's module
+// because it links the etcd client), which sets Limits.Storage.
 package app
 
 import (
@@ -22,6 +24,7 @@ import (
 	"github.com/apisem/apisem/examples/apiserver/demo"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/server"
+	"github.com/apisem/apisem/status"
 )
 
 // Config is the command's flags.
@@ -33,7 +36,8 @@ type Config struct {
 	Verbose   bool
 	// CRDDir holds CustomResourceDefinitions to install at start.
 	CRDDir string
-	// Limits holds the edge and memory limits of the flags.
+	// Limits holds the edge and memory limits of the flags, and the
+	// storage (Limits.Storage; nil keeps objects in memory).
 	Limits   server.Options
 	Grace    time.Duration
 	Security Security
@@ -44,7 +48,7 @@ func (c *Config) Register(fs *flag.FlagSet) {
 	fs.StringVar(&c.Addr, "addr", demo.DefaultAddr, "address to listen on")
 	fs.DurationVar(&c.History, "history", 5*time.Minute, "how long write history is kept for watches and resourceVersion reads")
 	fs.DurationVar(&c.Bookmarks, "bookmark-interval", time.Minute, "period of watch bookmarks")
-	fs.BoolVar(&c.Seed, "seed", true, "create demo namespaces, configmaps, secrets and widgets")
+	fs.BoolVar(&c.Seed, "seed", true, "create demo namespaces, configmaps, secrets and widgets (those that do not exist yet)")
 	fs.BoolVar(&c.Verbose, "v", false, "log every request (by default only writes and failures)")
 	fs.StringVar(&c.CRDDir, "crd-dir", "", "install the CustomResourceDefinitions of the YAML and JSON files in this directory at start")
 	l := &c.Limits
@@ -180,7 +184,8 @@ Press Ctrl-C to stop.
 `, url, url)
 }
 
-// seedDemo creates a namespace "demo" with a few objects of every type.
+// seedDemo creates a namespace "demo" with a few objects of every type,
+// those that do not exist yet (storage such as etcd outlives the server).
 func seedDemo(s *demo.Server) error {
 	ctx := context.Background()
 	objs := []server.Object{
@@ -202,10 +207,16 @@ func seedDemo(s *demo.Server) error {
 	created := map[string]server.Object{}
 	for _, o := range objs {
 		c, err := s.Create(ctx, o)
-		if err != nil {
+		switch {
+		case status.IsAlreadyExists(err):
+			continue // seeded by an earlier run
+		case err != nil:
 			return err
 		}
 		created[c.Meta().Name] = c
+	}
+	if created["app-config"] == nil {
+		return nil
 	}
 	// An event, so kubectl describe and get events have something to show.
 	cm := created["app-config"].Meta()

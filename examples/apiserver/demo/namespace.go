@@ -28,7 +28,7 @@ import (
 // namespace as it now is and whether it is already gone (a namespace
 // without finalizers of either kind is deleted at once).
 // The result is read-only unless opts.DryRun.
-func (s *Server) deleteNamespace(ctx context.Context, r *store.Resource[server.Object], _, name string, opts store.DeleteOptions) (server.Object, bool, error) {
+func (s *Server) deleteNamespace(ctx context.Context, r store.Backend[server.Object], _, name string, opts store.DeleteOptions) (server.Object, bool, error) {
 	if opts.DryRun {
 		// The store's dry run shows the deletion (and checks the
 		// preconditions); the phase is what the mark below would add.
@@ -108,7 +108,7 @@ func (s *Server) reconcileNamespaces(ctx context.Context, terminating selector.F
 
 // finalizeNamespace deletes the contents of the terminating namespace ns
 // and, once nothing is left, releases the namespace.
-func (s *Server) finalizeNamespace(ctx context.Context, nsr *store.Resource[server.Object], ns *api.Namespace) error {
+func (s *Server) finalizeNamespace(ctx context.Context, nsr store.Backend[server.Object], ns *api.Namespace) error {
 	remaining := map[string]int{}  // resource -> objects left
 	finalizers := map[string]int{} // finalizer -> objects held by it
 	for _, res := range s.resources {

@@ -144,4 +144,4 @@ func (d *Server) admitNamespace(ctx context.Context, res *server.Resource, obj s
 func (d *Server) log() *slog.Logger { return d.Logger() }
 
 // nsStore is the store of namespaces.
-func (d *Server) nsStore() *store.Resource[server.Object] { return d.StoreOf(d.namespaces) }
+func (d *Server) nsStore() store.Backend[server.Object] { return d.StoreOf(d.namespaces) }
