@@ -334,7 +334,9 @@ func (s *Server) AddResource(res *Resource) error {
 }
 
 // RemoveResource stops serving res: its paths answer 404, discovery and
-// OpenAPI no longer list it, and its watches end. Its objects stay in the
+// OpenAPI no longer list it, and its watches end once they have been sent
+// every event written before the call (the DELETED events of the objects
+// a caller deleted first, say). Its objects stay in the
 // store (a caller that removes a resource for good deletes them first, as
 // Kubernetes does when a CustomResourceDefinition is deleted). It fails
 // when res is not served.
@@ -351,7 +353,7 @@ func (s *Server) RemoveResource(res *Resource) error {
 		return err
 	}
 	s.reg.Store(reg)
-	r.bcast.Close()
+	r.bcast.CloseAfter(s.store.Revision())
 	return nil
 }
 
