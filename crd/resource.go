@@ -1,6 +1,7 @@
 package crd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -230,6 +231,9 @@ func validateVersion(p string, v *CustomResourceDefinitionVersion) []status.Fiel
 			errs = append(errs, status.InvalidValue(p+".schema.openAPIV3Schema", "", err.Error()))
 		}
 	}
+	if v.Subresources != nil && v.Subresources.Scale != nil {
+		errs = append(errs, validateScalePaths(p+".subresources", v.Subresources.Scale)...)
+	}
 	for i, col := range v.AdditionalPrinterColumns {
 		cp := fmt.Sprintf("%s.additionalPrinterColumns[%d]", p, i)
 		if col.Name == "" {
@@ -262,8 +266,9 @@ func validateVersion(p string, v *CustomResourceDefinitionVersion) []status.Fiel
 }
 
 // customResources returns the resources that serve c: one per served
-// version, named by its accepted names, sharing one store.
-func customResources(c *CustomResourceDefinition) ([]*server.Resource, error) {
+// version, named by its accepted names, sharing one store. admit is
+// their AdmitCreate.
+func customResources(c *CustomResourceDefinition, admit func(context.Context, server.Object) error) ([]*server.Resource, error) {
 	var out []*server.Resource
 	n := c.Status.AcceptedNames
 	for _, v := range c.Spec.Versions {
@@ -319,9 +324,16 @@ func customResources(c *CustomResourceDefinition) ([]*server.Resource, error) {
 		r.Prepare = func(o, _ server.Object) {
 			coerce(o.(*server.Unstructured), sch, nil)
 		}
-		r.Validate = func(o, _ server.Object) []status.FieldError {
-			return val.validateObject(o.(*server.Unstructured).Content)
+		var scale *CustomResourceSubresourceScale
+		if v.Subresources != nil && v.Subresources.Scale != nil {
+			scale = v.Subresources.Scale
+			r.Scale = scaleSubresource(scale)
 		}
+		r.Validate = func(o, _ server.Object) []status.FieldError {
+			content := o.(*server.Unstructured).Content
+			return append(val.validateObject(content), validateScale(content, scale)...)
+		}
+		r.AdmitCreate = admit
 		out = append(out, r)
 	}
 	return out, nil

@@ -166,6 +166,9 @@ type resource struct {
 	codec   *codec
 	maxBody int64         // request body limit
 	fields  *fieldManager // managedFields and server-side apply
+	// scale describes the Scale objects of the scale subresource; nil
+	// without one (Resource.Scale).
+	scale *resource
 }
 
 // Server is a Kubernetes-compatible API server for the types of package
@@ -306,6 +309,10 @@ func (s *Server) newResource(d *Resource) *resource {
 	})
 	r.codec = newCodec(d, s.store, s.now)
 	r.maxBody = s.maxBody()
+	if d.Scale != nil {
+		sd := scaleResource(d)
+		r.scale = &resource{def: sd, gr: r.gr, codec: newCodec(sd, s.store, s.now), maxBody: r.maxBody}
+	}
 	r.bcast = watch.NewBroadcaster[Object](r.store.Source(), watch.ObjectFuncs[Object]{
 		Bookmark:    r.bookmark,
 		WithVersion: withVersion,
