@@ -399,6 +399,18 @@ func (s *Server) StoreOf(res *Resource) *store.Resource[Object] {
 	return nil
 }
 
+// Resources returns the resources served now: Options.Resources and
+// those AddResource added, less those RemoveResource removed. Controllers
+// that act on every resource (a namespace's deletion) read it each time.
+func (s *Server) Resources() []*Resource {
+	rs := s.reg.Load().resources
+	out := make([]*Resource, len(rs))
+	for i, r := range rs {
+		out[i] = r.def
+	}
+	return out
+}
+
 // BroadcasterOf returns the watch broadcaster of res, one of
 // Options.Resources, or nil if res is not served: for watches inside the
 // process, and for its Stats.
