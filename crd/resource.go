@@ -35,10 +35,7 @@ func Resource() *server.Resource {
 			}}},
 		// A built-in type: strategic merge patches apply, with metadata's
 		// strategies (finalizers merge as a set, ownerReferences by uid).
-		PatchSchema: &patch.Schema{Fields: map[string]*patch.Schema{"metadata": {Fields: map[string]*patch.Schema{
-			"finalizers":      {MergeList: true},
-			"ownerReferences": {MergeList: true, MergeKey: "uid"},
-		}}}},
+		PatchSchema: &patch.Schema{Fields: map[string]*patch.Schema{"metadata": patch.ObjectMetaSchema()}},
 		Delete:   deleteDefinition,
 		Prepare:  prepareDefinition,
 		Validate: validateDefinition,
