@@ -36,9 +36,9 @@ func Resource() *server.Resource {
 		// A built-in type: strategic merge patches apply, with metadata's
 		// strategies (finalizers merge as a set, ownerReferences by uid).
 		PatchSchema: &patch.Schema{Fields: map[string]*patch.Schema{"metadata": patch.ObjectMetaSchema()}},
-		Delete:   deleteDefinition,
-		Prepare:  prepareDefinition,
-		Validate: validateDefinition,
+		Delete:      deleteDefinition,
+		Prepare:     prepareDefinition,
+		Validate:    validateDefinition,
 	}
 }
 
