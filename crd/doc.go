@@ -68,7 +68,8 @@
 // managedFields of scale writes are recorded on the object's fields
 // without Kubernetes' path mapping; conversion webhooks are
 // not called (all versions share storage with the None strategy);
-// allOf, anyOf, oneOf and not are not evaluated. Kubernetes' checks that
+// allOf, anyOf, oneOf and not are not evaluated; the metadata of an
+// embedded resource is not validated (its apiVersion and kind are). Kubernetes' checks that
 // a schema is structural are reduced to what serving needs. Where
 // Kubernetes prints a Go structure as a bad value (spec.versions), the
 // versions' names are printed instead.
