@@ -10,51 +10,60 @@ import (
 	"github.com/apisem/apisem/store/selector"
 )
 
-// Authentication and authorization run before any handler, as
-// Kubernetes' filter chain runs them: a request no authenticator accepts
-// is a 401 Unauthorized; one the authorizer does not allow is a 403
-// Forbidden, or a 500 when the authorizer failed (a failure never
-// allows). The user goes into the request's context (auth.UserFrom).
+// Authentication and authorization run in Kubernetes' filter order
+// (k8s.io/apiserver/pkg/server/config.go, DefaultBuildHandlerChain):
+// the request's deadline first, so that an authenticator (a TokenReview
+// of the host cluster) cannot hold an unauthenticated request past it;
+// then authentication; then the in-flight limit, so that a flood of
+// unauthenticated requests cannot take the slots of real users; then
+// authorization, inside the limit, so that the host cluster's
+// SubjectAccessReviews are bounded by it too; then the handler (see
+// serveEdge). A request no authenticator accepts is a 401 Unauthorized;
+// one the authorizer does not allow is a 403 Forbidden, or a 500 when the
+// authorizer failed (a failure never allows). The user goes into the
+// request's context (auth.UserFrom).
 
-// guard authenticates and authorizes r. It returns the request to serve,
+// authenticate establishes r's user. It returns the request to serve,
 // carrying the user, or nil when it has answered the request itself.
-func (s *Server) guard(w http.ResponseWriter, r *http.Request) *http.Request {
-	authn, authz := s.opts.Authenticator, s.opts.Authorizer
-	if authn == nil && authz == nil {
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) *http.Request {
+	authn := s.opts.Authenticator
+	if authn == nil {
 		return r
 	}
-	var u auth.User
-	if authn != nil {
-		var ok bool
-		var err error
-		u, ok, err = authn.AuthenticateRequest(r)
-		// Whatever the authenticator is, no handler sees a front proxy's
-		// identity headers.
-		auth.DefaultHeaderNames().Strip(r.Header)
-		if !ok {
-			if err != nil {
-				s.log.Debug("unauthenticated", "uri", r.URL.RequestURI(), "err", err)
-			}
-			s.writeError(w, r, nil, auth.Unauthorized())
-			return nil
+	u, ok, err := authn.AuthenticateRequest(r)
+	// Whatever the authenticator is, no handler sees a front proxy's
+	// identity headers.
+	auth.DefaultHeaderNames().Strip(r.Header)
+	if !ok {
+		if err != nil {
+			s.log.Debug("unauthenticated", "uri", r.URL.RequestURI(), "err", err)
 		}
-		r = r.WithContext(auth.WithUser(r.Context(), u))
+		s.writeError(w, r, nil, auth.Unauthorized())
+		return nil
 	}
-	if authz != nil {
-		a := requestAttributes(r)
-		a.User = u
-		d, reason, err := authz.Authorize(r.Context(), a)
-		switch {
-		case d == auth.DecisionAllow:
-		case err != nil:
-			s.authorizerError(w, r, err)
-			return nil
-		default:
-			s.writeError(w, r, nil, auth.Forbidden(a, reason))
-			return nil
-		}
+	noteUser(w, u.Name)
+	return r.WithContext(auth.WithUser(r.Context(), u))
+}
+
+// authorize reports whether r's user may do what r asks; when not, it has
+// answered r itself.
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request) bool {
+	authz := s.opts.Authorizer
+	if authz == nil {
+		return true
 	}
-	return r
+	a := requestAttributes(r)
+	a.User, _ = auth.UserFrom(r.Context())
+	d, reason, err := authz.Authorize(r.Context(), a)
+	switch {
+	case d == auth.DecisionAllow:
+		return true
+	case err != nil:
+		s.authorizerError(w, r, err)
+	default:
+		s.writeError(w, r, nil, auth.Forbidden(a, reason))
+	}
+	return false
 }
 
 // htmlSanitizer keeps error text from looking like HTML, as Kubernetes'

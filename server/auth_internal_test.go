@@ -118,9 +118,9 @@ func TestRequestAttributes(t *testing.T) {
 	}
 }
 
-// TestGuardStripsHeaders: a handler never sees a front proxy's headers,
+// TestAuthenticateStripsHeaders: a handler never sees a front proxy's headers,
 // whatever the authenticator.
-func TestGuardStripsHeaders(t *testing.T) {
+func TestAuthenticateStripsHeaders(t *testing.T) {
 	bob := auth.AuthenticatorFunc(func(*http.Request) (auth.User, bool, error) {
 		return auth.User{Name: "bob"}, true, nil
 	})
@@ -130,9 +130,9 @@ func TestGuardStripsHeaders(t *testing.T) {
 	r.Header.Set("X-Remote-Group", "system:masters")
 	r.Header.Set("x-remote-extra-scopes", "all")
 	r.Header.Set("Accept", "application/json")
-	got := s.guard(httptest.NewRecorder(), r)
+	got := s.authenticate(httptest.NewRecorder(), r)
 	if got == nil {
-		t.Fatal("guard refused the request")
+		t.Fatal("authenticate refused the request")
 	}
 	if diff := cmp.Diff(http.Header{"Accept": {"application/json"}}, got.Header); diff != "" {
 		t.Errorf("headers a handler sees (-want +got):\n%s", diff)

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -392,5 +393,61 @@ func TestServingAdvertisesClientCAs(t *testing.T) {
 	want := []string{string(p.proxyCA.Cert.RawSubject), string(p.clientCA.Cert.RawSubject)}
 	if !cmp.Equal(want, names, cmpopts.SortSlices(func(a, b string) bool { return a < b })) {
 		t.Errorf("the server names %d acceptable CAs; want the proxy CA and the client CA", len(names))
+	}
+}
+
+// TestRequestLogNamesUser: the request log says who sent each request
+// (the authenticated user, anonymous included), through the deadline's
+// writer and on a watch alike; without an authenticator it says nothing.
+func TestRequestLogNamesUser(t *testing.T) {
+	bob := auth.AuthenticatorFunc(func(r *http.Request) (auth.User, bool, error) {
+		if r.Header.Get("Authorization") == "" {
+			return auth.User{}, false, errors.New("no token")
+		}
+		return auth.User{Name: "bob"}, true, nil
+	})
+	for _, tc := range []struct {
+		name   string
+		authn  auth.Authenticator
+		target string
+		token  bool
+		want   string
+	}{
+		{"list", bob, "/apis/demo.io/v1/namespaces/ns/gizmos", true, " code=200 "},
+		{"watch", bob, "/apis/demo.io/v1/namespaces/ns/gizmos?watch=1&timeoutSeconds=-1", true, " code=200 "},
+		{"unauthenticated", bob, "/apis/demo.io/v1/namespaces/ns/gizmos", false, " code=401 "},
+		{"anonymous", auth.Chain{Anonymous: true}, "/readyz", false, " code=200 "},
+		{"no authenticator", nil, "/readyz", false, " code=200 "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var log logBuffer
+			s, err := server.New(server.Options{Resources: []*server.Resource{gizmos}, Authenticator: tc.authn,
+				Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Shutdown(context.Background())
+			req := httptest.NewRequest("GET", tc.target, nil)
+			if tc.token {
+				req.Header.Set("Authorization", "Bearer x")
+			}
+			s.ServeHTTP(httptest.NewRecorder(), req)
+			line := ""
+			for l := range strings.Lines(log.String()) {
+				if strings.Contains(l, "msg=request") {
+					line = l
+				}
+			}
+			want := ""
+			switch {
+			case tc.token:
+				want = "user=bob"
+			case tc.name == "anonymous":
+				want = "user=system:anonymous"
+			}
+			if !strings.Contains(line, tc.want) || want != "" && !strings.HasSuffix(line, want+"\n") || want == "" && strings.Contains(line, "user=") {
+				t.Errorf("request log %q, want %q and %q", line, tc.want, want)
+			}
+		})
 	}
 }

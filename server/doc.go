@@ -87,7 +87,11 @@
 // every handler, as in Kubernetes: 401 Unauthorized for a request no
 // authenticator accepts, 403 Forbidden for one the authorizer does not
 // allow, with Kubernetes' attributes and messages; handlers find the user
-// with auth.UserFrom. Options.TLS makes Serve speak HTTPS and HTTP/2
+// with auth.UserFrom. They run in Kubernetes' filter order: the request's
+// deadline, then authentication, then the in-flight limit, then
+// authorization, so that an authenticator is bounded by the deadline and
+// only authenticated requests take (and wait for authorization in) the
+// in-flight slots. Options.TLS makes Serve speak HTTPS and HTTP/2
 // (package auth/certs builds it). Left nil, the server is open over plain
 // HTTP, for trusted callers and tests.
 //

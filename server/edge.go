@@ -33,7 +33,8 @@ import (
 // they answer while the server is saturated. Watches are long-running:
 // neither counted nor timed out as a request (their timeoutSeconds ends
 // them). Serve adds the connection limits: ReadHeaderTimeout, IdleTimeout,
-// MaxHeaderBytes.
+// MaxHeaderBytes. Authentication runs under the request's deadline, before
+// the in-flight count; authorization inside it (see server/auth.go).
 
 // Defaults of the edge limits, kube-apiserver's: --request-timeout,
 // --max-requests-inflight, --max-mutating-requests-inflight, and the
@@ -158,27 +159,19 @@ func (e *edge) timeoutOf(r *http.Request) (time.Duration, error) {
 	return e.requestTimeout, nil
 }
 
-// serveEdge applies the edge limits to r, then serves it.
+// serveEdge applies the edge limits, authentication and authorization to
+// r, in Kubernetes' order (see server/auth.go), then serves it.
 func (s *Server) serveEdge(w http.ResponseWriter, r *http.Request) {
 	segs, _ := splitPath(r.URL.Path)
 	if isLongRunning(r, segs) {
-		// A watch bounds its own writes (see watchDeadline).
-		s.serve(w, r)
+		// A watch bounds its own writes (see watchDeadline); it is
+		// neither timed out nor counted, as in Kubernetes.
+		if r = s.authenticate(w, r); r != nil && s.authorize(w, r) {
+			s.serve(w, r)
+		}
 		return
 	}
 	e := s.edge
-	if !isHealthPath(segs) {
-		n, max := &e.readOnly, e.maxReadOnly
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			n, max = &e.mutating, e.maxMutating
-		}
-		if c := n.Add(1); max > 0 && c > max {
-			n.Add(-1)
-			tooManyRequests(w)
-			return
-		}
-		defer n.Add(-1)
-	}
 	timeout, err := e.timeoutOf(r)
 	if err != nil {
 		s.writeError(w, r, nil, err)
@@ -209,9 +202,33 @@ func (s *Server) serveEdge(w http.ResponseWriter, r *http.Request) {
 			expire()
 		}
 	})
-	s.serve(tw, r.WithContext(ctx))
+	s.serveLimited(tw, r.WithContext(ctx), segs)
 	if !stop() {
 		<-fired // the 504 may be being written: w is not ours before it is
+	}
+}
+
+// serveLimited authenticates r, counts it in flight (health checks
+// excepted), authorizes it and serves it.
+func (s *Server) serveLimited(w http.ResponseWriter, r *http.Request, segs []string) {
+	if r = s.authenticate(w, r); r == nil {
+		return
+	}
+	if !isHealthPath(segs) {
+		e := s.edge
+		n, max := &e.readOnly, e.maxReadOnly
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			n, max = &e.mutating, e.maxMutating
+		}
+		if c := n.Add(1); max > 0 && c > max {
+			n.Add(-1)
+			tooManyRequests(w)
+			return
+		}
+		defer n.Add(-1)
+	}
+	if s.authorize(w, r) {
+		s.serve(w, r)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/apisem/apisem/auth"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/server"
 )
@@ -529,5 +530,90 @@ func TestShutdownClosesStuckClients(t *testing.T) {
 		if log := e.log.String(); !strings.Contains(log, `msg="shutdown: closed the connections still open after the grace period" connections=2 requests=2`) {
 			t.Errorf("log:\n%s\nwant the line about the 2 connections closed", log)
 		}
+	})
+}
+
+// The edge limits, authentication and authorization run in Kubernetes'
+// order: the request's deadline bounds the authenticator (a TokenReview
+// that hangs ends in the 504, not never); an unauthenticated request is
+// a 401 even when every slot is taken (it never takes one); the
+// authorizer runs inside the in-flight limit, so that requests waiting
+// for a SubjectAccessReview hold slots and the next one is a 429.
+func TestFilterOrder(t *testing.T) {
+	t.Run("the deadline bounds authentication", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			s, err := server.New(server.Options{
+				Resources:      []*server.Resource{blobs},
+				RequestTimeout: time.Second,
+				Authenticator: auth.AuthenticatorFunc(func(r *http.Request) (auth.User, bool, error) {
+					<-r.Context().Done() // a host cluster that never answers
+					return auth.User{}, false, r.Context().Err()
+				}),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Shutdown(context.Background())
+			start := time.Now()
+			rec := httptest.NewRecorder()
+			s.ServeHTTP(rec, httptest.NewRequest("GET", blobsPath, nil))
+			if got := time.Since(start); got != time.Second {
+				t.Errorf("answered after %v, want 1s", got)
+			}
+			if rec.Code != 504 || rec.Body.String() != timeoutStatus {
+				t.Errorf("got %d %s, want the 504 Timeout Status", rec.Code, rec.Body)
+			}
+		})
+	})
+	t.Run("authorization runs inside the in-flight limit", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			release := make(chan struct{})
+			var calls sync.Mutex
+			first := true
+			s, err := server.New(server.Options{
+				Resources:           []*server.Resource{blobs},
+				MaxRequestsInFlight: 1,
+				Authenticator: auth.AuthenticatorFunc(func(r *http.Request) (auth.User, bool, error) {
+					if r.Header.Get("Authorization") != "Bearer ok" {
+						return auth.User{}, false, errors.New("bad token")
+					}
+					return auth.User{Name: "u"}, true, nil
+				}),
+				Authorizer: auth.AuthorizerFunc(func(context.Context, auth.Attributes) (auth.Decision, string, error) {
+					calls.Lock()
+					wait := first
+					first = false
+					calls.Unlock()
+					if wait {
+						<-release // a slow SubjectAccessReview
+					}
+					return auth.DecisionAllow, "", nil
+				}),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Shutdown(context.Background())
+			get := func(token string) *httptest.ResponseRecorder {
+				rec := httptest.NewRecorder()
+				req := httptest.NewRequest("GET", blobsPath, nil)
+				req.Header.Set("Authorization", "Bearer "+token)
+				s.ServeHTTP(rec, req)
+				return rec
+			}
+			done := make(chan *httptest.ResponseRecorder)
+			go func() { done <- get("ok") }()
+			synctest.Wait() // the first request waits in the authorizer
+			if rec := get("ok"); rec.Code != 429 {
+				t.Errorf("a request while the only slot waits for authorization: %d %s, want 429", rec.Code, rec.Body)
+			}
+			if rec := get("forged"); rec.Code != 401 {
+				t.Errorf("an unauthenticated request while saturated: %d %s, want 401", rec.Code, rec.Body)
+			}
+			close(release)
+			if rec := <-done; rec.Code != 200 {
+				t.Errorf("the first request: %d %s", rec.Code, rec.Body)
+			}
+		})
 	})
 }

@@ -26,10 +26,27 @@ func (s *Server) maxBody() int64 {
 	return negotiation.DefaultMaxBodyBytes
 }
 
-// statusRecorder remembers the code a handler wrote, for the request log.
+// statusRecorder remembers the code a handler wrote and the user who
+// sent the request, for the request log.
 type statusRecorder struct {
 	http.ResponseWriter
 	code int
+	user string
+}
+
+// noteUser tells the request log behind w who sent the request.
+func noteUser(w http.ResponseWriter, name string) {
+	for {
+		switch t := w.(type) {
+		case *statusRecorder:
+			t.user = name
+			return
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = t.Unwrap()
+		default:
+			return
+		}
+	}
 }
 
 func (w *statusRecorder) WriteHeader(code int) {
@@ -61,19 +78,20 @@ func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rec := &statusRecorder{ResponseWriter: w}
-	// --- authentication and authorization (server/auth.go) ---
-	if gr := s.guard(rec, r); gr != nil {
-		s.serveEdge(rec, gr)
-	}
+	// --- the edge limits, authentication and authorization (server/edge.go, server/auth.go) ---
+	s.serveEdge(rec, r)
 	// Reads are routine; writes and failures are worth a line by default.
 	level := slog.LevelDebug
 	if r.Method != http.MethodGet || rec.code >= 400 {
 		level = slog.LevelInfo
 	}
-	s.log.LogAttrs(r.Context(), level, "request",
-		slog.String("method", r.Method), slog.String("uri", r.URL.RequestURI()),
+	attrs := []slog.Attr{slog.String("method", r.Method), slog.String("uri", r.URL.RequestURI()),
 		slog.Int("code", rec.code), slog.Duration("took", time.Since(start)),
-		slog.String("agent", r.UserAgent()))
+		slog.String("agent", r.UserAgent())}
+	if rec.user != "" {
+		attrs = append(attrs, slog.String("user", rec.user))
+	}
+	s.log.LogAttrs(r.Context(), level, "request", attrs...)
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
@@ -280,7 +298,7 @@ func (s *Server) checkSize(rs *resource, o Object) error {
 	return validation.CheckObjectSize(len(b), s.opts.MaxObjectBytes)
 }
 
-// prepare applies the resource's defaulting and protected fields, then
+// prepare applies the resource's protected fields (Resource.Prepare), then
 // keeps metadata.generation if the resource tracks it.
 func prepare(rs *resource, o, old Object) error {
 	if rs.def.Prepare != nil {
@@ -365,10 +383,13 @@ func (s *Server) createObject(ctx context.Context, t *target, o Object, opts sto
 	if err := s.admitCreate(ctx, t.res, o); err != nil {
 		return nil, err
 	}
+	if t.res.def.Default != nil {
+		t.res.def.Default(o)
+	}
+	s.recordWrite(t, o, nil, own)
 	if err := prepare(t.res, o, nil); err != nil {
 		return nil, err
 	}
-	s.recordWrite(t, o, nil, own)
 	if err := validate(t.res, o, nil); err != nil {
 		return nil, err
 	}
@@ -470,10 +491,13 @@ func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, own *
 			m.ManagedFields = entries
 		}
 		validation.PrepareForUpdate(m, oldMeta)
+		if t.res.def.Default != nil {
+			t.res.def.Default(o)
+		}
+		s.recordWrite(t, o, old, own)
 		if err := prepare(t.res, o, old); err != nil {
 			return nil, err
 		}
-		s.recordWrite(t, o, old, own)
 		if err := validate(t.res, o, old); err != nil {
 			return nil, err
 		}

@@ -115,8 +115,15 @@ type Resource struct {
 	// is being deleted refuses creates here.
 	AdmitCreate func(ctx context.Context, obj Object) error
 
-	// Prepare applies defaulting and the fields a client may not set:
-	// old is nil on create, the stored object on update.
+	// Default fills in defaults, as Kubernetes' scheme defaulting does
+	// when it decodes a request: before managedFields are recorded, so
+	// the writer owns what was defaulted for it (a Secret's type).
+	Default func(obj Object)
+	// Prepare sets the fields a client may not set, as a Kubernetes
+	// strategy's PrepareForCreate and PrepareForUpdate do: old is nil on
+	// create, the stored object on update. It runs after managedFields
+	// are recorded, so what it sets is nobody's (a Namespace's
+	// spec.finalizers).
 	Prepare func(obj, old Object)
 	// Validate checks obj (old as for Prepare), after Prepare.
 	Validate func(obj, old Object) []status.FieldError

@@ -322,9 +322,9 @@ func TestPrepare(t *testing.T) {
 		rs[r.Kind] = r
 	}
 	s := &Secret{StringData: map[string]string{"a": "x"}, Data: map[string][]byte{"a": []byte("old"), "b": []byte("y")}}
-	rs["Secret"].Prepare(s, nil)
+	rs["Secret"].Default(s)
 	if s.Type != "Opaque" || string(s.Data["a"]) != "x" || string(s.Data["b"]) != "y" || s.StringData != nil {
-		t.Errorf("prepared secret: %+v", s)
+		t.Errorf("defaulted secret: %+v", s)
 	}
 
 	ns := &Namespace{Spec: NamespaceSpec{Finalizers: []string{"x"}}, Status: NamespaceStatus{Phase: "Terminating"}}

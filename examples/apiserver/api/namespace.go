@@ -186,6 +186,23 @@ func decodeCondition(f envelope.Field) (NamespaceCondition, error) {
 // resource cannot change spec.finalizers or status (Kubernetes changes
 // them through the finalize and status subresources, which the example
 // server's namespace controller does internally).
+// NameLabel is the label Kubernetes gives every namespace, holding its
+// name, so that label selectors can pick namespaces by name.
+const NameLabel = "kubernetes.io/metadata.name"
+
+// defaultNamespace sets the name label, as Kubernetes' defaulting of
+// Namespace does on every write.
+func defaultNamespace(o server.Object) {
+	m := o.Meta()
+	if m.Name == "" {
+		return
+	}
+	if m.Labels == nil {
+		m.Labels = map[string]string{}
+	}
+	m.Labels[NameLabel] = m.Name
+}
+
 func prepareNamespace(o, old server.Object) {
 	n := o.(*Namespace)
 	if old == nil {

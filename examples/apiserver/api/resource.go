@@ -61,6 +61,7 @@ func Resources() []*server.Resource {
 				"status.phase": func(o server.Object) string { return o.(*Namespace).Status.Phase },
 			},
 			Finalizers: func(o server.Object) bool { return len(o.(*Namespace).Spec.Finalizers) > 0 },
+			Default:    defaultNamespace,
 			Prepare:    prepareNamespace,
 		},
 		{
@@ -97,7 +98,7 @@ func Resources() []*server.Resource {
 			Fields: map[string]func(server.Object) string{
 				"type": func(o server.Object) string { return o.(*Secret).Type },
 			},
-			Prepare:  prepareSecret,
+			Default:  defaultSecret,
 			Validate: validateSecret,
 		},
 		{

@@ -80,9 +80,9 @@ func decodeSecret(b []byte) (server.Object, error) {
 	})
 }
 
-// prepareSecret applies Kubernetes' defaulting: the Opaque type, and
+// defaultSecret applies Kubernetes' defaulting: the Opaque type, and
 // stringData merged over data.
-func prepareSecret(o, _ server.Object) {
+func defaultSecret(o server.Object) {
 	s := o.(*Secret)
 	if s.Type == "" {
 		s.Type = SecretTypeOpaque

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/apisem/apisem/auth"
@@ -19,6 +20,7 @@ import (
 // first command.
 type Security struct {
 	TLSCertFile, TLSKeyFile, CertDir string
+	CertHosts                        list
 
 	ClientCAFile string
 
@@ -68,6 +70,8 @@ func (s *Security) Register(fs *flag.FlagSet) {
 	fs.StringVar(&s.TLSCertFile, "tls-cert-file", "", "serve HTTPS with this certificate (PEM; the chain after it)")
 	fs.StringVar(&s.TLSKeyFile, "tls-private-key-file", "", "the private key of -tls-cert-file")
 	fs.StringVar(&s.CertDir, "cert-dir", "", "serve HTTPS with apiserver.crt and apiserver.key from this directory, generated self-signed if missing")
+	s.CertHosts = list(defaultCertHosts)
+	fs.Var(&s.CertHosts, "cert-hosts", "DNS names and IPs of the certificate -cert-dir generates; behind an aggregator that verifies it (caBundle), include <service>.<namespace>.svc")
 	fs.StringVar(&s.ClientCAFile, "client-ca-file", "", "authenticate client certificates signed by these CAs (CN is the user, O the groups)")
 	fs.StringVar(&s.RequestHeaderCAFile, "requestheader-client-ca-file", "", "trust the front proxy (the aggregator) whose client certificate these CAs sign")
 	fs.Var(&s.RequestHeaderAllowedNames, "requestheader-allowed-names", "common names the front proxy's certificate may have (empty: any)")
@@ -80,6 +84,27 @@ func (s *Security) Register(fs *flag.FlagSet) {
 	fs.Var(&s.AuthorizationAlwaysAllow, "authorization-always-allow-paths", "paths anyone may GET ('/prefix/*' for a prefix)")
 	s.AuthorizationAlwaysAllowGrp = list{auth.SystemPrivilegedGroup}
 	fs.Var(&s.AuthorizationAlwaysAllowGrp, "authorization-always-allow-groups", "groups allowed everything without asking")
+}
+
+// defaultCertHosts are the names of -cert-dir's certificate, as
+// kube-apiserver's self-signed one on loopback.
+var defaultCertHosts = []string{"localhost", "127.0.0.1", "::1"}
+
+// checkCertHosts refuses a certificate that -cert-dir kept from an
+// earlier start when it does not name a host -cert-hosts asks for:
+// reused silently, it would fail every client that verifies the new
+// name (the aggregator verifies <service>.<namespace>.svc).
+func (s *Security) checkCertHosts(cert tls.Certificate) error {
+	if slices.Equal(s.CertHosts, defaultCertHosts) || cert.Leaf == nil {
+		return nil // a pair of the user's own, for names of their choice
+	}
+	for _, h := range s.CertHosts {
+		if err := cert.Leaf.VerifyHostname(h); err != nil {
+			return fmt.Errorf("%s in %s does not name %s (-cert-hosts); remove it and its key to generate one that does: %w",
+				certs.SelfSignedCertFile, s.CertDir, h, err)
+		}
+	}
+	return nil
 }
 
 // tlsWanted reports whether anything asks for HTTPS.
@@ -105,7 +130,10 @@ func (s *Security) Apply(opts *server.Options, d Delegate) (https bool, err erro
 		}
 		cert, err = tls.LoadX509KeyPair(s.TLSCertFile, s.TLSKeyFile)
 	default:
-		cert, err = certs.SelfSigned(s.CertDir, "localhost", "127.0.0.1", "::1")
+		cert, err = certs.SelfSigned(s.CertDir, s.CertHosts...)
+		if err == nil {
+			err = s.checkCertHosts(cert)
+		}
 	}
 	if err != nil {
 		return false, fmt.Errorf("serving certificate: %w", err)

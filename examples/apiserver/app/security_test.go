@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apisem/apisem/auth"
@@ -78,5 +79,49 @@ func TestSecurityFlags(t *testing.T) {
 				t.Error("anonymous lists secrets")
 			}
 		})
+	}
+}
+
+// TestCertHosts: -cert-hosts names the certificate -cert-dir generates
+// (an aggregator with a caBundle verifies <service>.<namespace>.svc); a
+// certificate kept from an earlier start without that name is refused
+// rather than served to clients that will reject it.
+func TestCertHosts(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "certs")
+	apply := func(args ...string) (*tls.Config, error) {
+		var c Config
+		fs := flag.NewFlagSet("test", flag.ContinueOnError)
+		c.Register(fs)
+		if err := fs.Parse(append([]string{"-cert-dir", dir}, args...)); err != nil {
+			t.Fatal(err)
+		}
+		var opts server.Options
+		_, err := c.Security.Apply(&opts, Delegate{})
+		return opts.TLS, err
+	}
+	if _, err := apply(); err != nil {
+		t.Fatal(err)
+	}
+	// The pair of the first start names localhost only.
+	_, err := apply("-cert-hosts", "apisem.default.svc,localhost")
+	if err == nil || !strings.Contains(err.Error(), "does not name apisem.default.svc") {
+		t.Fatalf("reusing a certificate without the new name: %v", err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	tc, err := apply("-cert-hosts", "apisem.default.svc,localhost")
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf := tc.Certificates[0].Leaf
+	for _, h := range []string{"apisem.default.svc", "localhost"} {
+		if err := leaf.VerifyHostname(h); err != nil {
+			t.Errorf("the new certificate: %v", err)
+		}
+	}
+	// The default names ask nothing of a pair already there.
+	if _, err := apply(); err != nil {
+		t.Errorf("default -cert-hosts with a pair for other names: %v", err)
 	}
 }
