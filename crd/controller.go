@@ -262,7 +262,7 @@ func (c *Controller) install(d *CustomResourceDefinition, names CustomResourceDe
 	c.uninstall(d.Name)
 	withNames := *d
 	withNames.Status.AcceptedNames = names
-	rs, err := customResources(&withNames)
+	rs, err := customResources(&withNames, c.admitCreate(d.Name, d.Spec.Group, names.Plural))
 	if err != nil {
 		return err
 	}
@@ -277,6 +277,28 @@ func (c *Controller) install(d *CustomResourceDefinition, names CustomResourceDe
 	}
 	c.served[d.Name] = in
 	return nil
+}
+
+// admitCreate refuses creates of the named definition's objects once its
+// deletion has begun, as Kubernetes does (k8s.io/apiextensions-apiserver
+// pkg/apiserver/customresource_handler.go): a 403 whose message is like
+// `widgets.example.com "w1" is forbidden: create not allowed while custom
+// resource definition is terminating`. It reads the stored definition,
+// whose deletion marks it at once.
+func (c *Controller) admitCreate(name, group, plural string) func(context.Context, server.Object) error {
+	gr := status.GroupResource{Group: group, Resource: plural}
+	return func(ctx context.Context, o server.Object) error {
+		def, err := c.store().View(ctx, "", name, rv.Read{Semantics: rv.MostRecent})
+		if err == nil {
+			d := def.(*CustomResourceDefinition)
+			if cond := d.Status.condition(Terminating); d.DeletionTimestamp == nil && (cond == nil || cond.Status != "True") {
+				return nil
+			}
+		} else if !status.IsNotFound(err) {
+			return err
+		}
+		return status.NewForbidden(gr, o.Meta().Name, errors.New("create not allowed while custom resource definition is terminating"))
+	}
 }
 
 // uninstall stops serving what the named definition serves.

@@ -3,7 +3,8 @@
 // Controller accepts apiextensions.k8s.io/v1 CustomResourceDefinitions
 // (POST, PUT, DELETE, or Install, or Load from files) and serves the
 // custom resources they define, with their schemas, printer columns,
-// selectable fields and status subresource, through package server.
+// selectable fields and status and scale subresources, through package
+// server.
 //
 // # Usage
 //
@@ -24,9 +25,23 @@
 // (server.AddResource, one server.UnstructuredResource per version,
 // sharing one storage). A DELETE adds the finalizer
 // customresourcecleanup.apiextensions.k8s.io and a Terminating condition;
-// the controller deletes every object of the definition, waits for their
+// from then on creates of its objects are refused (403 `create not
+// allowed while custom resource definition is terminating`); the
+// controller deletes every object of the definition, waits for their
 // finalizers, stops serving the resource and removes the finalizer, and
-// the definition is gone.
+// the definition is gone. Watches of the resource end once they have
+// sent the DELETED events of its objects.
+//
+// # Scale
+//
+// A version with the scale subresource serves <name>/scale as
+// autoscaling/v1 Scale (get, update, and json, merge and strategic merge
+// patches; kubectl scale): spec.replicas, status.replicas and
+// status.selector are the values at specReplicasPath, statusReplicasPath
+// and labelSelectorPath; a write sets the value at specReplicasPath and
+// goes through the object's validation, where the replicas must be
+// integers from 0 to 2147483647 (`.spec.replicas: Invalid value: -1:
+// should be a non-negative integer`).
 //
 // # Schemas
 //
@@ -49,9 +64,12 @@
 // # Not supported
 //
 // x-kubernetes-validations (CEL) rules are kept and published but not
-// evaluated; the scale subresource is not served; conversion webhooks are
+// evaluated; server-side apply to the scale subresource answers 415;
+// managedFields of scale writes are recorded on the object's fields
+// without Kubernetes' path mapping; conversion webhooks are
 // not called (all versions share storage with the None strategy);
-// allOf, anyOf, oneOf and not are not evaluated. Kubernetes' checks that
+// allOf, anyOf, oneOf and not are not evaluated; the metadata of an
+// embedded resource is not validated (its apiVersion and kind are). Kubernetes' checks that
 // a schema is structural are reduced to what serving needs. Where
 // Kubernetes prints a Go structure as a bad value (spec.versions), the
 // versions' names are printed instead.

@@ -229,9 +229,9 @@ func TestLifecycle(t *testing.T) {
 		return status.IsNotFound(err)
 	})
 	do(t, "GET", url+widgetsURL, "", 404)
-	// The watch sees w2 created and w1's status; its stream ends when the
-	// resource stops being served (the DELETED events of the objects may
-	// or may not make it out first: RemoveResource ends watches at once).
+	// The watch sees w2 created, w1's status and the deletion of both;
+	// its stream ends when the resource stops being served, after every
+	// event written before (RemoveResource drains the watches).
 	var types []string
 	for {
 		line, ok := watch.next()
@@ -244,8 +244,8 @@ func TestLifecycle(t *testing.T) {
 		}
 		types = append(types, ev.Type)
 	}
-	if len(types) < 2 || !slices.Equal(types[:2], []string{"ADDED", "MODIFIED"}) || slices.ContainsFunc(types[2:], func(s string) bool { return s != "DELETED" }) {
-		t.Errorf("watch events %q; want ADDED, MODIFIED, then DELETED ones", types)
+	if want := []string{"ADDED", "MODIFIED", "DELETED", "DELETED"}; !slices.Equal(types, want) {
+		t.Errorf("watch events %q; want %q", types, want)
 	}
 	// The names are free now: gadgets is accepted and served.
 	waitFor(t, s, "gadgets to be established", func() bool {

@@ -1,6 +1,7 @@
 package crd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -34,13 +35,10 @@ func Resource() *server.Resource {
 			}}},
 		// A built-in type: strategic merge patches apply, with metadata's
 		// strategies (finalizers merge as a set, ownerReferences by uid).
-		PatchSchema: &patch.Schema{Fields: map[string]*patch.Schema{"metadata": {Fields: map[string]*patch.Schema{
-			"finalizers":      {MergeList: true},
-			"ownerReferences": {MergeList: true, MergeKey: "uid"},
-		}}}},
-		Delete:   deleteDefinition,
-		Prepare:  prepareDefinition,
-		Validate: validateDefinition,
+		PatchSchema: &patch.Schema{Fields: map[string]*patch.Schema{"metadata": patch.ObjectMetaSchema()}},
+		Delete:      deleteDefinition,
+		Prepare:     prepareDefinition,
+		Validate:    validateDefinition,
 	}
 }
 
@@ -230,6 +228,9 @@ func validateVersion(p string, v *CustomResourceDefinitionVersion) []status.Fiel
 			errs = append(errs, status.InvalidValue(p+".schema.openAPIV3Schema", "", err.Error()))
 		}
 	}
+	if v.Subresources != nil && v.Subresources.Scale != nil {
+		errs = append(errs, validateScalePaths(p+".subresources", v.Subresources.Scale)...)
+	}
 	for i, col := range v.AdditionalPrinterColumns {
 		cp := fmt.Sprintf("%s.additionalPrinterColumns[%d]", p, i)
 		if col.Name == "" {
@@ -262,8 +263,9 @@ func validateVersion(p string, v *CustomResourceDefinitionVersion) []status.Fiel
 }
 
 // customResources returns the resources that serve c: one per served
-// version, named by its accepted names, sharing one store.
-func customResources(c *CustomResourceDefinition) ([]*server.Resource, error) {
+// version, named by its accepted names, sharing one store. admit is
+// their AdmitCreate.
+func customResources(c *CustomResourceDefinition, admit func(context.Context, server.Object) error) ([]*server.Resource, error) {
 	var out []*server.Resource
 	n := c.Status.AcceptedNames
 	for _, v := range c.Spec.Versions {
@@ -319,9 +321,16 @@ func customResources(c *CustomResourceDefinition) ([]*server.Resource, error) {
 		r.Prepare = func(o, _ server.Object) {
 			coerce(o.(*server.Unstructured), sch, nil)
 		}
-		r.Validate = func(o, _ server.Object) []status.FieldError {
-			return val.validateObject(o.(*server.Unstructured).Content)
+		var scale *CustomResourceSubresourceScale
+		if v.Subresources != nil && v.Subresources.Scale != nil {
+			scale = v.Subresources.Scale
+			r.Scale = scaleSubresource(scale)
 		}
+		r.Validate = func(o, _ server.Object) []status.FieldError {
+			content := o.(*server.Unstructured).Content
+			return append(val.validateObject(content), validateScale(content, scale)...)
+		}
+		r.AdmitCreate = admit
 		out = append(out, r)
 	}
 	return out, nil

@@ -1,7 +1,6 @@
 package crd
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -10,10 +9,12 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/validation"
 )
 
 // A validator checks JSON values against one compiled schema, the way
@@ -50,6 +51,21 @@ func compileSchema(s *JSONSchemaProps) (*validator, error) {
 		v.patterns[p.Pattern] = re
 	})
 	return v, err
+}
+
+// Validate checks obj, a custom resource as decoded JSON (numbers as
+// int64 when they are integers that fit, else float64, as
+// server.Unstructured holds them), against the structural schema s as
+// kube-apiserver validates a custom resource, with kube-openapi's
+// messages; apiVersion, kind and metadata are left to the server. It
+// neither defaults nor prunes obj, which the server does before
+// validating. It fails when a pattern of s does not compile.
+func Validate(s *JSONSchemaProps, obj map[string]any) ([]status.FieldError, error) {
+	v, err := compileSchema(s)
+	if err != nil {
+		return nil, err
+	}
+	return v.validateObject(obj), nil
 }
 
 // walkSchema calls f with s and every schema below it.
@@ -158,12 +174,34 @@ func (v *validator) validate(errs *[]status.FieldError, path string, x any, s *J
 	}
 	if s.Type != "" || s.XIntOrString {
 		t := jsonType(x)
-		ok := slices.Contains(types, t) ||
-			t == "number" && slices.Contains(types, "integer") && isIntegral(x) ||
-			t == "integer" && slices.Contains(types, "number") ||
-			t == "null" && s.Nullable
-		if !ok {
+		// A value of a declared format is first checked against the
+		// format, by the Go type it decodes to (int64, float64), except
+		// strings and arrays, which pass when the type is not numeric.
+		format := goFormat(x)
+		floatInt := t == "number" && slices.Contains(types, "integer") && isJSONInteger(x.(float64))
+		intFloat := t == "integer" && slices.Contains(types, "number")
+		numeric := slices.Contains(types, "integer") || slices.Contains(types, "number")
+		switch {
+		case t == "null" && s.Nullable:
+		case t == "null":
 			*errs = append(*errs, typeInvalid(path, t, fmt.Sprintf("%s in body must be of type %s: %q", path, strings.Join(types, ","), t)))
+			v.enum(errs, path, x, s)
+			return
+		case s.Format != "" && t != "string" && t != "array" && !slices.Contains(types, t) && format != s.Format && !floatInt && !intFloat:
+			*errs = append(*errs, typeInvalid(path, format, fmt.Sprintf("%s in body must be of type %s: %q", path, s.Format, format)))
+			if numeric && (t == "integer" || t == "number") {
+				validateNumber(errs, path, x, s)
+			}
+			v.enum(errs, path, x, s)
+			return
+		case s.Format != "" && !numeric && (t == "string" || t == "array"):
+		case !slices.Contains(types, t) && !floatInt && !intFloat:
+			*errs = append(*errs, typeInvalid(path, t, fmt.Sprintf("%s in body must be of type %s: %q", path, strings.Join(types, ","), t)))
+			if t == "number" && slices.Contains(types, "integer") {
+				// The number checks still run, and first say that the
+				// value is no integer.
+				validateNumber(errs, path, x, s)
+			}
 			v.enum(errs, path, x, s)
 			return
 		}
@@ -193,11 +231,6 @@ func (v *validator) validate(errs *[]status.FieldError, path string, x any, s *J
 	if m, ok := x.(map[string]any); ok {
 		v.validateMap(errs, path, m, s)
 	}
-}
-
-func isIntegral(x any) bool {
-	f, ok := x.(float64)
-	return ok && f == math.Trunc(f) && !math.IsInf(f, 0)
 }
 
 // enum checks x against s.Enum: Kubernetes reports the values as
@@ -286,28 +319,160 @@ func (v *validator) match(pattern, x string) bool {
 	return re.MatchString(x)
 }
 
-// validateNumber checks multipleOf, then the bounds.
+// goFormat is the format kube-openapi infers from the Go type of a
+// decoded value: int64 and float64 for numbers, none for the others.
+func goFormat(x any) string {
+	switch x.(type) {
+	case int64:
+		return "int64"
+	case float64:
+		return "float64"
+	}
+	return ""
+}
+
+// validateNumber checks that an integer's value is one of its format,
+// then multipleOf, then the bounds, as kube-openapi does: with integer
+// arithmetic when both the value and the constraint are integers of the
+// schema's format, else with float64 (where a multiple must be an integer
+// within 2^53).
 func validateNumber(errs *[]status.FieldError, path string, x any, s *JSONSchemaProps) {
 	f, _ := number(x)
+	integer := s.Type == "integer"
+	// fits reports whether a value or a constraint is an integer of the
+	// schema's format, adding kube-openapi's error (on a field it leaves
+	// unnamed) when it is not.
+	fits := func(prefix string, v any) bool {
+		if !integer || fitsInteger(v, s.Format) {
+			return true
+		}
+		msg := fmt.Sprintf("%s value must be of type integer with format %s in %s", prefix, s.Format, path)
+		if s.Format == "" {
+			msg = prefix + " value must be of type integer (default format) in " + path
+		}
+		*errs = append(*errs, invalid("<nil>", "", msg))
+		return false
+	}
+	fits("Checked", x)
+	i, isInt := x.(int64)
 	if m := s.MultipleOf; m != nil && *m > 0 {
-		if q := f / *m; q != math.Trunc(q) {
-			*errs = append(*errs, invalid(path, x, fmt.Sprintf("%s in body should be a multiple of %v", path, bound(*m, x))))
+		if fits("MultipleOf", *m) && isInt {
+			// An integer is checked against the factor as an integer:
+			// a factor below 1 truncates to 0, which kube-openapi
+			// reports.
+			switch n := int64(*m); {
+			case n <= 0:
+				*errs = append(*errs, invalid(path, n, fmt.Sprintf("factor MultipleOf declared for %s must be positive: %d", path, n)))
+			case i%n != 0:
+				*errs = append(*errs, invalid(path, x, fmt.Sprintf("%s in body should be a multiple of %d", path, n)))
+			}
+		} else {
+			q := f / *m
+			if *m < 1 {
+				q = 1 / *m * f
+			}
+			if !isJSONInteger(q) {
+				*errs = append(*errs, invalid(path, x, fmt.Sprintf("%s in body should be a multiple of %v", path, bound(*m, x))))
+			}
+		}
+	}
+	// above reports whether the value is past the bound b, on the side
+	// given by sign (1 for a maximum).
+	past := func(b float64, exclusive bool, sign int) bool {
+		var c int
+		if isInt {
+			c = cmpInt(i, int64(b))
+		} else {
+			c = cmpFloat(f, b)
+		}
+		c *= sign
+		return c > 0 || exclusive && c == 0
+	}
+	if m := s.Maximum; m != nil {
+		native := fits("Maximum boundary", *m)
+		if b := *m; native && past(b, s.ExclusiveMaximum, 1) || !native && cmpFloat(f, b) > 0 || !native && s.ExclusiveMaximum && f == b {
+			*errs = append(*errs, maxErr(path, x, b, s.ExclusiveMaximum))
 		}
 	}
 	if m := s.Minimum; m != nil {
-		if s.ExclusiveMinimum && f <= *m {
-			*errs = append(*errs, invalid(path, x, fmt.Sprintf("%s in body should be greater than %v", path, bound(*m, x))))
-		} else if !s.ExclusiveMinimum && f < *m {
-			*errs = append(*errs, invalid(path, x, fmt.Sprintf("%s in body should be greater than or equal to %v", path, bound(*m, x))))
+		native := fits("Minimum boundary", *m)
+		if b := *m; native && past(b, s.ExclusiveMinimum, -1) || !native && cmpFloat(f, b) < 0 || !native && s.ExclusiveMinimum && f == b {
+			*errs = append(*errs, minErr(path, x, b, s.ExclusiveMinimum))
 		}
 	}
-	if m := s.Maximum; m != nil {
-		if s.ExclusiveMaximum && f >= *m {
-			*errs = append(*errs, invalid(path, x, fmt.Sprintf("%s in body should be less than %v", path, bound(*m, x))))
-		} else if !s.ExclusiveMaximum && f > *m {
-			*errs = append(*errs, invalid(path, x, fmt.Sprintf("%s in body should be less than or equal to %v", path, bound(*m, x))))
-		}
+}
+
+func maxErr(path string, x any, b float64, exclusive bool) status.FieldError {
+	if exclusive {
+		return invalid(path, x, fmt.Sprintf("%s in body should be less than %v", path, bound(b, x)))
 	}
+	return invalid(path, x, fmt.Sprintf("%s in body should be less than or equal to %v", path, bound(b, x)))
+}
+
+func minErr(path string, x any, b float64, exclusive bool) status.FieldError {
+	if exclusive {
+		return invalid(path, x, fmt.Sprintf("%s in body should be greater than %v", path, bound(b, x)))
+	}
+	return invalid(path, x, fmt.Sprintf("%s in body should be greater than or equal to %v", path, bound(b, x)))
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// isJSONInteger reports whether f is an integer a JSON number can hold
+// exactly (within 2^53), allowing a relative error of 1e-9, as
+// kube-openapi's multipleOf check does (go-openapi/swag).
+func isJSONInteger(f float64) bool {
+	const maxJSON = 1<<53 - 1
+	if math.IsNaN(f) || math.IsInf(f, 0) || f < -maxJSON || f > maxJSON {
+		return false
+	}
+	r := math.Round(f)
+	if f == r {
+		return true
+	}
+	if r == 0 {
+		return false
+	}
+	return math.Abs(f-r) < 1e-9*math.Abs(r)
+}
+
+// fitsInteger reports whether x is an integer of format (int32, or else
+// int64), as kube-openapi checks it from the value's decimal form.
+func fitsInteger(x any, format string) bool {
+	var str string
+	switch x := x.(type) {
+	case int64:
+		str = strconv.FormatInt(x, 10)
+	case float64:
+		// kube-openapi prints it shortest, as JSON does.
+		str = strconv.FormatFloat(x, 'f', -1, 64)
+	default:
+		return true
+	}
+	bits := 64
+	if format == "int32" {
+		bits = 32
+	}
+	_, err := strconv.ParseInt(str, 10, bits)
+	return err == nil
 }
 
 // bound is a schema bound as kube-openapi prints it: as an integer when
@@ -324,18 +489,12 @@ func bound(b float64, x any) any {
 func (v *validator) validateMap(errs *[]status.FieldError, path string, m map[string]any, s *JSONSchemaProps) {
 	if s.MinProperties != nil && int64(len(m)) < *s.MinProperties {
 		*errs = append(*errs, invalid(path, int64(len(m)), fmt.Sprintf("%s in body should have at least %d properties", path, *s.MinProperties)))
-		return
 	}
 	if s.MaxProperties != nil && int64(len(m)) > *s.MaxProperties {
 		*errs = append(*errs, status.TooMany(path, len(m), int(*s.MaxProperties)))
-		return
 	}
 	if s.XEmbeddedResource {
-		for _, k := range []string{"apiVersion", "kind"} {
-			if str, _ := m[k].(string); str == "" {
-				*errs = append(*errs, status.Required(child(path, k), "must not be empty"))
-			}
-		}
+		embedded(errs, path, m)
 	}
 	keys := slices.Sorted(maps.Keys(m))
 	if ap := s.AdditionalProperties; ap != nil && ap.Schema != nil {
@@ -357,6 +516,33 @@ func (v *validator) validateMap(errs *[]status.FieldError, path string, m map[st
 	}
 }
 
+// embedded checks the apiVersion and kind of an embedded resource as
+// Kubernetes does (k8s.io/apiextensions-apiserver
+// pkg/apiserver/schema/objectmeta): both required, strings, not empty, a
+// group/version with at most one slash and a kind that is a DNS-1035
+// label in any case. Its metadata is not checked here.
+func embedded(errs *[]status.FieldError, path string, m map[string]any) {
+	for _, k := range []string{"apiVersion", "kind"} {
+		p := child(path, k)
+		v, found := m[k]
+		str, isString := v.(string)
+		switch {
+		case !found:
+			*errs = append(*errs, status.Required(p, ""))
+		case !isString:
+			*errs = append(*errs, invalid(p, v, "must be a string"))
+		case str == "":
+			*errs = append(*errs, invalid(p, str, "must not be empty"))
+		case k == "apiVersion" && strings.Count(str, "/") > 1:
+			*errs = append(*errs, invalid(p, str, "unexpected GroupVersion string: "+str))
+		case k == "kind":
+			if e := validation.IsDNS1035Label(strings.ToLower(str)); len(e) > 0 {
+				*errs = append(*errs, invalid(p, str, "may have mixed case, but should otherwise match: "+strings.Join(e, ",")))
+			}
+		}
+	}
+}
+
 // The formats Kubernetes checks string values against (those of
 // kube-openapi's default registry that a CRD may name); other formats
 // accept any string.
@@ -366,38 +552,43 @@ var (
 	uuid3Re    = regexp.MustCompile(`(?i)^[0-9a-f]{8}-[0-9a-f]{4}-3[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 	uuid4Re    = regexp.MustCompile(`(?i)^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 	uuid5Re    = regexp.MustCompile(`(?i)^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
-	durationRe = regexp.MustCompile(`^(\s*[-+]?\d+(\.\d+)?\s*(ns|us|µs|ms|s|m|h|d|w|nanoseconds?|microseconds?|milliseconds?|seconds?|minutes?|hours?|days?|weeks?))+\s*$`)
+	// durationRe finds the number-unit pairs of a duration anywhere in
+	// a string, as kube-openapi does (unanchored).
+	durationRe = regexp.MustCompile(`(\d+)\s*([A-Za-zµ]+)`)
 	hexColorRe = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
 	rgbColorRe = regexp.MustCompile(`^rgb\(\s*(\d{1,3})\s*,\s*(\d{1,3})\s*,\s*(\d{1,3})\s*\)$`)
-	emailRe    = regexp.MustCompile(`^[^@\s]+@[^@\s]+$`)
+	// base64Re is the padded standard encoding, at least one group, as
+	// the validator kube-openapi uses matches it.
+	base64Re = regexp.MustCompile(`^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$`)
+	emailRe  = regexp.MustCompile(`^[^@\s]+@[^@\s]+$`)
 )
 
-// dateTimeLayouts are the layouts kube-openapi's date-time accepts.
-var dateTimeLayouts = []string{
-	time.RFC3339Nano, "2006-01-02T15:04:05.000Z07:00", "2006-01-02T15:04:05.000000Z07:00",
-	"2006-01-02T15:04:05", "2006-01-02T15:04Z07:00", "2006-01-02T15:04", "2006-01-02T15:04:05.999999999",
-}
+// timeOfDayRe is the time part of a date-time, as kube-openapi matches it.
+var timeOfDayRe = regexp.MustCompile(`^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$`)
 
 func validFormat(format, x string) bool {
 	switch format {
 	case "byte":
-		_, err := base64.StdEncoding.DecodeString(x)
-		return err == nil
+		return base64Re.MatchString(x)
 	case "date":
 		_, err := time.Parse("2006-01-02", x)
 		return err == nil
 	case "date-time", "datetime":
-		for _, l := range dateTimeLayouts {
-			if _, err := time.Parse(l, x); err == nil {
-				return true
-			}
+		// A full date, a "t" (any case), and a time with its zone.
+		if len(x) < 4 {
+			return false
 		}
-		return false
+		parts := strings.Split(strings.ToLower(x), "t")
+		if len(parts) < 2 {
+			return false
+		}
+		if _, err := time.Parse("2006-01-02", parts[0]); err != nil {
+			return false
+		}
+		m := timeOfDayRe.FindStringSubmatch(parts[1])
+		return m != nil && m[1] <= "23" && m[2] <= "59" && m[3] <= "59"
 	case "duration":
-		if _, err := time.ParseDuration(x); err == nil {
-			return true
-		}
-		return durationRe.MatchString(x)
+		return validDuration(x)
 	case "ipv4":
 		ip := net.ParseIP(x)
 		return ip != nil && strings.Contains(x, ".") && !strings.Contains(x, ":")
@@ -428,6 +619,36 @@ func validFormat(format, x string) bool {
 		return emailRe.MatchString(x)
 	}
 	return true
+}
+
+// durationUnits are the units a duration may name: each the first of its
+// variants, or the last as a prefix ("days").
+var durationUnits = [][]string{
+	{"ns", "nano"}, {"us", "µs", "micro"}, {"ms", "milli"}, {"s", "sec"},
+	{"m", "min"}, {"h", "hr", "hour"}, {"d", "day"}, {"w", "wk", "week"},
+}
+
+// validDuration reports whether x is a duration as kube-openapi accepts
+// one: Go's form, or else a string in which some number is followed by a
+// known unit.
+func validDuration(x string) bool {
+	if _, err := time.ParseDuration(x); err == nil {
+		return true
+	}
+	for _, m := range durationRe.FindAllStringSubmatch(x, -1) {
+		if _, err := strconv.Atoi(m[1]); err != nil {
+			return false
+		}
+		unit := strings.ToLower(m[2])
+		for _, variants := range durationUnits {
+			for i, v := range variants {
+				if unit == v || i == len(variants)-1 && strings.HasPrefix(unit, v) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // preserves reports whether s keeps fields it does not name.

@@ -55,3 +55,17 @@ func ExampleStrategicMergePatch() {
 	fmt.Println(string(out), err)
 	// Output: {"metadata":{"finalizers":["a","c","z"],"name":"demo"}} <nil>
 }
+
+// A type's strategic merge patch schema puts ObjectMetaSchema under
+// "metadata": a patch then adds finalizers and owner references to the
+// object's rather than replacing them (the patch's first, as Kubernetes
+// orders them).
+func ExampleObjectMetaSchema() {
+	schema := &patch.Schema{Fields: map[string]*patch.Schema{"metadata": patch.ObjectMetaSchema()}}
+	doc := []byte(`{"metadata":{"name":"demo","finalizers":["a"],"ownerReferences":[{"uid":"1","name":"x"}]}}`)
+	res, err := patch.Apply(doc, []byte(`{"metadata":{"finalizers":["b"],"ownerReferences":[{"uid":"2","name":"y"}]}}`),
+		"application/strategic-merge-patch+json", patch.Options{Schema: schema})
+	fmt.Println(string(res.Doc), err)
+	// Output:
+	// {"metadata":{"finalizers":["b","a"],"name":"demo","ownerReferences":[{"name":"y","uid":"2"},{"name":"x","uid":"1"}]}} <nil>
+}

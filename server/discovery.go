@@ -54,6 +54,8 @@ type apiResource struct {
 	Name         string   `json:"name"`
 	SingularName string   `json:"singularName"`
 	Namespaced   bool     `json:"namespaced"`
+	Group        string   `json:"group,omitempty"`
+	Version      string   `json:"version,omitempty"`
 	Kind         string   `json:"kind"`
 	Verbs        []string `json:"verbs"`
 	ShortNames   []string `json:"shortNames,omitempty"`
@@ -236,6 +238,15 @@ func buildDiscovery(resources []*Resource, ver Version) (*discovery, error) {
 			})
 			subs = append(subs, subresourceDiscovery{Subresource: "status",
 				ResponseKind: &gvkExt{r.Group, r.Kind, r.Version}, Verbs: slices.Clone(statusVerbs)})
+		}
+		if r.Scale != nil {
+			// The Scale kind is autoscaling/v1's, which discovery says.
+			l.Resources = append(l.Resources, apiResource{
+				Name: r.Plural + "/scale", Namespaced: r.Namespaced, Group: "autoscaling", Version: "v1",
+				Kind: "Scale", Verbs: slices.Clone(scaleVerbs),
+			})
+			subs = append(subs, subresourceDiscovery{Subresource: "scale",
+				ResponseKind: &gvkExt{"autoscaling", "Scale", "v1"}, Verbs: slices.Clone(scaleVerbs)})
 		}
 		scope := "Cluster"
 		if r.Namespaced {

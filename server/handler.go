@@ -129,6 +129,12 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, gv string
 		s.writeError(w, r, nil, err)
 		return
 	}
+	if t.sub == "scale" {
+		if err := s.serveScale(w, r, t); err != nil {
+			s.writeError(w, r, t.res, err)
+		}
+		return
+	}
 	switch t.verb {
 	case verbGet:
 		err = s.get(w, r, t)
@@ -393,8 +399,14 @@ func (s *Server) createObject(ctx context.Context, t *target, o Object, opts sto
 	return t.res.store.Create(ctx, o, opts)
 }
 
-// admitCreate asks Options.AdmitCreate, if set.
+// admitCreate asks the resource's AdmitCreate, then Options.AdmitCreate,
+// if set.
 func (s *Server) admitCreate(ctx context.Context, rs *resource, o Object) error {
+	if rs.def.AdmitCreate != nil {
+		if err := rs.def.AdmitCreate(ctx, o); err != nil {
+			return err
+		}
+	}
 	if s.opts.AdmitCreate == nil {
 		return nil
 	}

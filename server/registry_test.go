@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -43,6 +44,9 @@ func TestAddAndRemoveResource(t *testing.T) {
 	if got := disco(); got != "gizmos" {
 		t.Errorf("discovery after AddResource: %q; want gizmos", got)
 	}
+	if rs := s.Resources(); !slices.Contains(rs, gizmos) {
+		t.Errorf("Resources() after AddResource lacks gizmos")
+	}
 	if code := send(t, "POST", url, "application/json", `{"metadata":{"name":"g"}}`, nil); code != 201 {
 		t.Fatalf("create: %d", code)
 	}
@@ -66,6 +70,9 @@ func TestAddAndRemoveResource(t *testing.T) {
 	}
 	if err := <-ended; err != nil {
 		t.Errorf("watch ended with %v; want its normal end", err)
+	}
+	if slices.Contains(s.Resources(), gizmos) {
+		t.Errorf("Resources() after RemoveResource has gizmos")
 	}
 	if err := s.RemoveResource(gizmos); err == nil {
 		t.Error("RemoveResource of a resource not served succeeded")

@@ -70,6 +70,10 @@ type Resource struct {
 	// Resources may share definitions; a name must mean one schema.
 	Definitions map[string]*Schema
 
+	// Scale, when set, serves <name>/scale: the autoscaling/v1 Scale view
+	// of the objects' replicas (see ScaleSubresource).
+	Scale *ScaleSubresource
+
 	// Columns describe the resource's Table, as kubectl prints it.
 	Columns []Column
 
@@ -103,6 +107,13 @@ type Resource struct {
 	// instead, as warnings or in Strict mode's 400, each an error whose
 	// text is like `unknown field "spec.foo"`.
 	Coerce func(obj Object, strict []error) []error
+
+	// AdmitCreate, when set, is asked before every create of the
+	// resource's objects (from POST, an apply that creates, or Create),
+	// ahead of Options.AdmitCreate, whether obj may be created; an error,
+	// best a status error, refuses it. A custom resource whose definition
+	// is being deleted refuses creates here.
+	AdmitCreate func(ctx context.Context, obj Object) error
 
 	// Default fills in defaults, as Kubernetes' scheme defaulting does
 	// when it decodes a request: before managedFields are recorded, so

@@ -99,6 +99,18 @@ func (s *Server) route(method, gv string, segs []string) (*target, error) {
 			return nil, errMethodNotAllowed(method, t)
 		}
 		return t, nil
+	case t.sub == "scale" && res.def.Scale != nil && !t.legacyWatch:
+		switch method {
+		case http.MethodGet:
+			t.verb = verbGet
+		case http.MethodPut:
+			t.verb = verbUpdate
+		case http.MethodPatch:
+			t.verb = verbPatch
+		default:
+			return nil, errMethodNotAllowed(method, t)
+		}
+		return t, nil
 	case t.sub != "":
 		// No other subresource is served; say so rather than act on the
 		// parent.

@@ -173,6 +173,9 @@ type resource struct {
 	codec   *codec
 	maxBody int64         // request body limit
 	fields  *fieldManager // managedFields and server-side apply
+	// scale describes the Scale objects of the scale subresource; nil
+	// without one (Resource.Scale).
+	scale *resource
 }
 
 // Server is a Kubernetes-compatible API server for the types of package
@@ -333,6 +336,10 @@ func (s *Server) newResource(d *Resource) (*resource, error) {
 	}
 	r.codec = newCodec(d, r.store.Store(), s.now)
 	r.maxBody = s.maxBody()
+	if d.Scale != nil {
+		sd := scaleResource(d)
+		r.scale = &resource{def: sd, gr: r.gr, codec: newCodec(sd, s.store, s.now), maxBody: r.maxBody}
+	}
 	r.bcast = watch.NewBroadcaster[Object](r.store.Source(), watch.ObjectFuncs[Object]{
 		Bookmark:    r.bookmark,
 		WithVersion: withVersion,
@@ -361,7 +368,9 @@ func (s *Server) AddResource(res *Resource) error {
 }
 
 // RemoveResource stops serving res: its paths answer 404, discovery and
-// OpenAPI no longer list it, and its watches end. Its objects stay in the
+// OpenAPI no longer list it, and its watches end once they have been sent
+// every event written before the call (the DELETED events of the objects
+// a caller deleted first, say). Its objects stay in the
 // store (a caller that removes a resource for good deletes them first, as
 // Kubernetes does when a CustomResourceDefinition is deleted). It fails
 // when res is not served.
@@ -378,7 +387,7 @@ func (s *Server) RemoveResource(res *Resource) error {
 		return err
 	}
 	s.reg.Store(reg)
-	r.bcast.Close()
+	r.bcast.CloseAfter(s.store.Revision())
 	return nil
 }
 
@@ -415,6 +424,18 @@ func (s *Server) StoreOf(res *Resource) store.Backend[Object] {
 		return r.store
 	}
 	return nil
+}
+
+// Resources returns the resources served now: Options.Resources and
+// those AddResource added, less those RemoveResource removed. Controllers
+// that act on every resource (a namespace's deletion) read it each time.
+func (s *Server) Resources() []*Resource {
+	rs := s.reg.Load().resources
+	out := make([]*Resource, len(rs))
+	for i, r := range rs {
+		out[i] = r.def
+	}
+	return out
 }
 
 // BroadcasterOf returns the watch broadcaster of res, one of

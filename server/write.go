@@ -52,46 +52,53 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 		if err != nil {
 			return nil, err
 		}
-		applied, err := patch.Apply(doc, body, ct, patch.Options{
-			Schema:       t.res.def.PatchSchema,
-			CheckFields:  opts.FieldValidation != negotiation.FieldValidationIgnore,
-			MaxCopyBytes: t.res.maxBody,
-		})
-		if err != nil {
-			return nil, err
-		}
-		patched := applied.Doc
-		// The patched object is decoded as a body would be; Kubernetes
-		// reports what goes wrong as a 422 on the field "patch".
-		o := t.res.def.New()
-		fv := negotiation.FieldValidationWarn
-		if opts.FieldValidation == negotiation.FieldValidationIgnore {
-			fv = negotiation.FieldValidationIgnore
-		}
-		problems, err := negotiation.Decode(patched, negotiation.JSON, o, t.res.decodeOptions(fv))
-		if err != nil {
-			return nil, status.NewInvalid(status.GroupKind{}, "", status.InvalidValue("patch", string(patched), errorMessage(err)))
-		}
-		problems = append(applied.FieldProblems, problems...)
-		if opts.FieldValidation == negotiation.FieldValidationStrict && len(problems) > 0 {
-			return nil, status.NewInvalid(status.GroupKind{}, "", status.InvalidValue("patch", string(patched),
-				"strict decoding error: "+strings.Join(problems, ", ")))
-		}
-		warnings = problems
-		if err := checkTypes(o.Types(), t.res); err != nil {
-			return nil, err
-		}
-		*o.Types() = meta.TypeMeta{}
-		if err := matchURL(t, o.Meta()); err != nil {
-			return nil, err
-		}
-		return o, nil
+		o, warns, err := s.patched(t, doc, body, ct, opts, t.res.def.PatchSchema)
+		warnings = warns
+		return o, err
 	})
 	if err != nil {
 		return err
 	}
 	negotiation.WriteWarnings(w.Header(), warnings)
 	return s.writeObject(w, r, http.StatusOK, t.res, res, out)
+}
+
+// patched applies the patch body of media type ct to doc, the JSON of an
+// object of t.res, and decodes the result as a body would be decoded,
+// returning the problems Warn mode reports. Kubernetes reports what goes
+// wrong in decoding as a 422 on the field "patch".
+func (s *Server) patched(t *target, doc, body []byte, ct string, opts writeOptions, schema *patch.Schema) (Object, []string, error) {
+	applied, err := patch.Apply(doc, body, ct, patch.Options{
+		Schema:       schema,
+		CheckFields:  opts.FieldValidation != negotiation.FieldValidationIgnore,
+		MaxCopyBytes: t.res.maxBody,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	patched := applied.Doc
+	o := t.res.def.New()
+	fv := negotiation.FieldValidationWarn
+	if opts.FieldValidation == negotiation.FieldValidationIgnore {
+		fv = negotiation.FieldValidationIgnore
+	}
+	problems, err := negotiation.Decode(patched, negotiation.JSON, o, t.res.decodeOptions(fv))
+	if err != nil {
+		return nil, nil, status.NewInvalid(status.GroupKind{}, "", status.InvalidValue("patch", string(patched), errorMessage(err)))
+	}
+	problems = append(applied.FieldProblems, problems...)
+	if opts.FieldValidation == negotiation.FieldValidationStrict && len(problems) > 0 {
+		return nil, nil, status.NewInvalid(status.GroupKind{}, "", status.InvalidValue("patch", string(patched),
+			"strict decoding error: "+strings.Join(problems, ", ")))
+	}
+	if err := checkTypes(o.Types(), t.res); err != nil {
+		return nil, nil, err
+	}
+	*o.Types() = meta.TypeMeta{}
+	if err := matchURL(t, o.Meta()); err != nil {
+		return nil, nil, err
+	}
+	return o, problems, nil
 }
 
 // errorMessage is the message of the Status err renders as.

@@ -125,6 +125,12 @@ type Broadcaster[T any] struct {
 	done      chan struct{} // closed when the dispatcher has returned
 	closeOnce sync.Once
 
+	// end is the revision set by CloseAfter: watches end once they have
+	// been given every event up to it. ending is closed when it is set.
+	end     atomic.Pointer[rv.Version]
+	ending  chan struct{}
+	endOnce sync.Once
+
 	// evPool recycles the event buffers parked watchers read history into.
 	evPool sync.Pool
 
@@ -183,6 +189,7 @@ func NewBroadcaster[T any](src Source[T], objs ObjectFuncs[T], opts Options) *Br
 		batch:    min(maxBatch, opts.Buffer),
 		closing:  make(chan struct{}),
 		done:     make(chan struct{}),
+		ending:   make(chan struct{}),
 		watchers: make(map[*Watcher[T]]struct{}),
 		win:      make([]*entry[T], opts.RecentEvents),
 	}
@@ -212,6 +219,44 @@ func (b *Broadcaster[T]) Close() {
 	}
 }
 
+// CloseAfter ends every watch of b once it has been given the events up
+// to rev, and stops the dispatcher once it has dispatched them; unlike
+// Close, it lets watchers take what is still buffered for them or still
+// to be read from the Source first. It returns at once, without waiting
+// for watchers. Events after rev are not delivered, and Watch returns an
+// ended stream from the moment the dispatcher has reached rev (or at once
+// when it already has). A server stopping serving a resource whose
+// objects it has just deleted calls it with the revision of the last
+// deletion, so that its watchers see every DELETED event, as a
+// Kubernetes server's watchers of a removed CustomResourceDefinition do.
+// Close may still be called, before or after the watches end.
+func (b *Broadcaster[T]) CloseAfter(rev rv.Version) {
+	b.endOnce.Do(func() {
+		b.end.Store(&rev)
+		close(b.ending)
+	})
+}
+
+// endedLocked reports whether the dispatcher has reached the revision of
+// CloseAfter: then it stops, and watchers level with it end. b.mu must be
+// held.
+func (b *Broadcaster[T]) endedLocked() bool {
+	end := b.end.Load()
+	return end != nil && b.dispatched >= *end
+}
+
+// finishEnd is the dispatcher's last act after CloseAfter: no more
+// watches start, and every watcher is woken to find that it is done or
+// to catch up to the end.
+func (b *Broadcaster[T]) finishEnd() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.closed = true
+	for w := range b.watchers {
+		w.signal()
+	}
+}
+
 // Stats returns a snapshot of b's counters.
 func (b *Broadcaster[T]) Stats() Stats {
 	b.mu.Lock()
@@ -236,9 +281,17 @@ func (b *Broadcaster[T]) run() {
 	b.mu.Lock()
 	pos := b.dispatched // only the dispatcher writes dispatched
 	b.mu.Unlock()
+	ending := b.ending
 	for {
+		if end := b.end.Load(); end != nil && pos >= *end {
+			b.finishEnd()
+			return
+		}
 		select {
 		case <-b.src.Changed(pos):
+		case <-ending:
+			ending = nil // looked at once; the loop checks the end
+			continue
 		case <-b.closing:
 			return
 		}

@@ -7,7 +7,9 @@
 // # Usage
 //
 // A store implements Source. One Broadcaster serves all the watches of a
-// Source: NewBroadcaster starts its dispatcher, Close ends it. A request
+// Source: NewBroadcaster starts its dispatcher, Close ends it (CloseAfter
+// ends it once the watchers have been given the events up to a revision,
+// for a resource that stops being served after its objects' deletion). A request
 // handler turns the query into an rv.Watch decision (package rv), calls
 // Watch, and copies the stream to the response:
 //
@@ -118,7 +120,8 @@
 // # Goroutines
 //
 // A Broadcaster runs one goroutine, its dispatcher, which Close stops and
-// waits for. Watchers have no goroutine of their own: each is driven by the
+// waits for, and which returns by itself once it has dispatched the
+// revision of CloseAfter. Watchers have no goroutine of their own: each is driven by the
 // goroutine that calls Next, and waiting watchers cost a buffer and a few
 // channels. Stop, a done context or the watch's timeout removes a watcher
 // from the broadcaster at once, whether or not its consumer still calls

@@ -980,3 +980,72 @@ func TestNewBroadcasterNeedsFuncs(t *testing.T) {
 	}()
 	watch.NewBroadcaster[*obj](watchtest.NewObjectSource(), watch.ObjectFuncs[*obj]{}, watch.Options{})
 }
+
+// CloseAfter lets every watcher take the events up to its revision —
+// buffered, parked behind a full buffer, or still to be read from the
+// Source — and then ends the stream, without the events written after it;
+// the dispatcher stops by itself (synctest.Test fails on a goroutine
+// left), and a watch started later is over at once.
+func TestCloseAfter(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		opts   watch.Options
+		writes int
+	}{
+		{"buffered", watch.Options{}, 5},
+		{"parked, from the window", watch.Options{Buffer: 2, RecentEvents: 64}, 20},
+		{"parked, from the source", watch.Options{Buffer: 2, RecentEvents: 4}, 40},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				src := watchtest.NewObjectSource()
+				b := watch.NewBroadcaster(src, watchtest.Funcs(), tc.opts) // not closed: CloseAfter stops it
+				ctx := context.Background()
+				live := b.Watch(ctx, rv.Watch{Start: rv.StartMostRecent}, nil)
+				var want []watchtest.Want
+				for i := range tc.writes {
+					k := fmt.Sprint("o", i)
+					want = append(want, added(k, src.Put(k, watchtest.NewObject(k, "1"))))
+				}
+				for i := range tc.writes {
+					k := fmt.Sprint("o", i)
+					rev, _ := src.Delete(k)
+					want = append(want, deleted(k, rev))
+				}
+				// A watch that starts after the last deletion, as a
+				// client's resumption does, ends without an event.
+				late := b.Watch(ctx, rv.Watch{Start: rv.StartMostRecent}, nil)
+				b.CloseAfter(src.Revision())
+				src.Put("after", watchtest.NewObject("after", "1"))
+				watchtest.Expect(t, live, want...)
+				watchtest.ExpectEnd(t, live)
+				watchtest.ExpectEnd(t, late)
+				synctest.Wait()
+				watchtest.ExpectEnd(t, b.Watch(ctx, rv.Watch{Start: rv.StartExact, Version: 0}, nil))
+				if s := b.Stats(); s.Watchers != 0 {
+					t.Errorf("Stats() = %+v, want no watchers", s)
+				}
+				b.CloseAfter(1) // idempotent
+				b.Close()       // and Close still works
+			})
+		})
+	}
+}
+
+// CloseAfter a revision the dispatcher has not reached yet waits for it:
+// the watchers get the events up to it, then their streams end.
+func TestCloseAfterFutureRevision(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := watchtest.NewObjectSource()
+		b := watch.NewBroadcaster(src, watchtest.Funcs(), watch.Options{})
+		w := b.Watch(context.Background(), rv.Watch{Start: rv.StartMostRecent}, nil)
+		b.CloseAfter(2)
+		synctest.Wait()
+		watchtest.ExpectIdle(t, w)
+		r1 := src.Put("a", watchtest.NewObject("a", "1"))
+		r2 := src.Put("a", watchtest.NewObject("a", "2"))
+		src.Put("a", watchtest.NewObject("a", "3"))
+		watchtest.Expect(t, w, added("a", r1), modified("a", r2))
+		watchtest.ExpectEnd(t, w)
+	})
+}

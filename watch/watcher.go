@@ -184,6 +184,9 @@ func (w *Watcher[T]) step(block bool) (*Message[T], bool) {
 			if e.msg.rev <= w.pos {
 				continue // already given (read from history past a join)
 			}
+			if end := w.b.end.Load(); end != nil && e.msg.rev > *end {
+				return w.finish()
+			}
 			w.pos = e.msg.rev
 			if m := w.convert(e); m != nil {
 				return m, true
@@ -200,11 +203,36 @@ func (w *Watcher[T]) step(block bool) (*Message[T], bool) {
 			w.catchUp()
 			continue
 		}
+		if w.drained() {
+			return w.finish()
+		}
 		if !block {
 			return nil, false
 		}
 		w.wait()
 	}
+}
+
+// drained reports whether the watcher, live with nothing pending, has been
+// given everything up to the revision of CloseAfter.
+func (w *Watcher[T]) drained() bool {
+	b := w.b
+	if b.end.Load() == nil {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return b.endedLocked() && w.live && len(w.pending) == 0
+}
+
+// finish ends the stream after CloseAfter.
+func (w *Watcher[T]) finish() (*Message[T], bool) {
+	w.finished = true
+	w.Stop()
+	w.release()
+	return nil, false
 }
 
 // initialMsg returns the next synthetic ADDED event of the initial state.

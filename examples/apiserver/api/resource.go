@@ -29,10 +29,7 @@ func Kind(o server.Object) string {
 
 // objectMetaSchema is the patch strategy of metadata: finalizers merge as
 // a set, ownerReferences by uid.
-var objectMetaSchema = &patch.Schema{Fields: map[string]*patch.Schema{
-	"finalizers":      {MergeList: true},
-	"ownerReferences": {MergeList: true, MergeKey: "uid"},
-}}
+var objectMetaSchema = patch.ObjectMetaSchema()
 
 var coreSchema = &patch.Schema{Fields: map[string]*patch.Schema{"metadata": objectMetaSchema}}
 

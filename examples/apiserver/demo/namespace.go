@@ -111,11 +111,19 @@ func (s *Server) reconcileNamespaces(ctx context.Context, terminating selector.F
 func (s *Server) finalizeNamespace(ctx context.Context, nsr store.Backend[server.Object], ns *api.Namespace) error {
 	remaining := map[string]int{}  // resource -> objects left
 	finalizers := map[string]int{} // finalizer -> objects held by it
-	for _, res := range s.resources {
-		if !res.Namespaced {
+	// Every namespaced resource served now, custom resources included;
+	// the versions of one resource share its objects, so one will do.
+	seen := map[status.GroupResource]bool{}
+	for _, res := range s.Resources() {
+		gr := status.GroupResource{Group: res.Group, Resource: res.Plural}
+		if !res.Namespaced || seen[gr] {
 			continue
 		}
+		seen[gr] = true
 		r := s.StoreOf(res)
+		if r == nil {
+			continue // removed meanwhile
+		}
 		page, err := r.List(ctx, ns.Name, store.ListOptions{Read: rv.Read{Semantics: rv.MostRecent}})
 		if err != nil {
 			return err
@@ -134,7 +142,7 @@ func (s *Server) finalizeNamespace(ctx context.Context, nsr store.Backend[server
 					continue
 				}
 			}
-			remaining[status.GroupResource{Group: res.Group, Resource: res.Plural}.String()]++
+			remaining[gr.String()]++
 			for _, f := range m.Finalizers {
 				finalizers[f]++
 			}

@@ -85,3 +85,58 @@ func TestNamespaceDeleteCollection(t *testing.T) {
 	})
 	must(t, 200, base, "GET", "/api/v1/namespaces/c", "")
 }
+
+// waitStore waits until cond holds, looking again after every write to
+// the server's store.
+func waitStore(t testing.TB, s *Server, what string, cond func() bool) {
+	t.Helper()
+	timeout := time.NewTimer(10 * time.Second) // a guard for a broken server, not a sync
+	defer timeout.Stop()
+	for {
+		rev := s.Revision()
+		if cond() {
+			return
+		}
+		select {
+		case <-s.Store().Changed(rev):
+		case <-timeout.C:
+			t.Fatalf("gave up waiting for %s", what)
+		}
+	}
+}
+
+// The namespace controller deletes the custom resources of a terminating
+// namespace too, whatever the resources defined after the server
+// started, and counts the objects of a resource served in two versions
+// once.
+func TestNamespaceDeletionDeletesCustomResources(t *testing.T) {
+	s, base := newTestServer(t, Options{})
+	version := func(name string, storage bool) string {
+		return `{"name":"` + name + `","served":true,"storage":` + map[bool]string{true: "true", false: "false"}[storage] +
+			`,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}`
+	}
+	must(t, 201, base, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+		`{"metadata":{"name":"widgets.example.com"},"spec":{"group":"example.com","scope":"Namespaced",`+
+			`"names":{"plural":"widgets","kind":"Widget"},"versions":[`+version("v1", true)+`,`+version("v2", false)+`]}}`)
+	if _, err := s.CustomResourceDefinitions().WaitEstablished(t.Context(), "widgets.example.com"); err != nil {
+		t.Fatal(err)
+	}
+	const ns = "/api/v1/namespaces/ns1"
+	const widgets = "/apis/example.com/v1/namespaces/ns1/widgets"
+	must(t, 201, base, "POST", "/api/v1/namespaces", `{"metadata":{"name":"ns1"}}`)
+	must(t, 201, base, "POST", widgets, `{"metadata":{"name":"w1"}}`)
+	must(t, 201, base, "POST", widgets, `{"metadata":{"name":"held","finalizers":["example.com/hold"]}}`)
+	must(t, 200, base, "DELETE", ns, "")
+	const want = "Some resources are remaining: widgets.example.com has 1 resource instances"
+	waitStore(t, s, "the namespace to report the held widget", func() bool {
+		conds, _ := field(t, must(t, 200, base, "GET", ns, "").body, "status.conditions").([]any)
+		for _, c := range conds {
+			if c := c.(map[string]any); c["type"] == "NamespaceContentRemaining" && c["message"] == want {
+				return call(t, base, "GET", widgets+"/w1", "").code == 404
+			}
+		}
+		return false
+	})
+	must(t, 200, base, "PATCH", widgets+"/held", `{"metadata":{"finalizers":null}}`, "Content-Type", "application/merge-patch+json")
+	waitStore(t, s, "the namespace to go", func() bool { return call(t, base, "GET", ns, "").code == 404 })
+}

@@ -1,0 +1,191 @@
+package crd
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/apisem/apisem/server"
+	"github.com/apisem/apisem/status"
+)
+
+// scaleOf decodes a Scale answer.
+func scaleOf(t *testing.T, body string) server.Scale {
+	t.Helper()
+	var s server.Scale
+	if err := json.Unmarshal([]byte(body), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Kind != "Scale" || s.APIVersion != "autoscaling/v1" {
+		t.Errorf("Scale typed %q %q: %s", s.Kind, s.APIVersion, body)
+	}
+	return s
+}
+
+// TestScale serves the scale subresource of testdata's definition: the
+// Scale view of .spec.replicas, .status.replicas and .status.selector,
+// its writes going through the object's defaulting and validation, and
+// discovery's listing of it as autoscaling/v1 Scale.
+func TestScale(t *testing.T) {
+	_, c, url := newServer(t)
+	do(t, "POST", url+crdsURL, widgetCRD(t), 201)
+	if _, err := c.WaitEstablished(context.Background(), "widgets.example.com"); err != nil {
+		t.Fatal(err)
+	}
+	r := do(t, "GET", url+"/apis/example.com/v1", "", 200)
+	if want := `{"name":"widgets/scale","singularName":"","namespaced":true,"group":"autoscaling","version":"v1","kind":"Scale","verbs":["get","patch","update"]}`; !strings.Contains(r.body, want) {
+		t.Errorf("discovery lacks %s: %s", want, r.body)
+	}
+	r = do(t, "GET", url+"/apis", "", 200, "Accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList")
+	if want := `{"subresource":"scale","responseKind":{"group":"autoscaling","kind":"Scale","version":"v1"},"verbs":["get","patch","update"]}`; !strings.Contains(r.body, want) {
+		t.Errorf("aggregated discovery lacks %s: %s", want, r.body)
+	}
+
+	do(t, "POST", url+widgetsURL, `{"metadata":{"name":"w1"},"spec":{"color":"red","replicas":2}}`, 201)
+	do(t, "PATCH", url+widgetsURL+"/w1/status", `{"status":{"replicas":2,"selector":"app=w1"}}`, 200,
+		"Content-Type", "application/merge-patch+json")
+	scaleURL := url + widgetsURL + "/w1/scale"
+	sc := scaleOf(t, do(t, "GET", scaleURL, "", 200).body)
+	if sc.Name != "w1" || sc.Namespace != "default" || sc.UID == "" || sc.ResourceVersion == "" || sc.CreationTimestamp.IsZero() ||
+		sc.Spec.Replicas != 2 || sc.Status.Replicas != 2 || sc.Status.Selector != "app=w1" {
+		t.Errorf("GET scale = %+v", sc)
+	}
+
+	for _, tc := range []struct {
+		name, method, body, ctype string
+		code                      int
+		want                      int32  // spec replicas after
+		msg                       string // of an error
+	}{
+		{name: "update", method: "PUT", body: `{"kind":"Scale","apiVersion":"autoscaling/v1","metadata":{"name":"w1"},"spec":{"replicas":5}}`, code: 200, want: 5},
+		{name: "merge patch (kubectl scale)", method: "PATCH", body: `{"spec":{"replicas":7}}`, ctype: "application/merge-patch+json", code: 200, want: 7},
+		{name: "json patch", method: "PATCH", body: `[{"op":"replace","path":"/spec/replicas","value":3}]`, ctype: "application/json-patch+json", code: 200, want: 3},
+		{name: "strategic merge patch", method: "PATCH", body: `{"spec":{"replicas":4}}`, ctype: "application/strategic-merge-patch+json", code: 200, want: 4},
+		{name: "to zero", method: "PATCH", body: `{"spec":{"replicas":0}}`, ctype: "application/merge-patch+json", code: 200, want: 0},
+		{name: "schema maximum", method: "PATCH", body: `{"spec":{"replicas":11}}`, ctype: "application/merge-patch+json", code: 422,
+			msg: `Widget.example.com "w1" is invalid: spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10`},
+		{name: "negative", method: "PUT", body: `{"metadata":{"name":"w1"},"spec":{"replicas":-1}}`, code: 422,
+			msg: `Widget.example.com "w1" is invalid: [spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or equal to 0, .spec.replicas: Invalid value: -1: should be a non-negative integer]`},
+		{name: "stale resourceVersion", method: "PUT", body: `{"metadata":{"name":"w1","resourceVersion":"1"},"spec":{"replicas":1}}`, code: 409,
+			msg: `Operation cannot be fulfilled on widgets.example.com "w1": the object has been modified; please apply your changes to the latest version and try again`},
+		{name: "other name", method: "PUT", body: `{"metadata":{"name":"w2"},"spec":{"replicas":1}}`, code: 400,
+			msg: `the name of the object (w2) does not match the name on the URL (w1)`},
+		{name: "other kind", method: "PUT", body: `{"kind":"Widget","apiVersion":"example.com/v1","metadata":{"name":"w1"},"spec":{"replicas":1}}`, code: 400},
+		{name: "apply", method: "PATCH", body: `{}`, ctype: "application/apply-patch+yaml", code: 415},
+		{name: "delete", method: "DELETE", code: 405},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hdr := []string{}
+			if tc.ctype != "" {
+				hdr = append(hdr, "Content-Type", tc.ctype)
+			}
+			r := do(t, tc.method, scaleURL, tc.body, tc.code, hdr...)
+			if tc.code != 200 {
+				if st := statusOf(t, r.body); tc.msg != "" && st.Message != tc.msg {
+					t.Errorf("message %q\nwant    %q", st.Message, tc.msg)
+				}
+				return
+			}
+			if got := scaleOf(t, r.body); got.Spec.Replicas != tc.want || got.Status.Replicas != 2 {
+				t.Errorf("answer %+v; want spec replicas %d", got, tc.want)
+			}
+			w := unstructured(t, do(t, "GET", url+widgetsURL+"/w1", "", 200).body)
+			if n, _ := server.NestedInt64(w.Content, "spec", "replicas"); n != int64(tc.want) {
+				t.Errorf("stored spec.replicas = %d; want %d", n, tc.want)
+			}
+		})
+	}
+	// Scale writes move the generation as spec writes do.
+	w := unstructured(t, do(t, "GET", url+widgetsURL+"/w1", "", 200).body)
+	if g := w.Meta().Generation; g != 6 {
+		t.Errorf("generation %d after 5 scale writes; want 6", g)
+	}
+}
+
+// TestScaleSubresourceValues reads and writes the scale paths with
+// Kubernetes' messages for values of the wrong type.
+func TestScaleSubresourceValues(t *testing.T) {
+	sel := ".status.selector"
+	def := &CustomResourceSubresourceScale{SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.replicas", LabelSelectorPath: &sel}
+	sub := scaleSubresource(def)
+	for _, tc := range []struct {
+		name, obj string
+		spec, st  int32
+		selector  string
+		found     bool
+		err       string
+		invalid   string // validateScale's errors
+	}{
+		{name: "all", obj: `{"spec":{"replicas":3},"status":{"replicas":2,"selector":"a=b"}}`, spec: 3, st: 2, selector: "a=b", found: true},
+		{name: "none", obj: `{}`},
+		{name: "null spec", obj: `{"spec":null}`},
+		{name: "string replicas", obj: `{"spec":{"replicas":"3"}}`,
+			err:     `.spec.replicas accessor error: 3 is of the type string, expected int64`,
+			invalid: `.spec.replicas: Invalid value: 0: .spec.replicas accessor error: 3 is of the type string, expected int64`},
+		{name: "fraction", obj: `{"spec":{"replicas":1.5}}`,
+			err:     `.spec.replicas accessor error: 1.5 is of the type float64, expected int64`,
+			invalid: `.spec.replicas: Invalid value: 0: .spec.replicas accessor error: 1.5 is of the type float64, expected int64`},
+		// Kubernetes names the member it could not look up, not the
+		// value that is not an object.
+		{name: "spec not an object", obj: `{"spec":[1]}`,
+			err:     `.spec.replicas accessor error: [1] is of the type []interface {}, expected map[string]interface{}`,
+			invalid: `.spec.replicas: Invalid value: 0: .spec.replicas accessor error: [1] is of the type []interface {}, expected map[string]interface{}`},
+		{name: "selector not a string", obj: `{"spec":{"replicas":1},"status":{"selector":{"a":"b"}}}`,
+			err:     `.status.selector accessor error: map[a:b] is of the type map[string]interface {}, expected string`,
+			invalid: `.status.selector: Invalid value: "": .status.selector accessor error: map[a:b] is of the type map[string]interface {}, expected string`},
+		{name: "too many", obj: `{"spec":{"replicas":2147483648}}`, spec: -2147483648, found: true,
+			invalid: `.spec.replicas: Invalid value: 2147483648: should be less than or equal to 2147483647`},
+		{name: "negative status", obj: `{"spec":{"replicas":1},"status":{"replicas":-2}}`, spec: 1, st: -2, found: true,
+			invalid: `.status.replicas: Invalid value: -2: should be a non-negative integer`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"}}`
+			if tc.obj != `{}` {
+				obj = obj[:len(obj)-1] + "," + tc.obj[1:]
+			}
+			u := unstructured(t, obj)
+			spec, st, found, err := sub.Get(u)
+			switch {
+			case tc.err != "":
+				if err == nil || err.Error() != tc.err {
+					t.Errorf("Get error %v; want %s", err, tc.err)
+				}
+			case err != nil:
+				t.Errorf("Get: %v", err)
+			case spec.Replicas != tc.spec || st.Replicas != tc.st || st.Selector != tc.selector || found != tc.found:
+				t.Errorf("Get = %+v %+v %v", spec, st, found)
+			}
+			var msgs []string
+			for _, e := range validateScale(u.Content, def) {
+				msgs = append(msgs, e.Error())
+			}
+			if got := strings.Join(msgs, "; "); got != tc.invalid {
+				t.Errorf("validateScale = %q\nwant           %q", got, tc.invalid)
+			}
+		})
+	}
+	// Set makes the objects on the way, and refuses to go through a
+	// value that is not one.
+	u := unstructured(t, `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"}}`)
+	if err := sub.Set(u, 4); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := server.NestedInt64(u.Content, "spec", "replicas"); n != 4 {
+		t.Errorf("Set: %v", u.Content)
+	}
+	u = unstructured(t, `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":"x"}`)
+	if err := sub.Set(u, 4); err == nil || err.Error() != "value cannot be set because .spec is not a map[string]interface{}" {
+		t.Errorf("Set through a string: %v", err)
+	}
+}
+
+// statusOf decodes a Status answer.
+func statusOf(t *testing.T, body string) status.Status {
+	t.Helper()
+	var st status.Status
+	if err := json.Unmarshal([]byte(body), &st); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
