@@ -86,7 +86,10 @@ type Resource[T meta.Object] struct {
 	res   *store.Resource[T]
 }
 
-var _ store.Backend[meta.Object] = (*Resource[meta.Object])(nil)
+var (
+	_ store.Backend[meta.Object] = (*Resource[meta.Object])(nil)
+	_ store.Syncer               = (*Resource[meta.Object])(nil)
+)
 
 // New returns the resource described by ro, stored in etcd, with a
 // replica of its own (see NewReplica), which it starts: a list, then a

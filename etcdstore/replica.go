@@ -472,6 +472,15 @@ func (r *Resource[T]) prepareRead(ctx context.Context, read rv.Read) error {
 	return nil
 }
 
+// Sync implements store.Syncer: it waits until the replica has reached
+// etcd's current revision, for at most the request timeout (504 Timeout
+// then). A server calls it before a watch with resourceVersion unset, so
+// that the watch's initial state holds every write etcd acknowledged
+// before; Get and List with resourceVersion unset do it by themselves.
+func (r *Resource[T]) Sync(ctx context.Context) error {
+	return r.prepareRead(ctx, rv.Read{Semantics: rv.MostRecent})
+}
+
 // Get returns a copy of an object from the replica (see
 // store.Resource.Get).
 func (r *Resource[T]) Get(ctx context.Context, namespace, name string, read rv.Read) (T, error) {

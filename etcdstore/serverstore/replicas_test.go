@@ -1,0 +1,121 @@
+package serverstore_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// A watch with resourceVersion unset starts from etcd's current state,
+// not from wherever the replica happens to be: an object written straight
+// into etcd just before is in its initial state, for the legacy watch and
+// for client-go's streaming list alike.
+func TestConsistentWatch(t *testing.T) {
+	_, c := newEtcd(t)
+	_, base := newServer(t, c)
+	must(t, 201, base, "POST", "/api/v1/namespaces", `{"metadata":{"name":"ns1"}}`)
+	for i, query := range []string{
+		"?watch=1",
+		"?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true",
+	} {
+		name := fmt.Sprintf("direct%d", i)
+		val := `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"` + name + `","namespace":"ns1","uid":"u` + name + `"}}`
+		put, err := c.Put(context.Background(), "/registry/configmaps/ns1/"+name, val)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := openWatch(t, base, cms+query)
+		var got []string
+		for range i + 1 {
+			e := w.next()
+			got = append(got, e.Type+" "+str(t, string(e.Object), "metadata.name"))
+			if e.Type == "ADDED" && str(t, string(e.Object), "metadata.name") == name {
+				if rv := str(t, string(e.Object), "metadata.resourceVersion"); rv != fmt.Sprint(put.Header.Revision) {
+					t.Errorf("%s: %s at %s; etcd wrote it at %d", query, name, rv, put.Header.Revision)
+				}
+			}
+		}
+		if !slices.Contains(got, "ADDED "+name) {
+			t.Errorf("watch %s: initial events %v lack %s, written to etcd before", query, got, name)
+		}
+	}
+}
+
+// Two servers on one etcd behave as one: what is written through A reads
+// consistently through B at the same resourceVersion, B's watchers see
+// A's writes in order, conflicts between them are the usual 409s, and a
+// paged list started on A continues on B.
+func TestTwoServers(t *testing.T) {
+	_, c := newEtcd(t)
+	_, a := newServer(t, c)
+	_, b := newServer(t, c)
+	must(t, 201, a, "POST", "/api/v1/namespaces", `{"metadata":{"name":"ns1"}}`)
+	from := str(t, must(t, 200, b, "GET", cms, "").body, "metadata.resourceVersion")
+	w := openWatch(t, b, cms+"?watch=1&resourceVersion="+from)
+
+	// Writes through A, read back and watched through B.
+	var want []string
+	created := must(t, 201, a, "POST", cms, `{"metadata":{"name":"x"},"data":{"k":"1"}}`).body
+	want = append(want, "ADDED x "+str(t, created, "metadata.resourceVersion"))
+	got := must(t, 200, b, "GET", cms+"/x", "").body
+	if str(t, got, "metadata.resourceVersion") != str(t, created, "metadata.resourceVersion") || str(t, got, "data.k") != "1" {
+		t.Errorf("B reads %s; A created %s", got, created)
+	}
+	patched := must(t, 200, a, "PATCH", cms+"/x", `{"data":{"k":"2"}}`).body
+	want = append(want, "MODIFIED x "+str(t, patched, "metadata.resourceVersion"))
+	if got := must(t, 200, b, "GET", cms+"/x", "").body; str(t, got, "data.k") != "2" {
+		t.Errorf("B reads %s after A's patch", got)
+	}
+	y := must(t, 201, a, "POST", cms, `{"metadata":{"name":"y"}}`).body
+	want = append(want, "ADDED y "+str(t, y, "metadata.resourceVersion"))
+	deleted := must(t, 200, a, "DELETE", cms+"/x", "").body
+	if r := must(t, 404, b, "GET", cms+"/x", "").body; str(t, r, "message") != `configmaps "x" not found` {
+		t.Errorf("B after A's delete: %s", r)
+	}
+	var seen []string
+	for range want {
+		e := w.next()
+		seen = append(seen, e.Type+" "+str(t, string(e.Object), "metadata.name")+" "+str(t, string(e.Object), "metadata.resourceVersion"))
+	}
+	e := w.next()
+	seen = append(seen, e.Type+" "+str(t, string(e.Object), "metadata.name"))
+	want = append(want, "DELETED x")
+	if !slices.Equal(seen, want) {
+		t.Errorf("B's watch: %v; want %v (A deleted x: %s)", seen, want, deleted)
+	}
+
+	// Conflicts between A and B.
+	must(t, 201, a, "POST", cms, `{"metadata":{"name":"same"}}`)
+	if r := must(t, 409, b, "POST", cms, `{"metadata":{"name":"same"}}`).body; str(t, r, "reason") != "AlreadyExists" {
+		t.Errorf("create through B of what A created: %s", r)
+	}
+	rv := str(t, must(t, 200, b, "GET", cms+"/same", "").body, "metadata.resourceVersion")
+	upd := `{"metadata":{"name":"same","resourceVersion":"` + rv + `"},"data":{"by":"%s"}}`
+	must(t, 200, a, "PUT", cms+"/same", fmt.Sprintf(upd, "a"))
+	r := must(t, 409, b, "PUT", cms+"/same", fmt.Sprintf(upd, "b")).body
+	const conflict = `Operation cannot be fulfilled on configmaps "same": the object has been modified; please apply your changes to the latest version and try again`
+	if str(t, r, "reason") != "Conflict" || str(t, r, "message") != conflict {
+		t.Errorf("stale update through B: %s", r)
+	}
+
+	// A paged list started on A continues on B at A's snapshot.
+	for i := range 4 {
+		must(t, 201, b, "POST", cms, fmt.Sprintf(`{"metadata":{"name":"p%d"}}`, i))
+	}
+	first := must(t, 200, a, "GET", cms+"?limit=2", "").body
+	snap := str(t, first, "metadata.resourceVersion")
+	must(t, 201, a, "POST", cms, `{"metadata":{"name":"p9"}}`)
+	all := names(t, first)
+	for next, servers := str(t, first, "metadata.continue"), []string{b, a}; next != ""; servers[0], servers[1] = servers[1], servers[0] {
+		page := must(t, 200, servers[0], "GET", cms+"?limit=2&continue="+next, "").body
+		if got := str(t, page, "metadata.resourceVersion"); got != snap {
+			t.Errorf("page at %s; the list started at %s", got, snap)
+		}
+		all = append(all, names(t, page)...)
+		next = str(t, page, "metadata.continue")
+	}
+	if want := []string{"p0", "p1", "p2", "p3", "same", "y"}; !slices.Equal(all, want) {
+		t.Errorf("paged list across A and B = %v; want %v", all, want)
+	}
+}
