@@ -84,6 +84,7 @@ type Resource[T meta.Object] struct {
 	coll  string // the etcd key of the collection: <prefix>/[<group>/]<resource>
 	skey  string // the resource's key prefix in the replica, without "/"
 	res   *store.Resource[T]
+	ro    store.ResourceOptions[T]
 }
 
 var (

@@ -119,3 +119,42 @@ func TestTwoServers(t *testing.T) {
 		t.Errorf("paged list across A and B = %v; want %v", all, want)
 	}
 }
+
+// An exact list, or a paged list's next page, at a revision older than the
+// replica's history is read from etcd, and is 410 Expired only once etcd
+// has compacted it: server B, started after the revision, answers what A
+// answers from its history.
+func TestReadOlderThanReplica(t *testing.T) {
+	_, c := newEtcd(t)
+	sa, a := newServer(t, c)
+	must(t, 201, a, "POST", "/api/v1/namespaces", `{"metadata":{"name":"ns1"}}`)
+	for i := range 3 {
+		must(t, 201, a, "POST", cms, fmt.Sprintf(`{"metadata":{"name":"o%d"}}`, i))
+	}
+	first := must(t, 200, a, "GET", cms+"?limit=2", "").body
+	old := str(t, first, "metadata.resourceVersion")
+	exact := cms + "?resourceVersionMatch=Exact&resourceVersion=" + old
+	want := must(t, 200, a, "GET", exact, "").body
+	must(t, 200, a, "DELETE", cms+"/o0", "")
+	must(t, 201, a, "POST", cms, `{"metadata":{"name":"o9"}}`)
+
+	_, b := newServer(t, c) // its replica starts after old
+	got := must(t, 200, b, "GET", exact, "").body
+	if !slices.Equal(names(t, got), names(t, want)) || str(t, got, "metadata.resourceVersion") != old {
+		t.Errorf("B's exact list at %s: %s; A's: %s", old, got, want)
+	}
+	if got, want := names(t, must(t, 200, b, "GET", cms+"?resourceVersionMatch=Exact&resourceVersion="+old+"&limit=1", "").body), []string{"o0"}; !slices.Equal(got, want) {
+		t.Errorf("B's exact first page at %s: %v; want %v", old, got, want)
+	}
+	page := must(t, 200, b, "GET", cms+"?limit=2&continue="+str(t, first, "metadata.continue"), "").body
+	if got := names(t, page); !slices.Equal(got, []string{"o2"}) || str(t, page, "metadata.resourceVersion") != old {
+		t.Errorf("B continues A's list at %s with %s", old, page)
+	}
+
+	sa.Compact()
+	r := must(t, 410, b, "GET", exact, "").body
+	if str(t, r, "reason") != "Expired" || str(t, r, "message") != "The resourceVersion for the provided list is too old." {
+		t.Errorf("B's exact list after etcd compacted %s: %s", old, r)
+	}
+	must(t, 410, b, "GET", cms+"?limit=2&continue="+str(t, first, "metadata.continue"), "")
+}
