@@ -3,7 +3,10 @@ package serverstore_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -98,6 +101,49 @@ func TestTwoServers(t *testing.T) {
 	if str(t, r, "reason") != "Conflict" || str(t, r, "message") != conflict {
 		t.Errorf("stale update through B: %s", r)
 	}
+
+	// Concurrent writes through A and B: one create of a name wins, one
+	// update per resourceVersion wins, the others are 409s.
+	// The requests run on their own goroutines, where t.Fatal must not:
+	// a failed request counts as code 0.
+	codes := func(n int, req func(i int, base string) (method, path, body string)) map[int]int {
+		out := make(chan int, n)
+		for i := range n {
+			go func() {
+				method, path, body := req(i, []string{a, b}[i%2])
+				r, err := http.NewRequest(method, path, strings.NewReader(body))
+				if err != nil {
+					out <- 0
+					return
+				}
+				resp, err := http.DefaultClient.Do(r)
+				if err != nil {
+					out <- 0
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				out <- resp.StatusCode
+			}()
+		}
+		count := map[int]int{}
+		for range n {
+			count[<-out]++
+		}
+		return count
+	}
+	if got := codes(6, func(_ int, base string) (string, string, string) {
+		return "POST", base + cms, `{"metadata":{"name":"race"}}`
+	}); got[201] != 1 || got[409] != 5 {
+		t.Errorf("concurrent creates of one name through A and B: %v; want one 201, five 409", got)
+	}
+	rv = str(t, must(t, 200, a, "GET", cms+"/race", "").body, "metadata.resourceVersion")
+	if got := codes(6, func(i int, base string) (string, string, string) {
+		return "PUT", base + cms + "/race", fmt.Sprintf(`{"metadata":{"name":"race","resourceVersion":"%s"},"data":{"i":"%d"}}`, rv, i)
+	}); got[200] != 1 || got[409] != 5 {
+		t.Errorf("concurrent updates of one version through A and B: %v; want one 200, five 409", got)
+	}
+	must(t, 200, a, "DELETE", cms+"/race", "")
 
 	// A paged list started on A continues on B at A's snapshot.
 	for i := range 4 {
