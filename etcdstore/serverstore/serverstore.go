@@ -7,6 +7,13 @@
 // as in memory); a resource added while the server runs (AddResource) has
 // a replica of its own.
 //
+// Servers on one etcd and prefix serve as one: resourceVersions are
+// etcd's revisions, a read or watch with resourceVersion unset first
+// catches up with etcd, and a continue token (the list's revision and a
+// key relative to the collection, unsigned as the server issues them) is
+// valid on every server, which reads etcd at the token's revision if its
+// replica started after it.
+//
 // It lives in etcdstore's module, with the etcd client, so that the
 // server's module does not depend on etcd.
 package serverstore
