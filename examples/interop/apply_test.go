@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/dynamic"
 
@@ -212,4 +213,14 @@ func TestApplyStatusSubresource(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("entries %v; want %v", got, want)
 	}
+}
+
+var widgets = schema.GroupVersionResource{Group: "example.apisem.dev", Version: "v1", Resource: "widgets"}
+
+func widget(name, color string, size int64) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "example.apisem.dev/v1", "kind": "Widget",
+		"metadata": map[string]any{"name": name},
+		"spec":     map[string]any{"color": color, "size": size},
+	}}
 }

@@ -1,4 +1,4 @@
-package interop
+package suite
 
 import (
 	"context"
@@ -17,8 +17,8 @@ import (
 // An object with a finalizer is only marked by DELETE (deletionTimestamp,
 // 200 with the object); removing the last finalizer removes it, and a
 // watcher sees MODIFIED then DELETED. Preconditions are checked.
-func TestFinalizerDeletion(t *testing.T) {
-	ts := start(t, demo.Options{})
+func (e env) finalizerDeletion(t *testing.T) {
+	ts := e.start(t, demo.Options{})
 	cs := ts.clientset(t, true)
 	ctx := context.Background()
 	namespace(t, cs, "ns1")
@@ -87,8 +87,8 @@ func TestFinalizerDeletion(t *testing.T) {
 
 // Deleting a namespace deletes what is in it, waits for finalizers, and
 // then the namespace itself, which meanwhile refuses new content.
-func TestNamespaceDeletion(t *testing.T) {
-	ts := start(t, demo.Options{})
+func (e env) namespaceDeletion(t *testing.T) {
+	ts := e.start(t, demo.Options{})
 	cs := ts.clientset(t, false)
 	ctx := context.Background()
 	namespace(t, cs, "doomed")

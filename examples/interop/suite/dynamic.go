@@ -1,4 +1,4 @@
-package interop
+package suite
 
 import (
 	"context"
@@ -31,8 +31,8 @@ func widget(name, color string, size int64) *unstructured.Unstructured {
 
 // The dynamic client drives the custom resource, which discovery and the
 // REST mapper find like a CRD's.
-func TestDynamicClientCustomResource(t *testing.T) {
-	ts := start(t, demo.Options{})
+func (e env) dynamicClientCustomResource(t *testing.T) {
+	ts := e.start(t, demo.Options{})
 	ctx := context.Background()
 	namespace(t, ts.clientset(t, false), "ns1")
 
@@ -104,8 +104,8 @@ func TestDynamicClientCustomResource(t *testing.T) {
 // The metadata client (controller-runtime's metadata-only informers use
 // it) reads PartialObjectMetadata and PartialObjectMetadataList, over
 // protobuf.
-func TestMetadataClient(t *testing.T) {
-	ts := start(t, demo.Options{})
+func (e env) metadataClient(t *testing.T) {
+	ts := e.start(t, demo.Options{})
 	ctx := context.Background()
 	cs := ts.clientset(t, false)
 	namespace(t, cs, "ns1")
@@ -156,8 +156,8 @@ func TestMetadataClient(t *testing.T) {
 
 // The widgets' status subresource, through the dynamic client's
 // UpdateStatus, as a controller writes a custom resource's status.
-func TestDynamicClientStatusSubresource(t *testing.T) {
-	ts := start(t, demo.Options{})
+func (e env) dynamicClientStatusSubresource(t *testing.T) {
+	ts := e.start(t, demo.Options{})
 	ctx := context.Background()
 	namespace(t, ts.clientset(t, false), "ns1")
 	dyn, err := dynamic.NewForConfig(ts.config(false))

@@ -1,4 +1,4 @@
-package interop
+package suite
 
 import (
 	"context"
@@ -62,11 +62,11 @@ func (r *recorder) handler() cache.ResourceEventHandler {
 // A shared informer syncs and then follows creates, updates and deletes,
 // with client-go's streaming list (WatchListClient) on and off; with it on
 // the informer must not fall back to a LIST.
-func TestInformer(t *testing.T) {
+func (e env) informer(t *testing.T) {
 	for _, watchList := range []bool{false, true} {
 		t.Run(fmt.Sprint("WatchListClient=", watchList), func(t *testing.T) {
 			clientfeaturestesting.SetFeatureDuringTest(t, clientfeatures.WatchListClient, watchList)
-			ts := start(t, demo.Options{})
+			ts := e.start(t, demo.Options{})
 			cs := ts.clientset(t, true)
 			ctx := context.Background()
 			namespace(t, cs, "ns1")
@@ -124,9 +124,9 @@ func TestInformer(t *testing.T) {
 // A reflector whose watch is resumed after history was compacted gets the
 // 410 ERROR event and recovers with a fresh list: its store ends up
 // complete and it watches on from the new resourceVersion.
-func TestReflectorRecoversFrom410(t *testing.T) {
+func (e env) reflectorRecoversFrom410(t *testing.T) {
 	clientfeaturestesting.SetFeatureDuringTest(t, clientfeatures.WatchListClient, false)
-	ts := start(t, demo.Options{})
+	ts := e.start(t, demo.Options{})
 	cs := ts.clientset(t, false)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -214,8 +214,8 @@ func TestReflectorRecoversFrom410(t *testing.T) {
 
 // Watches that allow bookmarks get periodic BOOKMARK events at the latest
 // resourceVersion; a streaming list gets the initial-events-end bookmark.
-func TestWatchBookmarks(t *testing.T) {
-	ts := start(t, demo.Options{BookmarkInterval: 50 * time.Millisecond})
+func (e env) watchBookmarks(t *testing.T) {
+	ts := e.start(t, demo.Options{BookmarkInterval: 50 * time.Millisecond})
 	cs := ts.clientset(t, true)
 	ctx := context.Background()
 	namespace(t, cs, "ns1")
@@ -254,13 +254,13 @@ streaming:
 		t.Fatal(err)
 	}
 	defer w2.Stop()
-	e := <-w2.ResultChan()
-	if e.Type != watch.Added || e.Object.(*corev1.ConfigMap).Name != "a" {
-		t.Fatalf("first event %s %v; want ADDED a", e.Type, e.Object)
+	ev := <-w2.ResultChan()
+	if ev.Type != watch.Added || ev.Object.(*corev1.ConfigMap).Name != "a" {
+		t.Fatalf("first event %s %v; want ADDED a", ev.Type, ev.Object)
 	}
-	e = <-w2.ResultChan()
-	bm, ok := e.Object.(*corev1.ConfigMap)
-	if e.Type != watch.Bookmark || !ok || bm.Annotations[metav1.InitialEventsAnnotationKey] != "true" || bm.ResourceVersion == "" {
-		t.Fatalf("second event %s %+v; want the initial-events-end bookmark", e.Type, e.Object)
+	ev = <-w2.ResultChan()
+	bm, ok := ev.Object.(*corev1.ConfigMap)
+	if ev.Type != watch.Bookmark || !ok || bm.Annotations[metav1.InitialEventsAnnotationKey] != "true" || bm.ResourceVersion == "" {
+		t.Fatalf("second event %s %+v; want the initial-events-end bookmark", ev.Type, ev.Object)
 	}
 }

@@ -1,4 +1,4 @@
-package interop
+package suite
 
 import (
 	"context"
@@ -19,10 +19,10 @@ import (
 // client-go's pager lists in pages of limit; every page carries the first
 // page's resourceVersion, and writes between pages do not show up: the
 // list is one snapshot.
-func TestPagerConstantResourceVersion(t *testing.T) {
+func (e env) pagerConstantResourceVersion(t *testing.T) {
 	for _, protobuf := range []bool{false, true} {
 		t.Run(fmt.Sprint("protobuf=", protobuf), func(t *testing.T) {
-			ts := start(t, demo.Options{})
+			ts := e.start(t, demo.Options{})
 			cs := ts.clientset(t, protobuf)
 			ctx := context.Background()
 			namespace(t, cs, "ns1")
@@ -99,8 +99,8 @@ func ptrStr(p *int64) string {
 // A continue token whose snapshot was compacted is a 410 carrying a token
 // to continue inconsistently, which the pager falls back to with a full
 // list.
-func TestContinueAfterCompaction(t *testing.T) {
-	ts := start(t, demo.Options{})
+func (e env) continueAfterCompaction(t *testing.T) {
+	ts := e.start(t, demo.Options{})
 	cs := ts.clientset(t, false)
 	ctx := context.Background()
 	namespace(t, cs, "ns1")
@@ -130,8 +130,8 @@ func TestContinueAfterCompaction(t *testing.T) {
 
 // kubectl get asks for a Table with this exact Accept header and prints
 // its columns.
-func TestTableWithKubectlAccept(t *testing.T) {
-	ts := start(t, demo.Options{})
+func (e env) tableWithKubectlAccept(t *testing.T) {
+	ts := e.start(t, demo.Options{})
 	cs := ts.clientset(t, false)
 	ctx := context.Background()
 	namespace(t, cs, "ns1")

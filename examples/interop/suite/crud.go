@@ -1,4 +1,4 @@
-package interop
+package suite
 
 import (
 	"context"
@@ -16,13 +16,13 @@ import (
 
 // Typed ConfigMap CRUD, over JSON and over protobuf: every verb a typed
 // client has, with the objects and errors it decodes.
-func TestTypedConfigMapCRUD(t *testing.T) {
+func (e env) typedConfigMapCRUD(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		protobuf bool
 	}{{"json", false}, {"protobuf", true}} {
 		t.Run(tc.name, func(t *testing.T) {
-			ts := start(t, demo.Options{})
+			ts := e.start(t, demo.Options{})
 			cs := ts.clientset(t, tc.protobuf)
 			ctx := context.Background()
 			namespace(t, cs, "ns1")
@@ -99,8 +99,8 @@ func TestTypedConfigMapCRUD(t *testing.T) {
 
 // Creates exercise generateName, AlreadyExists, dry run and the namespace
 // checks, over protobuf for Secrets.
-func TestCreateRules(t *testing.T) {
-	ts := start(t, demo.Options{})
+func (e env) createRules(t *testing.T) {
+	ts := e.start(t, demo.Options{})
 	cs := ts.clientset(t, true)
 	ctx := context.Background()
 	namespace(t, cs, "ns1")
@@ -153,8 +153,8 @@ func asStatus(err error, se **apierrors.StatusError) bool {
 
 // fieldValidation=Strict turns unknown and duplicate fields into a 400
 // BadRequest; Warn into warnings; Ignore into silence.
-func TestStrictFieldValidation(t *testing.T) {
-	ts := start(t, demo.Options{})
+func (e env) strictFieldValidation(t *testing.T) {
+	ts := e.start(t, demo.Options{})
 	cs := ts.clientset(t, false)
 	ctx := context.Background()
 	namespace(t, cs, "ns1")
