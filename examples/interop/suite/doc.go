@@ -1,11 +1,13 @@
 // Package suite is the part of the client-go interop tests that any
-// storage must pass: CRUD, create rules, paging with a pager, informers
-// and reflectors (watch resume, relist after 410), the dynamic and
-// metadata clients, deletion with finalizers and namespace deletion.
+// storage must pass: CRUD and create rules, paging with a pager and
+// continue after compaction, informers and reflectors (watch resume,
+// relist after 410, bookmarks), the dynamic and metadata clients,
+// server-side apply, events, CustomResourceDefinitions, discovery and
+// OpenAPI, deletion with finalizers and namespace deletion.
 //
 // Run runs it on servers from a NewServer: package interop runs it on the
 // in-memory example server, and the etcd module on two replicas of the
-// example server on one etcd, behind one address. It lives in this module
-// so that the etcd module brings client-go's dependencies, not the other
-// way round.
+// example server on one etcd behind one address. It lives in this module
+// so that the etcd module imports it (and client-go), not the other way
+// round: this module does not depend on etcd.
 package suite

@@ -54,6 +54,13 @@ func Run(t *testing.T, newServer NewServer) {
 		{"Informer", e.informer},
 		{"ReflectorRecoversFrom410", e.reflectorRecoversFrom410},
 		{"WatchBookmarks", e.watchBookmarks},
+		{"TypedApplyConfigMap", e.typedApplyConfigMap},
+		{"DynamicApplyWidget", e.dynamicApplyWidget},
+		{"ApplyStatusSubresource", e.applyStatusSubresource},
+		{"EventRecorderAndSearch", e.eventRecorderAndSearch},
+		{"CustomResourceDefinition", e.customResourceDefinition},
+		{"AggregatedDiscovery", e.aggregatedDiscovery},
+		{"OpenAPIV3Client", e.openAPIV3Client},
 	} {
 		t.Run(tc.name, tc.test)
 	}

@@ -1,4 +1,4 @@
-package interop
+package suite
 
 import (
 	"net/http"
@@ -32,8 +32,8 @@ func (p *pathRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
 // client-go's discovery reads the aggregated documents: two requests, not
 // one more per group version, and the same groups and resources as the
 // unaggregated form gives.
-func TestAggregatedDiscovery(t *testing.T) {
-	ts := start(t, demo.Options{})
+func (e env) aggregatedDiscovery(t *testing.T) {
+	ts := e.start(t, demo.Options{})
 	rec := &pathRecorder{}
 	cfg := ts.config(false)
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { rec.next = rt; return rec }
@@ -90,8 +90,8 @@ func TestAggregatedDiscovery(t *testing.T) {
 
 // client-go's OpenAPI v3 client parses the documents, and finds each
 // served kind's schema by its x-kubernetes-group-version-kind.
-func TestOpenAPIV3Client(t *testing.T) {
-	ts := start(t, demo.Options{})
+func (e env) openAPIV3Client(t *testing.T) {
+	ts := e.start(t, demo.Options{})
 	dc, err := discovery.NewDiscoveryClientForConfig(ts.config(false))
 	if err != nil {
 		t.Fatal(err)

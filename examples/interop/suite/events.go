@@ -1,4 +1,4 @@
-package interop
+package suite
 
 import (
 	"context"
@@ -16,8 +16,8 @@ import (
 // client-go's event recorder creates events, and patches their count when
 // they repeat (a strategic merge patch); kubectl describe finds them with
 // the involvedObject field selectors.
-func TestEventRecorderAndSearch(t *testing.T) {
-	ts := start(t, demo.Options{})
+func (e env) eventRecorderAndSearch(t *testing.T) {
+	ts := e.start(t, demo.Options{})
 	cs := ts.clientset(t, true)
 	ctx := context.Background()
 	namespace(t, cs, "ns1")

@@ -1,17 +1,18 @@
-package interop
+package suite
 
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 
 	"github.com/apisem/apisem/examples/apiserver/demo"
 )
@@ -20,9 +21,9 @@ import (
 // shared and taken ownership, the conflict as apierrors.IsConflict with
 // one cause per field, force, and the managedFields a client reads back.
 // Over JSON and protobuf alike (apply bodies are JSON either way).
-func TestTypedApplyConfigMap(t *testing.T) {
+func (e env) typedApplyConfigMap(t *testing.T) {
 	for _, protobuf := range []bool{false, true} {
-		ts := start(t, demo.Options{})
+		ts := e.start(t, demo.Options{})
 		cs := ts.clientset(t, protobuf)
 		ctx := context.Background()
 		namespace(t, cs, "ns1")
@@ -120,12 +121,13 @@ func TestTypedApplyConfigMap(t *testing.T) {
 		}
 
 		// A create without fieldManager is owned by the User-Agent's
-		// program.
+		// program (the test binary's name, "interop.test" here).
+		program, _, _ := strings.Cut(rest.DefaultKubernetesUserAgent(), "/")
 		c2, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "ua"}, Data: map[string]string{"k": "v"}}, metav1.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(c2.ManagedFields) != 1 || c2.ManagedFields[0].Manager != "interop.test" || c2.ManagedFields[0].Operation != metav1.ManagedFieldsOperationUpdate {
+		if len(c2.ManagedFields) != 1 || c2.ManagedFields[0].Manager != program || c2.ManagedFields[0].Operation != metav1.ManagedFieldsOperationUpdate {
 			t.Errorf("create entries %+v", c2.ManagedFields)
 		}
 	}
@@ -133,8 +135,8 @@ func TestTypedApplyConfigMap(t *testing.T) {
 
 // The dynamic client's Apply on the custom resource, whose schema makes
 // the merge typed; a conflict carries its causes through.
-func TestDynamicApplyWidget(t *testing.T) {
-	ts := start(t, demo.Options{})
+func (e env) dynamicApplyWidget(t *testing.T) {
+	ts := e.start(t, demo.Options{})
 	ctx := context.Background()
 	namespace(t, ts.clientset(t, false), "ns1")
 	dyn, err := dynamic.NewForConfig(ts.config(false))
@@ -180,8 +182,8 @@ func TestDynamicApplyWidget(t *testing.T) {
 // The status subresource: an apply to status owns status alone, under its
 // own entry (subresource "status"); the object's apply owns nothing of
 // status, which it cannot change.
-func TestApplyStatusSubresource(t *testing.T) {
-	ts := start(t, demo.Options{})
+func (e env) applyStatusSubresource(t *testing.T) {
+	ts := e.start(t, demo.Options{})
 	ctx := context.Background()
 	namespace(t, ts.clientset(t, false), "ns1")
 	dyn, err := dynamic.NewForConfig(ts.config(false))
@@ -213,14 +215,4 @@ func TestApplyStatusSubresource(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("entries %v; want %v", got, want)
 	}
-}
-
-var widgets = schema.GroupVersionResource{Group: "example.apisem.dev", Version: "v1", Resource: "widgets"}
-
-func widget(name, color string, size int64) *unstructured.Unstructured {
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "example.apisem.dev/v1", "kind": "Widget",
-		"metadata": map[string]any{"name": name},
-		"spec":     map[string]any{"color": color, "size": size},
-	}}
 }

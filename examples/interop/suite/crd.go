@@ -1,4 +1,4 @@
-package interop
+package suite
 
 import (
 	"context"
@@ -53,8 +53,8 @@ func gadgetsCRD() *apiextensionsv1.CustomResourceDefinition {
 // The apiextensions clientset installs a CustomResourceDefinition, waits
 // for it to be established by watching it, and the dynamic client uses
 // the resource it defines; deleting the definition deletes its objects.
-func TestCustomResourceDefinition(t *testing.T) {
-	ts := start(t, demo.Options{})
+func (e env) customResourceDefinition(t *testing.T) {
+	ts := e.start(t, demo.Options{})
 	ctx := context.Background()
 	namespace(t, ts.clientset(t, false), "ns1")
 	// The clientset sends protobuf by default; the definitions have no
