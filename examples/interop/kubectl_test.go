@@ -8,20 +8,30 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/openapi/cached"
+	"k8s.io/client-go/rest"
 
 	"github.com/apisem/apisem/examples/apiserver/demo"
+	"github.com/apisem/apisem/server/servertest"
 )
 
 // kubectl create and apply validate strictly by default: they look up the
 // fieldValidation parameter of each kind's PATCH operation in OpenAPI v3,
 // and fail when they cannot. This is their check, run as kubectl runs it.
+//
+// It lives outside package suite, whose tests any storage must pass,
+// because it reads OpenAPI alone and because cli-runtime would weigh on
+// every module that runs the suite.
 func TestKubectlFieldValidationSupport(t *testing.T) {
-	ts := start(t, demo.Options{})
-	dc, err := discovery.NewDiscoveryClientForConfig(ts.config(false))
+	s, err := demo.New(demo.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	dyn, err := dynamic.NewForConfig(ts.config(false))
+	config := &rest.Config{Host: servertest.Start(t, s), QPS: -1}
+	dc, err := discovery.NewDiscoveryClientForConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn, err := dynamic.NewForConfig(config)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -121,7 +121,7 @@ func (e env) typedApplyConfigMap(t *testing.T) {
 		}
 
 		// A create without fieldManager is owned by the User-Agent's
-		// program (the test binary's name, "interop.test" here).
+		// program (the test binary's name).
 		program, _, _ := strings.Cut(rest.DefaultKubernetesUserAgent(), "/")
 		c2, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "ua"}, Data: map[string]string{"k": "v"}}, metav1.CreateOptions{})
 		if err != nil {

@@ -3,7 +3,9 @@
 // continue after compaction, informers and reflectors (watch resume,
 // relist after 410, bookmarks), the dynamic and metadata clients,
 // server-side apply, events, CustomResourceDefinitions, discovery and
-// OpenAPI, deletion with finalizers and namespace deletion.
+// OpenAPI, deletion with finalizers and namespace deletion, and kubectl
+// (server-side apply and scale; skipped without a kubectl:
+// set KUBECTL or put one on PATH).
 //
 // Run runs it on servers from a NewServer: package interop runs it on the
 // in-memory example server, and the etcd module on two replicas of the

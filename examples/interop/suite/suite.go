@@ -61,6 +61,8 @@ func Run(t *testing.T, newServer NewServer) {
 		{"CustomResourceDefinition", e.customResourceDefinition},
 		{"AggregatedDiscovery", e.aggregatedDiscovery},
 		{"OpenAPIV3Client", e.openAPIV3Client},
+		{"KubectlServerSideApply", e.kubectlServerSideApply},
+		{"KubectlScaleCustomResource", e.kubectlScaleCustomResource},
 	} {
 		t.Run(tc.name, tc.test)
 	}

@@ -1,4 +1,4 @@
-package interop
+package suite
 
 import (
 	"os"
@@ -14,9 +14,9 @@ import (
 // finds the subresource in discovery, patches /scale, and the object's
 // spec.replicas follows; a precondition that fails and a value the
 // schema refuses get Kubernetes' answers.
-func TestKubectlScaleCustomResource(t *testing.T) {
+func (e env) kubectlScaleCustomResource(t *testing.T) {
 	bin := kubectlBinary(t)
-	ts := start(t, demo.Options{})
+	ts := e.start(t, demo.Options{})
 	namespace(t, ts.clientset(t, false), "ns1")
 	dir := t.TempDir()
 	kubeconfig := filepath.Join(dir, "config")

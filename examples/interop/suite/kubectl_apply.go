@@ -1,4 +1,4 @@
-package interop
+package suite
 
 import (
 	"os"
@@ -25,9 +25,9 @@ func kubectlBinary(t *testing.T) string {
 // kubectl apply --server-side against the demo server: create, change,
 // a second manager's conflict with Kubernetes' message, --force-conflicts,
 // --dry-run=server, and get --show-managed-fields.
-func TestKubectlServerSideApply(t *testing.T) {
+func (e env) kubectlServerSideApply(t *testing.T) {
 	bin := kubectlBinary(t)
-	ts := start(t, demo.Options{})
+	ts := e.start(t, demo.Options{})
 	namespace(t, ts.clientset(t, false), "ns1")
 	dir := t.TempDir()
 	kubeconfig := filepath.Join(dir, "config")
