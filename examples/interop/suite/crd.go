@@ -97,6 +97,20 @@ func (e env) customResourceDefinition(t *testing.T) {
 		t.Fatal(err)
 	}
 	gadgets := dc.Resource(gvr).Namespace("ns1")
+	// Established says the server that marked it serves the API; replicas
+	// serve it once they have seen the definition, a moment later
+	// (Kubernetes' HA apiservers alike, which delay Established by
+	// seconds for it). So the suite, whose server may be several, waits
+	// until two lists in a row succeed, which is at once in memory.
+	inARow := 0
+	eventually(t, "the definition's API served", func() bool {
+		if _, err := gadgets.List(ctx, metav1.ListOptions{}); err != nil {
+			inARow = 0
+			return false
+		}
+		inARow++
+		return inARow == 2
+	})
 	g := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "stable.example.com/v1", "kind": "Gadget",
 		"metadata": map[string]any{"name": "g1"},
@@ -168,9 +182,17 @@ func (e env) customResourceDefinition(t *testing.T) {
 			break
 		}
 	}
-	if _, err := gadgets.List(ctx, metav1.ListOptions{}); !apierrors.IsNotFound(err) {
-		t.Errorf("list after the definition's deletion: %v; want 404", err)
-	}
+	// Every replica stops serving the API once it has seen the deletion
+	// (in memory, at once): two 404s in a row.
+	inARow = 0
+	eventually(t, "404 for a list after the definition's deletion", func() bool {
+		if _, err := gadgets.List(ctx, metav1.ListOptions{}); !apierrors.IsNotFound(err) {
+			inARow = 0
+			return false
+		}
+		inARow++
+		return inARow == 2
+	})
 }
 
 func isEstablished(d *apiextensionsv1.CustomResourceDefinition) bool {
