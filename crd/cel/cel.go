@@ -345,10 +345,10 @@ func (v *validator) evaluate(errs *[]status.FieldError, budget *int64, path stri
 		*budget = -1
 		return
 	}
-	self := types.DefaultTypeAdapter.NativeToValue(x)
+	self := toVal(n.typ, x)
 	var oldSelf ref.Val
 	if old != nil {
-		oldSelf = types.DefaultTypeAdapter.NativeToValue(old)
+		oldSelf = toVal(n.typ, old)
 	}
 	for _, r := range n.rules {
 		optional := deref(r.src.OptionalOldSelf)
@@ -408,6 +408,15 @@ func (v *validator) evaluate(errs *[]status.FieldError, budget *int64, path stri
 		}
 		*errs = append(*errs, fieldError(fieldPath(at), value, detail, r.src.Reason))
 	}
+}
+
+// toVal is x as CEL sees it: an integer where the schema says number is
+// a double, as Kubernetes declares it.
+func toVal(typ string, x any) ref.Val {
+	if i, ok := x.(int64); ok && typ == "number" {
+		x = float64(i)
+	}
+	return types.DefaultTypeAdapter.NativeToValue(x)
 }
 
 // spend takes the cost of an evaluation from budget; false when the

@@ -7,6 +7,8 @@ replace github.com/apisem/apisem => ../..
 require (
 	github.com/apisem/apisem v0.0.0-00010101000000-000000000000
 	github.com/google/cel-go v0.29.2
+	github.com/google/go-cmp v0.7.0
+	sigs.k8s.io/yaml v1.6.0
 )
 
 require (
@@ -25,5 +27,4 @@ require (
 	google.golang.org/protobuf v1.36.12 // indirect
 	sigs.k8s.io/json v0.0.0-20260909141634-11ed52e25bc5 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
-	sigs.k8s.io/yaml v1.6.0 // indirect
 )
