@@ -55,7 +55,7 @@ func widgetsCRD() *apiextensionsv1.CustomResourceDefinition {
 					Type: "object",
 					Properties: map[string]apiextensionsv1.JSONSchemaProps{
 						"spec": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
-							"replicas": {Type: "integer", Minimum: ptr(0.0)},
+							"replicas":    {Type: "integer", Minimum: ptr(0.0)},
 							"maxReplicas": {Type: "integer"},
 						}, XValidations: apiextensionsv1.ValidationRules{{
 							Rule:    "!has(self.maxReplicas) || self.replicas <= self.maxReplicas",
