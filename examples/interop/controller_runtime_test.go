@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"runtime/pprof"
 	"strings"
 	"testing"
 	"time"
@@ -264,5 +265,24 @@ func TestControllerRuntimeManager(t *testing.T) {
 	}
 	waitFor("the widget to be gone", func(u *unstructured.Unstructured) bool { return u == nil })
 
+	// Once Start has returned, the manager's goroutines end: its stop
+	// procedure finishes in goroutines of its own, so wait for them.
 	stopManager()
+	var left string
+	eventually(t, "the manager's goroutines to end", func() bool {
+		var stacks strings.Builder
+		if err := pprof.Lookup("goroutine").WriteTo(&stacks, 2); err != nil {
+			t.Fatal(err)
+		}
+		left = ""
+		for _, g := range strings.Split(stacks.String(), "\n\n") {
+			if strings.Contains(g, "sigs.k8s.io/controller-runtime") {
+				left += g + "\n\n"
+			}
+		}
+		return left == ""
+	})
+	if left != "" {
+		t.Errorf("goroutines left after the manager stopped:\n%s", left)
+	}
 }
