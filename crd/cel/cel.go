@@ -50,6 +50,7 @@ type rule struct {
 
 // node is a schema with the rules at and below it.
 type node struct {
+	schema     *crd.JSONSchemaProps
 	typ        string
 	rules      []rule
 	props      map[string]*node
@@ -122,7 +123,7 @@ func compileNode(env *celgo.Env, limit uint64, path string, s *crd.JSONSchemaPro
 	if !hasRules(s) {
 		return nil
 	}
-	n := &node{typ: s.Type, listType: deref(s.XListType), mapKeys: s.XListMapKeys}
+	n := &node{schema: s, typ: s.Type, listType: deref(s.XListType), mapKeys: s.XListMapKeys}
 	for i, r := range s.XValidations {
 		rp := fmt.Sprintf("%s.x-kubernetes-validations[%d]", path, i)
 		if c, ok := compileRule(env, limit, rp, r, errs); ok {
@@ -345,10 +346,10 @@ func (v *validator) evaluate(errs *[]status.FieldError, budget *int64, path stri
 		*budget = -1
 		return
 	}
-	self := toVal(n.typ, x)
+	self := types.DefaultTypeAdapter.NativeToValue(typed(x, n.schema))
 	var oldSelf ref.Val
 	if old != nil {
-		oldSelf = toVal(n.typ, old)
+		oldSelf = types.DefaultTypeAdapter.NativeToValue(typed(old, n.schema))
 	}
 	for _, r := range n.rules {
 		optional := deref(r.src.OptionalOldSelf)
@@ -410,13 +411,63 @@ func (v *validator) evaluate(errs *[]status.FieldError, budget *int64, path stri
 	}
 }
 
-// toVal is x as CEL sees it: an integer where the schema says number is
-// a double, as Kubernetes declares it.
-func toVal(typ string, x any) ref.Val {
-	if i, ok := x.(int64); ok && typ == "number" {
-		x = float64(i)
+// typed is x as Kubernetes presents it to CEL, by its schema s: an
+// integer where s says number is a double, and a double where s says
+// integer (a whole number, which the schema accepts) is an error when
+// used. x is not copied unless something in it changes.
+func typed(x any, s *crd.JSONSchemaProps) any {
+	t, _ := retype(x, s)
+	return t
+}
+
+// retype is typed, and whether it changed x.
+func retype(x any, s *crd.JSONSchemaProps) (any, bool) {
+	if s == nil {
+		return x, false
 	}
-	return types.DefaultTypeAdapter.NativeToValue(x)
+	switch v := x.(type) {
+	case int64:
+		if s.Type == "number" {
+			return float64(v), true
+		}
+	case float64:
+		if s.Type == "integer" {
+			return types.NewErr("invalid data, expected int, got float64"), true
+		}
+	case map[string]any:
+		var out map[string]any
+		for k, e := range v {
+			var es *crd.JSONSchemaProps
+			if p, ok := s.Properties[k]; ok {
+				es = &p
+			} else if s.AdditionalProperties != nil {
+				es = s.AdditionalProperties.Schema
+			}
+			if t, changed := retype(e, es); changed {
+				if out == nil {
+					out = maps.Clone(v)
+				}
+				out[k] = t
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	case []any:
+		var out []any
+		for i, e := range v {
+			if t, changed := retype(e, s.Items); changed {
+				if out == nil {
+					out = slices.Clone(v)
+				}
+				out[i] = t
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	}
+	return x, false
 }
 
 // spend takes the cost of an evaluation from budget; false when the

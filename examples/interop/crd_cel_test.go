@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -80,6 +81,35 @@ var celCases = []celCase{
 			{`{"spec":{"ports":[{"name":"http","port":80},{"name":"x","port":5}],"labels":{"a":"1"}}}`,
 				`{"spec":{"ports":[{"name":"new","port":1},{"name":"http","port":79},{"name":"x","port":6}],"labels":{"a":"2"}}}`},
 		}},
+	{"cost and messages", `{"type":"object","properties":{"spec":{"type":"object","properties":{
+		"items":{"type":"array","items":{"type":"integer"},
+			"x-kubernetes-validations":[{"rule":"self.all(x, self.all(y, self.all(z, x + y + z >= 0)))"}]},
+		"n":{"type":"integer","x-kubernetes-validations":[
+			{"rule":"self < 10","messageExpression":"'n is ' + string(100 / self)","message":"fallback"},
+			{"rule":"self < 20","messageExpression":"'  '"},
+			{"rule":"self < 30","messageExpression":"'n is ' + string(self)","reason":"FieldValueDuplicate"}]}}}}}`,
+		[]string{
+			`{"spec":{"items":[1,2,3],"n":1}}`,
+			`{"spec":{"items":` + intList(120) + `}}`,
+			`{"spec":{"n":0}}`,
+			`{"spec":{"n":15}}`,
+			`{"spec":{"n":25}}`,
+			`{"spec":{"n":35}}`,
+		},
+		nil},
+}
+
+// intList is the JSON list of the integers from 0 to n-1.
+func intList(n int) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(i))
+	}
+	return b.String() + "]"
 }
 
 // kubeRules evaluates the rules of schema with apiextensions-apiserver.
