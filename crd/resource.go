@@ -281,6 +281,7 @@ func customResources(c *CustomResourceDefinition, admit func(context.Context, se
 		if err != nil {
 			return nil, err
 		}
+		apiVersion := c.Spec.Group + "/" + v.Name
 		var rv RuleValidator
 		if rules != nil && root != nil {
 			var errs []status.FieldError
@@ -345,7 +346,7 @@ func customResources(c *CustomResourceDefinition, admit func(context.Context, se
 			if blocking(errs) {
 				return append(errs, rulesNotChecked)
 			}
-			return append(errs, rv.Validate(fullObject(o.(*server.Unstructured)), fullObjectOrNil(old))...)
+			return append(errs, rv.Validate(fullObject(o.(*server.Unstructured), apiVersion, n.Kind), fullObjectOrNil(old, apiVersion, n.Kind))...)
 		}
 		r.AdmitCreate = admit
 		out = append(out, r)

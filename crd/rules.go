@@ -98,17 +98,14 @@ var rulesNotChecked = status.InvalidValue("<nil>", nil,
 // fullObject is u as the rules see it: its content with apiVersion, kind
 // and, of its metadata, the name and generateName, which are all that
 // Kubernetes declares to CEL (model.WithTypeAndObjectMeta).
-func fullObject(u *server.Unstructured) map[string]any {
+// apiVersion and kind are the resource's, which stored objects may not
+// carry.
+func fullObject(u *server.Unstructured, apiVersion, kind string) map[string]any {
 	obj := make(map[string]any, len(u.Content)+3)
 	for k, v := range u.Content {
 		obj[k] = v
 	}
-	if u.APIVersion != "" {
-		obj["apiVersion"] = u.APIVersion
-	}
-	if u.Kind != "" {
-		obj["kind"] = u.Kind
-	}
+	obj["apiVersion"], obj["kind"] = apiVersion, kind
 	m := map[string]any{}
 	if u.Name != "" {
 		m["name"] = u.Name
@@ -121,10 +118,10 @@ func fullObject(u *server.Unstructured) map[string]any {
 }
 
 // fullObjectOrNil is fullObject of old, or nil on create.
-func fullObjectOrNil(old server.Object) map[string]any {
+func fullObjectOrNil(old server.Object, apiVersion, kind string) map[string]any {
 	u, _ := old.(*server.Unstructured)
 	if u == nil {
 		return nil
 	}
-	return fullObject(u)
+	return fullObject(u, apiVersion, kind)
 }
