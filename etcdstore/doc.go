@@ -27,8 +27,13 @@
 // consistent reads from cache, KEP-2340), using a watch progress request
 // so that revisions written to other prefixes need no event. A revision
 // the replica does not reach within Options.FutureWait is the 504 "Too
-// large resource version". When etcd compacts (Compact), every replica
-// compacts to the same revision and older reads answer 410 Gone. A watch
+// large resource version". A watch with resourceVersion unset catches up
+// the same way before it takes its initial state (Resource.Sync, which the
+// server calls through store.Syncer). An exact list, or the next page of a
+// paged list, at a revision older than the replica's history (a replica
+// started later than the list, as on another server) is read from etcd at
+// that revision. When etcd compacts (Compact), every replica compacts to
+// the same revision and older reads answer 410 Gone. A watch
 // that etcd compacted under the replica (a replica that fell behind)
 // starts over with a fresh list (Store.Reset): its watchers get 410 and
 // relist, as with Kubernetes.

@@ -84,9 +84,13 @@ type Resource[T meta.Object] struct {
 	coll  string // the etcd key of the collection: <prefix>/[<group>/]<resource>
 	skey  string // the resource's key prefix in the replica, without "/"
 	res   *store.Resource[T]
+	ro    store.ResourceOptions[T]
 }
 
-var _ store.Backend[meta.Object] = (*Resource[meta.Object])(nil)
+var (
+	_ store.Backend[meta.Object] = (*Resource[meta.Object])(nil)
+	_ store.Syncer               = (*Resource[meta.Object])(nil)
+)
 
 // New returns the resource described by ro, stored in etcd, with a
 // replica of its own (see NewReplica), which it starts: a list, then a

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/apisem/apisem/meta"
@@ -39,6 +40,7 @@ type Replica[T meta.Object] struct {
 	watchKey string // prefix + "/"
 	compact  string // the etcd key of the compaction revision
 	store    *store.Store[T]
+	sopts    store.Options[T] // the replica's, for a one-off store of a read from etcd
 	copy     func(T) T
 
 	mu      sync.Mutex
@@ -78,6 +80,7 @@ func NewReplica[T meta.Object](opts Options[T]) (*Replica[T], error) {
 		watchKey: prefix + "/",
 		compact:  prefix + compactKey,
 		store:    store.New(opts.Replica),
+		sopts:    opts.Replica,
 		copy:     opts.Replica.DeepCopy,
 		byColl:   map[string]*Resource[T]{},
 		done:     make(chan struct{}),
@@ -126,7 +129,7 @@ func (p *Replica[T]) Resource(ro store.ResourceOptions[T], codec Codec[T]) (*Res
 			return nil, fmt.Errorf("etcdstore: resources %s and %s share the key prefix %q", o.gr, gr, ro.Prefix)
 		}
 	}
-	r := &Resource[T]{p: p, codec: codec, gr: gr, coll: p.watchKey + coll, skey: ro.Prefix}
+	r := &Resource[T]{p: p, codec: codec, gr: gr, coll: p.watchKey + coll, skey: ro.Prefix, ro: ro}
 	r.res = p.store.Resource(ro)
 	p.byColl[coll] = r
 	return r, nil
@@ -472,6 +475,15 @@ func (r *Resource[T]) prepareRead(ctx context.Context, read rv.Read) error {
 	return nil
 }
 
+// Sync implements store.Syncer: it waits until the replica has reached
+// etcd's current revision, for at most the request timeout (504 Timeout
+// then). A server calls it before a watch with resourceVersion unset, so
+// that the watch's initial state holds every write etcd acknowledged
+// before; Get and List with resourceVersion unset do it by themselves.
+func (r *Resource[T]) Sync(ctx context.Context) error {
+	return r.prepareRead(ctx, rv.Read{Semantics: rv.MostRecent})
+}
+
 // Get returns a copy of an object from the replica (see
 // store.Resource.Get).
 func (r *Resource[T]) Get(ctx context.Context, namespace, name string, read rv.Read) (T, error) {
@@ -492,12 +504,67 @@ func (r *Resource[T]) View(ctx context.Context, namespace, name string, read rv.
 }
 
 // List returns a page of a collection from the replica (see
-// store.Resource.List).
+// store.Resource.List). An exact list, or the continuation of a paged
+// list, at a revision older than the replica's history (the replica
+// started after it, or let it go) is read from etcd at that revision, so
+// it answers 410 only once etcd has compacted it: a paged list started on
+// one server continues on another that started later.
 func (r *Resource[T]) List(ctx context.Context, namespace string, opts store.ListOptions) (*store.Page[T], error) {
 	if err := r.prepareRead(ctx, opts.Read); err != nil {
 		return nil, err
 	}
-	return r.res.List(ctx, namespace, opts)
+	p, err := r.res.List(ctx, namespace, opts)
+	var ce *rv.CompactedError
+	if err != nil && status.IsExpired(err) && errors.As(err, &ce) && ce.Requested > 0 {
+		if p, ok, err2 := r.listAt(ctx, namespace, opts, ce.Requested); err2 != nil || ok {
+			return p, err2
+		}
+	}
+	return p, err
+}
+
+// listAt serves a list at revision rev from etcd: it reads the collection
+// at rev and lists it from a store of its own, so that the page, its
+// continue token and remainingItemCount are those the replica would have
+// given. ok is false if etcd has compacted rev. It costs a read of the
+// whole collection (of namespace, if set), as an exact list that misses a
+// Kubernetes watch cache costs a read from etcd.
+func (r *Resource[T]) listAt(ctx context.Context, namespace string, opts store.ListOptions, rev rv.Version) (page *store.Page[T], ok bool, err error) {
+	key := r.coll + "/"
+	if namespace != "" && r.ro.Namespaced {
+		key += namespace + "/"
+	}
+	var resp *clientv3.GetResponse
+	compacted := false
+	if err := r.call(ctx, func(ctx context.Context) (err error) {
+		resp, err = r.p.client.Get(ctx, key, clientv3.WithPrefix(), clientv3.WithRev(int64(rev)))
+		if errors.Is(err, rpctypes.ErrCompacted) {
+			compacted = true
+			return nil
+		}
+		return err
+	}); err != nil || compacted {
+		return nil, false, err
+	}
+	objs := make([]store.Change[T], 0, len(resp.Kvs))
+	for _, kv := range resp.Kvs {
+		r2, k := r.p.lookup(string(kv.Key))
+		if r2 != r {
+			continue
+		}
+		obj, err := r.decode(kv.Value, kv.ModRevision)
+		if err != nil {
+			continue // left out, as the replica leaves it out
+		}
+		objs = append(objs, store.Change[T]{Key: k, Object: obj, Revision: rv.Version(kv.ModRevision)})
+	}
+	st := store.New(r.p.sopts)
+	defer st.Close()
+	if err := st.Reset(rev, objs); err != nil {
+		return nil, false, status.NewInternalError(err)
+	}
+	page, err = st.Resource(r.ro).List(ctx, namespace, opts)
+	return page, err == nil, err
 }
 
 // Compact compacts etcd's history up to rev and records rev where every

@@ -7,6 +7,7 @@ import (
 	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/store"
 	"github.com/apisem/apisem/store/selector"
 	"github.com/apisem/apisem/watch"
 )
@@ -77,6 +78,16 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t *target, opts r
 	labels, fields, err := selectors(t.res, &opts)
 	if err != nil {
 		return err
+	}
+	if d.Start == rv.StartMostRecent {
+		// resourceVersion unset: the initial state (and the start) must
+		// be the most recent, so a replica first catches up with its
+		// source, as Kubernetes' consistent reads from cache do.
+		if sy, ok := t.res.store.(store.Syncer); ok {
+			if err := sy.Sync(r.Context()); err != nil {
+				return err
+			}
+		}
 	}
 	var encode func(*watch.Message[Object]) ([]byte, error)
 	switch {

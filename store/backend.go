@@ -38,3 +38,19 @@ type Backend[T meta.Object] interface {
 }
 
 var _ Backend[meta.Object] = (*Resource[meta.Object])(nil)
+
+// Syncer is the optional capability of a Backend whose Store replicates
+// another source of truth, as an etcd replica does: Sync waits until the
+// Store has reached the source's current revision, so that what is served
+// next from the Store includes every write acknowledged before the call.
+// A server calls it before a watch with resourceVersion unset (whose
+// initial state must be the most recent, as Kubernetes' consistent reads
+// from cache make it, KEP-2340); such a backend's Get and List do it by
+// themselves. A backend that cannot catch up in time answers with a
+// Status (504 Timeout). The in-memory Resource is its own source: its Sync
+// returns at once.
+type Syncer interface {
+	Sync(ctx context.Context) error
+}
+
+var _ Syncer = (*Resource[meta.Object])(nil)

@@ -854,3 +854,7 @@ func (r *Resource[T]) scanRange(namespace string, fields selector.Fields) (lo, h
 	lo = r.Prefix(namespace)
 	return lo, prefixEnd(lo)
 }
+
+// Sync implements Syncer: the Store is the source of truth, so it is
+// always current.
+func (r *Resource[T]) Sync(context.Context) error { return nil }

@@ -7,20 +7,31 @@
 // as in memory); a resource added while the server runs (AddResource) has
 // a replica of its own.
 //
+// Servers on one etcd and prefix serve as one: resourceVersions are
+// etcd's revisions, a read or watch with resourceVersion unset first
+// catches up with etcd, and a continue token (the list's revision and a
+// key relative to the collection, unsigned as the server issues them) is
+// valid on every server, which reads etcd at the token's revision if its
+// replica started after it.
+//
 // It lives in etcdstore's module, with the etcd client, so that the
 // server's module does not depend on etcd.
 package serverstore
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/apisem/apisem/envelope"
 	"github.com/apisem/apisem/etcdstore"
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
@@ -38,10 +49,16 @@ type Options struct {
 	Prefix string
 	// RequestTimeout bounds every etcd call; 0 means 10 seconds.
 	RequestTimeout time.Duration
+	// JSON stores every value as JSON. By default a value is in the
+	// protobuf envelope when its type has a protobuf form, as Kubernetes
+	// stores it (smaller and faster to decode), JSON otherwise. Values of
+	// either form are read whatever it says.
+	JSON bool
 }
 
 // Storage returns a server.Options.Storage that keeps objects in etcd.
-// Values are JSON (each decoded into a new object of its Resource.New).
+// Values are in the protobuf envelope for types that have a protobuf form,
+// JSON otherwise (see Options.JSON).
 func Storage(opts Options) func(store.Options[server.Object]) (server.Storage, error) {
 	return func(so store.Options[server.Object]) (server.Storage, error) {
 		eo := etcdstore.Options[server.Object]{
@@ -51,16 +68,17 @@ func Storage(opts Options) func(store.Options[server.Object]) (server.Storage, e
 		if err != nil {
 			return nil, err
 		}
-		return &storage{eo: eo, p: p, own: map[status.GroupResource]*etcdstore.Resource[server.Object]{}}, nil
+		return &storage{eo: eo, p: p, json: opts.JSON, own: map[status.GroupResource]*etcdstore.Resource[server.Object]{}}, nil
 	}
 }
 
 // storage implements server.Storage.
 type storage struct {
-	eo  etcdstore.Options[server.Object]
-	p   *etcdstore.Replica[server.Object]
-	mu  sync.Mutex
-	own map[status.GroupResource]*etcdstore.Resource[server.Object] // resources added after Start
+	eo   etcdstore.Options[server.Object]
+	json bool
+	p    *etcdstore.Replica[server.Object]
+	mu   sync.Mutex
+	own  map[status.GroupResource]*etcdstore.Resource[server.Object] // resources added after Start
 }
 
 func (s *storage) Store() *store.Store[server.Object] { return s.p.Store() }
@@ -71,7 +89,7 @@ func (s *storage) Start() { s.p.Start() }
 // res a replica of its own, replacing the one of a resource of the same
 // group and name served before.
 func (s *storage) Backend(res *server.Resource, ro store.ResourceOptions[server.Object]) (store.Backend[server.Object], error) {
-	c := codec{res.New}
+	c := codec{res: res, json: s.json}
 	r, err := s.p.Resource(ro, c)
 	if !errors.Is(err, etcdstore.ErrStarted) {
 		return r, err
@@ -103,12 +121,44 @@ func (s *storage) Close() error {
 	return nil
 }
 
-// codec stores a resource's objects as JSON.
-type codec struct{ new func() server.Object }
+// codec stores a resource's objects as Kubernetes stores them: in the
+// protobuf envelope ("k8s\x00", then a runtime.Unknown holding apiVersion,
+// kind and the object's protobuf encoding) if the type has a protobuf form
+// (it implements server.ProtoObject and the Resource sets DecodeProto),
+// JSON otherwise. It reads both, whatever it writes, so values written
+// before as JSON stay readable and a switch of Options.JSON needs no
+// migration.
+type codec struct {
+	res  *server.Resource
+	json bool // write JSON even for a type with a protobuf form
+}
 
-func (codec) Encode(o server.Object) ([]byte, error) { return json.Marshal(o) }
+func (c codec) Encode(o server.Object) ([]byte, error) {
+	if po, ok := o.(server.ProtoObject); ok && !c.json && c.res.DecodeProto != nil {
+		return envelope.AppendEnvelopeFunc(nil, c.res.GroupVersion(), c.res.Kind, po.SizeProto(), po.AppendProto), nil
+	}
+	return json.Marshal(o)
+}
 
 func (c codec) Decode(data []byte) (server.Object, error) {
-	o := c.new()
+	if bytes.HasPrefix(data, []byte(envelope.Magic)) {
+		if c.res.DecodeProto == nil {
+			return nil, fmt.Errorf("a protobuf value for %s, which has no protobuf form", c.res.Kind)
+		}
+		e, err := envelope.ConsumeEnvelope(data)
+		if err != nil {
+			return nil, err
+		}
+		if e.Kind != c.res.Kind {
+			return nil, fmt.Errorf("a %s stored where a %s belongs", e.Kind, c.res.Kind)
+		}
+		o, err := c.res.DecodeProto(e.Raw)
+		if err != nil {
+			return nil, err
+		}
+		*o.Types() = meta.TypeMeta{}
+		return o, nil
+	}
+	o := c.res.New()
 	return o, json.Unmarshal(data, o)
 }
