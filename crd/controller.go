@@ -28,6 +28,7 @@ import (
 type Controller struct {
 	s    *server.Server
 	defs *server.Resource
+	opts Options
 
 	cancel context.CancelFunc
 	done   chan struct{} // closed when the goroutine has returned
@@ -50,9 +51,15 @@ type installed struct {
 // Start starts the controller of the definitions of s, whose resource
 // defs (from Resource) must be one of s's Options.Resources. Stop it
 // before shutting s down.
+//
+// Start evaluates no validation rules; use Options.Start for that.
 func Start(s *server.Server, defs *server.Resource) *Controller {
+	return start(s, defs, Options{})
+}
+
+func start(s *server.Server, defs *server.Resource, opts Options) *Controller {
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &Controller{s: s, defs: defs, cancel: cancel, done: make(chan struct{}),
+	c := &Controller{s: s, defs: defs, opts: opts, cancel: cancel, done: make(chan struct{}),
 		served: map[string]*installed{}, seen: map[string]string{}}
 	go c.run(ctx)
 	return c
@@ -262,7 +269,7 @@ func (c *Controller) install(d *CustomResourceDefinition, names CustomResourceDe
 	c.uninstall(d.Name)
 	withNames := *d
 	withNames.Status.AcceptedNames = names
-	rs, err := customResources(&withNames, c.admitCreate(d.Name, d.Spec.Group, names.Plural))
+	rs, err := customResources(&withNames, c.admitCreate(d.Name, d.Spec.Group, names.Plural), c.opts.Rules)
 	if err != nil {
 		return err
 	}

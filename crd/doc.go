@@ -63,8 +63,11 @@
 //
 // # Not supported
 //
-// x-kubernetes-validations (CEL) rules are kept and published but not
-// evaluated; server-side apply to the scale subresource answers 415;
+// x-kubernetes-validations (CEL) rules are kept and published but
+// evaluated only when Options.Rules is set (the nested module
+// github.com/apisem/apisem/crd/cel does it with cel-go): use
+// Options.Resource and Options.Start, with the same Options, in place of
+// Resource and Start; server-side apply to the scale subresource answers 415;
 // managedFields of scale writes are recorded on the object's fields
 // without Kubernetes' path mapping; conversion webhooks are
 // not called (all versions share storage with the None strategy);

@@ -264,11 +264,12 @@ func validateVersion(p string, v *CustomResourceDefinitionVersion) []status.Fiel
 
 // customResources returns the resources that serve c: one per served
 // version, named by its accepted names, sharing one store. admit is
-// their AdmitCreate.
-func customResources(c *CustomResourceDefinition, admit func(context.Context, server.Object) error) ([]*server.Resource, error) {
+// their AdmitCreate; rules, when not nil, compiles the versions'
+// validation rules.
+func customResources(c *CustomResourceDefinition, admit func(context.Context, server.Object) error, rules RuleCompiler) ([]*server.Resource, error) {
 	var out []*server.Resource
 	n := c.Status.AcceptedNames
-	for _, v := range c.Spec.Versions {
+	for i, v := range c.Spec.Versions {
 		if !v.Served {
 			continue
 		}
@@ -279,6 +280,14 @@ func customResources(c *CustomResourceDefinition, admit func(context.Context, se
 		val, err := compileSchema(root)
 		if err != nil {
 			return nil, err
+		}
+		apiVersion := c.Spec.Group + "/" + v.Name
+		var rv RuleValidator
+		if rules != nil && root != nil {
+			var errs []status.FieldError
+			if rv, errs = rules.Compile(versionSchemaPath(i), root); len(errs) > 0 {
+				return nil, fmt.Errorf("crd: %s", errs[0].Error())
+			}
 		}
 		var cols []server.Column
 		for _, pc := range v.AdditionalPrinterColumns {
@@ -326,9 +335,18 @@ func customResources(c *CustomResourceDefinition, admit func(context.Context, se
 			scale = v.Subresources.Scale
 			r.Scale = scaleSubresource(scale)
 		}
-		r.Validate = func(o, _ server.Object) []status.FieldError {
+		r.Validate = func(o, old server.Object) []status.FieldError {
 			content := o.(*server.Unstructured).Content
-			return append(val.validateObject(content), validateScale(content, scale)...)
+			errs := append(val.validateObject(content), validateScale(content, scale)...)
+			if rv == nil {
+				return errs
+			}
+			// Kubernetes evaluates the rules only on an object that
+			// passed the schema's blocking checks.
+			if blocking(errs) {
+				return append(errs, rulesNotChecked)
+			}
+			return append(errs, rv.Validate(fullObject(o.(*server.Unstructured), apiVersion, n.Kind), fullObjectOrNil(old, apiVersion, n.Kind))...)
 		}
 		r.AdmitCreate = admit
 		out = append(out, r)

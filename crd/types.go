@@ -216,7 +216,7 @@ func (s *SchemaOrBool) UnmarshalJSON(b []byte) error {
 }
 
 // ValidationRule is an x-kubernetes-validations rule (CEL). Rules are
-// kept and published, not evaluated: see the package documentation.
+// kept and published, and evaluated when Options.Rules is set.
 type ValidationRule struct {
 	Rule              string  `json:"rule"`
 	Message           string  `json:"message,omitempty"`

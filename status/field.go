@@ -22,6 +22,14 @@ type FieldError struct {
 	Detail string
 }
 
+// omitValue is the type of OmitValue.
+type omitValue struct{}
+
+// OmitValue, as a FieldError's BadValue, leaves the value out of the
+// error's body ("Invalid value: <detail>"), as Kubernetes does for
+// objects and lists that fail a validation rule (field.OmitValueType).
+var OmitValue any = omitValue{}
+
 // Forbidden returns a FieldError of type FieldValueForbidden.
 func Forbidden(field, detail string) FieldError {
 	return FieldError{Type: CauseTypeFieldValueForbidden, Field: field, Detail: detail}
@@ -87,7 +95,9 @@ func (e FieldError) Body() string {
 		CauseTypeFieldValueTooLong, CauseTypeInternal:
 		// Kubernetes never prints the value for these.
 	default:
-		s += ": " + formatValue(e.BadValue)
+		if e.BadValue != OmitValue {
+			s += ": " + formatValue(e.BadValue)
+		}
 	}
 	if e.Detail != "" {
 		s += ": " + e.Detail

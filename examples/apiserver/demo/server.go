@@ -47,8 +47,15 @@ type Server struct {
 	crds *crd.Controller
 }
 
-// New returns a Server with empty storage, ready to serve.
+// New returns a Server with empty storage, ready to serve. Its
+// definitions' validation rules are not evaluated (see NewWith).
 func New(opts Options) (*Server, error) {
+	return NewWith(opts, crd.Options{})
+}
+
+// NewWith is New with the options of its CustomResourceDefinitions, such
+// as a crd.RuleCompiler that evaluates their validation rules.
+func NewWith(opts Options, crds crd.Options) (*Server, error) {
 	d := &Server{now: opts.Now, byKind: map[string]*server.Resource{}, kick: make(chan struct{}, 1)}
 	if d.now == nil {
 		d.now = time.Now
@@ -59,7 +66,7 @@ func New(opts Options) (*Server, error) {
 	}
 	d.namespaces = d.byKind["Namespace"]
 	d.namespaces.Delete = d.deleteNamespace
-	defs := crd.Resource()
+	defs := crds.Resource()
 	// Built-in groups come before the custom ones in discovery, as in
 	// Kubernetes: the definitions go after the core resources.
 	core := slices.IndexFunc(d.resources, func(r *server.Resource) bool { return r.Group != "" })
@@ -73,7 +80,7 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	d.Server = s
-	d.crds = crd.Start(s, defs)
+	d.crds = crds.Start(s, defs)
 	ctx, cancel := context.WithCancel(context.Background())
 	d.stopController = cancel
 	d.controllerDone = make(chan struct{})

@@ -1,0 +1,246 @@
+package cel
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/yaml"
+
+	"github.com/apisem/apisem/crd"
+	"github.com/apisem/apisem/status"
+)
+
+// schema decodes a YAML openAPIV3Schema.
+func schema(t testing.TB, y string) *crd.JSONSchemaProps {
+	t.Helper()
+	var s crd.JSONSchemaProps
+	if err := yaml.Unmarshal([]byte(y), &s); err != nil {
+		t.Fatal(err)
+	}
+	return &s
+}
+
+// object decodes JSON as server.Unstructured holds it (integers int64).
+func object(t testing.TB, j string) map[string]any {
+	t.Helper()
+	if j == "" {
+		return nil
+	}
+	d := json.NewDecoder(strings.NewReader(j))
+	d.UseNumber()
+	var m map[string]any
+	if err := d.Decode(&m); err != nil {
+		t.Fatal(err)
+	}
+	return fixNumbers(m).(map[string]any)
+}
+
+func fixNumbers(x any) any {
+	switch x := x.(type) {
+	case map[string]any:
+		for k, v := range x {
+			x[k] = fixNumbers(v)
+		}
+	case []any:
+		for i, v := range x {
+			x[i] = fixNumbers(v)
+		}
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		f, _ := x.Float64()
+		return f
+	}
+	return x
+}
+
+const testSchema = `
+type: object
+x-kubernetes-validations:
+- rule: "self.metadata.name.startsWith('w')"
+  message: "name must start with w"
+properties:
+  spec:
+    type: object
+    x-kubernetes-validations:
+    - rule: "self.min <= self.max"
+      messageExpression: "'min ' + string(self.min) + ' exceeds max ' + string(self.max)"
+    - rule: "!has(self.forbidden)"
+      reason: FieldValueForbidden
+      fieldPath: ".forbidden"
+      message: "must not be set"
+    - rule: "self.mode == oldSelf.mode"
+      message: "mode is immutable"
+    - rule: "has(self.mode)"
+      reason: FieldValueRequired
+      fieldPath: ".mode"
+      message: "mode is required"
+    properties:
+      min: {type: integer}
+      max: {type: integer}
+      mode: {type: string}
+      forbidden: {type: string}
+      replicas:
+        type: integer
+        x-kubernetes-validations:
+        - rule: "self <= 10"
+      ratio:
+        type: number
+        x-kubernetes-validations:
+        - rule: "self / 2.0 < 1.0"
+      count:
+        type: integer
+        x-kubernetes-validations:
+        - rule: "100 / self > 1"
+      tags:
+        type: array
+        x-kubernetes-validations:
+        - rule: "self.size() <= 2"
+          message: "too many tags"
+        items:
+          type: string
+          x-kubernetes-validations:
+          - rule: "self != 'bad'"
+      ports:
+        type: array
+        x-kubernetes-list-type: map
+        x-kubernetes-list-map-keys: [name]
+        items:
+          type: object
+          x-kubernetes-validations:
+          - rule: "self.port >= oldSelf.port"
+            message: "port may only grow"
+          properties:
+            name: {type: string}
+            port: {type: integer}
+      labels:
+        type: object
+        additionalProperties:
+          type: string
+          x-kubernetes-validations:
+          - rule: "self.size() < 4"
+`
+
+func TestValidate(t *testing.T) {
+	rv, errs := Compiler{}.Compile("spec.versions[0].schema.openAPIV3Schema", schema(t, testSchema))
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	tests := []struct {
+		name     string
+		obj, old string
+		want     []string
+	}{
+		{name: "valid", obj: `{"metadata":{"name":"w1"},"spec":{"min":1,"max":2,"mode":"a"}}`},
+		{name: "root rule", obj: `{"metadata":{"name":"x1"},"spec":{"min":1,"max":2,"mode":"a"}}`,
+			want: []string{"<nil>: Invalid value: name must start with w"}},
+		{name: "messageExpression", obj: `{"metadata":{"name":"w1"},"spec":{"min":3,"max":2,"mode":"a"}}`,
+			want: []string{"spec: Invalid value: min 3 exceeds max 2"}},
+		{name: "reason and fieldPath", obj: `{"metadata":{"name":"w1"},"spec":{"min":1,"max":2,"forbidden":"x"}}`,
+			want: []string{"spec.forbidden: Forbidden: must not be set", "spec.mode: Required value: mode is required"}},
+		{name: "scalar value printed", obj: `{"metadata":{"name":"w1"},"spec":{"min":1,"max":2,"mode":"a","replicas":11}}`,
+			want: []string{"spec.replicas: Invalid value: 11: failed rule: self <= 10"}},
+		{name: "evaluation error", obj: `{"metadata":{"name":"w1"},"spec":{"min":1,"max":2,"mode":"a","count":0}}`,
+			want: []string{`spec.count: Invalid value: "integer": division by zero evaluating rule: 100 / self > 1`}},
+		{name: "integer as number", obj: `{"metadata":{"name":"w1"},"spec":{"min":1,"max":2,"mode":"a","ratio":3}}`,
+			want: []string{`spec.ratio: Invalid value: 3: failed rule: self / 2.0 < 1.0`}},
+		{name: "list and items", obj: `{"metadata":{"name":"w1"},"spec":{"min":1,"max":2,"mode":"a","tags":["a","bad","c"]}}`,
+			want: []string{"spec.tags: Invalid value: too many tags", `spec.tags[1]: Invalid value: "bad": failed rule: self != 'bad'`}},
+		{name: "map values", obj: `{"metadata":{"name":"w1"},"spec":{"min":1,"max":2,"mode":"a","labels":{"a":"ok","b":"long"}}}`,
+			want: []string{`spec.labels[b]: Invalid value: "long": failed rule: self.size() < 4`}},
+		{name: "no such key", obj: `{"metadata":{"name":"w1"},"spec":{"mode":"a"}}`,
+			want: []string{`spec: Invalid value: "object": no such key: min evaluating rule: self.min <= self.max`}},
+		{name: "transition rule skipped on create", obj: `{"metadata":{"name":"w1"},"spec":{"min":1,"max":2,"mode":"b","ports":[{"name":"http","port":1}]}}`},
+		{name: "transition rule on update", obj: `{"metadata":{"name":"w1"},"spec":{"min":1,"max":2,"mode":"b"}}`,
+			old:  `{"metadata":{"name":"w1"},"spec":{"min":1,"max":2,"mode":"a"}}`,
+			want: []string{"spec: Invalid value: mode is immutable"}},
+		{name: "list map items correlate by key", obj: `{"metadata":{"name":"w1"},"spec":{"min":1,"max":2,"mode":"a","ports":[{"name":"new","port":1},{"name":"http","port":79}]}}`,
+			old:  `{"metadata":{"name":"w1"},"spec":{"min":1,"max":2,"mode":"a","ports":[{"name":"http","port":80}]}}`,
+			want: []string{"spec.ports[1]: Invalid value: port may only grow"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, e := range rv.Validate(object(t, tt.obj), object(t, tt.old)) {
+				got = append(got, e.Error())
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCompileErrors(t *testing.T) {
+	tests := []struct {
+		name, schema string
+		want         []string
+	}{
+		{"syntax", `{type: object, x-kubernetes-validations: [{rule: "self.a ="}]}`,
+			[]string{`p.x-kubernetes-validations[0].rule: Invalid value: {"Rule":"self.a =","Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: compilation failed: ERROR: <input>:1:8: Syntax error: token recognition error at: '='` + "\n | self.a =\n | .......^"}},
+		{"not bool", `{type: object, properties: {a: {type: string, x-kubernetes-validations: [{rule: "'x'"}]}}}`,
+			[]string{`p.properties[a].x-kubernetes-validations[0].rule: Invalid value: {"Rule":"'x'","Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: cel expression must evaluate to a bool`}},
+		{"empty", `{type: object, x-kubernetes-validations: [{rule: ""}]}`,
+			[]string{`p.x-kubernetes-validations[0].rule: Required value: rule is not specified`}},
+		{"optionalOldSelf without oldSelf", `{type: object, x-kubernetes-validations: [{rule: "true", optionalOldSelf: true}]}`,
+			[]string{`p.x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errs := Compiler{}.Compile("p", schema(t, tt.schema))
+			var got []string
+			for _, e := range errs {
+				got = append(got, e.Error())
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCostLimits(t *testing.T) {
+	s := schema(t, `
+type: object
+properties:
+  spec:
+    type: object
+    properties:
+      items:
+        type: array
+        items: {type: integer}
+        x-kubernetes-validations:
+        - rule: "self.all(x, self.all(y, self.all(z, x + y + z >= 0)))"
+`)
+	items := make([]any, 120)
+	for i := range items {
+		items[i] = int64(i)
+	}
+	tests := []struct {
+		name string
+		c    Compiler
+		n    int
+		want string
+	}{
+		{"per call", Compiler{}, 120, "spec.items: Invalid value: \"array\": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: self.all(x, self.all(y, self.all(z, x + y + z >= 0)))"},
+		{"budget", Compiler{PerCallLimit: 1 << 40, CostBudget: 1000}, 10, `spec.items: Invalid value: "array": validation failed due to running out of cost budget, no further validation rules will be run`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rv, errs := tt.c.Compile("p", s)
+			if errs != nil {
+				t.Fatal(errs)
+			}
+			obj := map[string]any{"spec": map[string]any{"items": items[:tt.n]}}
+			got := rv.Validate(obj, nil)
+			if len(got) != 1 || got[0].Error() != tt.want {
+				t.Errorf("got %v; want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+var _ = status.OmitValue

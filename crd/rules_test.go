@@ -1,0 +1,134 @@
+package crd
+
+import (
+	"context"
+	"math/rand/v2"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apisem/apisem/server"
+	"github.com/apisem/apisem/status"
+)
+
+// stubRules is a RuleCompiler that refuses schemas with a rule "bad" and
+// whose validators refuse objects whose spec.color is "green", and
+// records what they were given.
+type stubRules struct {
+	mu   sync.Mutex
+	seen []string // "obj name/old name" of each Validate
+}
+
+func (r *stubRules) Compile(path string, root *JSONSchemaProps) (RuleValidator, []status.FieldError) {
+	var errs []status.FieldError
+	walkSchema(root, func(s *JSONSchemaProps) {
+		for _, v := range s.XValidations {
+			if v.Rule == "bad" {
+				errs = append(errs, status.InvalidValue(path+".x-kubernetes-validations[0].rule", v.Rule, "compilation failed"))
+			}
+		}
+	})
+	if errs != nil {
+		return nil, errs
+	}
+	return stubValidator{r}, nil
+}
+
+type stubValidator struct{ r *stubRules }
+
+func (v stubValidator) Validate(obj, old map[string]any) []status.FieldError {
+	name := func(o map[string]any) string {
+		if o == nil {
+			return "<none>"
+		}
+		m, _ := o["metadata"].(map[string]any)
+		n, _ := m["name"].(string)
+		k, _ := o["kind"].(string)
+		return n + "," + k
+	}
+	seen := name(obj) + "/" + name(old)
+	v.r.mu.Lock()
+	v.r.seen = append(v.r.seen, seen)
+	v.r.mu.Unlock()
+	if spec, _ := obj["spec"].(map[string]any); spec["color"] == "green" {
+		return []status.FieldError{status.InvalidValue("spec", status.OmitValue, "no green")}
+	}
+	return nil
+}
+
+// Options.Rules is consulted for definitions (their rules' errors are a
+// 422) and for objects, whose rules run only when the schema found no
+// blocking error.
+func TestRules(t *testing.T) {
+	rules := &stubRules{}
+	opts := Options{Rules: rules}
+	defs := opts.Resource()
+	s, err := server.New(server.Options{Resources: []*server.Resource{defs}, Rand: rand.NewChaCha8([32]byte{1})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := opts.Start(s, defs)
+	hs := httptest.NewServer(s)
+	t.Cleanup(func() {
+		c.Stop()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := s.Shutdown(ctx); err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+		hs.Close()
+	})
+
+	withRule := func(rule string) string {
+		return strings.Replace(widgetCRD(t), `"openAPIV3Schema":{`,
+			`"openAPIV3Schema":{"x-kubernetes-validations":[{"rule":"`+rule+`"}],`, 1)
+	}
+	bad := withRule("bad")
+	if !strings.Contains(bad, "x-kubernetes-validations") {
+		t.Fatal("the test's definition has no rule")
+	}
+	r := do(t, "POST", hs.URL+crdsURL, bad, 422)
+	if !strings.Contains(r.body, `spec.versions[0].schema.openAPIV3Schema.x-kubernetes-validations[0].rule: Invalid value: \"bad\": compilation failed`) {
+		t.Errorf("bad rule: %s", r.body)
+	}
+	list, err := Parse([]byte(withRule("good")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Install(context.Background(), list...); err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name, method, url, body string
+		code                    int
+		want                    string
+	}{
+		{"valid", "POST", widgetsURL, `{"metadata":{"name":"w1"},"spec":{"color":"red"}}`, 201, ""},
+		{"rule fails", "POST", widgetsURL, `{"metadata":{"name":"w2"},"spec":{"color":"green"}}`, 422,
+			`"message":"Widget.example.com \"w2\" is invalid: spec: Invalid value: no green"`},
+		{"blocking error", "POST", widgetsURL, `{"metadata":{"name":"w3"},"spec":{"color":"pink"}}`, 422,
+			`\u003cnil\u003e: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation`},
+		{"update sees old", "PATCH", widgetsURL + "/w1", `{"spec":{"color":"blue"}}`, 200, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var hdr []string
+			if tt.method == "PATCH" {
+				hdr = []string{"Content-Type", "application/merge-patch+json"}
+			}
+			r := do(t, tt.method, hs.URL+tt.url, tt.body, tt.code, hdr...)
+			if !strings.Contains(r.body, tt.want) {
+				t.Errorf("body %s; want %s", r.body, tt.want)
+			}
+		})
+	}
+	rules.mu.Lock()
+	defer rules.mu.Unlock()
+	want := []string{"w1,Widget/<none>", "w2,Widget/<none>", "w1,Widget/w1,Widget"}
+	if strings.Join(rules.seen, " ") != strings.Join(want, " ") {
+		t.Errorf("validators saw %v; want %v", rules.seen, want)
+	}
+}
