@@ -27,7 +27,11 @@ import (
 	"github.com/apisem/apisem/crd"
 	"github.com/apisem/apisem/crd/cel"
 	"github.com/apisem/apisem/examples/apiserver/demo"
+	"github.com/apisem/apisem/examples/interop/suite"
 	"github.com/apisem/apisem/server/servertest"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 )
 
 var widgetGVK = schema.GroupVersionKind{Group: "apps.example.com", Version: "v1", Kind: "Widget"}
@@ -56,7 +60,7 @@ func widgetsCRD() *apiextensionsv1.CustomResourceDefinition {
 					Type: "object",
 					Properties: map[string]apiextensionsv1.JSONSchemaProps{
 						"spec": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
-							"replicas":    {Type: "integer", Minimum: ptr(0.0)},
+							"replicas":    {Type: "integer", Minimum: suite.Ptr(0.0)},
 							"maxReplicas": {Type: "integer"},
 						}, XValidations: apiextensionsv1.ValidationRules{{
 							Rule:    "!has(self.maxReplicas) || self.replicas <= self.maxReplicas",
@@ -123,10 +127,15 @@ func TestControllerRuntimeManager(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	url := servertest.StartHandler(t, s, s)
-	ts := &testServer{Server: s, URL: url}
-	cfg := ts.config(false)
-	namespace(t, ts.clientset(t, false), "default")
+	cfg := &rest.Config{Host: servertest.Start(t, s), QPS: -1}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CoreV1().Namespaces().Create(context.Background(),
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
@@ -148,7 +157,7 @@ func TestControllerRuntimeManager(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for !isEstablished(d) {
+	for !suite.IsEstablished(d) {
 		ev, ok := <-wi.ResultChan()
 		if !ok {
 			t.Fatal("watch ended before the definition was established")
@@ -161,7 +170,7 @@ func TestControllerRuntimeManager(t *testing.T) {
 
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Controller: config.Controller{SkipNameValidation: ptr(true)},
+		Controller: config.Controller{SkipNameValidation: suite.Ptr(true)},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -269,7 +278,7 @@ func TestControllerRuntimeManager(t *testing.T) {
 	// procedure finishes in goroutines of its own, so wait for them.
 	stopManager()
 	var left string
-	eventually(t, "the manager's goroutines to end", func() bool {
+	suite.Eventually(t, "the manager's goroutines to end", func() bool {
 		var stacks strings.Builder
 		if err := pprof.Lookup("goroutine").WriteTo(&stacks, 2); err != nil {
 			t.Fatal(err)

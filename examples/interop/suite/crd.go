@@ -18,7 +18,8 @@ import (
 	"github.com/apisem/apisem/examples/apiserver/demo"
 )
 
-func ptr[T any](v T) *T { return &v }
+// Ptr returns a pointer to v.
+func Ptr[T any](v T) *T { return &v }
 
 // gadgetsCRD defines gadgets.stable.example.com/v1 with a schema, the
 // status subresource and printer columns.
@@ -39,10 +40,10 @@ func gadgetsCRD() *apiextensionsv1.CustomResourceDefinition {
 					Type: "object",
 					Properties: map[string]apiextensionsv1.JSONSchemaProps{
 						"spec": {Type: "object", Required: []string{"size"}, Properties: map[string]apiextensionsv1.JSONSchemaProps{
-							"size": {Type: "integer", Minimum: ptr(1.0)},
+							"size": {Type: "integer", Minimum: Ptr(1.0)},
 							"mode": {Type: "string", Default: &apiextensionsv1.JSON{Raw: []byte(`"auto"`)}},
 						}},
-						"status": {Type: "object", XPreserveUnknownFields: ptr(true)},
+						"status": {Type: "object", XPreserveUnknownFields: Ptr(true)},
 					},
 				}},
 			}},
@@ -79,7 +80,7 @@ func (e env) customResourceDefinition(t *testing.T) {
 		t.Fatal(err)
 	}
 	established := created
-	for !isEstablished(established) {
+	for !IsEstablished(established) {
 		ev, ok := <-w.ResultChan()
 		if !ok {
 			t.Fatal("watch ended before the definition was established")
@@ -103,7 +104,7 @@ func (e env) customResourceDefinition(t *testing.T) {
 	// seconds for it). So the suite, whose server may be several, waits
 	// until two lists in a row succeed, which is at once in memory.
 	inARow := 0
-	eventually(t, "the definition's API served", func() bool {
+	Eventually(t, "the definition's API served", func() bool {
 		if _, err := gadgets.List(ctx, metav1.ListOptions{}); err != nil {
 			inARow = 0
 			return false
@@ -185,7 +186,7 @@ func (e env) customResourceDefinition(t *testing.T) {
 	// Every replica stops serving the API once it has seen the deletion
 	// (in memory, at once): two 404s in a row.
 	inARow = 0
-	eventually(t, "404 for a list after the definition's deletion", func() bool {
+	Eventually(t, "404 for a list after the definition's deletion", func() bool {
 		if _, err := gadgets.List(ctx, metav1.ListOptions{}); !apierrors.IsNotFound(err) {
 			inARow = 0
 			return false
@@ -195,7 +196,8 @@ func (e env) customResourceDefinition(t *testing.T) {
 	})
 }
 
-func isEstablished(d *apiextensionsv1.CustomResourceDefinition) bool {
+// IsEstablished reports whether d has condition Established True.
+func IsEstablished(d *apiextensionsv1.CustomResourceDefinition) bool {
 	for _, c := range d.Status.Conditions {
 		if c.Type == apiextensionsv1.Established {
 			return c.Status == apiextensionsv1.ConditionTrue

@@ -113,7 +113,7 @@ func (e env) namespaceDeletion(t *testing.T) {
 		t.Fatalf("create in a terminating namespace: err %v; want Forbidden", err)
 	}
 
-	eventually(t, "the contents without finalizers to go", func() bool {
+	Eventually(t, "the contents without finalizers to go", func() bool {
 		l, err := cms.List(ctx, metav1.ListOptions{})
 		s, err2 := cs.CoreV1().Secrets("doomed").List(ctx, metav1.ListOptions{})
 		return err == nil && err2 == nil && len(l.Items) == 1 && l.Items[0].Name == "held" && len(s.Items) == 0
@@ -122,7 +122,7 @@ func (e env) namespaceDeletion(t *testing.T) {
 	if held.DeletionTimestamp == nil {
 		t.Fatalf("the held configmap is not marked: %+v", held)
 	}
-	eventually(t, "the namespace to report what remains", func() bool {
+	Eventually(t, "the namespace to report what remains", func() bool {
 		ns, err := cs.CoreV1().Namespaces().Get(ctx, "doomed", metav1.GetOptions{})
 		for _, c := range ns.Status.Conditions {
 			if err == nil && c.Type == corev1.NamespaceFinalizersRemaining && c.Status == corev1.ConditionTrue {
@@ -136,7 +136,7 @@ func (e env) namespaceDeletion(t *testing.T) {
 	if _, err := cms.Update(ctx, held, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the namespace to go", func() bool {
+	Eventually(t, "the namespace to go", func() bool {
 		_, err := cs.CoreV1().Namespaces().Get(ctx, "doomed", metav1.GetOptions{})
 		return apierrors.IsNotFound(err)
 	})

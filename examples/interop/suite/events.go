@@ -34,7 +34,7 @@ func (e env) eventRecorderAndSearch(t *testing.T) {
 	rec.Event(cm, corev1.EventTypeNormal, "Seen", "first sighting")
 	rec.Event(cm, corev1.EventTypeNormal, "Seen", "first sighting")
 
-	eventually(t, "the repeated event to be counted", func() bool {
+	Eventually(t, "the repeated event to be counted", func() bool {
 		l, err := cs.CoreV1().Events("ns1").Search(scheme.Scheme, cm)
 		return err == nil && len(l.Items) == 1 && l.Items[0].Count == 2 && l.Items[0].Reason == "Seen" &&
 			l.Items[0].InvolvedObject.UID == cm.UID && l.Items[0].Source.Component == "interop-test"

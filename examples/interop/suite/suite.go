@@ -142,9 +142,9 @@ func namespace(t *testing.T, cs kubernetes.Interface, name string) {
 	}
 }
 
-// eventually polls cond until it holds or 10 seconds pass (a deadline
+// Eventually polls cond until it holds or 10 seconds pass (a deadline
 // for a broken server, not a speed goal).
-func eventually(t *testing.T, what string, cond func() bool) {
+func Eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for !cond() {

@@ -98,7 +98,7 @@ func (e env) informer(t *testing.T) {
 			cms.Delete(ctx, "pre0", metav1.DeleteOptions{})
 			cs.CoreV1().ConfigMaps("ns2").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "other2"}}, metav1.CreateOptions{})
 			for _, e := range []string{"ADD pre0", "ADD pre1", "ADD pre2", "ADD new", "UPDATE new 2", "DELETE pre0"} {
-				eventually(t, e, func() bool { return rec.has(e) })
+				Eventually(t, e, func() bool { return rec.has(e) })
 			}
 			if rec.has("ADD other") || rec.has("ADD other2") {
 				t.Errorf("the informer saw another namespace's objects: %v", rec.events)
@@ -176,7 +176,7 @@ func (e env) reflectorRecoversFrom410(t *testing.T) {
 	go func() { r.RunWithContext(ctx); close(done) }()
 	defer func() { cancel(); <-done }()
 
-	eventually(t, "the first sync", func() bool { return len(store.List()) == 1 })
+	Eventually(t, "the first sync", func() bool { return len(store.List()) == 1 })
 	w := <-firstWatch
 	// The first watch delivers an event before it ends. The reflector
 	// resumes a watch that delivered something, whatever its length; one
@@ -187,7 +187,7 @@ func (e env) reflectorRecoversFrom410(t *testing.T) {
 		t.Fatal(err)
 	}
 	synced := c.ResourceVersion
-	eventually(t, "the first watch's event", func() bool { return r.LastSyncResourceVersion() == synced })
+	Eventually(t, "the first watch's event", func() bool { return r.LastSyncResourceVersion() == synced })
 	w.Stop()
 	for i := range 5 {
 		cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint("b", i)}}, metav1.CreateOptions{})
@@ -203,8 +203,8 @@ func (e env) reflectorRecoversFrom410(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatalf("no ERROR event on the resumed watch: %q", ts.served(""))
 	}
-	eventually(t, "the store to hold every object", func() bool { return len(store.List()) == 7 })
-	eventually(t, "a watch past the compaction", func() bool { return watches.Load() >= 3 })
+	Eventually(t, "the store to hold every object", func() bool { return len(store.List()) == 7 })
+	Eventually(t, "a watch past the compaction", func() bool { return watches.Load() >= 3 })
 	// Resumed, not relisted: the second watch started where the first
 	// one's last event left off.
 	if got := ts.served("GET /api/v1/namespaces/ns1/configmaps?", "resourceVersion="+synced+"&", "watch=true"); len(got) != 1 {
