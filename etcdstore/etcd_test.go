@@ -311,6 +311,12 @@ func TestWatchFromRevision(t *testing.T) {
 	_, c := newEtcd(t)
 	r := newResource(t, c, Options[*widget]{})
 	ctx := context.Background()
+	// The replica must hold the revision the watch starts from: one that
+	// lists after the create starts its history later, and rightly
+	// answers 410 for it.
+	if err := r.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
 	w, err := r.Create(ctx, newWidget("ns", "a"), store.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
