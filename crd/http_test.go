@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"io"
 	"math/rand/v2"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/server"
+	"github.com/apisem/apisem/server/servertest"
 	"github.com/apisem/apisem/status"
 )
 
@@ -30,18 +29,10 @@ func newServer(t testing.TB) (*server.Server, *Controller, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	url := servertest.Start(t, s)
 	c := Start(s, defs)
-	hs := httptest.NewServer(s)
-	t.Cleanup(func() {
-		c.Stop()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := s.Shutdown(ctx); err != nil {
-			t.Errorf("Shutdown: %v", err)
-		}
-		hs.Close()
-	})
-	return s, c, hs.URL
+	t.Cleanup(c.Stop) // runs before the server's shutdown
+	return s, c, url
 }
 
 type reply struct {
@@ -53,31 +44,11 @@ type reply struct {
 // do sends one request with a JSON body (or none) and checks the code.
 func do(t testing.TB, method, url, body string, want int, hdr ...string) reply {
 	t.Helper()
-	var r io.Reader
-	if body != "" {
-		r = strings.NewReader(body)
+	r := servertest.Do(t, method, url, body, append([]string{"Content-Type", "application/json"}, hdr...)...)
+	if r.Code != want {
+		t.Fatalf("%s %s = %d %s; want %d", method, url, r.Code, r.Body, want)
 	}
-	req, err := http.NewRequest(method, url, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != want {
-		t.Fatalf("%s %s = %d %s; want %d", method, url, resp.StatusCode, b, want)
-	}
-	return reply{resp.StatusCode, resp.Header, string(b)}
+	return reply{r.Code, r.Header, r.Body}
 }
 
 // widgetCRD is testdata/widgets.yaml's definition as JSON.

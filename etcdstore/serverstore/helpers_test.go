@@ -51,23 +51,12 @@ type reply struct {
 
 func call(t testing.TB, base, method, path, body string) reply {
 	t.Helper()
-	req, err := http.NewRequest(method, base+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	var hdr []string
 	if method == "PATCH" {
-		req.Header.Set("Content-Type", "application/merge-patch+json")
+		hdr = []string{"Content-Type", "application/merge-patch+json"}
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return reply{resp.StatusCode, string(b)}
+	r := servertest.Do(t, method, base+path, body, hdr...)
+	return reply{r.Code, r.Body}
 }
 
 // must sends a request that must answer code.

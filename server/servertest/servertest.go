@@ -22,8 +22,10 @@ package servertest
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,4 +71,39 @@ func StartHandler(tb testing.TB, s Server, h http.Handler) string {
 		hs.Close()
 	})
 	return hs.URL
+}
+
+// Reply is a response as tests look at it: read whole, body as a string.
+type Reply struct {
+	Code   int
+	Header http.Header
+	Body   string
+}
+
+// Do sends one request to url with body (none when empty) and header
+// name/value pairs hdr, and reads the whole response. A request that
+// cannot be sent or read fails the test; any status code is returned.
+func Do(tb testing.TB, method, url, body string, hdr ...string) Reply {
+	tb.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, r)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return Reply{resp.StatusCode, resp.Header, string(b)}
 }

@@ -49,3 +49,12 @@ func TestCleanup(t *testing.T) {
 	}
 	s.Shutdown(context.Background())
 }
+
+// Do returns any status code with the whole body, and sends the headers.
+func TestDo(t *testing.T) {
+	_, url := servertest.New(t, server.Options{})
+	r := servertest.Do(t, "GET", url+"/api/v1/configmaps", "", "Accept", "application/yaml")
+	if r.Code != 404 || r.Header.Get("Content-Type") != "application/yaml" || r.Body == "" {
+		t.Errorf("Do = %d %q %q; want 404 in YAML with a body", r.Code, r.Header.Get("Content-Type"), r.Body)
+	}
+}

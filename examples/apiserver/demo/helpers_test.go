@@ -3,7 +3,6 @@ package demo
 import (
 	"encoding/json"
 	"github.com/apisem/apisem/server/servertest"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -30,23 +29,8 @@ type reply struct {
 // call sends one request; hdr holds header name/value pairs.
 func call(t testing.TB, base, method, path, body string, hdr ...string) reply {
 	t.Helper()
-	req, err := http.NewRequest(method, base+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return reply{resp.StatusCode, resp.Header, string(b)}
+	r := servertest.Do(t, method, base+path, body, hdr...)
+	return reply{r.Code, r.Header, r.Body}
 }
 
 // must sends a request that must answer code.
