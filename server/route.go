@@ -86,20 +86,9 @@ func (s *Server) route(method, gv string, segs []string) (*target, error) {
 	case res.def.Namespaced && t.namespace == "" && t.name != "":
 		// /api/v1/configmaps/<name>: there is no such object path.
 		return nil, errNotFound()
-	case t.sub == "status" && res.def.StatusSubresource && !t.legacyWatch:
-		// get, update and patch of the object's status.
-		switch method {
-		case http.MethodGet:
-			t.verb = verbGet
-		case http.MethodPut:
-			t.verb = verbUpdate
-		case http.MethodPatch:
-			t.verb = verbPatch
-		default:
-			return nil, errMethodNotAllowed(method, t)
-		}
-		return t, nil
-	case t.sub == "scale" && res.def.Scale != nil && !t.legacyWatch:
+	case !t.legacyWatch &&
+		(t.sub == "status" && res.def.StatusSubresource || t.sub == "scale" && res.def.Scale != nil):
+		// get, update and patch of the object's status or scale.
 		switch method {
 		case http.MethodGet:
 			t.verb = verbGet
