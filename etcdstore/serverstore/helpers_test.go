@@ -108,9 +108,10 @@ type watchEvent struct {
 
 // watchStream reads a watch response event by event.
 type watchStream struct {
-	t    testing.TB
-	body io.ReadCloser
-	dec  *json.Decoder
+	t      testing.TB
+	body   io.ReadCloser
+	dec    *json.Decoder
+	cancel context.CancelFunc
 }
 
 func openWatch(t testing.TB, base, path string) *watchStream {
@@ -128,11 +129,15 @@ func openWatch(t testing.TB, base, path string) *watchStream {
 		t.Fatalf("watch %s: %d %s", path, resp.StatusCode, b)
 	}
 	t.Cleanup(func() { cancel(); resp.Body.Close() })
-	return &watchStream{t: t, body: resp.Body, dec: json.NewDecoder(bufio.NewReader(resp.Body))}
+	return &watchStream{t: t, body: resp.Body, dec: json.NewDecoder(bufio.NewReader(resp.Body)), cancel: cancel}
 }
 
+// next returns the next event; a test fails if none comes within 10
+// seconds (the request is cancelled then, so that the read ends).
 func (w *watchStream) next() watchEvent {
 	w.t.Helper()
+	timer := time.AfterFunc(10*time.Second, w.cancel)
+	defer timer.Stop()
 	var e watchEvent
 	if err := w.dec.Decode(&e); err != nil {
 		w.t.Fatalf("reading a watch event: %v", err)

@@ -94,14 +94,22 @@ func TestRestart(t *testing.T) {
 			}
 		})
 	}
-	<-halfway
+	writing := make(chan struct{})
+	go func() { wg.Wait(); close(writing) }()
+	select {
+	case <-halfway:
+	case <-writing:
+		t.Fatalf("the writers stopped after %d writes, before the restart", n.Load())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("only %d writes in 30 seconds", n.Load())
+	}
 	t0 := time.Now()
 	defer func() { t.Logf("restart and recovery took %v", time.Since(t0)) }()
 	h.cur.Store(nil) // from here, requests get 503
 	cctx, cancel := context.WithCancel(ctx)
 	cancel() // no grace: in-flight requests are cut
 	a.Shutdown(cctx)
-	wg.Wait()
+	<-writing
 
 	t.Logf("writers stopped after %v", time.Since(t0))
 	b := newDemo(t, c)

@@ -81,10 +81,7 @@ func (e env) customResourceDefinition(t *testing.T) {
 	}
 	established := created
 	for !IsEstablished(established) {
-		ev, ok := <-w.ResultChan()
-		if !ok {
-			t.Fatal("watch ended before the definition was established")
-		}
+		ev := Next(t, w, "the definition to be established")
 		established = ev.Object.(*apiextensionsv1.CustomResourceDefinition)
 	}
 	w.Stop()
@@ -156,7 +153,7 @@ func (e env) customResourceDefinition(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ev := <-gw.ResultChan(); ev.Type != watch.Modified {
+	if ev := Next(t, gw, "the status update's event"); ev.Type != watch.Modified {
 		t.Errorf("watch event %s", ev.Type)
 	}
 	if og, _, _ := unstructured.NestedInt64(st.Object, "status", "observedGeneration"); og != 1 || st.GetGeneration() != 1 {
@@ -178,10 +175,7 @@ func (e env) customResourceDefinition(t *testing.T) {
 	if err := crds.Delete(ctx, created.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	for ev := range cw.ResultChan() {
-		if ev.Type == watch.Deleted {
-			break
-		}
+	for Next(t, cw, "the definition's deletion").Type != watch.Deleted {
 	}
 	// Every replica stops serving the API once it has seen the deletion
 	// (in memory, at once): two 404s in a row.

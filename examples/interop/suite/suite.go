@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -153,4 +154,23 @@ func Eventually(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// Next returns the next event of w, failing the test if none comes within
+// 10 seconds or the watch ends (a deadline for a broken server, not a
+// speed goal): a test must never wait on a watch for ever.
+func Next(t *testing.T, w watch.Interface, what string) watch.Event {
+	t.Helper()
+	timer := time.NewTimer(10 * time.Second)
+	defer timer.Stop()
+	select {
+	case ev, ok := <-w.ResultChan():
+		if !ok {
+			t.Fatalf("the watch ended before %s", what)
+		}
+		return ev
+	case <-timer.C:
+		t.Fatalf("timed out waiting for %s", what)
+	}
+	panic("unreachable")
 }

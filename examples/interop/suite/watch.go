@@ -134,40 +134,50 @@ func (e env) reflectorRecoversFrom410(t *testing.T) {
 	cms := cs.CoreV1().ConfigMaps("ns1")
 	cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, metav1.CreateOptions{})
 
+	// Watches started before the test stops the one that delivered "c"
+	// pass straight through (a reflector may have to retry one on a busy
+	// machine); those started after it wait until history is compacted,
+	// so that they resume from a compacted resourceVersion.
 	var watches atomic.Int32
+	var stopping atomic.Bool
 	compacted := make(chan struct{})
-	firstWatch := make(chan watch.Interface, 1)
+	var mu sync.Mutex
+	var current watch.Interface
 	expired := make(chan *metav1.Status, 1)
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			return cms.List(ctx, o)
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			n := watches.Add(1)
-			if n == 2 {
-				// Resume only once history is gone.
-				<-compacted
+			watches.Add(1)
+			resumed := stopping.Load()
+			if resumed {
+				select {
+				case <-compacted:
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
 			}
 			w, err := cms.Watch(ctx, o)
 			if err != nil {
 				return nil, err
 			}
-			switch n {
-			case 1:
-				firstWatch <- w
-			case 2:
-				// Record the ERROR event the reflector is about to get.
-				return watch.Filter(w, func(e watch.Event) (watch.Event, bool) {
-					if st, ok := e.Object.(*metav1.Status); ok && e.Type == watch.Error {
-						select {
-						case expired <- st:
-						default:
-						}
-					}
-					return e, true
-				}), nil
+			if !resumed {
+				mu.Lock()
+				current = w
+				mu.Unlock()
+				return w, nil
 			}
-			return w, nil
+			// Record the ERROR event the reflector is about to get.
+			return watch.Filter(w, func(e watch.Event) (watch.Event, bool) {
+				if st, ok := e.Object.(*metav1.Status); ok && e.Type == watch.Error {
+					select {
+					case expired <- st:
+					default:
+					}
+				}
+				return e, true
+			}), nil
 		},
 	}
 	store := cache.NewStore(cache.MetaNamespaceKeyFunc)
@@ -177,18 +187,21 @@ func (e env) reflectorRecoversFrom410(t *testing.T) {
 	defer func() { cancel(); <-done }()
 
 	Eventually(t, "the first sync", func() bool { return len(store.List()) == 1 })
-	w := <-firstWatch
-	// The first watch delivers an event before it ends. The reflector
-	// resumes a watch that delivered something, whatever its length; one
-	// that ended within a second with no events would make it relist, and
-	// the test would then depend on the machine's timing.
+	// The watch delivers an event before it ends. The reflector resumes a
+	// watch that delivered something, whatever its length; one that ended
+	// within a second with no events would make it relist, and the test
+	// would then depend on the machine's timing.
 	c, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	synced := c.ResourceVersion
-	Eventually(t, "the first watch's event", func() bool { return r.LastSyncResourceVersion() == synced })
-	w.Stop()
+	Eventually(t, "the watch's event", func() bool { return r.LastSyncResourceVersion() == synced })
+	stopping.Store(true)
+	before := watches.Load()
+	mu.Lock()
+	current.Stop()
+	mu.Unlock()
 	for i := range 5 {
 		cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint("b", i)}}, metav1.CreateOptions{})
 	}
@@ -204,7 +217,8 @@ func (e env) reflectorRecoversFrom410(t *testing.T) {
 		t.Fatalf("no ERROR event on the resumed watch: %q", ts.served(""))
 	}
 	Eventually(t, "the store to hold every object", func() bool { return len(store.List()) == 7 })
-	Eventually(t, "a watch past the compaction", func() bool { return watches.Load() >= 3 })
+	// The resumed watch, then one after the relist.
+	Eventually(t, "a watch past the compaction", func() bool { return watches.Load() >= before+2 })
 	// Resumed, not relisted: the second watch started where the first
 	// one's last event left off.
 	if got := ts.served("GET /api/v1/namespaces/ns1/configmaps?", "resourceVersion="+synced+"&", "watch=true"); len(got) != 1 {
@@ -254,11 +268,11 @@ streaming:
 		t.Fatal(err)
 	}
 	defer w2.Stop()
-	ev := <-w2.ResultChan()
+	ev := Next(t, w2, "the initial event")
 	if ev.Type != watch.Added || ev.Object.(*corev1.ConfigMap).Name != "a" {
 		t.Fatalf("first event %s %v; want ADDED a", ev.Type, ev.Object)
 	}
-	ev = <-w2.ResultChan()
+	ev = Next(t, w2, "the initial-events-end bookmark")
 	bm, ok := ev.Object.(*corev1.ConfigMap)
 	if ev.Type != watch.Bookmark || !ok || bm.Annotations[metav1.InitialEventsAnnotationKey] != "true" || bm.ResourceVersion == "" {
 		t.Fatalf("second event %s %+v; want the initial-events-end bookmark", ev.Type, ev.Object)
