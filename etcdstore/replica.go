@@ -59,6 +59,7 @@ type Replica[T meta.Object] struct {
 	watchMu sync.Mutex
 	watchCx context.Context // the context of the running etcd watch (for RequestProgress)
 	runs    int             // the runs of reflect so far, which name their watch streams
+	stale   bool            // the replica reached its revision without all its events (see run)
 }
 
 // errClosed answers the reads that need a replica that was closed.
@@ -308,6 +309,12 @@ func (p *Replica[T]) run(ctx context.Context) {
 		if err := p.store.Reset(rv.Version(rev), objs); err != nil {
 			return
 		}
+		p.stale = false
+	} else if p.stale {
+		// The replica reached its revision without an event at or
+		// before it; the store cannot start over at a revision it has
+		// reached, so list again once etcd has moved on (the next write).
+		return
 	} else {
 		rev = cur // nothing changed since the replica's revision
 		// A compaction the last watch did not see is not lost: the
@@ -387,6 +394,12 @@ func (p *Replica[T]) apply(w clientv3.WatchResponse) error {
 		return nil
 	}
 	var changes []store.Change[T]
+	if len(w.Events) > 0 && rv.Version(w.Events[0].Kv.ModRevision) <= p.store.Revision() {
+		// A progress notification outran this event: what the replica
+		// serves at its revision lacks it. Start over (see run).
+		p.stale = true
+		return fmt.Errorf("etcdstore: an event at revision %d reached a replica at %d", w.Events[0].Kv.ModRevision, p.store.Revision())
+	}
 	for i, ev := range w.Events {
 		if r, key := p.lookup(string(ev.Kv.Key)); r != nil {
 			c := store.Change[T]{Key: key, Deleted: ev.Type == clientv3.EventTypeDelete}
