@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 
+	kjson "sigs.k8s.io/json"
+
 	"github.com/apisem/apisem/envelope"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/negotiation"
@@ -226,7 +228,9 @@ func (c *codec) withStatusOf(base, o Object, statusWrite bool) (Object, error) {
 		return nil, err
 	}
 	out := c.res.New()
-	if err := json.Unmarshal(b, out); err != nil {
+	// Integers stay int64 in untyped members (a CRD schema's default), as
+	// the request decoder keeps them.
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(b, out); err != nil {
 		return nil, err
 	}
 	*out.Types() = meta.TypeMeta{}
