@@ -50,7 +50,11 @@
 // pruned and reported as the fieldValidation parameter asks (a Warning
 // `unknown field "spec.foo"`, or in Strict mode the 400 `... strict
 // decoding error: unknown field "spec.foo"`), nulls the schema does not
-// allow are dropped; then the object is validated against type,
+// allow are dropped. Objects read from storage are defaulted and pruned
+// by the current schema too, as Kubernetes' storage decoding does: an
+// object stored before its definition gained a default reads with it,
+// and a write to it finds it there (its writer owns the default only if
+// it changes it). Then the object is validated against type,
 // properties, required, enum, pattern, minLength/maxLength,
 // minItems/maxItems, uniqueItems, minimum/maximum (exclusive too),
 // multipleOf, minProperties/maxProperties, format (the string formats

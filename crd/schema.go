@@ -660,18 +660,19 @@ func preserves(s *JSONSchemaProps) bool {
 // structural pruning does (k8s.io/apiextensions-apiserver
 // pkg/apiserver/schema/pruning), and appends their paths to pruned.
 // At the resource root and in embedded resources, apiVersion, kind and
-// metadata are kept.
-func prune(x any, s *JSONSchemaProps, path string, resource bool, pruned *[]string) {
+// metadata are kept. With dry, it only reports whether it would drop
+// anything, and x stays as it is.
+func prune(x any, s *JSONSchemaProps, path string, resource bool, pruned *[]string, dry bool) bool {
+	found := false
 	switch x := x.(type) {
 	case map[string]any:
 		if s != nil && s.XIntOrString {
-			return
+			return false
 		}
 		for k, val := range x {
 			if (resource || s != nil && s.XEmbeddedResource) && (k == "apiVersion" || k == "kind" || k == "metadata") {
 				continue
 			}
-			p := childPath(path, k)
 			var ps *JSONSchemaProps
 			if s != nil {
 				if prop, ok := s.Properties[k]; ok {
@@ -680,17 +681,25 @@ func prune(x any, s *JSONSchemaProps, path string, resource bool, pruned *[]stri
 					ps = s.AdditionalProperties.Schema
 				}
 			}
-			if ps == nil {
-				if !preserves(s) {
-					delete(x, k)
-					*pruned = append(*pruned, p)
-					continue
-				}
+			if ps == nil && preserves(s) {
 				// Preserved members are kept whole; what is below them
 				// is not the schema's.
 				continue
 			}
-			prune(val, ps, p, false, pruned)
+			if dry {
+				if ps == nil || prune(val, ps, "", false, nil, true) {
+					return true
+				}
+				continue
+			}
+			p := childPath(path, k)
+			if ps == nil {
+				delete(x, k)
+				*pruned = append(*pruned, p)
+				found = true
+				continue
+			}
+			found = prune(val, ps, p, false, pruned, false) || found
 		}
 	case []any:
 		var items *JSONSchemaProps
@@ -698,12 +707,22 @@ func prune(x any, s *JSONSchemaProps, path string, resource bool, pruned *[]stri
 			items = s.Items
 		}
 		if items == nil {
-			return
+			return false
 		}
 		for i, e := range x {
-			prune(e, items, fmt.Sprintf("%s[%d]", path, i), false, pruned)
+			p := ""
+			if !dry {
+				p = fmt.Sprintf("%s[%d]", path, i)
+			}
+			if prune(e, items, p, false, pruned, dry) {
+				if dry {
+					return true
+				}
+				found = true
+			}
 		}
 	}
+	return found
 }
 
 func childPath(path, k string) string {
@@ -715,54 +734,76 @@ func childPath(path, k string) string {
 
 // applyDefaults sets the defaults of s in x where members are missing (or
 // null and not nullable), as Kubernetes' structural defaulting does, then
-// recurses into what is there.
-func applyDefaults(x any, s *JSONSchemaProps) {
+// recurses into what is there. With dry, it only reports whether it would
+// set any, and x stays as it is.
+func applyDefaults(x any, s *JSONSchemaProps, dry bool) bool {
 	if s == nil {
-		return
+		return false
 	}
+	set := false
 	switch x := x.(type) {
 	case map[string]any:
-		for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
-			p := s.Properties[k]
+		for k, p := range s.Properties {
 			if p.Default == nil {
 				continue
 			}
 			if v, ok := x[k]; !ok || v == nil && !p.Nullable {
-				x[k] = copyValue(p.Default)
+				if dry {
+					return true
+				}
+				x[k] = defaultValue(p.Default)
+				set = true
 			}
 		}
 		for k, v := range x {
 			if p, ok := s.Properties[k]; ok {
-				applyDefaults(v, &p)
+				set = applyDefaults(v, &p, dry) || set
 			} else if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
 				ap := s.AdditionalProperties.Schema
 				if v == nil && ap.Default != nil && !ap.Nullable {
-					x[k] = copyValue(ap.Default)
+					if dry {
+						return true
+					}
+					x[k] = defaultValue(ap.Default)
 					v = x[k]
+					set = true
 				}
-				applyDefaults(v, ap)
+				set = applyDefaults(v, ap, dry) || set
+			}
+			if dry && set {
+				return true
 			}
 		}
 	case []any:
 		if s.Items == nil {
-			return
+			return false
 		}
 		for i, e := range x {
 			if e == nil && s.Items.Default != nil && !s.Items.Nullable {
-				x[i] = copyValue(s.Items.Default)
+				if dry {
+					return true
+				}
+				x[i] = defaultValue(s.Items.Default)
 				e = x[i]
+				set = true
 			}
-			applyDefaults(e, s.Items)
+			set = applyDefaults(e, s.Items, dry) || set
+			if dry && set {
+				return true
+			}
 		}
 	}
+	return set
 }
 
 // pruneNulls drops null members that are neither nullable nor defaulted,
 // as Kubernetes does before validating (PruneNonNullableNullsWithoutDefaults).
-func pruneNulls(x any, s *JSONSchemaProps) {
+// With dry, it only reports whether it would drop any.
+func pruneNulls(x any, s *JSONSchemaProps, dry bool) bool {
 	if s == nil {
-		return
+		return false
 	}
+	found := false
 	switch x := x.(type) {
 	case map[string]any:
 		for k, v := range x {
@@ -774,16 +815,51 @@ func pruneNulls(x any, s *JSONSchemaProps) {
 				continue
 			}
 			if v == nil && !ps.Nullable && ps.Default == nil {
+				if dry {
+					return true
+				}
 				delete(x, k)
+				found = true
 				continue
 			}
-			pruneNulls(v, ps)
+			found = pruneNulls(v, ps, dry) || found
+			if dry && found {
+				return true
+			}
 		}
 	case []any:
 		for _, e := range x {
-			pruneNulls(e, s.Items)
+			found = pruneNulls(e, s.Items, dry) || found
+			if dry && found {
+				return true
+			}
 		}
 	}
+	return found
+}
+
+// defaultValue is a copy of a schema's default, with integers int64 as a
+// decoded request holds them, whatever decoded the definition.
+func defaultValue(x any) any {
+	switch x := x.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, v := range x {
+			out[k] = defaultValue(v)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, v := range x {
+			out[i] = defaultValue(v)
+		}
+		return out
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<63 {
+			return int64(x)
+		}
+	}
+	return x
 }
 
 func (s *SchemaOrBool) schema() *JSONSchemaProps {

@@ -465,6 +465,9 @@ func matchURL(t *target, m *meta.ObjectMeta) error {
 func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, own *owner, change func(cur Object) (Object, error)) (Object, error) {
 	opts := store.UpdateOptions{DryRun: dryRun, ReadOnlyResult: true}
 	return t.res.store.GuaranteedUpdate(ctx, t.namespace, t.name, opts, func(old Object) (Object, error) {
+		// The old object as reads return it: the change, managedFields
+		// and validation see what a client would have read.
+		old = t.res.def.read(old)
 		o, err := change(old)
 		if err != nil {
 			return nil, err

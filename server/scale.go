@@ -119,7 +119,7 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, t *target) e
 		if err != nil {
 			return err
 		}
-		sc, found, err := t.res.scaleOf(o)
+		sc, found, err := t.res.scaleOf(t.res.def.read(o))
 		if err != nil {
 			return err
 		}

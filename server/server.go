@@ -322,6 +322,10 @@ func (s *Server) newResource(d *Resource) (*resource, error) {
 	fields := make(map[string]func(Object) string, len(d.Fields))
 	for k, f := range d.Fields {
 		fields[k] = f
+		if d.Read != nil {
+			// Selectors see objects as reads return them.
+			fields[k] = func(o Object) string { return f(d.Read(o)) }
+		}
 	}
 	var err error
 	r.store, err = s.storage.Backend(d, store.ResourceOptions[Object]{
