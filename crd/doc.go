@@ -35,13 +35,19 @@
 // # Scale
 //
 // A version with the scale subresource serves <name>/scale as
-// autoscaling/v1 Scale (get, update, and json, merge and strategic merge
-// patches; kubectl scale): spec.replicas, status.replicas and
-// status.selector are the values at specReplicasPath, statusReplicasPath
-// and labelSelectorPath; a write sets the value at specReplicasPath and
-// goes through the object's validation, where the replicas must be
-// integers from 0 to 2147483647 (`.spec.replicas: Invalid value: -1:
-// should be a non-negative integer`).
+// autoscaling/v1 Scale (get, update, json and merge patches, server-side
+// apply; kubectl scale; a strategic merge patch is a 415, as for the
+// object): spec.replicas, status.replicas and status.selector are the
+// values at specReplicasPath, statusReplicasPath and labelSelectorPath;
+// a write sets the value at specReplicasPath and goes through the
+// object's validation, where the replicas must be integers from 0 to
+// 2147483647 (`.spec.replicas: Invalid value: -1: should be a
+// non-negative integer`). Its managedFields are Kubernetes': recorded on
+// the Scale view and mapped to the object's specReplicasPath (an entry
+// with subresource "scale"), with their conflicts. kube-apiserver 1.37
+// answers most server-side applies to a custom resource's scale
+// subresource with a 500 (it fails to convert the Scale as a custom
+// resource); here they work as they do on a Deployment's.
 //
 // # Schemas
 //
@@ -71,9 +77,7 @@
 // evaluated only when Options.Rules is set (the nested module
 // github.com/apisem/apisem/crd/cel does it with cel-go): use
 // Options.Resource and Options.Start, with the same Options, in place of
-// Resource and Start; server-side apply to the scale subresource answers 415;
-// managedFields of scale writes are recorded on the object's fields
-// without Kubernetes' path mapping; conversion webhooks are
+// Resource and Start; conversion webhooks are
 // not called (all versions share storage with the None strategy);
 // allOf, anyOf, oneOf and not are not evaluated; the metadata of an
 // embedded resource is not validated (its apiVersion and kind are). Kubernetes' checks that

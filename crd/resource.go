@@ -269,6 +269,16 @@ func validateVersion(p string, v *CustomResourceDefinitionVersion) []status.Fiel
 func customResources(c *CustomResourceDefinition, admit func(context.Context, server.Object) error, rules RuleCompiler) ([]*server.Resource, error) {
 	var out []*server.Resource
 	n := c.Status.AcceptedNames
+	// The spec replicas of every version, for the managedFields of scale
+	// writes: entries may name any version of the definition.
+	replicasPaths := map[string]string{}
+	for _, v := range c.Spec.Versions {
+		p := ""
+		if v.Subresources != nil && v.Subresources.Scale != nil {
+			p = v.Subresources.Scale.SpecReplicasPath
+		}
+		replicasPaths[c.Spec.Group+"/"+v.Name] = p
+	}
 	for i, v := range c.Spec.Versions {
 		if !v.Served {
 			continue
@@ -337,6 +347,7 @@ func customResources(c *CustomResourceDefinition, admit func(context.Context, se
 		if v.Subresources != nil && v.Subresources.Scale != nil {
 			scale = v.Subresources.Scale
 			r.Scale = scaleSubresource(scale)
+			r.Scale.ReplicasPaths = replicasPaths
 		}
 		r.Validate = func(o, old server.Object) []status.FieldError {
 			content := o.(*server.Unstructured).Content
