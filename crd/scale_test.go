@@ -3,6 +3,8 @@ package crd
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -317,4 +319,85 @@ func TestScaleManagedFields(t *testing.T) {
 		body: `{"spec":{"replicas":9}}`, code: 415,
 		msg: "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
 	}})
+}
+
+// TestScaleOpenAPI: the scale subresource is published in /openapi/v3 and
+// /openapi/v2 as kube-apiserver 1.37 publishes a custom resource's: get,
+// put and patch of autoscaling/v1 Scale (its schema in the document,
+// named as that kind), operations named after the resource's kind, the
+// object's patch types, 200 alone for a patch.
+func TestScaleOpenAPI(t *testing.T) {
+	_, c, url := newServer(t)
+	do(t, "POST", url+crdsURL, widgetCRD(t), 201)
+	if _, err := c.WaitEstablished(context.Background(), "widgets.example.com"); err != nil {
+		t.Fatal(err)
+	}
+	const path = "/apis/example.com/v1/namespaces/{namespace}/widgets/{name}/scale"
+	type op struct {
+		OperationID string `json:"operationId"`
+		Description string
+		GVK         map[string]string `json:"x-kubernetes-group-version-kind"`
+		Consumes    []string
+		Responses   map[string]json.RawMessage
+		RequestBody struct{ Content map[string]json.RawMessage }
+		Parameters  []struct{ Name string }
+	}
+	var v3 struct {
+		Paths      map[string]map[string]json.RawMessage
+		Components struct{ Schemas map[string]json.RawMessage }
+	}
+	if err := json.Unmarshal([]byte(do(t, "GET", url+"/openapi/v3/apis/example.com/v1", "", 200).body), &v3); err != nil {
+		t.Fatal(err)
+	}
+	var v2 struct {
+		Paths       map[string]map[string]json.RawMessage
+		Definitions map[string]json.RawMessage
+	}
+	if err := json.Unmarshal([]byte(do(t, "GET", url+"/openapi/v2", "", 200).body), &v2); err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range []struct {
+		name    string
+		paths   map[string]map[string]json.RawMessage
+		schemas map[string]json.RawMessage
+	}{{"v3", v3.Paths, v3.Components.Schemas}, {"v2", v2.Paths, v2.Definitions}} {
+		p := doc.paths[path]
+		if p == nil {
+			t.Errorf("%s: no %s", doc.name, path)
+			continue
+		}
+		for _, want := range []struct{ verb, id, desc, codes string }{
+			{"get", "readExampleComV1NamespacedWidgetScale", "read scale of the specified Widget", "200 401"},
+			{"put", "replaceExampleComV1NamespacedWidgetScale", "replace scale of the specified Widget", "200 201 401"},
+			{"patch", "patchExampleComV1NamespacedWidgetScale", "partially update scale of the specified Widget", "200 401"},
+		} {
+			var o op
+			if err := json.Unmarshal(p[want.verb], &o); err != nil {
+				t.Fatal(err)
+			}
+			codes := slices.Sorted(maps.Keys(o.Responses))
+			if o.OperationID != want.id || o.Description != want.desc || strings.Join(codes, " ") != want.codes ||
+				o.GVK["group"] != "example.com" || o.GVK["kind"] != "Widget" || o.GVK["version"] != "v1" {
+				t.Errorf("%s %s: %s %q %v %v", doc.name, want.verb, o.OperationID, o.Description, codes, o.GVK)
+			}
+			if want.verb == "patch" {
+				types := o.Consumes
+				if doc.name == "v3" {
+					types = slices.Sorted(maps.Keys(o.RequestBody.Content))
+				}
+				if got := strings.Join(types, " "); !strings.Contains(got, "apply-patch") || strings.Contains(got, "strategic") {
+					t.Errorf("%s patch types %s", doc.name, got)
+				}
+			}
+			if want.verb == "put" && !strings.Contains(string(p["put"]), `io.k8s.api.autoscaling.v1.Scale"`) {
+				t.Errorf("%s put: %s", doc.name, p["put"])
+			}
+		}
+		if s := string(doc.schemas["io.k8s.api.autoscaling.v1.Scale"]); !strings.Contains(s, `"x-kubernetes-group-version-kind":[{"group":"autoscaling","kind":"Scale","version":"v1"}]`) {
+			t.Errorf("%s Scale schema: %s", doc.name, s)
+		}
+		if doc.schemas["io.k8s.api.autoscaling.v1.ScaleSpec"] == nil || doc.schemas["io.k8s.api.autoscaling.v1.ScaleStatus"] == nil {
+			t.Errorf("%s lacks ScaleSpec or ScaleStatus", doc.name)
+		}
+	}
 }
