@@ -74,11 +74,13 @@ spec:
               selector: {type: string}
 `
 
+const gadgetsPath = "/apis/test.apisem.dev/v1/namespaces/demo/gadgets"
+
 var gadgetsV2 = strings.Replace(gadgetsYAML, "size: {type: integer}", "size: {type: integer}\n              shape: {type: string, default: round}", 1)
 
-// gadgetServer serves the gadgets of def (YAML) without a controller, at
-// a fixed time, so that managedFields entries sort by manager; serve
-// swaps the definition served, keeping the objects.
+// gadgetServer serves the custom resources of def (YAML) without a
+// controller, at a fixed time, so that managedFields entries sort by
+// manager; serve swaps the definition served, keeping the objects.
 func gadgetServer(t *testing.T, def string) (url string, serve func(def string)) {
 	t.Helper()
 	resources := func(def string) []*server.Resource {
@@ -144,7 +146,7 @@ type writeStep struct {
 	name string
 	// schema, when set, is the definition to serve from this step on.
 	schema       string
-	method, path string // path: after .../namespaces/demo/gadgets
+	method, path string // path: after the collection's
 	ctype, body  string // "RV" in body is the object's resourceVersion
 	code         int
 	// object is the object to GET after the request; mf and spec are
@@ -154,9 +156,9 @@ type writeStep struct {
 	msg      string // the message of a failure
 }
 
-func runWriteSteps(t *testing.T, url string, serve func(string), steps []writeStep) {
+// runWriteSteps runs steps against the collection at base.
+func runWriteSteps(t *testing.T, base string, serve func(string), steps []writeStep) {
 	t.Helper()
-	base := url + "/apis/test.apisem.dev/v1/namespaces/demo/gadgets"
 	for _, st := range steps {
 		if st.schema != "" {
 			serve(st.schema)
@@ -218,7 +220,7 @@ func TestDefaultsAndManagedFields(t *testing.T) {
 		r4 = `{"apiVersion":"test.apisem.dev/v1","kind":"Gadget","metadata":{"name":"r4"`
 	)
 	apply := "application/apply-patch+yaml"
-	runWriteSteps(t, url, serve, []writeStep{{
+	runWriteSteps(t, url+gadgetsPath, serve, []writeStep{{
 		name: "create", method: "POST", path: "?fieldManager=creator", body: g1 + `},"spec":{"size":1}}`, code: 201,
 		object: "g1",
 		mf:     `creator Update {"f:spec":{".":{},"f:color":{},"f:nested":{".":{},"f:a":{}},"f:replicas":{},"f:size":{}}}`,

@@ -351,7 +351,17 @@ func customResources(c *CustomResourceDefinition, admit func(context.Context, se
 		}
 		r.Validate = func(o, old server.Object) []status.FieldError {
 			content := o.(*server.Unstructured).Content
-			errs := append(val.validateObject(content), validateScale(content, scale)...)
+			var oldContent map[string]any
+			if old != nil {
+				// An update ratchets: errors of what it left as it was
+				// are dropped. Kubernetes validates the scale paths and
+				// embedded resources apart, without ratcheting.
+				if oldContent = old.(*server.Unstructured).Content; oldContent == nil {
+					oldContent = map[string]any{}
+				}
+			}
+			errs, embeddedErrs := val.check(content, oldContent, true)
+			errs = append(append(errs, validateScale(content, scale)...), embeddedErrs...)
 			if rv == nil {
 				return errs
 			}

@@ -215,7 +215,7 @@ func TestScaleManagedFields(t *testing.T) {
 		scale = `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"g1"`
 		rest  = `creator Update {"f:spec":{".":{},"f:color":{},"f:nested":{".":{},"f:a":{}},"f:size":{}}}`
 	)
-	runWriteSteps(t, url, serve, []writeStep{{
+	runWriteSteps(t, url+gadgetsPath, serve, []writeStep{{
 		name: "create", method: "POST", path: "?fieldManager=creator",
 		body: `{"apiVersion":"test.apisem.dev/v1","kind":"Gadget","metadata":{"name":"g1"},"spec":{"size":1}}`, code: 201,
 		object: "g1",

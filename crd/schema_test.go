@@ -126,7 +126,7 @@ func TestValidate(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []string
-			for _, e := range v.validateObject(mustValue(t, tt.obj)) {
+			for _, e := range v.validateObject(mustValue(t, tt.obj), nil, false) {
 				got = append(got, e.Error())
 			}
 			if !slices.Equal(got, tt.want) {
