@@ -340,8 +340,9 @@ func customResources(c *CustomResourceDefinition, admit func(context.Context, se
 		r.Prepare = func(o, _ server.Object) {
 			coerce(o.(*server.Unstructured), sch, nil)
 		}
+		tree := newSchemaNode(sch)
 		r.Read = func(o server.Object) server.Object {
-			return read(o.(*server.Unstructured), sch)
+			return read(o.(*server.Unstructured), tree)
 		}
 		var scale *CustomResourceSubresourceScale
 		if v.Subresources != nil && v.Subresources.Scale != nil {
@@ -396,10 +397,10 @@ func coerce(u *server.Unstructured, s *JSONSchemaProps, strict []error) []error 
 	if u.Content == nil {
 		u.Content = map[string]any{}
 	}
-	applyDefaults(u.Content, s, false)
+	applyDefaults(u.Content, s)
 	var pruned []string
-	prune(u.Content, s, "", true, &pruned, false)
-	pruneNulls(u.Content, s, false)
+	prune(u.Content, s, "", true, &pruned)
+	pruneNulls(u.Content, s)
 	if len(u.Content) == 0 {
 		u.Content = nil
 	}
@@ -415,24 +416,22 @@ func coerce(u *server.Unstructured, s *JSONSchemaProps, strict []error) []error 
 }
 
 // read is a stored object as Kubernetes decodes it from storage with the
-// current schema s: pruned and defaulted (coerce). It is u itself when
-// that changes nothing, as it does for every object written under s.
-func read(u *server.Unstructured, s *JSONSchemaProps) server.Object {
-	if s == nil || u.Content == nil && !needsDefaults(s) {
+// current schema n: pruned and defaulted (coerce). It is u itself when
+// that changes nothing, as it does for every object written under n.
+func read(u *server.Unstructured, n *schemaNode) server.Object {
+	if n == nil {
 		return u
 	}
-	if u.Content != nil && !applyDefaults(u.Content, s, true) && !prune(u.Content, s, "", true, nil, true) && !pruneNulls(u.Content, s, true) {
+	content := u.Content
+	if content == nil {
+		content = map[string]any{}
+	}
+	if n.settled(content, true, true) {
 		return u
 	}
 	c := u.DeepCopy()
-	coerce(c, s, nil)
+	coerce(c, n.s, nil)
 	return c
-}
-
-// needsDefaults reports whether the root schema s sets any member of an
-// empty object.
-func needsDefaults(s *JSONSchemaProps) bool {
-	return applyDefaults(map[string]any{}, s, true)
 }
 
 // openAPISchema converts a CRD schema to the server's OpenAPI form, for

@@ -724,19 +724,18 @@ func preserves(s *JSONSchemaProps) bool {
 // structural pruning does (k8s.io/apiextensions-apiserver
 // pkg/apiserver/schema/pruning), and appends their paths to pruned.
 // At the resource root and in embedded resources, apiVersion, kind and
-// metadata are kept. With dry, it only reports whether it would drop
-// anything, and x stays as it is.
-func prune(x any, s *JSONSchemaProps, path string, resource bool, pruned *[]string, dry bool) bool {
-	found := false
+// metadata are kept.
+func prune(x any, s *JSONSchemaProps, path string, resource bool, pruned *[]string) {
 	switch x := x.(type) {
 	case map[string]any:
 		if s != nil && s.XIntOrString {
-			return false
+			return
 		}
 		for k, val := range x {
 			if (resource || s != nil && s.XEmbeddedResource) && (k == "apiVersion" || k == "kind" || k == "metadata") {
 				continue
 			}
+			p := childPath(path, k)
 			var ps *JSONSchemaProps
 			if s != nil {
 				if prop, ok := s.Properties[k]; ok {
@@ -745,25 +744,17 @@ func prune(x any, s *JSONSchemaProps, path string, resource bool, pruned *[]stri
 					ps = s.AdditionalProperties.Schema
 				}
 			}
-			if ps == nil && preserves(s) {
+			if ps == nil {
+				if !preserves(s) {
+					delete(x, k)
+					*pruned = append(*pruned, p)
+					continue
+				}
 				// Preserved members are kept whole; what is below them
 				// is not the schema's.
 				continue
 			}
-			if dry {
-				if ps == nil || prune(val, ps, "", false, nil, true) {
-					return true
-				}
-				continue
-			}
-			p := childPath(path, k)
-			if ps == nil {
-				delete(x, k)
-				*pruned = append(*pruned, p)
-				found = true
-				continue
-			}
-			found = prune(val, ps, p, false, pruned, false) || found
+			prune(val, ps, p, false, pruned)
 		}
 	case []any:
 		var items *JSONSchemaProps
@@ -771,22 +762,12 @@ func prune(x any, s *JSONSchemaProps, path string, resource bool, pruned *[]stri
 			items = s.Items
 		}
 		if items == nil {
-			return false
+			return
 		}
 		for i, e := range x {
-			p := ""
-			if !dry {
-				p = fmt.Sprintf("%s[%d]", path, i)
-			}
-			if prune(e, items, p, false, pruned, dry) {
-				if dry {
-					return true
-				}
-				found = true
-			}
+			prune(e, items, fmt.Sprintf("%s[%d]", path, i), false, pruned)
 		}
 	}
-	return found
 }
 
 func childPath(path, k string) string {
@@ -798,13 +779,11 @@ func childPath(path, k string) string {
 
 // applyDefaults sets the defaults of s in x where members are missing (or
 // null and not nullable), as Kubernetes' structural defaulting does, then
-// recurses into what is there. With dry, it only reports whether it would
-// set any, and x stays as it is.
-func applyDefaults(x any, s *JSONSchemaProps, dry bool) bool {
+// recurses into what is there.
+func applyDefaults(x any, s *JSONSchemaProps) {
 	if s == nil {
-		return false
+		return
 	}
-	set := false
 	switch x := x.(type) {
 	case map[string]any:
 		for k, p := range s.Properties {
@@ -812,62 +791,41 @@ func applyDefaults(x any, s *JSONSchemaProps, dry bool) bool {
 				continue
 			}
 			if v, ok := x[k]; !ok || v == nil && !p.Nullable {
-				if dry {
-					return true
-				}
 				x[k] = defaultValue(p.Default)
-				set = true
 			}
 		}
 		for k, v := range x {
 			if p, ok := s.Properties[k]; ok {
-				set = applyDefaults(v, &p, dry) || set
+				applyDefaults(v, &p)
 			} else if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
 				ap := s.AdditionalProperties.Schema
 				if v == nil && ap.Default != nil && !ap.Nullable {
-					if dry {
-						return true
-					}
 					x[k] = defaultValue(ap.Default)
 					v = x[k]
-					set = true
 				}
-				set = applyDefaults(v, ap, dry) || set
-			}
-			if dry && set {
-				return true
+				applyDefaults(v, ap)
 			}
 		}
 	case []any:
 		if s.Items == nil {
-			return false
+			return
 		}
 		for i, e := range x {
 			if e == nil && s.Items.Default != nil && !s.Items.Nullable {
-				if dry {
-					return true
-				}
 				x[i] = defaultValue(s.Items.Default)
 				e = x[i]
-				set = true
 			}
-			set = applyDefaults(e, s.Items, dry) || set
-			if dry && set {
-				return true
-			}
+			applyDefaults(e, s.Items)
 		}
 	}
-	return set
 }
 
 // pruneNulls drops null members that are neither nullable nor defaulted,
 // as Kubernetes does before validating (PruneNonNullableNullsWithoutDefaults).
-// With dry, it only reports whether it would drop any.
-func pruneNulls(x any, s *JSONSchemaProps, dry bool) bool {
+func pruneNulls(x any, s *JSONSchemaProps) {
 	if s == nil {
-		return false
+		return
 	}
-	found := false
 	switch x := x.(type) {
 	case map[string]any:
 		for k, v := range x {
@@ -879,27 +837,91 @@ func pruneNulls(x any, s *JSONSchemaProps, dry bool) bool {
 				continue
 			}
 			if v == nil && !ps.Nullable && ps.Default == nil {
-				if dry {
-					return true
-				}
 				delete(x, k)
-				found = true
 				continue
 			}
-			found = pruneNulls(v, ps, dry) || found
-			if dry && found {
-				return true
-			}
+			pruneNulls(v, ps)
 		}
 	case []any:
 		for _, e := range x {
-			found = pruneNulls(e, s.Items, dry) || found
-			if dry && found {
-				return true
+			pruneNulls(e, s.Items)
+		}
+	}
+}
+
+// schemaNode is a schema with its children as pointers, for walks that
+// must not copy them (a JSONSchemaProps holds its properties as values).
+type schemaNode struct {
+	s          *JSONSchemaProps
+	props      map[string]*schemaNode
+	additional *schemaNode // additionalProperties
+	items      *schemaNode
+}
+
+func newSchemaNode(s *JSONSchemaProps) *schemaNode {
+	if s == nil {
+		return nil
+	}
+	n := &schemaNode{s: s, additional: newSchemaNode(s.AdditionalProperties.schema()), items: newSchemaNode(s.Items)}
+	if len(s.Properties) > 0 {
+		n.props = make(map[string]*schemaNode, len(s.Properties))
+		for k, p := range s.Properties {
+			n.props[k] = newSchemaNode(&p)
+		}
+	}
+	return n
+}
+
+// settled reports whether coerce would leave x, the value of n, as it
+// is: no default to set, no member to prune (pruning: below no
+// int-or-string object; resource: x is a resource's root, whose
+// apiVersion, kind and metadata stay), no null to drop. It reads x only
+// and allocates nothing.
+func (n *schemaNode) settled(x any, resource, pruning bool) bool {
+	switch x := x.(type) {
+	case map[string]any:
+		for k, p := range n.props {
+			if p.s.Default == nil {
+				continue
+			}
+			if v, ok := x[k]; !ok || v == nil && !p.s.Nullable {
+				return false // defaulted
+			}
+		}
+		pruning = pruning && !n.s.XIntOrString
+		for k, v := range x {
+			meta := (resource || n.s.XEmbeddedResource) && (k == "apiVersion" || k == "kind" || k == "metadata")
+			c := n.props[k]
+			if c == nil {
+				c = n.additional
+			}
+			if c == nil {
+				if pruning && !meta && !preserves(n.s) {
+					return false // pruned
+				}
+				continue
+			}
+			if v == nil && !c.s.Nullable {
+				return false // defaulted, or dropped
+			}
+			if !c.settled(v, false, pruning && !meta) {
+				return false
+			}
+		}
+	case []any:
+		if n.items == nil {
+			return true
+		}
+		for _, e := range x {
+			if e == nil && n.items.s.Default != nil && !n.items.s.Nullable {
+				return false
+			}
+			if !n.items.settled(e, false, pruning) {
+				return false
 			}
 		}
 	}
-	return found
+	return true
 }
 
 // defaultValue is a copy of a schema's default, with integers int64 as a
