@@ -35,13 +35,19 @@
 // # Scale
 //
 // A version with the scale subresource serves <name>/scale as
-// autoscaling/v1 Scale (get, update, and json, merge and strategic merge
-// patches; kubectl scale): spec.replicas, status.replicas and
-// status.selector are the values at specReplicasPath, statusReplicasPath
-// and labelSelectorPath; a write sets the value at specReplicasPath and
-// goes through the object's validation, where the replicas must be
-// integers from 0 to 2147483647 (`.spec.replicas: Invalid value: -1:
-// should be a non-negative integer`).
+// autoscaling/v1 Scale (get, update, json and merge patches, server-side
+// apply; kubectl scale; a strategic merge patch is a 415, as for the
+// object): spec.replicas, status.replicas and status.selector are the
+// values at specReplicasPath, statusReplicasPath and labelSelectorPath;
+// a write sets the value at specReplicasPath and goes through the
+// object's validation, where the replicas must be integers from 0 to
+// 2147483647 (`.spec.replicas: Invalid value: -1: should be a
+// non-negative integer`). Its managedFields are Kubernetes': recorded on
+// the Scale view and mapped to the object's specReplicasPath (an entry
+// with subresource "scale"), with their conflicts. kube-apiserver 1.37
+// answers most server-side applies to a custom resource's scale
+// subresource with a 500 (it fails to convert the Scale as a custom
+// resource); here they work as they do on a Deployment's.
 //
 // # Schemas
 //
@@ -50,7 +56,11 @@
 // pruned and reported as the fieldValidation parameter asks (a Warning
 // `unknown field "spec.foo"`, or in Strict mode the 400 `... strict
 // decoding error: unknown field "spec.foo"`), nulls the schema does not
-// allow are dropped; then the object is validated against type,
+// allow are dropped. Objects read from storage are defaulted and pruned
+// by the current schema too, as Kubernetes' storage decoding does: an
+// object stored before its definition gained a default reads with it,
+// and a write to it finds it there (its writer owns the default only if
+// it changes it). Then the object is validated against type,
 // properties, required, enum, pattern, minLength/maxLength,
 // minItems/maxItems, uniqueItems, minimum/maximum (exclusive too),
 // multipleOf, minProperties/maxProperties, format (the string formats
@@ -59,7 +69,15 @@
 // x-kubernetes-int-or-string, x-kubernetes-preserve-unknown-fields and
 // x-kubernetes-embedded-resource. A failure is a 422 whose causes carry
 // kube-openapi's messages, such as `Invalid value: 11: spec.replicas in
-// body should be less than or equal to 10`.
+// body should be less than or equal to 10`; the errors of embedded
+// resources' apiVersion and kind come last, after the scale paths'.
+//
+// An update ratchets, as Kubernetes' CRDValidationRatcheting (KEP-4008)
+// does: the schema's errors of members the update left as they were are
+// dropped, so that an object stored under an older, looser schema can
+// still be updated in its other members (see ValidateUpdate for how
+// members are correlated with the old object's and compared). The
+// checks of the scale paths and of embedded resources do not ratchet.
 //
 // # Not supported
 //
@@ -67,9 +85,7 @@
 // evaluated only when Options.Rules is set (the nested module
 // github.com/apisem/apisem/crd/cel does it with cel-go): use
 // Options.Resource and Options.Start, with the same Options, in place of
-// Resource and Start; server-side apply to the scale subresource answers 415;
-// managedFields of scale writes are recorded on the object's fields
-// without Kubernetes' path mapping; conversion webhooks are
+// Resource and Start; conversion webhooks are
 // not called (all versions share storage with the None strategy);
 // allOf, anyOf, oneOf and not are not evaluated; the metadata of an
 // embedded resource is not validated (its apiVersion and kind are). Kubernetes' checks that

@@ -269,6 +269,16 @@ func validateVersion(p string, v *CustomResourceDefinitionVersion) []status.Fiel
 func customResources(c *CustomResourceDefinition, admit func(context.Context, server.Object) error, rules RuleCompiler) ([]*server.Resource, error) {
 	var out []*server.Resource
 	n := c.Status.AcceptedNames
+	// The spec replicas of every version, for the managedFields of scale
+	// writes: entries may name any version of the definition.
+	replicasPaths := map[string]string{}
+	for _, v := range c.Spec.Versions {
+		p := ""
+		if v.Subresources != nil && v.Subresources.Scale != nil {
+			p = v.Subresources.Scale.SpecReplicasPath
+		}
+		replicasPaths[c.Spec.Group+"/"+v.Name] = p
+	}
 	for i, v := range c.Spec.Versions {
 		if !v.Served {
 			continue
@@ -330,14 +340,29 @@ func customResources(c *CustomResourceDefinition, admit func(context.Context, se
 		r.Prepare = func(o, _ server.Object) {
 			coerce(o.(*server.Unstructured), sch, nil)
 		}
+		tree := newSchemaNode(sch)
+		r.Read = func(o server.Object) server.Object {
+			return read(o.(*server.Unstructured), tree)
+		}
 		var scale *CustomResourceSubresourceScale
 		if v.Subresources != nil && v.Subresources.Scale != nil {
 			scale = v.Subresources.Scale
 			r.Scale = scaleSubresource(scale)
+			r.Scale.ReplicasPaths = replicasPaths
 		}
 		r.Validate = func(o, old server.Object) []status.FieldError {
 			content := o.(*server.Unstructured).Content
-			errs := append(val.validateObject(content), validateScale(content, scale)...)
+			var oldContent map[string]any
+			if old != nil {
+				// An update ratchets: errors of what it left as it was
+				// are dropped. Kubernetes validates the scale paths and
+				// embedded resources apart, without ratcheting.
+				if oldContent = old.(*server.Unstructured).Content; oldContent == nil {
+					oldContent = map[string]any{}
+				}
+			}
+			errs, embeddedErrs := val.check(content, oldContent, true)
+			errs = append(append(errs, validateScale(content, scale)...), embeddedErrs...)
 			if rv == nil {
 				return errs
 			}
@@ -388,6 +413,25 @@ func coerce(u *server.Unstructured, s *JSONSchemaProps, strict []error) []error 
 		out = append(out, fmt.Errorf("unknown field %q", p))
 	}
 	return append(out, strict...)
+}
+
+// read is a stored object as Kubernetes decodes it from storage with the
+// current schema n: pruned and defaulted (coerce). It is u itself when
+// that changes nothing, as it does for every object written under n.
+func read(u *server.Unstructured, n *schemaNode) server.Object {
+	if n == nil {
+		return u
+	}
+	content := u.Content
+	if content == nil {
+		content = map[string]any{}
+	}
+	if n.settled(content, true, true) {
+		return u
+	}
+	c := u.DeepCopy()
+	coerce(c, n.s, nil)
+	return c
 }
 
 // openAPISchema converts a CRD schema to the server's OpenAPI form, for

@@ -65,7 +65,32 @@ func Validate(s *JSONSchemaProps, obj map[string]any) ([]status.FieldError, erro
 	if err != nil {
 		return nil, err
 	}
-	return v.validateObject(obj), nil
+	return v.validateObject(obj, nil, false), nil
+}
+
+// ValidateUpdate checks obj, the new state of old, as Validate does, with
+// Kubernetes' validation ratcheting (KEP-4008, CRDValidationRatcheting,
+// on by default since 1.30): the errors of a value the update left as it
+// was are dropped, so that an object stored under an older, looser schema
+// can still be updated in its other members. A value is correlated with
+// the old object's at its path through object members (properties and
+// additionalProperties) and the keys of x-kubernetes-list-type map
+// lists, never through the indexes of other lists; the errors of a value
+// are dropped when the nearest correlated value that holds it is
+// unchanged. Unchanged is Kubernetes' comparison: a member the schema
+// does not name (under x-kubernetes-preserve-unknown-fields) makes its
+// object changed, and map lists compare element by key, in any order.
+// Every keyword ratchets: type, enum, bounds, lengths, patterns, formats,
+// required, item and property counts.
+func ValidateUpdate(s *JSONSchemaProps, obj, old map[string]any) ([]status.FieldError, error) {
+	v, err := compileSchema(s)
+	if err != nil {
+		return nil, err
+	}
+	if old == nil {
+		old = map[string]any{}
+	}
+	return v.validateObject(obj, old, false), nil
 }
 
 // walkSchema calls f with s and every schema below it.
@@ -95,10 +120,23 @@ func walkSchema(s *JSONSchemaProps, f func(*JSONSchemaProps)) {
 }
 
 // validateObject validates the members of a custom resource outside
-// apiVersion, kind and metadata (content) against the root schema.
-func (v *validator) validateObject(content map[string]any) []status.FieldError {
+// apiVersion, kind and metadata (content) against the root schema: the
+// schema's errors, then those of embedded resources. On an update, old
+// is the old object's content and errors ratchet (ValidateUpdate); with
+// wholeObject, content stands for an object whose metadata the schema
+// cannot name entirely (uid, resourceVersion), which Kubernetes therefore
+// never finds unchanged at its root.
+func (v *validator) validateObject(content, old map[string]any, wholeObject bool) []status.FieldError {
+	errs, embedded := v.check(content, old, wholeObject)
+	return append(errs, embedded...)
+}
+
+// check is validateObject with the errors of embedded resources apart,
+// as Kubernetes reports them after those of the schema and the scale
+// subresource's checks.
+func (v *validator) check(content, old map[string]any, wholeObject bool) (errs, embedded []status.FieldError) {
 	if v == nil || v.s == nil {
-		return nil
+		return nil, nil
 	}
 	root := *v.s
 	// The server checks kind, apiVersion and metadata itself.
@@ -112,9 +150,23 @@ func (v *validator) validateObject(content map[string]any) []status.FieldError {
 	if content == nil {
 		content = map[string]any{}
 	}
-	var errs []status.FieldError
-	v.validate(&errs, "", content, &root)
-	return errs
+	var c *corr
+	if old != nil {
+		c = &corr{old: old, cur: content, s: &root}
+		if wholeObject {
+			c.eq = unequal
+		}
+	}
+	w := &walk{}
+	v.validate(w, "", content, &root, c)
+	return w.errs, w.embedded
+}
+
+// walk is one validation's errors: the schema's, and those of embedded
+// resources' apiVersion and kind, which Kubernetes checks apart from the
+// schema, without ratcheting.
+type walk struct {
+	errs, embedded []status.FieldError
 }
 
 // child is the path of member k of the value at path.
@@ -161,11 +213,22 @@ func typeInvalid(path string, value any, msg string) status.FieldError {
 	return status.FieldError{Type: status.CauseTypeFieldValueTypeInvalid, Field: path, BadValue: value, Detail: msg}
 }
 
-// validate appends to errs what is wrong with x, the value at path, by s.
-func (v *validator) validate(errs *[]status.FieldError, path string, x any, s *JSONSchemaProps) {
+// validate appends to w what is wrong with x, the value at path, by s.
+// c correlates x with the old object's value on an update (nil when
+// there is none): when x is unchanged, its errors are dropped.
+func (v *validator) validate(w *walk, path string, x any, s *JSONSchemaProps, c *corr) {
+	n := len(w.errs)
+	v.validateValue(w, path, x, s, c)
+	if len(w.errs) > n && c.equal() {
+		w.errs = w.errs[:n]
+	}
+}
+
+func (v *validator) validateValue(w *walk, path string, x any, s *JSONSchemaProps, c *corr) {
 	if s == nil {
 		return
 	}
+	errs := &w.errs
 	// The type: int-or-string is either, a float that is an integer is an
 	// integer, an integer is a number.
 	types := []string{s.Type}
@@ -215,7 +278,7 @@ func (v *validator) validate(errs *[]status.FieldError, path string, x any, s *J
 		validateNumber(errs, path, x, s)
 	case []any:
 		for i, e := range x {
-			v.validate(errs, fmt.Sprintf("%s[%d]", path, i), e, s.Items)
+			v.validate(w, fmt.Sprintf("%s[%d]", path, i), e, s.Items, c.index(i))
 		}
 		if s.MinItems != nil && int64(len(x)) < *s.MinItems {
 			*errs = append(*errs, invalid(path, int64(len(x)), fmt.Sprintf("%s in body should have at least %d items", path, *s.MinItems)))
@@ -229,7 +292,7 @@ func (v *validator) validate(errs *[]status.FieldError, path string, x any, s *J
 	}
 	v.enum(errs, path, x, s)
 	if m, ok := x.(map[string]any); ok {
-		v.validateMap(errs, path, m, s)
+		v.validateMap(w, path, m, s, c)
 	}
 }
 
@@ -486,7 +549,8 @@ func bound(b float64, x any) any {
 
 // validateMap checks the property counts, then every property (sorted),
 // then additionalProperties, then required.
-func (v *validator) validateMap(errs *[]status.FieldError, path string, m map[string]any, s *JSONSchemaProps) {
+func (v *validator) validateMap(w *walk, path string, m map[string]any, s *JSONSchemaProps, c *corr) {
+	errs := &w.errs
 	if s.MinProperties != nil && int64(len(m)) < *s.MinProperties {
 		*errs = append(*errs, invalid(path, int64(len(m)), fmt.Sprintf("%s in body should have at least %d properties", path, *s.MinProperties)))
 	}
@@ -494,19 +558,19 @@ func (v *validator) validateMap(errs *[]status.FieldError, path string, m map[st
 		*errs = append(*errs, status.TooMany(path, len(m), int(*s.MaxProperties)))
 	}
 	if s.XEmbeddedResource {
-		embedded(errs, path, m)
+		embedded(&w.embedded, path, m)
 	}
 	keys := slices.Sorted(maps.Keys(m))
 	if ap := s.AdditionalProperties; ap != nil && ap.Schema != nil {
 		for _, k := range keys {
 			if _, known := s.Properties[k]; !known {
-				v.validate(errs, path+"."+k, m[k], ap.Schema)
+				v.validate(w, path+"."+k, m[k], ap.Schema, c.key(k))
 			}
 		}
 	}
 	for _, k := range keys {
 		if p, ok := s.Properties[k]; ok {
-			v.validate(errs, child(path, k), m[k], &p)
+			v.validate(w, child(path, k), m[k], &p, c.key(k))
 		}
 	}
 	for _, k := range s.Required {
@@ -722,13 +786,12 @@ func applyDefaults(x any, s *JSONSchemaProps) {
 	}
 	switch x := x.(type) {
 	case map[string]any:
-		for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
-			p := s.Properties[k]
+		for k, p := range s.Properties {
 			if p.Default == nil {
 				continue
 			}
 			if v, ok := x[k]; !ok || v == nil && !p.Nullable {
-				x[k] = copyValue(p.Default)
+				x[k] = defaultValue(p.Default)
 			}
 		}
 		for k, v := range x {
@@ -737,7 +800,7 @@ func applyDefaults(x any, s *JSONSchemaProps) {
 			} else if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
 				ap := s.AdditionalProperties.Schema
 				if v == nil && ap.Default != nil && !ap.Nullable {
-					x[k] = copyValue(ap.Default)
+					x[k] = defaultValue(ap.Default)
 					v = x[k]
 				}
 				applyDefaults(v, ap)
@@ -749,7 +812,7 @@ func applyDefaults(x any, s *JSONSchemaProps) {
 		}
 		for i, e := range x {
 			if e == nil && s.Items.Default != nil && !s.Items.Nullable {
-				x[i] = copyValue(s.Items.Default)
+				x[i] = defaultValue(s.Items.Default)
 				e = x[i]
 			}
 			applyDefaults(e, s.Items)
@@ -784,6 +847,105 @@ func pruneNulls(x any, s *JSONSchemaProps) {
 			pruneNulls(e, s.Items)
 		}
 	}
+}
+
+// schemaNode is a schema with its children as pointers, for walks that
+// must not copy them (a JSONSchemaProps holds its properties as values).
+type schemaNode struct {
+	s          *JSONSchemaProps
+	props      map[string]*schemaNode
+	additional *schemaNode // additionalProperties
+	items      *schemaNode
+}
+
+func newSchemaNode(s *JSONSchemaProps) *schemaNode {
+	if s == nil {
+		return nil
+	}
+	n := &schemaNode{s: s, additional: newSchemaNode(s.AdditionalProperties.schema()), items: newSchemaNode(s.Items)}
+	if len(s.Properties) > 0 {
+		n.props = make(map[string]*schemaNode, len(s.Properties))
+		for k, p := range s.Properties {
+			n.props[k] = newSchemaNode(&p)
+		}
+	}
+	return n
+}
+
+// settled reports whether coerce would leave x, the value of n, as it
+// is: no default to set, no member to prune (pruning: below no
+// int-or-string object; resource: x is a resource's root, whose
+// apiVersion, kind and metadata stay), no null to drop. It reads x only
+// and allocates nothing.
+func (n *schemaNode) settled(x any, resource, pruning bool) bool {
+	switch x := x.(type) {
+	case map[string]any:
+		for k, p := range n.props {
+			if p.s.Default == nil {
+				continue
+			}
+			if v, ok := x[k]; !ok || v == nil && !p.s.Nullable {
+				return false // defaulted
+			}
+		}
+		pruning = pruning && !n.s.XIntOrString
+		for k, v := range x {
+			meta := (resource || n.s.XEmbeddedResource) && (k == "apiVersion" || k == "kind" || k == "metadata")
+			c := n.props[k]
+			if c == nil {
+				c = n.additional
+			}
+			if c == nil {
+				if pruning && !meta && !preserves(n.s) {
+					return false // pruned
+				}
+				continue
+			}
+			if v == nil && !c.s.Nullable {
+				return false // defaulted, or dropped
+			}
+			if !c.settled(v, false, pruning && !meta) {
+				return false
+			}
+		}
+	case []any:
+		if n.items == nil {
+			return true
+		}
+		for _, e := range x {
+			if e == nil && n.items.s.Default != nil && !n.items.s.Nullable {
+				return false
+			}
+			if !n.items.settled(e, false, pruning) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// defaultValue is a copy of a schema's default, with integers int64 as a
+// decoded request holds them, whatever decoded the definition.
+func defaultValue(x any) any {
+	switch x := x.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, v := range x {
+			out[k] = defaultValue(v)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, v := range x {
+			out[i] = defaultValue(v)
+		}
+		return out
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<63 {
+			return int64(x)
+		}
+	}
+	return x
 }
 
 func (s *SchemaOrBool) schema() *JSONSchemaProps {

@@ -126,7 +126,7 @@ func TestValidate(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []string
-			for _, e := range v.validateObject(mustValue(t, tt.obj)) {
+			for _, e := range v.validateObject(mustValue(t, tt.obj), nil, false) {
 				got = append(got, e.Error())
 			}
 			if !slices.Equal(got, tt.want) {
@@ -209,5 +209,68 @@ func TestDeepCopy(t *testing.T) {
 	spec.Required[0] = "x"
 	if after := jsonOf(t, d); after != before {
 		t.Errorf("changing the copy changed the original:\n%s\n%s", before, after)
+	}
+}
+
+// TestSettled: the read-only check of stored objects (schemaNode.settled)
+// agrees with coerce: an object is settled exactly when coerce leaves it
+// as it is.
+func TestSettled(t *testing.T) {
+	s := mustSchema(t, `{type: object, properties: {
+		spec: {type: object, properties: {
+			replicas: {type: integer, default: 1},
+			opt: {type: string},
+			nl: {type: string, nullable: true},
+			o: {type: object, properties: {nd: {type: string, nullable: true, default: z}}},
+			ios: {x-kubernetes-int-or-string: true},
+			list: {type: array, items: {type: object, properties: {a: {type: string, default: x}}}},
+			arr: {type: array, items: {type: string, default: e}},
+			arr2: {type: array, items: {type: string}},
+			free: {type: object, x-kubernetes-preserve-unknown-fields: true, properties: {k: {type: string, default: v}}},
+			m: {type: object, additionalProperties: {type: object, properties: {k: {type: string}}}},
+			ad: {type: object, additionalProperties: {type: string, default: d}},
+			t: {type: object, x-kubernetes-embedded-resource: true, properties: {spec: {type: object}}}}}}}`)
+	n := newSchemaNode(s)
+	for _, tc := range []struct {
+		obj     string
+		settled bool
+	}{
+		{`{"spec":{"replicas":1}}`, true},
+		{`{}`, true},
+		{`{"spec":{}}`, false},
+		{`{"spec":{"replicas":null}}`, false},
+		{`{"spec":{"replicas":1,"opt":null}}`, false},
+		{`{"spec":{"replicas":1,"nl":null}}`, true},
+		{`{"spec":{"replicas":1,"o":{"nd":null}}}`, true},
+		{`{"spec":{"replicas":1,"o":{}}}`, false},
+		{`{"spec":{"replicas":1,"ios":{"a":1}}}`, true},
+		{`{"spec":{"replicas":1,"list":[{}]}}`, false},
+		{`{"spec":{"replicas":1,"list":[{"a":"y"},null]}}`, true},
+		{`{"spec":{"replicas":1,"arr":["a",null]}}`, false},
+		{`{"spec":{"replicas":1,"arr2":["a",null]}}`, true},
+		{`{"spec":{"replicas":1,"free":{"k":"v","any":{"x":null}}}}`, true},
+		{`{"spec":{"replicas":1,"free":{}}}`, false},
+		{`{"spec":{"replicas":1,"m":{"x":{"k":"v"}}}}`, true},
+		{`{"spec":{"replicas":1,"m":{"x":{"z":1}}}}`, false},
+		{`{"spec":{"replicas":1,"m":{"x":null}}}`, false},
+		{`{"spec":{"replicas":1,"ad":{"a":"b"}}}`, true},
+		{`{"spec":{"replicas":1,"ad":{"a":null}}}`, false},
+		{`{"spec":{"replicas":1,"t":{"apiVersion":"v1","kind":"Pod","metadata":{"x":1},"spec":{}}}}`, true},
+		{`{"spec":{"replicas":1,"t":{"spec":{"q":1}}}}`, false},
+		{`{"spec":{"replicas":1,"t":{"other":1}}}`, false},
+		{`{"spec":{"replicas":1},"status":{}}`, false},
+	} {
+		u := unstructured(t, tc.obj)
+		content := u.Content
+		if content == nil {
+			content = map[string]any{}
+		}
+		got := n.settled(content, true, true)
+		before := jsonOf(t, u.Content)
+		coerce(u, s, nil)
+		unchanged := before == jsonOf(t, u.Content)
+		if got != tc.settled || got != unchanged {
+			t.Errorf("settled(%s) = %v; want %v (coerce leaves it unchanged: %v)", tc.obj, got, tc.settled, unchanged)
+		}
 	}
 }

@@ -28,7 +28,10 @@
 //   - past 10 Update entries the oldest are folded into "ancient-changes";
 //   - the manager "kubectl" may take over, on its first server-side apply,
 //     the fields its client-side last-applied configuration shows it set,
-//     and keeps that annotation up to date.
+//     and keeps that annotation up to date;
+//   - a write to a scale subresource is recorded on the autoscaling/v1
+//     Scale view of the object and mapped back to its replicas field
+//     (ScaleMapping).
 //
 // # Types
 //

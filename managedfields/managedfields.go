@@ -300,8 +300,10 @@ func (f *FieldManager) applyAs(live, config map[string]any, m managed, op Operat
 	if len(m.fields) == 0 {
 		// The fields of an object that nobody owns yet are given to
 		// "before-first-apply", so that the apply conflicts with them
-		// rather than silently taking them.
-		if err := f.update(nil, live, m, Operation{Manager: beforeFirstApply, Time: op.Time}); err != nil {
+		// rather than silently taking them. Kubernetes records it as an
+		// Update of the subresource applied to, whose fields are the
+		// subresource's (status alone, for "status").
+		if err := f.update(nil, live, m, Operation{Manager: beforeFirstApply, Subresource: op.Subresource, Time: op.Time}); err != nil {
 			return nil, fmt.Errorf("failed to create manager for existing fields: %v", err)
 		}
 	}

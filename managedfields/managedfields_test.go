@@ -168,7 +168,11 @@ func TestApply(t *testing.T) {
 }
 
 // The first apply to an object nobody owns gives its fields to
-// before-first-apply, with which the apply then conflicts.
+// before-first-apply, with which the apply then conflicts. Applied to a
+// subresource, before-first-apply is an Update of that subresource, and
+// owns what a write to it may own (kube-apiserver 1.37 answers a first
+// apply to /status with `conflict with "before-first-apply" with
+// subresource "status"`).
 func TestBeforeFirstApply(t *testing.T) {
 	f := newCM()
 	live := obj(`{"metadata":{"name":"a","uid":"u"},"data":{"a":"1"}}`)
@@ -176,6 +180,30 @@ func TestBeforeFirstApply(t *testing.T) {
 	_, _, err := f.Apply(live, nil, cfg, Operation{Manager: "ops", Time: t0}, false)
 	if want := `Apply failed with 1 conflict: conflict with "before-first-apply" using v1: .data.a`; err == nil || err.Error() != want {
 		t.Errorf("got %v; want %q", err, want)
+	}
+
+	st := New(Options{APIVersion: "example.com/v1", Kind: "Widget", StatusSubresource: true})
+	live = obj(`{"metadata":{"name":"w","uid":"u"},"spec":{"a":"1"},"status":{"b":"1"}}`)
+	for _, tt := range []struct {
+		name, sub, cfg, want string
+	}{
+		{"status", "status", `{"status":{"b":"2"}}`,
+			`Apply failed with 1 conflict: conflict with "before-first-apply" with subresource "status" using example.com/v1: .status.b`},
+		{"status leaves spec alone", "status", `{"spec":{"a":"2"},"status":{"b":"1"}}`, ""},
+		{"object", "", `{"spec":{"a":"2"}}`,
+			`Apply failed with 1 conflict: conflict with "before-first-apply" using example.com/v1: .spec.a`},
+		{"object leaves status alone", "", `{"status":{"b":"2"}}`, ""},
+	} {
+		cfg := obj(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},` + tt.cfg[1:])
+		_, entries, err := st.Apply(live, nil, cfg, Operation{Manager: "ops", Subresource: tt.sub, Time: t0}, false)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: %v", tt.name, err)
+		case tt.want != "" && (err == nil || err.Error() != tt.want):
+			t.Errorf("%s: got %v; want %q", tt.name, err, tt.want)
+		case tt.want == "" && !strings.Contains(fields(entries), "before-first-apply/Update"):
+			t.Errorf("%s: entries %s; want a before-first-apply entry", tt.name, fields(entries))
+		}
 	}
 }
 

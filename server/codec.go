@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 
+	kjson "sigs.k8s.io/json"
+
 	"github.com/apisem/apisem/envelope"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/negotiation"
@@ -41,21 +43,23 @@ type codec struct {
 	// unstructured: the resource's objects are *Unstructured, whose
 	// lists Kubernetes writes with sorted members.
 	unstructured bool
+	// read is Resource.Read, or the identity.
+	read func(Object) Object
 }
 
 func newCodec(r *Resource, st *store.Store[Object], now func() time.Time) *codec {
-	c := &codec{res: r, st: st, gv: r.GroupVersion()}
+	c := &codec{res: r, st: st, gv: r.GroupVersion(), read: r.read}
 	if r.New != nil {
 		_, c.unstructured = r.New().(*Unstructured)
 	}
 	c.typed = []byte(`{"kind":` + strconv.Quote(r.Kind) + `,"apiVersion":` + strconv.Quote(c.gv) + `,`)
 	c.itemJSON = store.NewEncoding(func(dst []byte, o Object) ([]byte, error) {
-		return c.appendJSON(dst, o, r.TypedListItems)
+		return c.appendJSON(dst, c.read(o), r.TypedListItems)
 	})
 	c.eventJSON = &eventEncoder{c: c}
 	if r.Protobuf() {
 		c.itemProto = store.NewEncoding(func(dst []byte, o Object) ([]byte, error) {
-			return o.(ProtoObject).AppendProto(dst), nil
+			return c.read(o).(ProtoObject).AppendProto(dst), nil
 		})
 		c.eventProto = &eventEncoder{c: c, protobuf: true}
 	}
@@ -72,7 +76,7 @@ func newCodec(r *Resource, st *store.Store[Object], now func() time.Time) *codec
 		cols = append(cols, negotiation.Column[Object]{
 			Definition: negotiation.TableColumnDefinition{Name: col.Name, Type: col.Type, Format: col.Format,
 				Description: col.Description, Priority: col.Priority},
-			Cell: func(o Object) any { return cell(o, now()) },
+			Cell: func(o Object) any { return cell(c.read(o), now()) },
 		})
 	}
 	object := func(o Object) ([]byte, error) { return c.objectJSON(o) }
@@ -226,7 +230,9 @@ func (c *codec) withStatusOf(base, o Object, statusWrite bool) (Object, error) {
 		return nil, err
 	}
 	out := c.res.New()
-	if err := json.Unmarshal(b, out); err != nil {
+	// Integers stay int64 in untyped members (a CRD schema's default), as
+	// the request decoder keeps them.
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(b, out); err != nil {
 		return nil, err
 	}
 	*out.Types() = meta.TypeMeta{}

@@ -100,6 +100,6 @@
 // No admission webhooks yet; the state
 // lives in memory (package store) and is gone with the process. Of the
 // subresources only status (Resource.StatusSubresource) and scale
-// (Resource.Scale, without server-side apply) are served; the others
+// (Resource.Scale) are served; the others
 // answer 404.
 package server

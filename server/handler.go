@@ -443,13 +443,11 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t *target) error
 
 // matchURL checks the object of an update or patch against the URL, as
 // Kubernetes does: the same name, and no other namespace (one it lacks is
-// filled in).
+// filled in; another is the 400 of a create's, as kube-apiserver 1.37
+// answers an update, patch or apply).
 func matchURL(t *target, m *meta.ObjectMeta) error {
 	if m.Name != t.name {
 		return status.NewBadRequest("the name of the object (" + m.Name + ") does not match the name on the URL (" + t.name + ")")
-	}
-	if t.namespace != "" && m.Namespace != "" && m.Namespace != t.namespace {
-		return status.NewBadRequest("the namespace of the object (" + m.Namespace + ") does not match the namespace on the request (" + t.namespace + ")")
 	}
 	return ensureNamespace(t, m)
 }
@@ -465,6 +463,9 @@ func matchURL(t *target, m *meta.ObjectMeta) error {
 func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, own *owner, change func(cur Object) (Object, error)) (Object, error) {
 	opts := store.UpdateOptions{DryRun: dryRun, ReadOnlyResult: true}
 	return t.res.store.GuaranteedUpdate(ctx, t.namespace, t.name, opts, func(old Object) (Object, error) {
+		// The old object as reads return it: the change, managedFields
+		// and validation see what a client would have read.
+		old = t.res.def.read(old)
 		o, err := change(old)
 		if err != nil {
 			return nil, err

@@ -205,7 +205,7 @@ func addPaths(paths map[string]*openAPIPath, r *Resource, v3 bool) {
 	if r.PatchSchema != nil {
 		patchTypes = append(patchTypes, strategicPatchType)
 	}
-	responses := func(body *Schema, codes ...string) map[string]*openAPIResponse {
+	responsesIn := func(produces []string, body *Schema, codes ...string) map[string]*openAPIResponse {
 		m := map[string]*openAPIResponse{"401": {Description: "Unauthorized"}}
 		for _, c := range codes {
 			desc := map[string]string{"200": "OK", "201": "Created", "202": "Accepted"}[c]
@@ -221,6 +221,9 @@ func addPaths(paths map[string]*openAPIPath, r *Resource, v3 bool) {
 			m[c] = resp
 		}
 		return m
+	}
+	responses := func(body *Schema, codes ...string) map[string]*openAPIResponse {
+		return responsesIn(produces, body, codes...)
 	}
 	op := func(verb, action, desc string, consumes []string, body *Schema, ps []openAPIParam, resp map[string]*openAPIResponse) *openAPIOp {
 		o := &openAPIOp{
@@ -285,6 +288,37 @@ func addPaths(paths map[string]*openAPIPath, r *Resource, v3 bool) {
 		}
 		paths[collection+"/{name}/status"] = p
 	}
+	if r.Scale != nil {
+		// The Scale is JSON and YAML only. A custom resource's scale
+		// operations name the resource's kind, as kube-apiserver's
+		// CustomResourceDefinition documents do, and its patches answer
+		// 200 alone; a built-in type's name autoscaling/v1 Scale.
+		scale := &Schema{Ref: ScaleSchema}
+		gvkOf, patchCodes := scaleGVK, []string{"200", "201"}
+		if r.PatchSchema == nil {
+			gvkOf, patchCodes = gvk, []string{"200"}
+		}
+		scaleTypes := []string{"application/json", "application/yaml"}
+		scaleResp := func(codes ...string) map[string]*openAPIResponse {
+			return responsesIn(scaleTypes, scale, codes...)
+		}
+		p := &openAPIPath{
+			Get: op("read", "get", "read scale of the specified "+r.Kind, nil, nil, nil, scaleResp("200")),
+			Put: op("replace", "put", "replace scale of the specified "+r.Kind, []string{"*/*"}, scale,
+				params(v3, writeParams...), scaleResp("200", "201")),
+			Patch: op("patch", "patch", "partially update scale of the specified "+r.Kind, patchTypes, &Schema{Ref: PatchSchema},
+				params(v3, append(slices.Clone(writeParams), "force")...), scaleResp(patchCodes...)),
+			Parameters: named,
+		}
+		for _, o := range []*openAPIOp{p.Get, p.Put, p.Patch} {
+			o.OperationID += "Scale"
+			o.GVK = gvkOf
+			if !v3 {
+				o.Produces = scaleTypes
+			}
+		}
+		paths[collection+"/{name}/scale"] = p
+	}
 	if r.Namespaced {
 		paths[base+"/"+r.Plural] = &openAPIPath{
 			Get: op("list", "list", "list or watch objects of kind "+r.Kind, nil, nil,
@@ -314,6 +348,9 @@ func buildOpenAPI(resources []*Resource, defs *definitions, version string) (roo
 			roots[p] = []string{StatusSchema, DeleteOptionsSchema, WatchEventSchema, PatchSchema}
 		}
 		roots[p] = append(roots[p], r.schemaName(), r.listSchemaName())
+		if r.Scale != nil {
+			roots[p] = append(roots[p], ScaleSchema)
+		}
 		addPaths(d.Paths, r, true)
 		addPaths(swagger.Paths, r, false)
 	}
@@ -323,8 +360,9 @@ func buildOpenAPI(resources []*Resource, defs *definitions, version string) (roo
 		d, gv := byPath[p], gvs[p]
 		d.Components.Schemas = defs.encode(defs.closure(roots[p]...), true, func(g gvkExt) bool {
 			// A document names the kinds of its own group version, and
-			// Status, which every group version returns.
-			return g.Group == gv.Group && g.Version == gv.Version || g.Kind == "Status"
+			// Status, which every group version returns, and the Scale
+			// of scale subresources.
+			return g.Group == gv.Group && g.Version == gv.Version || g.Kind == "Status" || g == scaleGVK
 		})
 		b, err := json.Marshal(d)
 		if err != nil {

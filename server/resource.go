@@ -108,6 +108,18 @@ type Resource struct {
 	// text is like `unknown field "spec.foo"`.
 	Coerce func(obj Object, strict []error) []error
 
+	// Read, when set, finishes every object read from storage, as
+	// Kubernetes' storage decoding does: a custom resource's current
+	// schema prunes and defaults it here, so that an object stored under
+	// an older schema reads as the current one makes it, in every answer
+	// (get, list, watch, Tables, field selectors) and as the old object
+	// of a write (patches, apply, the scale subresource, managedFields).
+	// obj is shared: Read returns it unchanged when there is nothing to
+	// do, else a new object. It must leave metadata as it is, and be
+	// cheap when nothing changes; each stored version's encodings are
+	// computed once.
+	Read func(obj Object) Object
+
 	// AdmitCreate, when set, is asked before every create of the
 	// resource's objects (from POST, an apply that creates, or Create),
 	// ahead of Options.AdmitCreate, whether obj may be created; an error,
@@ -136,6 +148,14 @@ func (r *Resource) GroupVersion() string {
 		return r.Version
 	}
 	return r.Group + "/" + r.Version
+}
+
+// read is o as Read finishes it: o itself without Read.
+func (r *Resource) read(o Object) Object {
+	if r.Read == nil {
+		return o
+	}
+	return r.Read(o)
 }
 
 // Protobuf reports whether the resource has a protobuf form.

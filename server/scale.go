@@ -1,12 +1,16 @@
 package server
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"mime"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/apisem/apisem/managedfields"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/patch"
@@ -50,14 +54,28 @@ func (s *Scale) DeepCopyObject() Object {
 }
 
 // ScaleSubresource serves an object's replicas as <name>/scale (get,
-// update, patch), as Kubernetes serves a custom resource's scale
+// update, patch, server-side apply), as Kubernetes serves a scale
 // subresource: a read answers the Scale of the stored object; a write
 // changes the object's spec replicas alone, with the object's own
 // defaulting and validation, and answers the Scale of the result.
+//
+// The managedFields of a write are those of the Scale view, mapped to the
+// object as Kubernetes maps them (package managedfields, ScaleMapping):
+// entries that own the spec replicas own the Scale's spec.replicas, and
+// a write's entry, with subresource "scale", owns the object's spec
+// replicas. An apply is merged into the Scale view with the Scale type's
+// rules and conflicts.
 type ScaleSubresource struct {
-	// SpecReplicasPath names the spec replicas in messages, such as
-	// ".spec.replicas".
+	// SpecReplicasPath names the spec replicas, such as ".spec.replicas":
+	// in messages, and as the field a write's managedFields entry owns.
 	SpecReplicasPath string
+	// ReplicasPaths are the spec replicas paths of each apiVersion the
+	// object's managedFields entries may name, as written in
+	// SpecReplicasPath ("" for a version without a scale subresource),
+	// when the object is served in several versions; entries of other
+	// versions are dropped by a scale write, as Kubernetes drops them.
+	// nil means the resource's own version alone, at SpecReplicasPath.
+	ReplicasPaths map[string]string
 	// Get returns the replicas of obj (which it must not modify): found
 	// is false when obj has no spec replicas, which a GET answers with a
 	// 500 and a write that sets none with a 400, as Kubernetes does. An
@@ -72,13 +90,50 @@ type ScaleSubresource struct {
 // lists them.
 var scaleVerbs = []string{"get", "patch", "update"}
 
+// The definitions of autoscaling/v1 Scale, published with every
+// resource that has a scale subresource.
+const (
+	ScaleSchema       = "io.k8s.api.autoscaling.v1.Scale"
+	scaleSpecSchema   = "io.k8s.api.autoscaling.v1.ScaleSpec"
+	scaleStatusSchema = "io.k8s.api.autoscaling.v1.ScaleStatus"
+)
+
+// scaleGVK is the kind of the Scale view.
+var scaleGVK = gvkExt{Group: "autoscaling", Kind: "Scale", Version: "v1"}
+
+// scaleSchema is the Scale's schema, less the apiVersion, kind and
+// metadata every object has.
+var scaleSchema = &Schema{Type: "object", Description: "Scale is the number of replicas of a resource that has a scale subresource.",
+	Properties: map[string]*Schema{
+		"spec": {Ref: scaleSpecSchema, Default: map[string]any{}, Description: "The wanted number of replicas."},
+		"status": {Ref: scaleStatusSchema, Default: map[string]any{},
+			Description: "The observed number of replicas and their label selector. Read-only."},
+	}}
+
+// scaleDefinitions returns new copies of ScaleSpec and ScaleStatus.
+func scaleDefinitions() map[string]*Schema {
+	return map[string]*Schema{
+		scaleSpecSchema: {Type: "object", Description: "ScaleSpec is the wanted state of a scale subresource.",
+			Properties: map[string]*Schema{
+				"replicas": {Type: "integer", Format: "int32", Default: 0, Description: "The wanted number of replicas of the scaled object."},
+			}},
+		scaleStatusSchema: {Type: "object", Description: "ScaleStatus is the observed state of a scale subresource.",
+			Required: []string{"replicas"},
+			Properties: map[string]*Schema{
+				"replicas": {Type: "integer", Format: "int32", Default: 0, Description: "The observed number of replicas of the scaled object."},
+				"selector": str("The label selector of what the replicas count, in the string form of a label selector query parameter."),
+			}},
+	}
+}
+
 // scaleResource describes the Scale objects of res's scale subresource,
-// for decoding and encoding them.
+// for decoding, encoding and managedFields.
 func scaleResource(res *Resource) *Resource {
 	return &Resource{
 		Group: "autoscaling", Version: "v1", Kind: "Scale", ListKind: "ScaleList",
 		Plural: res.Plural, Namespaced: res.Namespaced,
-		New: func() Object { return &Scale{} },
+		New:    func() Object { return &Scale{} },
+		Schema: scaleSchema, SchemaName: ScaleSchema, Definitions: scaleDefinitions(),
 		// Kubernetes' default Table columns.
 		Columns: []Column{NameColumn, {Name: "Created At", Type: "date", Description: CreationTimestampDescription,
 			Cell: func(o Object, _ time.Time) any { return o.Meta().CreationTimestamp.UTC().Format(time.RFC3339) }}},
@@ -119,7 +174,7 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, t *target) e
 		if err != nil {
 			return err
 		}
-		sc, found, err := t.res.scaleOf(o)
+		sc, found, err := t.res.scaleOf(t.res.def.read(o))
 		if err != nil {
 			return err
 		}
@@ -129,10 +184,36 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, t *target) e
 		return s.writeObject(w, r, http.StatusOK, sr, res, sc)
 	}
 
-	// A write computes the new Scale from the current one.
-	var next func(cur *Scale) (*Scale, error)
+	// A write computes the new Scale from the current one, whose
+	// managedFields are the Scale view's, and the Scale view's entries
+	// after it.
+	var next func(cur *Scale) (*Scale, []meta.ManagedFieldsEntry, error)
 	var opts writeOptions
 	var warnings []string
+	fm, err := sr.fields.get()
+	if err != nil {
+		return err
+	}
+	// update records the change from cur to n in the Scale view. Like
+	// Kubernetes, it keeps the entries it has when that fails.
+	update := func(cur, n *Scale) []meta.ManagedFieldsEntry {
+		live, err := objectMap(cur)
+		var obj map[string]any
+		if err == nil {
+			obj, err = objectMap(n)
+		}
+		var entries []meta.ManagedFieldsEntry
+		if err == nil {
+			entries, err = fm.Update(live, obj, cur.ManagedFields, n.ManagedFields,
+				managedfields.Operation{Manager: opts.manager, Subresource: "scale", Time: s.now()})
+		}
+		if err != nil {
+			s.log.Warn("managedFields not updated", "resource", t.res.gr.String()+"/scale", "name", t.name, "err", err)
+			return cur.ManagedFields
+		}
+		return entries
+	}
+	st := &target{res: sr, namespace: t.namespace, name: t.name, verb: t.verb, sub: "scale"}
 	if t.verb == verbUpdate {
 		if opts, err = parseWriteOptions(r, negotiation.UpdateOptions, false); err != nil {
 			return err
@@ -145,37 +226,59 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, t *target) e
 		if err := matchURL(t, o.Meta()); err != nil {
 			return err
 		}
-		next = func(*Scale) (*Scale, error) { return o.(*Scale), nil }
-	} else {
-		ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-		if ct != jsonPatchType && ct != mergePatchType && ct != strategicPatchType {
-			return status.NewUnsupportedBodyMediaType(jsonPatchType, mergePatchType, strategicPatchType)
+		next = func(cur *Scale) (*Scale, []meta.ManagedFieldsEntry, error) {
+			n := o.(*Scale)
+			return n, update(cur, n), nil
 		}
-		if opts, err = parseWriteOptions(r, negotiation.PatchOptions, false); err != nil {
+	} else {
+		// The patch types of the object's own endpoint: a custom resource
+		// takes no strategic merge patch.
+		accepted := []string{jsonPatchType, mergePatchType, applyPatchType}
+		if t.res.def.PatchSchema != nil {
+			accepted = []string{jsonPatchType, mergePatchType, strategicPatchType, applyPatchType}
+		}
+		ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if !slices.Contains(accepted, ct) {
+			return status.NewUnsupportedBodyMediaType(accepted...)
+		}
+		apply := ct == applyPatchType
+		if opts, err = parseWriteOptions(r, negotiation.PatchOptions, apply); err != nil {
 			return err
 		}
 		body, err := negotiation.ReadBodyBytes(r, t.res.maxBody)
 		if err != nil {
 			return err
 		}
-		st := &target{res: sr, namespace: t.namespace, name: t.name, verb: verbPatch}
-		next = func(cur *Scale) (*Scale, error) {
-			doc, err := sr.codec.objectJSON(cur)
+		if apply {
+			config, strictErr, err := decodeApplyConfig(body, opts.FieldValidation != negotiation.FieldValidationIgnore)
 			if err != nil {
-				return nil, err
+				return err
 			}
-			// Scale has no patch strategies: a strategic merge patch
-			// merges as a merge patch does.
-			o, warns, err := s.patched(st, doc, body, ct, opts, &patch.Schema{})
-			warnings = warns
-			if err != nil {
-				return nil, err
+			next = func(cur *Scale) (*Scale, []meta.ManagedFieldsEntry, error) {
+				n, entries, warns, err := s.applyScale(st, fm, cur, config, strictErr, opts)
+				warnings = warns
+				return n, entries, err
 			}
-			return o.(*Scale), nil
+		} else {
+			next = func(cur *Scale) (*Scale, []meta.ManagedFieldsEntry, error) {
+				doc, err := sr.codec.objectJSON(cur)
+				if err != nil {
+					return nil, nil, err
+				}
+				// Scale has no patch strategies: a strategic merge patch
+				// merges as a merge patch does.
+				o, warns, err := s.patched(st, doc, body, ct, opts, &patch.Schema{})
+				warnings = warns
+				if err != nil {
+					return nil, nil, err
+				}
+				n := o.(*Scale)
+				return n, update(cur, n), nil
+			}
 		}
 	}
 	sub := t.res.def.Scale
-	out, err := s.updateObject(r.Context(), t, opts.DryRun, &opts.owner, func(cur Object) (Object, error) {
+	out, err := s.updateObject(r.Context(), t, opts.DryRun, nil, func(cur Object) (Object, error) {
 		sc, found, err := t.res.scaleOf(cur)
 		if err != nil {
 			return nil, err
@@ -183,7 +286,11 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, t *target) e
 		if !found {
 			sc.Spec.Replicas = unsetReplicas
 		}
-		n, err := next(sc)
+		entries := cur.Meta().ManagedFields
+		if sc.ManagedFields, err = t.res.scaleMap.ToScale(entries); err != nil {
+			return nil, err
+		}
+		n, scaleEntries, err := next(sc)
 		if err != nil {
 			return nil, err
 		}
@@ -194,10 +301,14 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, t *target) e
 		if err := sub.Set(o, n.Spec.Replicas); err != nil {
 			return nil, err
 		}
+		m := o.Meta()
+		if m.ManagedFields, err = t.res.scaleMap.ToObject(entries, scaleEntries); err != nil {
+			return nil, err
+		}
 		// The Scale's resourceVersion, if any, is a precondition;
 		// without one the write is unconditional.
 		if n.ResourceVersion != "" {
-			o.Meta().ResourceVersion = n.ResourceVersion
+			m.ResourceVersion = n.ResourceVersion
 		}
 		return o, nil
 	})
@@ -210,4 +321,60 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, t *target) e
 		return status.NewBadRequest(err.Error())
 	}
 	return s.writeObject(w, r, http.StatusOK, sr, res, sc)
+}
+
+// applyScale applies config, an applied configuration of a Scale, to the
+// Scale view cur for the manager of opts, with the Scale type's merge
+// rules and conflicts, and returns the new Scale, the Scale view's entries
+// and the warnings of field validation Warn (strictErr: the body's
+// duplicate keys).
+func (s *Server) applyScale(t *target, fm *managedfields.FieldManager, cur *Scale, config map[string]any, strictErr error, opts writeOptions) (*Scale, []meta.ManagedFieldsEntry, []string, error) {
+	live, err := objectMap(cur)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	merged, entries, err := fm.Apply(live, cur.ManagedFields, config,
+		managedfields.Operation{Manager: opts.manager, Subresource: "scale", Time: s.now()}, opts.force)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var warnings []string
+	if strictErr != nil {
+		if opts.FieldValidation == negotiation.FieldValidationStrict {
+			return nil, nil, nil, status.NewBadRequest("error strict decoding YAML: error converting YAML to JSON: " + strictErr.Error())
+		}
+		warnings = yamlWarnings(strictErr)
+	}
+	doc, err := json.Marshal(merged)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	n := &Scale{}
+	if _, err := negotiation.Decode(doc, negotiation.JSON, n, negotiation.DecodeOptions{
+		Kind: "Scale", Version: "v1", FieldValidation: negotiation.FieldValidationIgnore,
+	}); err != nil {
+		return nil, nil, nil, err
+	}
+	n.TypeMeta = meta.TypeMeta{}
+	if err := matchURL(t, n.Meta()); err != nil {
+		return nil, nil, nil, err
+	}
+	return n, entries, warnings, nil
+}
+
+// scaleMapping is the managedFields mapping of d's scale subresource.
+func scaleMapping(d *Resource) managedfields.ScaleMapping {
+	paths := d.Scale.ReplicasPaths
+	if paths == nil {
+		paths = map[string]string{d.GroupVersion(): d.Scale.SpecReplicasPath}
+	}
+	m := managedfields.ScaleMapping{APIVersion: d.GroupVersion(), Replicas: make(map[string][]string, len(paths))}
+	for v, p := range paths {
+		if p == "" {
+			m.Replicas[v] = nil
+			continue
+		}
+		m.Replicas[v] = strings.Split(strings.TrimPrefix(p, "."), ".")
+	}
+	return m
 }

@@ -218,6 +218,18 @@ func buildDefinitions(resources []*Resource) (*definitions, error) {
 		if err := add(r.listSchemaName(), listSchema(r)); err != nil {
 			return nil, err
 		}
+		if r.Scale != nil {
+			// The scale subresource's autoscaling/v1 Scale.
+			for name, sch := range scaleDefinitions() {
+				if err := add(name, sch); err != nil {
+					return nil, err
+				}
+			}
+			d.gvks[ScaleSchema] = []gvkExt{scaleGVK}
+			if err := add(ScaleSchema, objectSchema(scaleResource(r))); err != nil {
+				return nil, err
+			}
+		}
 		d.gvks[r.schemaName()] = append(d.gvks[r.schemaName()], gvkExt{r.Group, r.Kind, r.Version})
 		d.gvks[r.listSchemaName()] = append(d.gvks[r.listSchemaName()], gvkExt{r.Group, r.ListKind, r.Version})
 		if !seenGV[r.GroupVersion()] {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/apisem/apisem/auth"
+	"github.com/apisem/apisem/managedfields"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/rv"
@@ -174,8 +175,10 @@ type resource struct {
 	maxBody int64         // request body limit
 	fields  *fieldManager // managedFields and server-side apply
 	// scale describes the Scale objects of the scale subresource; nil
-	// without one (Resource.Scale).
-	scale *resource
+	// without one (Resource.Scale). scaleMap maps managedFields between
+	// the object and its Scale view.
+	scale    *resource
+	scaleMap managedfields.ScaleMapping
 }
 
 // Server is a Kubernetes-compatible API server for the types of package
@@ -322,6 +325,10 @@ func (s *Server) newResource(d *Resource) (*resource, error) {
 	fields := make(map[string]func(Object) string, len(d.Fields))
 	for k, f := range d.Fields {
 		fields[k] = f
+		if d.Read != nil {
+			// Selectors see objects as reads return them.
+			fields[k] = func(o Object) string { return f(d.Read(o)) }
+		}
 	}
 	var err error
 	r.store, err = s.storage.Backend(d, store.ResourceOptions[Object]{
@@ -338,7 +345,8 @@ func (s *Server) newResource(d *Resource) (*resource, error) {
 	r.maxBody = s.maxBody()
 	if d.Scale != nil {
 		sd := scaleResource(d)
-		r.scale = &resource{def: sd, gr: r.gr, codec: newCodec(sd, s.store, s.now), maxBody: r.maxBody}
+		r.scale = &resource{def: sd, gr: r.gr, codec: newCodec(sd, s.store, s.now), maxBody: r.maxBody, fields: newFieldManager(sd)}
+		r.scaleMap = scaleMapping(d)
 	}
 	r.bcast = watch.NewBroadcaster[Object](r.store.Source(), watch.ObjectFuncs[Object]{
 		Bookmark:    r.bookmark,

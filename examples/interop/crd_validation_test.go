@@ -123,6 +123,53 @@ func kubeValidate(t *testing.T, schema string, obj map[string]any) []string {
 	return out
 }
 
+// kubeValidateUpdate validates obj, the new state of old, as the custom
+// resource strategy validates an update: the schema with ratcheting
+// (CRDValidationRatcheting, on by default), then embedded resources
+// without.
+func kubeValidateUpdate(t *testing.T, schema string, obj, old map[string]any) []string {
+	t.Helper()
+	var v1 apiextensionsv1.JSONSchemaProps
+	if err := json.Unmarshal([]byte(schema), &v1); err != nil {
+		t.Fatal(err)
+	}
+	var internal apiextensions.JSONSchemaProps
+	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(&v1, &internal, nil); err != nil {
+		t.Fatal(err)
+	}
+	v, _, err := crdvalidation.NewSchemaValidator(&internal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := v.(*crdvalidation.RatchetingSchemaValidator); !ok {
+		t.Fatalf("apiextensions-apiserver's validator is a %T, not the ratcheting one", v)
+	}
+	out := kubeTexts(crdvalidation.ValidateCustomResourceUpdate(nil, obj, old, v, crdvalidation.WithRatcheting(nil)))
+	st, err := structuralschema.NewStructural(&internal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = append(out, kubeTexts(objectmeta.Validate(t.Context(), nil, obj, st, false))...)
+	slices.Sort(out)
+	return out
+}
+
+// ourValidateUpdate validates an update with package crd.
+func ourValidateUpdate(t *testing.T, schema string, obj, old map[string]any) []string {
+	t.Helper()
+	var s crd.JSONSchemaProps
+	if err := sjson.UnmarshalCaseSensitivePreserveInts([]byte(schema), &s); err != nil {
+		t.Fatal(err)
+	}
+	errs, err := crd.ValidateUpdate(&s, obj, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := texts(errs)
+	slices.Sort(out)
+	return out
+}
+
 // ourValidate validates obj with package crd.
 func ourValidate(t *testing.T, schema string, obj map[string]any) []string {
 	t.Helper()
@@ -239,6 +286,83 @@ func TestCRDValidationMatchesKubernetes(t *testing.T) {
 			// The table and its variations must exercise both verdicts.
 			if invalid == 0 || invalid == len(objs) {
 				t.Errorf("%d of %d objects invalid; want both kinds", invalid, len(objs))
+			}
+		})
+	}
+}
+
+// ratchetCases are schemas of looser and stricter versions: objects valid
+// under the loose one are updated under the strict one, where ratcheting
+// decides which of their errors remain.
+var ratchetCases = []schemaCase{
+	{"ratcheting", `{"type":"object","properties":{"spec":{"type":"object","required":["other"],"properties":{
+		"name":{"type":"string","maxLength":5},
+		"count":{"type":"integer","maximum":10},
+		"color":{"type":"string","enum":["red","green"]},
+		"tags":{"type":"array","maxItems":2,"items":{"type":"string","maxLength":3}},
+		"set":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string","maxLength":3}},
+		"items":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["key"],
+			"items":{"type":"object","required":["key"],"properties":{"key":{"type":"string"},"value":{"type":"string","pattern":"^[a-z]+$"}}}},
+		"pairs":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["a","b"],
+			"items":{"type":"object","required":["a","b"],"properties":{"a":{"type":"string"},"b":{"type":"integer"},"v":{"type":"integer","minimum":0}}}},
+		"labels":{"type":"object","maxProperties":2,"additionalProperties":{"type":"string","pattern":"^[a-z]+$"}},
+		"nested":{"type":"object","required":["b"],"properties":{"a":{"type":"string","format":"date"},"b":{"type":"string"}}},
+		"free":{"type":"object","x-kubernetes-preserve-unknown-fields":true,"properties":{"w":{"type":"string","pattern":"^[a-z]+$"}}},
+		"template":{"type":"object","x-kubernetes-embedded-resource":true,"x-kubernetes-preserve-unknown-fields":true},
+		"other":{"type":"string"}}}}}`,
+		[]string{
+			`{"spec":{"name":"TOOLONGNAME","count":50,"color":"blue","tags":["x","toolongtag","z"],"set":["toolong"],
+				"items":[{"key":"a","value":"BAD"},{"key":"b","value":"ok"}],"pairs":[{"a":"x","b":1,"v":-1},{"a":"x","b":2,"v":1}],
+				"labels":{"k1":"BAD","k2":"ok","k3":"ok"},"nested":{"a":"2024-13-01"},"free":{"z":1,"w":"BAD"},"template":{"kind":"Pod"}}}`,
+			`{"spec":{"name":"TOOLONGNAME","count":50,"items":[{"key":"a","value":"BAD"}],"labels":{"k1":"BAD"},"nested":{"a":"x"}}}`,
+			`{"spec":{"other":"o","nested":{"b":"b"},"items":[{"value":"BAD"},{"key":"a","value":"BAD"},{"key":"a","value":"x"}]}}`,
+			`{"spec":{"other":"o","pairs":[{"a":"x","b":1,"v":-5}],"tags":["toolong"]}}`,
+			`{}`, `{"spec":{}}`,
+		}},
+}
+
+// TestCRDValidationRatchetingMatchesKubernetes compares updates: each
+// object of the table, and variations of them, is updated to itself, to
+// a variation of itself and to a variation of that, and validated with
+// the old object by package crd and by apiextensions-apiserver's
+// ratcheting validator: the same errors must remain.
+func TestCRDValidationRatchetingMatchesKubernetes(t *testing.T) {
+	const variations = 200
+	for _, tc := range append(slices.Clone(ratchetCases), schemaCases...) {
+		t.Run(tc.name, func(t *testing.T) {
+			var objs []map[string]any
+			for _, j := range tc.objects {
+				objs = append(objs, decodeObject(t, j))
+			}
+			r := rand.New(rand.NewPCG(42, uint64(len(tc.name))))
+			for range variations {
+				objs = append(objs, vary(r, objs[r.IntN(len(objs))]).(map[string]any))
+			}
+			ratcheted, failures, pairs := 0, 0, 0
+			for _, old := range objs {
+				once := vary(r, old).(map[string]any)
+				for _, obj := range []map[string]any{old, once, vary(r, once).(map[string]any)} {
+					pairs++
+					want := kubeValidateUpdate(t, tc.schema, obj, old)
+					got := ourValidateUpdate(t, tc.schema, obj, old)
+					if len(want) < len(kubeValidate(t, tc.schema, obj)) {
+						ratcheted++
+					}
+					if !slices.Equal(got, want) {
+						if failures++; failures <= 10 {
+							ob, _ := json.Marshal(old)
+							nb, _ := json.Marshal(obj)
+							t.Errorf("update of %s\n to %s\n got %s\nwant %s", ob, nb, strings.Join(got, "\n     "), strings.Join(want, "\n     "))
+						}
+					}
+				}
+			}
+			if failures > 0 {
+				t.Errorf("%d of %d updates differ", failures, pairs)
+			}
+			// The table must exercise ratcheting.
+			if ratcheted == 0 {
+				t.Errorf("no update of %d ratcheted an error", pairs)
 			}
 		})
 	}

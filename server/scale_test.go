@@ -1,0 +1,55 @@
+package server
+
+import (
+	"context"
+	"math/rand/v2"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apisem/apisem/patch"
+)
+
+// TestScaleOpenAPIBuiltin: the scale path of a resource with patch
+// strategies (a built-in type) names autoscaling/v1 Scale as its kind and
+// takes strategic merge patches, as kube-apiserver publishes a
+// Deployment's.
+func TestScaleOpenAPIBuiltin(t *testing.T) {
+	res := gizmoResource(t)
+	res.PatchSchema = &patch.Schema{}
+	res.Scale = &ScaleSubresource{SpecReplicasPath: ".spec.size",
+		Get: func(Object) (ScaleSpec, ScaleStatus, bool, error) { return ScaleSpec{}, ScaleStatus{}, true, nil },
+		Set: func(Object, int32) error { return nil }}
+	s, err := New(Options{Resources: []*Resource{res}, Now: func() time.Time { return testNow }, Rand: rand.NewChaCha8([32]byte{1})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		s.Shutdown(ctx)
+		hs.Close()
+	})
+	body := do(t, 200, hs.URL, "GET", "/openapi/v3/apis/demo.io/v1", "").body
+	p, _ := jsonField(t, body, "paths").(map[string]any)
+	scale, _ := p["/apis/demo.io/v1/namespaces/{namespace}/gizmos/{name}/scale"].(map[string]any)
+	patchOp, _ := scale["patch"].(map[string]any)
+	if patchOp == nil {
+		t.Fatalf("no scale patch in %s", body)
+	}
+	if gvk, _ := patchOp["x-kubernetes-group-version-kind"].(map[string]any); gvk["group"] != "autoscaling" || gvk["kind"] != "Scale" {
+		t.Errorf("gvk %v", gvk)
+	}
+	if _, ok := patchOp["responses"].(map[string]any)["201"]; !ok {
+		t.Errorf("patch responses %v", patchOp["responses"])
+	}
+	content, _ := patchOp["requestBody"].(map[string]any)["content"].(map[string]any)
+	if _, ok := content["application/strategic-merge-patch+json"]; !ok {
+		t.Errorf("patch types %v", content)
+	}
+	if !strings.Contains(body, `"io.k8s.api.autoscaling.v1.ScaleStatus"`) {
+		t.Error("no ScaleStatus")
+	}
+}
