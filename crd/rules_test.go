@@ -21,7 +21,7 @@ type stubRules struct {
 	seen []string // "obj name/old name" of each Validate
 }
 
-func (r *stubRules) Compile(path string, root *JSONSchemaProps) (RuleValidator, []status.FieldError) {
+func (r *stubRules) Check(path string, root *JSONSchemaProps) []status.FieldError {
 	var errs []status.FieldError
 	walkSchema(root, func(s *JSONSchemaProps) {
 		for _, v := range s.XValidations {
@@ -30,9 +30,10 @@ func (r *stubRules) Compile(path string, root *JSONSchemaProps) (RuleValidator, 
 			}
 		}
 	})
-	if errs != nil {
-		return nil, errs
-	}
+	return errs
+}
+
+func (r *stubRules) Compile(root *JSONSchemaProps) (RuleValidator, error) {
 	return stubValidator{r}, nil
 }
 
@@ -90,7 +91,8 @@ func TestRules(t *testing.T) {
 		t.Fatal("the test's definition has no rule")
 	}
 	r := do(t, "POST", hs.URL+crdsURL, bad, 422)
-	if !strings.Contains(r.body, `spec.versions[0].schema.openAPIV3Schema.x-kubernetes-validations[0].rule: Invalid value: \"bad\": compilation failed`) {
+	// One version: Kubernetes reports its schema at spec.validation.
+	if !strings.Contains(r.body, `spec.validation.openAPIV3Schema.x-kubernetes-validations[0].rule: Invalid value: \"bad\": compilation failed`) {
 		t.Errorf("bad rule: %s", r.body)
 	}
 	list, err := Parse([]byte(withRule("good")))
@@ -130,5 +132,46 @@ func TestRules(t *testing.T) {
 	want := []string{"w1,Widget/<none>", "w2,Widget/<none>", "w1,Widget/w1,Widget"}
 	if strings.Join(rules.seen, " ") != strings.Join(want, " ") {
 		t.Errorf("validators saw %v; want %v", rules.seen, want)
+	}
+}
+
+// checkRules checks a schema shared by every version once, at the path
+// Kubernetes reports it (spec.validation), and differing schemas each at
+// their version's path.
+func TestCheckRulesPaths(t *testing.T) {
+	schema := func(rule string) *CustomResourceValidation {
+		return &CustomResourceValidation{OpenAPIV3Schema: &JSONSchemaProps{Type: "object",
+			XValidations: []ValidationRule{{Rule: rule}}}}
+	}
+	tests := []struct {
+		name    string
+		schemas []*CustomResourceValidation
+		want    []string
+	}{
+		{"one version", []*CustomResourceValidation{schema("bad")},
+			[]string{"spec.validation.openAPIV3Schema.x-kubernetes-validations[0].rule"}},
+		{"same schemas", []*CustomResourceValidation{schema("bad"), schema("bad")},
+			[]string{"spec.validation.openAPIV3Schema.x-kubernetes-validations[0].rule"}},
+		{"different schemas", []*CustomResourceValidation{schema("bad"), schema("good"), schema("bad")},
+			[]string{"spec.versions[0].schema.openAPIV3Schema.x-kubernetes-validations[0].rule",
+				"spec.versions[2].schema.openAPIV3Schema.x-kubernetes-validations[0].rule"}},
+		{"one without schema", []*CustomResourceValidation{schema("bad"), nil},
+			[]string{"spec.versions[0].schema.openAPIV3Schema.x-kubernetes-validations[0].rule"}},
+		{"none", []*CustomResourceValidation{nil, nil}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &CustomResourceDefinition{}
+			for i, s := range tt.schemas {
+				c.Spec.Versions = append(c.Spec.Versions, CustomResourceDefinitionVersion{Name: "v" + string(rune('1'+i)), Schema: s})
+			}
+			var got []string
+			for _, e := range checkRules(&stubRules{}, c) {
+				got = append(got, e.Field)
+			}
+			if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("paths %q; want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -67,7 +67,7 @@ properties:
     type: object
     x-kubernetes-validations:
     - rule: "self.min <= self.max"
-      messageExpression: "'min ' + string(self.min) + ' exceeds max ' + string(self.max)"
+      messageExpression: "'min %d exceeds max %d'.format([self.min, self.max])"
     - rule: "!has(self.forbidden)"
       reason: FieldValueForbidden
       fieldPath: ".forbidden"
@@ -125,9 +125,9 @@ properties:
 `
 
 func TestValidate(t *testing.T) {
-	rv, errs := Compiler{}.Compile("spec.versions[0].schema.openAPIV3Schema", schema(t, testSchema))
-	if errs != nil {
-		t.Fatal(errs)
+	rv, err := Compiler{}.Compile(schema(t, testSchema))
+	if err != nil {
+		t.Fatal(err)
 	}
 	tests := []struct {
 		name     string
@@ -190,7 +190,7 @@ func TestCompileErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, errs := Compiler{}.Compile("p", schema(t, tt.schema))
+			errs := Compiler{}.Check("p", schema(t, tt.schema))
 			var got []string
 			for _, e := range errs {
 				got = append(got, e.Error())
@@ -230,9 +230,9 @@ properties:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rv, errs := tt.c.Compile("p", s)
-			if errs != nil {
-				t.Fatal(errs)
+			rv, err := tt.c.Compile(s)
+			if err != nil {
+				t.Fatal(err)
 			}
 			obj := map[string]any{"spec": map[string]any{"items": items[:tt.n]}}
 			got := rv.Validate(obj, nil)
