@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -42,6 +43,11 @@ type Compiler struct {
 	// CostBudget bounds the cost of all evaluations for one object; 0 is
 	// CostBudget.
 	CostBudget int64
+	// MaxCompileWork bounds the work of compiling the rules of a schema,
+	// which Kubernetes does not bound (see DefaultMaxCompileWork): Check
+	// refuses a schema over it, and Compile fails. 0 is
+	// DefaultMaxCompileWork; a negative value sets no limit.
+	MaxCompileWork int64
 }
 
 var _ crd.RuleCompiler = Compiler{}
@@ -70,8 +76,11 @@ func (c Compiler) Check(path string, root *crd.JSONSchemaProps) (errs []status.F
 	if !hasRules {
 		return nil
 	}
+	if why := c.overWork(root, true); why != "" {
+		return []status.FieldError{status.Forbidden(path, why)}
+	}
 	kerrs := crdvalidation.ValidateCustomResourceDefinition(context.Background(), definition(in))
-	var defaultsChecked map[string]bool
+	var ruleDefaults map[string]bool
 	for _, e := range kerrs {
 		rest, ok := strings.CutPrefix(e.Field, kubePath)
 		if !ok || (rest != "" && rest[0] != '.' && rest[0] != '[') {
@@ -82,10 +91,10 @@ func (c Compiler) Check(path string, root *crd.JSONSchemaProps) (errs []status.F
 		case isDefaultPath(rest):
 			// A default that breaks a rule; a default's other errors are
 			// package crd's.
-			if defaultsChecked == nil {
-				defaultsChecked = schemaDefaultErrors(root)
+			if ruleDefaults == nil {
+				ruleDefaults = defaultRuleErrors(root)
 			}
-			if defaultsChecked[e.Error()] {
+			if !ruleDefaults[e.Error()] {
 				continue
 			}
 		default:
@@ -104,6 +113,9 @@ func (c Compiler) Compile(root *crd.JSONSchemaProps) (crd.RuleValidator, error) 
 	in, hasRules, err := internalSchema(root)
 	if err != nil || !hasRules {
 		return nil, err
+	}
+	if why := c.overWork(root, false); why != "" {
+		return nil, errors.New(why)
 	}
 	st, err := structural.NewStructural(in)
 	if err != nil {
@@ -166,9 +178,10 @@ func internalError(path string, err error) status.FieldError {
 	return status.FieldError{Type: status.CauseTypeInternal, Field: path, Detail: err.Error()}
 }
 
-// internalSchema converts s to Kubernetes' internal schema type as
+// internalSchema converts s to Kubernetes' internal schema type, as
 // kube-apiserver does: through its JSON into apiextensions/v1, then by
-// its conversion. hasRules reports whether s may hold rules.
+// its conversion. hasRules reports whether s may hold rules; when it
+// does not, s is not converted.
 func internalSchema(s *crd.JSONSchemaProps) (_ *apiextensions.JSONSchemaProps, hasRules bool, _ error) {
 	b, err := json.Marshal(s)
 	if err != nil {
@@ -177,15 +190,20 @@ func internalSchema(s *crd.JSONSchemaProps) (_ *apiextensions.JSONSchemaProps, h
 	if !bytes.Contains(b, []byte(`"x-kubernetes-validations"`)) {
 		return nil, false, nil
 	}
+	in, err := internalFromJSON(b)
+	return in, true, err
+}
+
+func internalFromJSON(b []byte) (*apiextensions.JSONSchemaProps, error) {
 	var v1 apiextensionsv1.JSONSchemaProps
 	if err := sjson.UnmarshalCaseSensitivePreserveInts(b, &v1); err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	var in apiextensions.JSONSchemaProps
 	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(&v1, &in, nil); err != nil {
-		return nil, false, err
+		return nil, err
 	}
-	return &in, true, nil
+	return &in, nil
 }
 
 // definition is a valid definition whose only schema is s, at kubePath.
@@ -222,23 +240,31 @@ func isDefaultPath(rest string) bool {
 	return strings.Contains(rest+".", k+".") || strings.Contains(rest, k+"[")
 }
 
-// schemaDefaultErrors is the set of errors Kubernetes finds in the
-// defaults of s with its rules left out: those that do not come from
-// rules.
-func schemaDefaultErrors(s *crd.JSONSchemaProps) map[string]bool {
+// defaultRuleErrors is the set of errors that Kubernetes' check of the
+// defaults of s (pkg/apiserver/schema/defaulting) finds because of its
+// rules: those it finds with them and not without them.
+func defaultRuleErrors(s *crd.JSONSchemaProps) map[string]bool {
+	with := defaultErrors(s)
 	s = s.DeepCopy()
 	dropRules(s)
+	for e := range defaultErrors(s) {
+		delete(with, e)
+	}
+	return with
+}
+
+// defaultErrors is the set of errors of Kubernetes' check of the
+// defaults of s, at kubePath.
+func defaultErrors(s *crd.JSONSchemaProps) map[string]bool {
 	b, err := json.Marshal(s)
 	if err != nil {
 		return nil
 	}
-	var v1 apiextensionsv1.JSONSchemaProps
-	var in apiextensions.JSONSchemaProps
-	if sjson.UnmarshalCaseSensitivePreserveInts(b, &v1) != nil ||
-		apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(&v1, &in, nil) != nil {
+	in, err := internalFromJSON(b)
+	if err != nil {
 		return nil
 	}
-	st, err := structural.NewStructural(&in)
+	st, err := structural.NewStructural(in)
 	if err != nil {
 		return nil
 	}
