@@ -14,7 +14,9 @@
 // A schema goes to Kubernetes' types as kube-apiserver decodes it: its
 // JSON into apiextensions/v1, then Kubernetes' conversion to the internal
 // and structural forms. Errors come back with Kubernetes' paths, types,
-// values and messages.
+// values and messages, and in its order, which visits the members of an
+// object in Go map order: when several rules fail, their order may vary
+// from one request to the next, as on a cluster.
 //
 // # Definitions
 //
