@@ -109,7 +109,12 @@ func (c Compiler) Check(path string, root *crd.JSONSchemaProps) (errs []status.F
 // kube-apiserver does when it serves a definition; it is nil when root
 // has no rules. Problems Check would report do not stop it: a rule that
 // does not compile fails every object it applies to, as in Kubernetes.
-func (c Compiler) Compile(root *crd.JSONSchemaProps) (crd.RuleValidator, error) {
+func (c Compiler) Compile(root *crd.JSONSchemaProps) (_ crd.RuleValidator, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("validation rules: %v", r)
+		}
+	}()
 	in, hasRules, err := internalSchema(root)
 	if err != nil || !hasRules {
 		return nil, err
