@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -137,36 +138,43 @@ func TestRules(t *testing.T) {
 
 // checkRules checks a schema shared by every version once, at the path
 // Kubernetes reports it (spec.validation), and differing schemas each at
-// their version's path.
+// their version's path; on update, only schemas that changed.
 func TestCheckRulesPaths(t *testing.T) {
 	schema := func(rule string) *CustomResourceValidation {
 		return &CustomResourceValidation{OpenAPIV3Schema: &JSONSchemaProps{Type: "object",
 			XValidations: []ValidationRule{{Rule: rule}}}}
 	}
+	def := func(schemas ...*CustomResourceValidation) *CustomResourceDefinition {
+		c := &CustomResourceDefinition{}
+		for i, s := range schemas {
+			c.Spec.Versions = append(c.Spec.Versions, CustomResourceDefinitionVersion{Name: "v" + strconv.Itoa(i+1), Schema: s})
+		}
+		return c
+	}
+	const (
+		top = "spec.validation.openAPIV3Schema.x-kubernetes-validations[0].rule"
+		v1  = "spec.versions[0].schema.openAPIV3Schema.x-kubernetes-validations[0].rule"
+		v3  = "spec.versions[2].schema.openAPIV3Schema.x-kubernetes-validations[0].rule"
+	)
 	tests := []struct {
-		name    string
-		schemas []*CustomResourceValidation
-		want    []string
+		name     string
+		def, old *CustomResourceDefinition
+		want     []string
 	}{
-		{"one version", []*CustomResourceValidation{schema("bad")},
-			[]string{"spec.validation.openAPIV3Schema.x-kubernetes-validations[0].rule"}},
-		{"same schemas", []*CustomResourceValidation{schema("bad"), schema("bad")},
-			[]string{"spec.validation.openAPIV3Schema.x-kubernetes-validations[0].rule"}},
-		{"different schemas", []*CustomResourceValidation{schema("bad"), schema("good"), schema("bad")},
-			[]string{"spec.versions[0].schema.openAPIV3Schema.x-kubernetes-validations[0].rule",
-				"spec.versions[2].schema.openAPIV3Schema.x-kubernetes-validations[0].rule"}},
-		{"one without schema", []*CustomResourceValidation{schema("bad"), nil},
-			[]string{"spec.versions[0].schema.openAPIV3Schema.x-kubernetes-validations[0].rule"}},
-		{"none", []*CustomResourceValidation{nil, nil}, nil},
+		{"one version", def(schema("bad")), nil, []string{top}},
+		{"same schemas", def(schema("bad"), schema("bad")), nil, []string{top}},
+		{"different schemas", def(schema("bad"), schema("good"), schema("bad")), nil, []string{v1, v3}},
+		{"one without schema", def(schema("bad"), nil), nil, []string{v1}},
+		{"none", def(nil, nil), nil, nil},
+		{"unchanged", def(schema("bad")), def(schema("bad")), nil},
+		{"changed", def(schema("bad")), def(schema("good")), []string{top}},
+		{"version added", def(schema("bad"), schema("bad")), def(schema("bad")), []string{top}},
+		{"one version changed", def(schema("bad"), schema("good"), schema("bad")), def(schema("bad"), schema("good"), schema("good")), []string{v3}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &CustomResourceDefinition{}
-			for i, s := range tt.schemas {
-				c.Spec.Versions = append(c.Spec.Versions, CustomResourceDefinitionVersion{Name: "v" + string(rune('1'+i)), Schema: s})
-			}
 			var got []string
-			for _, e := range checkRules(&stubRules{}, c) {
+			for _, e := range checkRules(&stubRules{}, tt.def, tt.old) {
 				got = append(got, e.Field)
 			}
 			if strings.Join(got, " ") != strings.Join(tt.want, " ") {
