@@ -75,9 +75,10 @@
 //
 // # Not supported
 //
-// On update of a definition, Kubernetes forgives a per-rule cost over
-// the limit in a version whose schema did not change, and compiles the
-// rules it already had with the libraries of the stored version; Check
-// sees only the new schema. Kubernetes' feature gates keep their
-// defaults.
+// On update of a definition, package crd checks only the schemas that
+// changed; Kubernetes checks all, forgiving the estimated costs of the
+// unchanged ones and compiling the expressions the definition already had
+// with the libraries of its stored version (those can differ only across
+// Kubernetes versions). Kubernetes' feature gates keep their defaults.
+// Ratcheted failures are not sent as warnings.
 package cel
