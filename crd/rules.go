@@ -9,7 +9,6 @@ import (
 	kjson "sigs.k8s.io/json"
 
 	"github.com/apisem/apisem/meta"
-
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
 )
