@@ -68,10 +68,13 @@
 // # Safety
 //
 // Every evaluation is bounded by the cost limits, and a panic in
-// Kubernetes' code becomes an internal field error of the one request
-// (cel-go recovers its own). The compile work for a definition is
-// linear in the size of its rules, which the server's request size limit
-// bounds.
+// Kubernetes' code becomes an internal error of the one request or
+// definition (cel-go recovers its own). Kubernetes does not bound the
+// work of compiling a schema's rules, which grows with the square of the
+// depth of nested rules and the cube with defaults above them; Compiler
+// estimates it from the schema and refuses schemas over MaxCompileWork
+// (by default about a second or two of one core, thirty times what
+// Gateway API's largest definition needs), with an error of its own.
 //
 // # Not supported
 //
