@@ -73,7 +73,7 @@
 // work of compiling a schema's rules, which grows with the square of the
 // depth of nested rules and the cube with defaults above them; Compiler
 // estimates it from the schema and refuses schemas over MaxCompileWork
-// (by default about a second or two of one core, thirty times what
+// (by default about a second or two of one core, almost forty times what
 // Gateway API's largest definition needs), with an error of its own.
 //
 // # Not supported

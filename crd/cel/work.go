@@ -8,7 +8,7 @@ import (
 
 // DefaultMaxCompileWork is the compile work Compiler allows a schema by
 // default (see compileWork): about a second or two of one core. The most
-// demanding definitions of Gateway API (v1.2, HTTPRoute) need 30,000.
+// demanding definitions of Gateway API (v1.2, HTTPRoute) need 26,000.
 const DefaultMaxCompileWork = 1_000_000
 
 // Weights of compileWork, in units of about the time to declare the CEL
