@@ -294,9 +294,9 @@ func customResources(c *CustomResourceDefinition, admit func(context.Context, se
 		apiVersion := c.Spec.Group + "/" + v.Name
 		var rv RuleValidator
 		if rules != nil && root != nil {
-			var errs []status.FieldError
-			if rv, errs = rules.Compile(versionSchemaPath(i), root); len(errs) > 0 {
-				return nil, fmt.Errorf("crd: %s", errs[0].Error())
+			var err error
+			if rv, err = rules.Compile(root); err != nil {
+				return nil, fmt.Errorf("crd: %s: %w", versionSchemaPath(i), err)
 			}
 		}
 		var cols []server.Column

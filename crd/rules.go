@@ -1,8 +1,14 @@
 package crd
 
 import (
+	"bytes"
+	"encoding/json"
+	"slices"
 	"strconv"
 
+	kjson "sigs.k8s.io/json"
+
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
 )
@@ -18,22 +24,29 @@ type Options struct {
 	Rules RuleCompiler
 }
 
-// A RuleCompiler compiles the validation rules of a version's schema.
+// A RuleCompiler checks and compiles the validation rules of a version's
+// schema. Kubernetes does both with its own code: it checks the rules when
+// a definition is written, and compiles them when it serves it.
 type RuleCompiler interface {
-	// Compile compiles the rules of the structural schema root, the
-	// openAPIV3Schema found at path in a CustomResourceDefinition (such as
-	// "spec.versions[0].schema.openAPIV3Schema"). Problems with the rules
-	// are field errors under path, which make Kubernetes refuse the
-	// definition with a 422; the validator is then nil.
-	Compile(path string, root *JSONSchemaProps) (RuleValidator, []status.FieldError)
+	// Check returns the problems Kubernetes finds with the rules of the
+	// structural schema root when a definition holding it is written, as
+	// field errors under path, where the schema is in the definition
+	// (such as "spec.versions[0].schema.openAPIV3Schema"); they make
+	// Kubernetes refuse the definition with a 422.
+	Check(path string, root *JSONSchemaProps) []status.FieldError
+	// Compile compiles the rules of root for validating objects. The
+	// validator is nil when root has no rules. It does not repeat
+	// Check's checks, which the definition passed when it was written.
+	Compile(root *JSONSchemaProps) (RuleValidator, error)
 }
 
 // A RuleValidator evaluates compiled rules against a custom resource.
 type RuleValidator interface {
 	// Validate evaluates the rules against obj, the whole custom resource
-	// as decoded JSON (as server.Unstructured holds it), and old, its
-	// previous version on update (nil on create), within Kubernetes' cost
-	// limits. The errors carry Kubernetes' paths and messages.
+	// as decoded JSON (as server.Unstructured holds it, with apiVersion,
+	// kind and metadata), and old, its previous version on update (nil
+	// on create), within Kubernetes' cost limits. The errors carry
+	// Kubernetes' paths and messages.
 	Validate(obj, old map[string]any) []status.FieldError
 }
 
@@ -44,7 +57,8 @@ func (o Options) Resource() *server.Resource {
 	if o.Rules != nil {
 		r.Validate = func(obj, old server.Object) []status.FieldError {
 			errs := validateDefinition(obj, old)
-			return append(errs, compileRules(o.Rules, obj.(*CustomResourceDefinition))...)
+			oldDef, _ := old.(*CustomResourceDefinition)
+			return append(errs, checkRules(o.Rules, obj.(*CustomResourceDefinition), oldDef)...)
 		}
 	}
 	return r
@@ -56,17 +70,70 @@ func (o Options) Start(s *server.Server, defs *server.Resource) *Controller {
 	return start(s, defs, o)
 }
 
-// compileRules is the field errors of the rules of every version of c.
-func compileRules(rc RuleCompiler, c *CustomResourceDefinition) []status.FieldError {
+// checkRules is the field errors of the rules of every version of c.
+// Kubernetes converts a definition whose versions all have the same
+// schema (one version, often) to its internal form with that schema at
+// spec.validation (k8s.io/apiextensions-apiserver pkg/apis/apiextensions/v1,
+// conversion.go), where it checks it once: its errors read
+// "spec.validation.openAPIV3Schema...".
+//
+// On update (old is not nil), a version whose schema is the same as
+// before is not checked again: it passed when it was written. (Kubernetes
+// checks it again, but forgives its rules' estimated costs and compiles
+// the expressions it had with the libraries it had; checking takes
+// milliseconds per rule, which writes of labels or status would pay.)
+func checkRules(rc RuleCompiler, c, old *CustomResourceDefinition) []status.FieldError {
+	vs := c.Spec.Versions
+	if len(vs) == 0 {
+		return nil
+	}
+	before := map[string][]byte{}
+	if old != nil {
+		for _, v := range old.Spec.Versions {
+			before[v.Name] = schemaJSON(v.Schema)
+		}
+	}
+	unchanged := func(v CustomResourceDefinitionVersion) bool {
+		b, ok := before[v.Name]
+		return ok && bytes.Equal(b, schemaJSON(v.Schema))
+	}
+	if sameSchemas(vs) {
+		allUnchanged := !slices.ContainsFunc(vs, func(v CustomResourceDefinitionVersion) bool { return !unchanged(v) })
+		if vs[0].Schema == nil || vs[0].Schema.OpenAPIV3Schema == nil || allUnchanged {
+			return nil
+		}
+		return rc.Check("spec.validation.openAPIV3Schema", vs[0].Schema.OpenAPIV3Schema)
+	}
 	var errs []status.FieldError
-	for i, v := range c.Spec.Versions {
-		if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+	for i, v := range vs {
+		if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil || unchanged(v) {
 			continue
 		}
-		_, e := rc.Compile(versionSchemaPath(i), v.Schema.OpenAPIV3Schema)
-		errs = append(errs, e...)
+		errs = append(errs, rc.Check(versionSchemaPath(i), v.Schema.OpenAPIV3Schema)...)
 	}
 	return errs
+}
+
+// schemaJSON is s as JSON, or nil when it does not encode.
+func schemaJSON(s *CustomResourceValidation) []byte {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// sameSchemas reports whether the versions' schemas are all equal, as
+// Kubernetes compares them (apiequality.Semantic, for which an empty
+// list or map equals an absent one, as it does in JSON here).
+func sameSchemas(vs []CustomResourceDefinitionVersion) bool {
+	first := schemaJSON(vs[0].Schema)
+	for _, v := range vs[1:] {
+		if b := schemaJSON(v.Schema); b == nil || !bytes.Equal(b, first) {
+			return false
+		}
+	}
+	return first != nil
 }
 
 func versionSchemaPath(i int) string {
@@ -95,26 +162,41 @@ func blocking(errs []status.FieldError) bool {
 var rulesNotChecked = status.InvalidValue("<nil>", nil,
 	"some validation rules were not checked because the object was invalid; correct the existing errors to complete validation")
 
-// fullObject is u as the rules see it: its content with apiVersion, kind
-// and, of its metadata, the name and generateName, which are all that
-// Kubernetes declares to CEL (model.WithTypeAndObjectMeta).
-// apiVersion and kind are the resource's, which stored objects may not
-// carry.
+// fullObject is u as the rules see it, as Kubernetes holds a custom
+// resource: its content with apiVersion, kind and metadata. apiVersion
+// and kind are the resource's, which stored objects may not carry. The
+// rules can read only metadata.name and metadata.generateName
+// (Kubernetes' model.WithTypeAndObjectMeta), but the whole metadata
+// counts when comparing objects (self == oldSelf at the root) and
+// deciding whether an unchanged object's errors ratchet.
 func fullObject(u *server.Unstructured, apiVersion, kind string) map[string]any {
 	obj := make(map[string]any, len(u.Content)+3)
 	for k, v := range u.Content {
 		obj[k] = v
 	}
 	obj["apiVersion"], obj["kind"] = apiVersion, kind
-	m := map[string]any{}
-	if u.Name != "" {
-		m["name"] = u.Name
-	}
-	if u.GenerateName != "" {
-		m["generateName"] = u.GenerateName
-	}
-	obj["metadata"] = m
+	obj["metadata"] = metadataMap(&u.ObjectMeta)
 	return obj
+}
+
+// metadataMap is m as decoded JSON.
+func metadataMap(m *meta.ObjectMeta) map[string]any {
+	out := map[string]any{}
+	b, err := json.Marshal(m)
+	if err == nil {
+		err = kjson.UnmarshalCaseSensitivePreserveInts(b, &out)
+	}
+	if err != nil {
+		// ObjectMeta always encodes; keep what the rules can read.
+		out = map[string]any{}
+		if m.Name != "" {
+			out["name"] = m.Name
+		}
+		if m.GenerateName != "" {
+			out["generateName"] = m.GenerateName
+		}
+	}
+	return out
 }
 
 // fullObjectOrNil is fullObject of old, or nil on create.

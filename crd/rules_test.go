@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -21,7 +22,7 @@ type stubRules struct {
 	seen []string // "obj name/old name" of each Validate
 }
 
-func (r *stubRules) Compile(path string, root *JSONSchemaProps) (RuleValidator, []status.FieldError) {
+func (r *stubRules) Check(path string, root *JSONSchemaProps) []status.FieldError {
 	var errs []status.FieldError
 	walkSchema(root, func(s *JSONSchemaProps) {
 		for _, v := range s.XValidations {
@@ -30,9 +31,10 @@ func (r *stubRules) Compile(path string, root *JSONSchemaProps) (RuleValidator, 
 			}
 		}
 	})
-	if errs != nil {
-		return nil, errs
-	}
+	return errs
+}
+
+func (r *stubRules) Compile(root *JSONSchemaProps) (RuleValidator, error) {
 	return stubValidator{r}, nil
 }
 
@@ -90,7 +92,8 @@ func TestRules(t *testing.T) {
 		t.Fatal("the test's definition has no rule")
 	}
 	r := do(t, "POST", hs.URL+crdsURL, bad, 422)
-	if !strings.Contains(r.body, `spec.versions[0].schema.openAPIV3Schema.x-kubernetes-validations[0].rule: Invalid value: \"bad\": compilation failed`) {
+	// One version: Kubernetes reports its schema at spec.validation.
+	if !strings.Contains(r.body, `spec.validation.openAPIV3Schema.x-kubernetes-validations[0].rule: Invalid value: \"bad\": compilation failed`) {
 		t.Errorf("bad rule: %s", r.body)
 	}
 	list, err := Parse([]byte(withRule("good")))
@@ -130,5 +133,53 @@ func TestRules(t *testing.T) {
 	want := []string{"w1,Widget/<none>", "w2,Widget/<none>", "w1,Widget/w1,Widget"}
 	if strings.Join(rules.seen, " ") != strings.Join(want, " ") {
 		t.Errorf("validators saw %v; want %v", rules.seen, want)
+	}
+}
+
+// checkRules checks a schema shared by every version once, at the path
+// Kubernetes reports it (spec.validation), and differing schemas each at
+// their version's path; on update, only schemas that changed.
+func TestCheckRulesPaths(t *testing.T) {
+	schema := func(rule string) *CustomResourceValidation {
+		return &CustomResourceValidation{OpenAPIV3Schema: &JSONSchemaProps{Type: "object",
+			XValidations: []ValidationRule{{Rule: rule}}}}
+	}
+	def := func(schemas ...*CustomResourceValidation) *CustomResourceDefinition {
+		c := &CustomResourceDefinition{}
+		for i, s := range schemas {
+			c.Spec.Versions = append(c.Spec.Versions, CustomResourceDefinitionVersion{Name: "v" + strconv.Itoa(i+1), Schema: s})
+		}
+		return c
+	}
+	const (
+		top = "spec.validation.openAPIV3Schema.x-kubernetes-validations[0].rule"
+		v1  = "spec.versions[0].schema.openAPIV3Schema.x-kubernetes-validations[0].rule"
+		v3  = "spec.versions[2].schema.openAPIV3Schema.x-kubernetes-validations[0].rule"
+	)
+	tests := []struct {
+		name     string
+		def, old *CustomResourceDefinition
+		want     []string
+	}{
+		{"one version", def(schema("bad")), nil, []string{top}},
+		{"same schemas", def(schema("bad"), schema("bad")), nil, []string{top}},
+		{"different schemas", def(schema("bad"), schema("good"), schema("bad")), nil, []string{v1, v3}},
+		{"one without schema", def(schema("bad"), nil), nil, []string{v1}},
+		{"none", def(nil, nil), nil, nil},
+		{"unchanged", def(schema("bad")), def(schema("bad")), nil},
+		{"changed", def(schema("bad")), def(schema("good")), []string{top}},
+		{"version added", def(schema("bad"), schema("bad")), def(schema("bad")), []string{top}},
+		{"one version changed", def(schema("bad"), schema("good"), schema("bad")), def(schema("bad"), schema("good"), schema("good")), []string{v3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, e := range checkRules(&stubRules{}, tt.def, tt.old) {
+				got = append(got, e.Field)
+			}
+			if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("paths %q; want %q", got, tt.want)
+			}
+		})
 	}
 }

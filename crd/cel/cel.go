@@ -1,17 +1,25 @@
 package cel
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
-	"maps"
-	"math"
-	"slices"
-	"strconv"
 	"strings"
 
-	celgo "github.com/google/cel-go/cel"
-	"github.com/google/cel-go/common/types"
-	"github.com/google/cel-go/common/types/ref"
-	"github.com/google/cel-go/ext"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	crdvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
+	structural "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	kcel "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"k8s.io/apiserver/pkg/cel/common"
+	sjson "sigs.k8s.io/json"
 
 	"github.com/apisem/apisem/crd"
 	"github.com/apisem/apisem/status"
@@ -20,57 +28,103 @@ import (
 // Kubernetes' limits (k8s.io/apiserver pkg/apis/cel).
 const (
 	// PerCallLimit is the cost one evaluation of a rule may reach.
-	PerCallLimit = 1_000_000
+	PerCallLimit = celconfig.PerCallLimit
 	// CostBudget is the cost all the rules of one object may reach.
-	CostBudget = 10_000_000
-	// maxMessageBytes is the longest messageExpression result kept.
-	maxMessageBytes = 5 * 1024
+	CostBudget = celconfig.RuntimeCELCostBudget
 )
 
-// Compiler compiles validation rules with cel-go; it implements
-// crd.RuleCompiler. The zero value uses Kubernetes' limits.
+// Compiler checks and compiles validation rules with Kubernetes' own code;
+// it implements crd.RuleCompiler. The zero value uses Kubernetes' limits.
 type Compiler struct {
 	// PerCallLimit bounds the cost of one evaluation; 0 is PerCallLimit.
+	// It does not change the estimates made when a definition is
+	// checked, which always use Kubernetes' limit.
 	PerCallLimit uint64
 	// CostBudget bounds the cost of all evaluations for one object; 0 is
 	// CostBudget.
 	CostBudget int64
+	// MaxCompileWork bounds the work of compiling the rules of a schema,
+	// which Kubernetes does not bound (see DefaultMaxCompileWork): Check
+	// refuses a schema over it, and Compile fails. 0 is
+	// DefaultMaxCompileWork; a negative value sets no limit.
+	MaxCompileWork int64
 }
 
 var _ crd.RuleCompiler = Compiler{}
 
-// rule is one compiled rule.
-type rule struct {
-	src       crd.ValidationRule
-	prog      celgo.Program
-	msg       celgo.Program // messageExpression, or nil
-	usesOld   bool
-	fieldPath string // fieldPath without its leading dot
+// kubePath is where Kubernetes' definition validation reports the schema
+// Check hands it: the top-level schema of a definition whose versions
+// share one.
+const kubePath = "spec.validation.openAPIV3Schema"
+
+// Check returns the errors Kubernetes' definition validation
+// (k8s.io/apiextensions-apiserver pkg/apis/apiextensions/validation) finds
+// with the rules of root: the checks of each rule's fields, compilation
+// and type errors, estimated costs over the limits, and defaults that
+// break a rule, with paths under path.
+//
+// It runs that validation on a definition made of root alone and keeps
+// the errors that concern rules: the rest of the definition is package
+// crd's to check, and whether the rules are compiled at all depends on
+// the whole schema being valid, which only the whole validation knows.
+func (c Compiler) Check(path string, root *crd.JSONSchemaProps) (errs []status.FieldError) {
+	defer recoverAs(&errs, path)
+	in, hasRules, err := internalSchema(root)
+	if err != nil {
+		return []status.FieldError{internalError(path, err)}
+	}
+	if !hasRules {
+		return nil
+	}
+	if why := c.overWork(root, true); why != "" {
+		return []status.FieldError{status.Forbidden(path, why)}
+	}
+	kerrs := crdvalidation.ValidateCustomResourceDefinition(context.Background(), definition(in))
+	var ruleDefaults map[string]bool
+	for _, e := range kerrs {
+		rest, ok := strings.CutPrefix(e.Field, kubePath)
+		if !ok || (rest != "" && rest[0] != '.' && rest[0] != '[') {
+			continue
+		}
+		switch {
+		case isRulePath(rest), rest == "" && strings.HasPrefix(e.Detail, "x-kubernetes-validations estimated rule cost total"):
+		case isDefaultPath(rest):
+			// A default that breaks a rule; a default's other errors are
+			// package crd's.
+			if ruleDefaults == nil {
+				ruleDefaults = defaultRuleErrors(root)
+			}
+			if !ruleDefaults[e.Error()] {
+				continue
+			}
+		default:
+			continue
+		}
+		errs = append(errs, fromKube(e, path))
+	}
+	return errs
 }
 
-// node is a schema with the rules at and below it.
-type node struct {
-	schema     *crd.JSONSchemaProps
-	typ        string
-	rules      []rule
-	props      map[string]*node
-	items      *node
-	additional *node
-	listType   string
-	mapKeys    []string
-}
-
-// validator is a compiled schema; it implements crd.RuleValidator.
-type validator struct {
-	root   *node
-	budget int64
-}
-
-// Compile compiles the rules of root. It answers a nil validator (with no
-// errors) when root has no rules.
-func (c Compiler) Compile(path string, root *crd.JSONSchemaProps) (crd.RuleValidator, []status.FieldError) {
-	if !hasRules(root) {
-		return nil, nil
+// Compile compiles the rules of root for validating objects, as
+// kube-apiserver does when it serves a definition; it is nil when root
+// has no rules. Problems Check would report do not stop it: a rule that
+// does not compile fails every object it applies to, as in Kubernetes.
+func (c Compiler) Compile(root *crd.JSONSchemaProps) (_ crd.RuleValidator, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("validation rules: %v", r)
+		}
+	}()
+	in, hasRules, err := internalSchema(root)
+	if err != nil || !hasRules {
+		return nil, err
+	}
+	if why := c.overWork(root, false); why != "" {
+		return nil, errors.New(why)
+	}
+	st, err := structural.NewStructural(in)
+	if err != nil {
+		return nil, err
 	}
 	limit := c.PerCallLimit
 	if limit == 0 {
@@ -80,462 +134,200 @@ func (c Compiler) Compile(path string, root *crd.JSONSchemaProps) (crd.RuleValid
 	if budget == 0 {
 		budget = CostBudget
 	}
-	env, err := celgo.NewEnv(
-		celgo.Variable("self", celgo.DynType),
-		celgo.Variable("oldSelf", celgo.DynType),
-		celgo.OptionalTypes(),
-		celgo.CrossTypeNumericComparisons(true),
-		celgo.DefaultUTCTimeZone(true),
-		ext.Strings(ext.StringsVersion(2)),
-	)
-	if err != nil {
-		return nil, []status.FieldError{{Type: status.CauseTypeInternal, Field: path, Detail: err.Error()}}
+	v := kcel.NewValidator(st, true, limit)
+	if v == nil {
+		return nil, nil
 	}
-	var errs []status.FieldError
-	n := compileNode(env, limit, path, root, &errs)
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	return &validator{root: n, budget: budget}, nil
+	return &validator{v: v, st: st, budget: budget}, nil
 }
 
-func hasRules(s *crd.JSONSchemaProps) bool {
-	if s == nil {
-		return false
-	}
-	if len(s.XValidations) > 0 {
-		return true
-	}
-	for _, p := range s.Properties {
-		if hasRules(&p) {
-			return true
-		}
-	}
-	if s.AdditionalProperties != nil && hasRules(s.AdditionalProperties.Schema) {
-		return true
-	}
-	return hasRules(s.Items)
+// validator is a compiled schema; it implements crd.RuleValidator.
+type validator struct {
+	v      *kcel.Validator
+	st     *structural.Structural
+	budget int64
 }
 
-// compileNode compiles the rules of s, at path in the definition, and of
-// the schemas below it; it is nil when there are none.
-func compileNode(env *celgo.Env, limit uint64, path string, s *crd.JSONSchemaProps, errs *[]status.FieldError) *node {
-	if !hasRules(s) {
-		return nil
-	}
-	n := &node{schema: s, typ: s.Type, listType: deref(s.XListType), mapKeys: s.XListMapKeys}
-	for i, r := range s.XValidations {
-		rp := fmt.Sprintf("%s.x-kubernetes-validations[%d]", path, i)
-		if c, ok := compileRule(env, limit, rp, r, errs); ok {
-			n.rules = append(n.rules, c)
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
-		p := s.Properties[k]
-		if c := compileNode(env, limit, path+".properties["+k+"]", &p, errs); c != nil {
-			if n.props == nil {
-				n.props = map[string]*node{}
-			}
-			n.props[k] = c
-		}
-	}
-	if s.AdditionalProperties != nil {
-		n.additional = compileNode(env, limit, path+".additionalProperties", s.AdditionalProperties.Schema, errs)
-	}
-	n.items = compileNode(env, limit, path+".items", s.Items, errs)
-	return n
-}
-
-// ruleValue is how Kubernetes prints a rule as a bad value: its internal
-// Go struct as JSON.
-type ruleValue struct {
-	Rule              string
-	Message           string
-	MessageExpression string
-	Reason            *string
-	FieldPath         string
-	OptionalOldSelf   *bool
-}
-
-func compileRule(env *celgo.Env, limit uint64, path string, r crd.ValidationRule, errs *[]status.FieldError) (rule, bool) {
-	bad := ruleValue{r.Rule, r.Message, r.MessageExpression, r.Reason, r.FieldPath, r.OptionalOldSelf}
-	if strings.TrimSpace(r.Rule) == "" {
-		*errs = append(*errs, status.Required(path+".rule", "rule is not specified"))
-		return rule{}, false
-	}
-	ast, iss := env.Compile(r.Rule)
-	if iss.Err() != nil {
-		*errs = append(*errs, status.InvalidValue(path+".rule", bad, "compilation failed: "+iss.String()))
-		return rule{}, false
-	}
-	if t := ast.OutputType(); !t.IsExactType(types.BoolType) && !t.IsExactType(types.DynType) {
-		*errs = append(*errs, status.InvalidValue(path+".rule", bad, "cel expression must evaluate to a bool"))
-		return rule{}, false
-	}
-	opts := []celgo.ProgramOption{celgo.EvalOptions(celgo.OptTrackCost), celgo.CostLimit(limit), celgo.InterruptCheckFrequency(100)}
-	prog, err := env.Program(ast, opts...)
-	if err != nil {
-		*errs = append(*errs, status.InvalidValue(path+".rule", bad, "program instantiation failed: "+err.Error()))
-		return rule{}, false
-	}
-	c := rule{src: r, prog: prog, fieldPath: strings.TrimPrefix(r.FieldPath, ".")}
-	for _, ref := range ast.NativeRep().ReferenceMap() {
-		if ref.Name == "oldSelf" {
-			c.usesOld = true
-		}
-	}
-	if !c.usesOld && r.OptionalOldSelf != nil {
-		*errs = append(*errs, status.InvalidValue(path+".optionalOldSelf", *r.OptionalOldSelf, "may not be set if oldSelf is not used in rule"))
-		return rule{}, false
-	}
-	if r.MessageExpression != "" {
-		mast, iss := env.Compile(r.MessageExpression)
-		switch {
-		case iss.Err() != nil:
-			*errs = append(*errs, status.InvalidValue(path+".messageExpression", bad, "messageExpression compilation failed: "+iss.String()))
-			return rule{}, false
-		case !mast.OutputType().IsExactType(types.StringType) && !mast.OutputType().IsExactType(types.DynType):
-			*errs = append(*errs, status.InvalidValue(path+".messageExpression", bad, "messageExpression must evaluate to a string"))
-			return rule{}, false
-		}
-		if c.msg, err = env.Program(mast, opts...); err != nil {
-			*errs = append(*errs, status.InvalidValue(path+".messageExpression", bad, "program instantiation failed: "+err.Error()))
-			return rule{}, false
-		}
-	}
-	return c, true
-}
-
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
-}
-
-// Validate evaluates the rules against obj and, on update, old.
-func (v *validator) Validate(obj, old map[string]any) []status.FieldError {
-	if v == nil || v.root == nil || obj == nil {
-		return nil
-	}
-	var errs []status.FieldError
-	budget := v.budget
+// Validate evaluates the rules against obj and, on update, old. On
+// update, validation ratcheting applies (Kubernetes' CRDValidationRatcheting,
+// on by default since 1.30): a rule without oldSelf that fails on a value
+// equal to its old value (correlated by path, through the keys of map
+// lists) is not enforced. Kubernetes sends such failures as warnings;
+// they are dropped here.
+func (v *validator) Validate(obj, old map[string]any) (errs []status.FieldError) {
+	defer recoverAs(&errs, "<nil>")
 	var o any
+	var opts []kcel.Option
 	if old != nil {
 		o = old
+		opts = append(opts, kcel.WithRatcheting(common.NewCorrelatedObject(obj, old, &model.Structural{Structural: v.st})))
 	}
-	v.walk(&errs, &budget, "", v.root, obj, o)
+	kerrs, _ := v.v.Validate(context.Background(), nil, v.st, obj, o, v.budget, opts...)
+	for _, e := range kerrs {
+		errs = append(errs, fromKube(e, ""))
+	}
 	return errs
 }
 
-// fieldPath is how Kubernetes prints a path: the root, a nil path, is
-// "<nil>".
-func fieldPath(p string) string {
-	if p == "" {
-		return "<nil>"
-	}
-	return p
-}
-
-func child(p, k string) string {
-	if p == "" {
-		return k
-	}
-	return p + "." + k
-}
-
-// walk evaluates the rules of n against x (old is its old value, or nil)
-// and those of the schemas below. A negative budget stops everything.
-func (v *validator) walk(errs *[]status.FieldError, budget *int64, path string, n *node, x, old any) {
-	if n == nil || x == nil || *budget < 0 {
-		return
-	}
-	v.evaluate(errs, budget, path, n, x, old)
-	if *budget < 0 {
-		return
-	}
-	switch x := x.(type) {
-	case map[string]any:
-		oldMap, _ := old.(map[string]any)
-		for _, k := range slices.Sorted(maps.Keys(x)) {
-			if c := n.props[k]; c != nil {
-				v.walk(errs, budget, child(path, k), c, x[k], lookup(oldMap, k))
-			} else if n.additional != nil && n.props == nil {
-				v.walk(errs, budget, path+"["+k+"]", n.additional, x[k], lookup(oldMap, k))
-			}
-			if *budget < 0 {
-				return
-			}
-		}
-	case []any:
-		if n.items == nil {
-			return
-		}
-		oldList, _ := old.([]any)
-		for i, e := range x {
-			v.walk(errs, budget, path+"["+strconv.Itoa(i)+"]", n.items, e, n.correlate(e, oldList))
-			if *budget < 0 {
-				return
-			}
-		}
+// recoverAs turns a panic in Kubernetes' code into an internal error at
+// path, so that a bad rule or object fails one request and not the
+// server. (cel-go recovers panics in evaluation itself; this covers the
+// code around it.)
+func recoverAs(errs *[]status.FieldError, path string) {
+	if r := recover(); r != nil {
+		*errs = append(*errs, internalError(path, fmt.Errorf("validation rules: %v", r)))
 	}
 }
 
-func lookup(m map[string]any, k string) any {
-	if m == nil {
+func internalError(path string, err error) status.FieldError {
+	return status.FieldError{Type: status.CauseTypeInternal, Field: path, Detail: err.Error()}
+}
+
+// internalSchema converts s to Kubernetes' internal schema type, as
+// kube-apiserver does: through its JSON into apiextensions/v1, then by
+// its conversion. hasRules reports whether s may hold rules; when it
+// does not, s is not converted.
+func internalSchema(s *crd.JSONSchemaProps) (_ *apiextensions.JSONSchemaProps, hasRules bool, _ error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, false, err
+	}
+	if !bytes.Contains(b, []byte(`"x-kubernetes-validations"`)) {
+		return nil, false, nil
+	}
+	in, err := internalFromJSON(b)
+	return in, true, err
+}
+
+func internalFromJSON(b []byte) (*apiextensions.JSONSchemaProps, error) {
+	var v1 apiextensionsv1.JSONSchemaProps
+	if err := sjson.UnmarshalCaseSensitivePreserveInts(b, &v1); err != nil {
+		return nil, err
+	}
+	var in apiextensions.JSONSchemaProps
+	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(&v1, &in, nil); err != nil {
+		return nil, err
+	}
+	return &in, nil
+}
+
+// definition is a valid definition whose only schema is s, at kubePath.
+func definition(s *apiextensions.JSONSchemaProps) *apiextensions.CustomResourceDefinition {
+	return &apiextensions.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "checks.rules.apisem.io"},
+		Spec: apiextensions.CustomResourceDefinitionSpec{
+			Group:   "rules.apisem.io",
+			Version: "v1",
+			Names: apiextensions.CustomResourceDefinitionNames{
+				Plural: "checks", Singular: "check", Kind: "Check", ListKind: "CheckList",
+			},
+			Scope:                 apiextensions.NamespaceScoped,
+			Versions:              []apiextensions.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true}},
+			Validation:            &apiextensions.CustomResourceValidation{OpenAPIV3Schema: s},
+			Conversion:            &apiextensions.CustomResourceConversion{Strategy: apiextensions.NoneConverter},
+			PreserveUnknownFields: new(bool),
+		},
+		Status: apiextensions.CustomResourceDefinitionStatus{StoredVersions: []string{"v1"}},
+	}
+}
+
+// isRulePath reports whether rest, a path below a schema, is in an
+// x-kubernetes-validations list.
+func isRulePath(rest string) bool {
+	const k = ".x-kubernetes-validations"
+	return strings.Contains(rest+".", k+".") || strings.Contains(rest, k+"[")
+}
+
+// isDefaultPath reports whether rest, a path below a schema, is in a
+// default value.
+func isDefaultPath(rest string) bool {
+	const k = ".default"
+	return strings.Contains(rest+".", k+".") || strings.Contains(rest, k+"[")
+}
+
+// defaultRuleErrors is the set of errors that Kubernetes' check of the
+// defaults of s (pkg/apiserver/schema/defaulting) finds because of its
+// rules: those it finds with them and not without them.
+func defaultRuleErrors(s *crd.JSONSchemaProps) map[string]bool {
+	with := defaultErrors(s)
+	s = s.DeepCopy()
+	dropRules(s)
+	for e := range defaultErrors(s) {
+		delete(with, e)
+	}
+	return with
+}
+
+// defaultErrors is the set of errors of Kubernetes' check of the
+// defaults of s, at kubePath.
+func defaultErrors(s *crd.JSONSchemaProps) map[string]bool {
+	b, err := json.Marshal(s)
+	if err != nil {
 		return nil
 	}
-	return m[k]
-}
-
-// correlate is the old item that e replaces: for a list of type map, the
-// old item with the same keys; for a set, the same value. Items of other
-// lists have no old value, as in Kubernetes.
-func (n *node) correlate(e any, old []any) any {
-	switch n.listType {
-	case "map":
-		em, ok := e.(map[string]any)
-		if !ok {
-			return nil
-		}
-	next:
-		for _, o := range old {
-			om, ok := o.(map[string]any)
-			if !ok {
-				continue
-			}
-			for _, k := range n.mapKeys {
-				if !sameScalar(em[k], om[k]) {
-					continue next
-				}
-			}
-			return o
-		}
-	case "set":
-		for _, o := range old {
-			if sameScalar(e, o) {
-				return o
-			}
-		}
-	}
-	return nil
-}
-
-func sameScalar(a, b any) bool {
-	switch a.(type) {
-	case map[string]any, []any:
-		return false
-	}
-	switch b.(type) {
-	case map[string]any, []any:
-		return false
-	}
-	return a == b
-}
-
-// evaluate runs the rules of n against x, as Kubernetes'
-// validateExpressions does.
-func (v *validator) evaluate(errs *[]status.FieldError, budget *int64, path string, n *node, x, old any) {
-	if len(n.rules) == 0 {
-		return
-	}
-	fp := fieldPath(path)
-	if *budget <= 0 {
-		*errs = append(*errs, status.InvalidValue(fp, n.typ, "validation failed due to running out of cost budget, no further validation rules will be run"))
-		*budget = -1
-		return
-	}
-	self := types.DefaultTypeAdapter.NativeToValue(typed(x, n.schema))
-	var oldSelf ref.Val
-	if old != nil {
-		oldSelf = types.DefaultTypeAdapter.NativeToValue(typed(old, n.schema))
-	}
-	for _, r := range n.rules {
-		optional := deref(r.src.OptionalOldSelf)
-		if r.usesOld && oldSelf == nil && !optional {
-			// Transition rules need an old value.
-			continue
-		}
-		act := map[string]any{"self": self}
-		switch {
-		case optional && oldSelf != nil:
-			act["oldSelf"] = types.OptionalOf(oldSelf)
-		case optional:
-			act["oldSelf"] = types.OptionalNone
-		case oldSelf != nil:
-			act["oldSelf"] = oldSelf
-		}
-		out, det, err := r.prog.Eval(act)
-		if !spend(budget, det) {
-			*errs = append(*errs, status.InvalidValue(fp, n.typ, "validation failed due to running out of cost budget, no further validation rules will be run"))
-			*budget = -1
-			return
-		}
-		if err != nil {
-			msg := err.Error()
-			switch {
-			case strings.HasPrefix(msg, "no such overload"):
-				*errs = append(*errs, status.InvalidValue(fp, n.typ, fmt.Sprintf("'%v': call arguments did not match a supported operator, function or macro signature for rule: %v", msg, ruleString(r.src))))
-			case strings.HasPrefix(msg, "operation cancelled: actual cost limit exceeded"):
-				*errs = append(*errs, status.InvalidValue(fp, n.typ, fmt.Sprintf("'%v': no further validation rules will be run due to call cost exceeds limit for rule: %v", msg, ruleString(r.src))))
-				*budget = -1
-				return
-			default:
-				*errs = append(*errs, status.InvalidValue(fp, n.typ, fmt.Sprintf("%v evaluating rule: %v", msg, ruleString(r.src))))
-			}
-			continue
-		}
-		if out == types.True {
-			continue
-		}
-		at := path
-		if r.fieldPath != "" {
-			at = child(path, r.fieldPath)
-		}
-		detail, ok := "", false
-		if r.msg != nil {
-			var stop bool
-			if detail, ok, stop = v.message(errs, budget, fieldPath(at), n.typ, r, act); stop {
-				return
-			}
-		}
-		if !ok {
-			detail = ruleMessage(r.src)
-		}
-		var value any = x
-		if n.typ == "object" || n.typ == "array" {
-			value = status.OmitValue
-		}
-		*errs = append(*errs, fieldError(fieldPath(at), value, detail, r.src.Reason))
-	}
-}
-
-// typed is x as Kubernetes presents it to CEL, by its schema s: an
-// integer where s says number is a double, and a double where s says
-// integer (a whole number, which the schema accepts) is an error when
-// used. x is not copied unless something in it changes.
-func typed(x any, s *crd.JSONSchemaProps) any {
-	t, _ := retype(x, s)
-	return t
-}
-
-// retype is typed, and whether it changed x.
-func retype(x any, s *crd.JSONSchemaProps) (any, bool) {
-	if s == nil {
-		return x, false
-	}
-	switch v := x.(type) {
-	case int64:
-		if s.Type == "number" {
-			return float64(v), true
-		}
-	case float64:
-		if s.Type == "integer" {
-			return types.NewErr("invalid data, expected int, got float64"), true
-		}
-	case map[string]any:
-		var out map[string]any
-		for k, e := range v {
-			var es *crd.JSONSchemaProps
-			if p, ok := s.Properties[k]; ok {
-				es = &p
-			} else if s.AdditionalProperties != nil {
-				es = s.AdditionalProperties.Schema
-			}
-			if t, changed := retype(e, es); changed {
-				if out == nil {
-					out = maps.Clone(v)
-				}
-				out[k] = t
-			}
-		}
-		if out != nil {
-			return out, true
-		}
-	case []any:
-		var out []any
-		for i, e := range v {
-			if t, changed := retype(e, s.Items); changed {
-				if out == nil {
-					out = slices.Clone(v)
-				}
-				out[i] = t
-			}
-		}
-		if out != nil {
-			return out, true
-		}
-	}
-	return x, false
-}
-
-// spend takes the cost of an evaluation from budget; false when the
-// budget does not cover it.
-func spend(budget *int64, det *celgo.EvalDetails) bool {
-	if det == nil || det.ActualCost() == nil {
-		return false
-	}
-	c := *det.ActualCost()
-	if c > math.MaxInt64 || int64(c) > *budget {
-		return false
-	}
-	*budget -= int64(c)
-	return true
-}
-
-// message evaluates the rule's messageExpression. ok is false when it
-// fails (the rule's message is used instead); stop when it exceeded the
-// limits, which ends validation with an error.
-func (v *validator) message(errs *[]status.FieldError, budget *int64, at, typ string, r rule, act map[string]any) (msg string, ok, stop bool) {
-	out, det, err := r.msg.Eval(act)
-	if !spend(budget, det) {
-		*errs = append(*errs, status.InvalidValue(at, typ, "messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run"))
-		*budget = -1
-		return "", false, true
-	}
+	in, err := internalFromJSON(b)
 	if err != nil {
-		if strings.HasPrefix(err.Error(), "operation cancelled: actual cost limit exceeded") {
-			*errs = append(*errs, status.InvalidValue(at, typ, fmt.Sprintf("no further validation rules will be run due to call cost exceeds limit for messageExpression: %q", r.src.MessageExpression)))
-			*budget = -1
-			return "", false, true
+		return nil
+	}
+	st, err := structural.NewStructural(in)
+	if err != nil {
+		return nil
+	}
+	kerrs, _ := defaulting.ValidateDefaults(context.Background(), field.NewPath("spec", "validation", "openAPIV3Schema"), st, true, true)
+	out := make(map[string]bool, len(kerrs))
+	for _, e := range kerrs {
+		out[e.Error()] = true
+	}
+	return out
+}
+
+func dropRules(s *crd.JSONSchemaProps) {
+	if s == nil {
+		return
+	}
+	s.XValidations = nil
+	for k, p := range s.Properties {
+		dropRules(&p)
+		s.Properties[k] = p
+	}
+	dropRules(s.Items)
+	dropRules(s.Not)
+	for _, l := range [][]crd.JSONSchemaProps{s.AllOf, s.AnyOf, s.OneOf} {
+		for i := range l {
+			dropRules(&l[i])
 		}
-		return "", false, false
 	}
-	s, isString := out.Value().(string)
-	s = strings.TrimSpace(s)
-	if !isString || s == "" || len(s) > maxMessageBytes || strings.Contains(s, "\n") {
-		return "", false, false
+	if s.AdditionalProperties != nil {
+		dropRules(s.AdditionalProperties.Schema)
 	}
-	return s, true, false
 }
 
-// ruleMessage is the detail of a rule that is false without a
-// messageExpression.
-func ruleMessage(r crd.ValidationRule) string {
-	if r.Message == "" {
-		return "failed rule: " + ruleString(r)
+// fromKube converts a Kubernetes field error. Paths under kubePath move
+// under path (also in the one detail that prints a path). The bad value
+// is printed by Kubernetes' own rules, so that the error reads the same.
+func fromKube(e *field.Error, path string) status.FieldError {
+	out := status.FieldError{Type: status.CauseType(e.Type), Field: e.Field, Detail: e.Detail}
+	if path != "" {
+		out.Field = path + strings.TrimPrefix(e.Field, kubePath)
+		const within = "uncorrelatable portion of the schema within " + kubePath
+		if i := strings.Index(out.Detail, within); i >= 0 {
+			out.Detail = out.Detail[:i] + strings.Replace(out.Detail[i:], kubePath, path, 1)
+		}
 	}
-	return strings.TrimSpace(r.Message)
+	switch e.Type {
+	case field.ErrorTypeRequired, field.ErrorTypeForbidden, field.ErrorTypeTooLong, field.ErrorTypeInternal:
+		return out
+	}
+	body := (&field.Error{Type: e.Type, BadValue: e.BadValue}).ErrorBody()
+	if v, ok := strings.CutPrefix(body, e.Type.String()+": "); ok {
+		out.BadValue = printed(v)
+	} else {
+		out.BadValue = status.OmitValue
+	}
+	return out
 }
 
-// ruleString names a rule in errors: its message, else its text.
-func ruleString(r crd.ValidationRule) string {
-	if r.Message != "" {
-		return strings.TrimSpace(r.Message)
-	}
-	return strings.TrimSpace(r.Rule)
-}
+// printed is a bad value as Kubernetes prints it.
+type printed string
 
-// fieldError is the error of a false rule, of the type its reason names.
-func fieldError(path string, value any, detail string, reason *string) status.FieldError {
-	switch deref(reason) {
-	case "FieldValueForbidden":
-		return status.Forbidden(path, detail)
-	case "FieldValueRequired":
-		return status.Required(path, detail)
-	case "FieldValueDuplicate":
-		return status.FieldError{Type: status.CauseTypeFieldValueDuplicate, Field: path, BadValue: value}
-	}
-	return status.InvalidValue(path, value, detail)
-}
+func (p printed) String() string { return string(p) }

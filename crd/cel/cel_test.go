@@ -2,6 +2,7 @@ package cel
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,7 +68,7 @@ properties:
     type: object
     x-kubernetes-validations:
     - rule: "self.min <= self.max"
-      messageExpression: "'min ' + string(self.min) + ' exceeds max ' + string(self.max)"
+      messageExpression: "'min %d exceeds max %d'.format([self.min, self.max])"
     - rule: "!has(self.forbidden)"
       reason: FieldValueForbidden
       fieldPath: ".forbidden"
@@ -78,6 +79,8 @@ properties:
       reason: FieldValueRequired
       fieldPath: ".mode"
       message: "mode is required"
+    - rule: "!has(self.dash__dash__name) || !has(self.__namespace__) || self.dash__dash__name != self.__namespace__"
+      message: "dash-name and namespace must differ"
     properties:
       min: {type: integer}
       max: {type: integer}
@@ -122,12 +125,24 @@ properties:
           type: string
           x-kubernetes-validations:
           - rule: "self.size() < 4"
+      memory:
+        type: string
+        maxLength: 16
+        x-kubernetes-validations:
+        - rule: "isQuantity(self) && quantity(self).isLessThan(quantity('1Gi'))"
+          message: "must be a quantity below 1Gi"
+      dash-name:
+        type: string
+        maxLength: 16
+      namespace:
+        type: string
+        maxLength: 16
 `
 
 func TestValidate(t *testing.T) {
-	rv, errs := Compiler{}.Compile("spec.versions[0].schema.openAPIV3Schema", schema(t, testSchema))
-	if errs != nil {
-		t.Fatal(errs)
+	rv, err := Compiler{}.Compile(schema(t, testSchema))
+	if err != nil {
+		t.Fatal(err)
 	}
 	tests := []struct {
 		name     string
@@ -160,6 +175,15 @@ func TestValidate(t *testing.T) {
 		{name: "list map items correlate by key", obj: `{"metadata":{"name":"w1"},"spec":{"min":1,"max":2,"mode":"a","ports":[{"name":"new","port":1},{"name":"http","port":79}]}}`,
 			old:  `{"metadata":{"name":"w1"},"spec":{"min":1,"max":2,"mode":"a","ports":[{"name":"http","port":80}]}}`,
 			want: []string{"spec.ports[1]: Invalid value: port may only grow"}},
+		{name: "quantity library", obj: `{"metadata":{"name":"w1"},"spec":{"min":1,"max":2,"mode":"a","memory":"2Gi"}}`,
+			want: []string{`spec.memory: Invalid value: "2Gi": must be a quantity below 1Gi`}},
+		{name: "escaped names", obj: `{"metadata":{"name":"w1"},"spec":{"min":1,"max":2,"mode":"a","dash-name":"x","namespace":"x"}}`,
+			want: []string{"spec: Invalid value: dash-name and namespace must differ"}},
+		{name: "unchanged invalid values ratchet", obj: `{"metadata":{"name":"w1"},"spec":{"min":1,"max":2,"mode":"a","replicas":11,"tags":["bad"],"other":1}}`,
+			old: `{"metadata":{"name":"w1"},"spec":{"min":1,"max":2,"mode":"a","replicas":11,"tags":["bad"]}}`},
+		{name: "changed invalid values do not", obj: `{"metadata":{"name":"w1"},"spec":{"min":1,"max":2,"mode":"a","replicas":12,"tags":["bad","c"]}}`,
+			old:  `{"metadata":{"name":"w1"},"spec":{"min":1,"max":2,"mode":"a","replicas":11,"tags":["bad"]}}`,
+			want: []string{"spec.replicas: Invalid value: 12: failed rule: self <= 10", `spec.tags[0]: Invalid value: "bad": failed rule: self != 'bad'`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -167,6 +191,8 @@ func TestValidate(t *testing.T) {
 			for _, e := range rv.Validate(object(t, tt.obj), object(t, tt.old)) {
 				got = append(got, e.Error())
 			}
+			// Kubernetes visits properties in Go map order.
+			slices.Sort(got)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("errors (-want +got):\n%s", diff)
 			}
@@ -174,31 +200,90 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-func TestCompileErrors(t *testing.T) {
+func TestCheck(t *testing.T) {
+	ruleValue := func(rule string) string {
+		return `{"Rule":"` + rule + `","Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}`
+	}
+	const costFactor = " (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)"
 	tests := []struct {
 		name, schema string
+		c            Compiler
 		want         []string
 	}{
-		{"syntax", `{type: object, x-kubernetes-validations: [{rule: "self.a ="}]}`,
-			[]string{`p.x-kubernetes-validations[0].rule: Invalid value: {"Rule":"self.a =","Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: compilation failed: ERROR: <input>:1:8: Syntax error: token recognition error at: '='` + "\n | self.a =\n | .......^"}},
-		{"not bool", `{type: object, properties: {a: {type: string, x-kubernetes-validations: [{rule: "'x'"}]}}}`,
-			[]string{`p.properties[a].x-kubernetes-validations[0].rule: Invalid value: {"Rule":"'x'","Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: cel expression must evaluate to a bool`}},
-		{"empty", `{type: object, x-kubernetes-validations: [{rule: ""}]}`,
+		{"valid", `{type: object, properties: {a: {type: integer}}, x-kubernetes-validations: [{rule: "self.a > 0"}]}`, Compiler{}, nil},
+		{"no rules", `{type: object, properties: {a: {type: integer}}}`, Compiler{}, nil},
+		{"syntax", `{type: object, x-kubernetes-validations: [{rule: "self.a ="}]}`, Compiler{},
+			[]string{`p.x-kubernetes-validations[0].rule: Invalid value: ` + ruleValue("self.a =") + `: compilation failed: ERROR: <input>:1:8: Syntax error: token recognition error at: '='` + "\n | self.a =\n | .......^"}},
+		{"type", `{type: object, properties: {a: {type: integer}}, x-kubernetes-validations: [{rule: "self.a.startsWith('x')"}]}`, Compiler{},
+			[]string{`p.x-kubernetes-validations[0].rule: Invalid value: ` + ruleValue("self.a.startsWith('x')") + `: compilation failed: ERROR: <input>:1:18: found no matching overload for 'startsWith' applied to 'int.(string)'` + "\n | self.a.startsWith('x')\n | .................^"}},
+		{"not bool", `{type: object, properties: {a: {type: string, x-kubernetes-validations: [{rule: "'x'"}]}}}`, Compiler{},
+			[]string{`p.properties[a].x-kubernetes-validations[0].rule: Invalid value: ` + ruleValue("'x'") + `: cel expression must evaluate to a bool`}},
+		{"empty", `{type: object, x-kubernetes-validations: [{rule: ""}]}`, Compiler{},
 			[]string{`p.x-kubernetes-validations[0].rule: Required value: rule is not specified`}},
-		{"optionalOldSelf without oldSelf", `{type: object, x-kubernetes-validations: [{rule: "true", optionalOldSelf: true}]}`,
+		{"optionalOldSelf without oldSelf", `{type: object, x-kubernetes-validations: [{rule: "true", optionalOldSelf: true}]}`, Compiler{},
 			[]string{`p.x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule`}},
+		{"oldSelf on list items", `{type: object, properties: {l: {type: array, items: {type: string, maxLength: 4, x-kubernetes-validations: [{rule: "self == oldSelf"}]}}}}`, Compiler{},
+			[]string{`p.properties[l].items.x-kubernetes-validations[0].rule: Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within p.properties[l]`}},
+		{"per-rule cost", `{type: object, properties: {l: {type: array, items: {type: string}, x-kubernetes-validations: [{rule: "self.all(x, self.all(y, x == y))"}]}}}`, Compiler{},
+			[]string{
+				`p.properties[l].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x` + costFactor,
+				`p.properties[l].x-kubernetes-validations[0].rule: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema`,
+				`p: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x` + costFactor}},
+		{"default breaks a rule", `{type: object, properties: {a: {type: integer, default: 5, x-kubernetes-validations: [{rule: "self < 3"}]}}}`, Compiler{},
+			[]string{`p.properties[a].default: Invalid value: 5: failed rule: self < 3`}},
+		{"compile work", `{type: object, properties: {a: {type: integer}}, x-kubernetes-validations: [{rule: "self.a > 0"}, {rule: "self.a < 9"}]}`, Compiler{MaxCompileWork: 100},
+			[]string{`p: Forbidden: x-kubernetes-validations estimated compile work for entire OpenAPIv3 schema (252) exceeds the limit of 100 (use fewer rules, on smaller parts of the schema, under fewer defaults)`}},
+		{"no compile limit", `{type: object, properties: {a: {type: integer}}, x-kubernetes-validations: [{rule: "self.a > 0"}]}`, Compiler{MaxCompileWork: -1}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, errs := Compiler{}.Compile("p", schema(t, tt.schema))
 			var got []string
-			for _, e := range errs {
+			for _, e := range tt.c.Check("p", schema(t, tt.schema)) {
 				got = append(got, e.Error())
 			}
+			slices.Sort(got)
+			slices.Sort(tt.want)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("errors (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// Check refuses a schema whose rules Kubernetes' code would take minutes
+// to check (here a chain of 200 objects with rules and defaults) before
+// running that code.
+func TestCheckRefusesCostlyNesting(t *testing.T) {
+	level := `{"type":"object","default":{},"x-kubernetes-validations":[{"rule":"!has(self.a) || true"}],"properties":{"a":`
+	s := schema(t, strings.Repeat(level, 200)+`{"type":"string"}`+strings.Repeat(`}}`, 200))
+	errs := Compiler{}.Check("p", s)
+	if len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), "p: Forbidden: x-kubernetes-validations estimated compile work for entire OpenAPIv3 schema (") {
+		t.Errorf("errors %v", errs)
+	}
+}
+
+// Compile refuses a schema over the compile work limit, so that a
+// definition stored before the limit was lowered does not hold its
+// server for long.
+func TestCompileWorkLimit(t *testing.T) {
+	s := schema(t, `{type: object, properties: {a: {type: integer}}, x-kubernetes-validations: [{rule: "self.a > 0"}]}`)
+	if _, err := (Compiler{MaxCompileWork: 100}).Compile(s); err == nil {
+		t.Error("Compile with a small limit: no error")
+	}
+	if v, err := (Compiler{}).Compile(s); v == nil || err != nil {
+		t.Errorf("Compile = %v, %v", v, err)
+	}
+}
+
+// A panic in Kubernetes' code fails the request with an internal error,
+// not the server.
+func TestRecover(t *testing.T) {
+	errs := func() (errs []status.FieldError) {
+		defer recoverAs(&errs, "<nil>")
+		panic("boom")
+	}()
+	if len(errs) != 1 || errs[0].Error() != "<nil>: Internal error: validation rules: boom" {
+		t.Errorf("errors %v", errs)
 	}
 }
 
@@ -230,9 +315,9 @@ properties:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rv, errs := tt.c.Compile("p", s)
-			if errs != nil {
-				t.Fatal(errs)
+			rv, err := tt.c.Compile(s)
+			if err != nil {
+				t.Fatal(err)
 			}
 			obj := map[string]any{"spec": map[string]any{"items": items[:tt.n]}}
 			got := rv.Validate(obj, nil)
@@ -242,5 +327,3 @@ properties:
 		})
 	}
 }
-
-var _ = status.OmitValue
