@@ -83,7 +83,8 @@
 //
 // x-kubernetes-validations (CEL) rules are kept and published but
 // evaluated only when Options.Rules is set (the nested module
-// github.com/apisem/apisem/crd/cel does it with cel-go): use
+// github.com/apisem/apisem/crd/cel does it with apiextensions-apiserver's
+// own rule checks and validator): use
 // Options.Resource and Options.Start, with the same Options, in place of
 // Resource and Start; conversion webhooks are
 // not called (all versions share storage with the None strategy);

@@ -19,8 +19,9 @@ type Options struct {
 	// Rules compiles and evaluates the x-kubernetes-validations (CEL)
 	// rules of the schemas. Nil keeps the rules (they are stored and
 	// published in OpenAPI) without evaluating them. The module
-	// github.com/apisem/apisem/crd/cel implements it with cel-go, kept out
-	// of this module's dependencies.
+	// github.com/apisem/apisem/crd/cel implements it with Kubernetes' own
+	// code (k8s.io/apiextensions-apiserver), kept out of this module's
+	// dependencies.
 	Rules RuleCompiler
 }
 
