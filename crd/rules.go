@@ -16,6 +16,10 @@ type Options struct {
 	// github.com/apisem/apisem/crd/cel implements it with cel-go, kept out
 	// of this module's dependencies.
 	Rules RuleCompiler
+	// Peers are the other servers on the same storage, whose controllers
+	// must serve a definition before it is Established (see Peers). Nil
+	// means none: one server.
+	Peers Peers
 }
 
 // A RuleCompiler compiles the validation rules of a version's schema.

@@ -49,6 +49,9 @@ type Options struct {
 	Prefix string
 	// RequestTimeout bounds every etcd call; 0 means 10 seconds.
 	RequestTimeout time.Duration
+	// PeerTTL is how long a server that died without leaving its Peers
+	// still counts as one (its lease); 0 means 10 seconds.
+	PeerTTL time.Duration
 	// JSON stores every value as JSON. By default a value is in the
 	// protobuf envelope when its type has a protobuf form, as Kubernetes
 	// stores it (smaller and faster to decode), JSON otherwise. Values of

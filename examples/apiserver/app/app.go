@@ -36,6 +36,9 @@ type Config struct {
 	Verbose   bool
 	// CRDDir holds CustomResourceDefinitions to install at start.
 	CRDDir string
+	// CRD configures the definitions and their controller (its peers on
+	// shared storage, say).
+	CRD crd.Options
 	// Limits holds the edge and memory limits of the flags, and the
 	// storage (Limits.Storage; nil keeps objects in memory).
 	Limits   server.Options
@@ -97,7 +100,7 @@ func Run(log *slog.Logger, c *Config, d Delegate) error {
 	if err != nil {
 		return err
 	}
-	s, err := demo.New(opts)
+	s, err := demo.NewWith(opts, c.CRD)
 	if err != nil {
 		return err
 	}
