@@ -8,7 +8,13 @@
 //	go run -C etcdstore ./cmd/apiserver -etcd-servers http://127.0.0.1:2379
 //	kubectl --server=http://127.0.0.1:8080 get configmaps -A
 //
-// Without -etcd-servers it keeps objects in memory, as examples/apiserver.
+// Values are stored as kube-apiserver stores them: in the protobuf
+// envelope for the types that have a protobuf form, JSON for the others;
+// -storage-media-type application/json stores every value as JSON (etcdctl
+// get shows it as is). Servers on one etcd and -etcd-prefix serve the same
+// objects; a CustomResourceDefinition is Established once every one of
+// them serves it. Without -etcd-servers it keeps objects in memory, as
+// examples/apiserver.
 package main
 
 import (

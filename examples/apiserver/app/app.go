@@ -123,14 +123,16 @@ func Run(log *slog.Logger, c *Config, d Delegate) error {
 	if err != nil {
 		return err
 	}
+	// Signals are caught before the banner says the server listens, so
+	// that a SIGTERM sent right after it shuts down gracefully too.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	if https {
 		printSecureBanner(l.Addr().String(), opts)
 	} else {
 		printBanner("http://" + l.Addr().String())
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(l) }()
 	select {
