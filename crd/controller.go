@@ -99,7 +99,7 @@ func (c *Controller) run(ctx context.Context) {
 // sync looks at every definition: the new and changed ones, and those
 // being deleted (whose objects may have changed).
 func (c *Controller) sync(ctx context.Context) {
-	page, err := c.store().List(ctx, "", store.ListOptions{Read: rv.Read{Semantics: rv.MostRecent}})
+	page, err := c.store().List(ctx, "", store.ListOptions{Read: rv.Read{Semantics: rv.Any}})
 	if err != nil {
 		c.logErr(ctx, "", "listing definitions", err)
 		return
