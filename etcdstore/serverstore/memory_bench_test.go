@@ -4,19 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/apisem/apisem/etcdstore/internal/etcdtest"
+	"github.com/apisem/apisem/etcdstore/serverstore"
 	"github.com/apisem/apisem/examples/apiserver/api"
 	"github.com/apisem/apisem/examples/apiserver/demo"
 	"github.com/apisem/apisem/meta"
-	"github.com/apisem/apisem/etcdstore/internal/etcdtest"
-	"github.com/apisem/apisem/etcdstore/serverstore"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/store"
 )
