@@ -12,7 +12,9 @@
 // catches up with etcd, and a continue token (the list's revision and a
 // key relative to the collection, unsigned as the server issues them) is
 // valid on every server, which reads etcd at the token's revision if its
-// replica started after it.
+// replica started after it. Each server runs its own controllers; with
+// NewPeers as their crd.Options.Peers, a CustomResourceDefinition is
+// Established only once every server serves it.
 //
 // It lives in etcdstore's module, with the etcd client, so that the
 // server's module does not depend on etcd.
