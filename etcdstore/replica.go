@@ -11,6 +11,7 @@ import (
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/metadata"
 
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/rv"
@@ -25,6 +26,10 @@ const (
 	retryWait     = 200 * time.Millisecond
 	progressEvery = 50 * time.Millisecond
 )
+
+// watchStreamKey is the gRPC metadata key that gives a replica's etcd
+// watch a stream of its own (see run).
+const watchStreamKey = "apisem-watch-stream"
 
 // Replica is the in-memory replica of resources stored in etcd under one
 // prefix: one store.Store, fed by one etcd watch on the whole prefix, so
@@ -53,6 +58,8 @@ type Replica[T meta.Object] struct {
 	ready   chan struct{} // closed once the replica has its first list
 	watchMu sync.Mutex
 	watchCx context.Context // the context of the running etcd watch (for RequestProgress)
+	runs    int             // the runs of reflect so far, which name their watch streams
+	stale   bool            // the replica reached its revision without all its events (see run)
 }
 
 // errClosed answers the reads that need a replica that was closed.
@@ -307,6 +314,12 @@ func (p *Replica[T]) run(ctx context.Context) {
 		if err := p.store.Reset(rv.Version(rev), objs); err != nil {
 			return
 		}
+		p.stale = false
+	} else if p.stale {
+		// The replica reached its revision without an event at or
+		// before it; the store cannot start over at a revision it has
+		// reached, so list again once etcd has moved on (the next write).
+		return
 	} else {
 		rev = cur // nothing changed since the replica's revision
 		// A compaction the last watch did not see is not lost: the
@@ -323,11 +336,23 @@ func (p *Replica[T]) run(ctx context.Context) {
 
 	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 	defer cancel()
+	// The events watch has a gRPC watch stream of its own: a client puts
+	// every watch whose context carries the same metadata on one stream,
+	// and a progress notification answers for the whole stream. Shared
+	// with other watches (the compactions watch below, other replicas on
+	// the same client, or a watch of this replica's previous run being
+	// cancelled), a notification was seen to reach this watch before an
+	// event at its revision, which left the replica at a revision without
+	// the event. Alone on its stream, the watch gets its events and the
+	// notifications in etcd's order.
+	p.runs++
+	stream := fmt.Sprintf("%p/%d", p, p.runs)
+	ectx := metadata.AppendToOutgoingContext(wctx, watchStreamKey, stream)
 	p.watchMu.Lock()
-	p.watchCx = wctx
+	p.watchCx = ectx
 	p.watchMu.Unlock()
-	events := p.client.Watch(wctx, p.watchKey, clientv3.WithPrefix(), clientv3.WithRev(rev+1), clientv3.WithProgressNotify())
-	compactions := p.client.Watch(wctx, p.compact, clientv3.WithRev(rev+1))
+	events := p.client.Watch(ectx, p.watchKey, clientv3.WithPrefix(), clientv3.WithRev(rev+1), clientv3.WithProgressNotify())
+	compactions := p.client.Watch(metadata.AppendToOutgoingContext(wctx, watchStreamKey, stream+"/compactions"), p.compact, clientv3.WithRev(rev+1))
 	var pending uint64 // a compaction revision the replica has not reached yet
 	for {
 		select {
@@ -343,9 +368,7 @@ func (p *Replica[T]) run(ctx context.Context) {
 				return
 			}
 			if w.IsProgressNotify() {
-				// The answer to a progress request reaches every watch
-				// of the stream; it is the events watch's to use.
-				continue
+				continue // the events watch's notifications are the ones used
 			}
 			for _, ev := range w.Events {
 				if c, err := strconv.ParseUint(string(ev.Kv.Value), 10, 64); err == nil && ev.Type == clientv3.EventTypePut {
@@ -355,7 +378,7 @@ func (p *Replica[T]) run(ctx context.Context) {
 			// The replica may not have reached the compaction revision
 			// (it may be a revision of other prefixes): ask for progress.
 			if pending > uint64(p.store.Revision()) {
-				p.client.RequestProgress(wctx)
+				p.client.RequestProgress(ectx)
 			}
 		}
 		if pending > 0 && uint64(p.store.Revision()) >= pending {
@@ -376,6 +399,12 @@ func (p *Replica[T]) apply(w clientv3.WatchResponse) error {
 		return nil
 	}
 	var changes []store.Change[T]
+	if len(w.Events) > 0 && rv.Version(w.Events[0].Kv.ModRevision) <= p.store.Revision() {
+		// A progress notification outran this event: what the replica
+		// serves at its revision lacks it. Start over (see run).
+		p.stale = true
+		return fmt.Errorf("etcdstore: an event at revision %d reached a replica at %d", w.Events[0].Kv.ModRevision, p.store.Revision())
+	}
 	for i, ev := range w.Events {
 		if r, key := p.lookup(string(ev.Kv.Key)); r != nil {
 			c := store.Change[T]{Key: key, Deleted: ev.Type == clientv3.EventTypeDelete}

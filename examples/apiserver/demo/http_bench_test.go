@@ -371,3 +371,26 @@ func postJSON(b *testing.B, f *httpFixture, method, path, ctype, body string, co
 		b.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, buf.Bytes())
 	}
 }
+
+// BenchmarkHTTPCreate creates ConfigMaps (256 bytes of data and a label,
+// as the seeded ones) over HTTP, one at a time, each with a new name in a
+// namespace of its own run.
+func BenchmarkHTTPCreate(b *testing.B) {
+	f := benchServer(b)
+	ns := fmt.Sprintf("%s-create-%d", benchNS, rand.Int())
+	o := &api.Namespace{}
+	o.Meta().Name = ns
+	if _, err := f.s.Create(context.Background(), o); err != nil {
+		b.Fatal(err)
+	}
+	coll := "/api/v1/namespaces/" + ns + "/configmaps"
+	data := strings.Repeat("x", 256)
+	var buf bytes.Buffer
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		body := `{"metadata":{"name":"cm-` + fmt.Sprint(i) + `","labels":{"app":"a1"}},"data":{"k":"` + data + `"}}`
+		postJSON(b, f, "POST", coll, "application/json", body, http.StatusCreated, &buf)
+		i++
+	}
+}

@@ -145,7 +145,9 @@ func (e env) reflectorRecoversFrom410(t *testing.T) {
 	defer cancel()
 	namespace(t, cs, "ns1")
 	cms := cs.CoreV1().ConfigMaps("ns1")
-	cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, metav1.CreateOptions{})
+	if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 
 	// Watches started before the test stops the one that delivered "c"
 	// pass straight through (a reflector may have to retry one on a busy
@@ -159,7 +161,11 @@ func (e env) reflectorRecoversFrom410(t *testing.T) {
 	expired := make(chan *metav1.Status, 1)
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			return cms.List(ctx, o)
+			l, err := cms.List(ctx, o)
+			if err != nil {
+				t.Logf("list %+v: %v", o, err)
+			}
+			return l, err
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
 			watches.Add(1)
@@ -173,6 +179,7 @@ func (e env) reflectorRecoversFrom410(t *testing.T) {
 			}
 			w, err := cms.Watch(ctx, o)
 			if err != nil {
+				t.Logf("watch %+v: %v", o, err)
 				return nil, err
 			}
 			if !resumed {
