@@ -21,7 +21,8 @@ func checkIsolation(t *testing.T, newHarness func(*testing.T) Harness) {
 	t.Run("dirty read", func(t *testing.T) {
 		// A write that does not commit (dry run, conflict, invalid) is
 		// never visible, not even to readers running at the same time.
-		b := newHarness(t).Backend
+		h := newHarness(t)
+		b := h.Backend
 		w := create(t, b, NewWidget("ns", "a"))
 		kept := w.ResourceVersion
 		// A resourceVersion a never has: an update sending it is a 409.
@@ -50,7 +51,7 @@ func checkIsolation(t *testing.T, newHarness func(*testing.T) Harness) {
 				}
 			})
 		}
-		for i := range 300 {
+		for i := range h.n(300) {
 			d := NewWidget("ns", "a")
 			d.Spec = map[string]string{"dirty": "1"}
 			switch i % 4 {
@@ -129,13 +130,14 @@ func checkIsolation(t *testing.T, newHarness func(*testing.T) Harness) {
 		// The writer keeps a.n - b.n in {0, 1} at every revision (it bumps
 		// a, then b). A list reads both at one revision, so it never sees
 		// the invariant broken.
-		b := newHarness(t).Backend
+		h := newHarness(t)
+		b := h.Backend
 		create(t, b, NewWidget("ns", "a"))
 		create(t, b, NewWidget("ns", "b"))
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			for i := 1; i <= 500; i++ {
+			for i := 1; i <= h.n(500); i++ {
 				for _, n := range []string{"a", "b"} {
 					w := NewWidget("ns", n)
 					w.Spec = map[string]string{"n": strconv.Itoa(i)}
@@ -170,9 +172,11 @@ func checkIsolation(t *testing.T, newHarness func(*testing.T) Harness) {
 		// Concurrent read-modify-writes never overwrite each other:
 		// GuaranteedUpdate retries on a newer state, and Update with the
 		// resourceVersion read is refused (409) when it is stale.
-		b := newHarness(t).Backend
+		h := newHarness(t)
+		b := h.Backend
 		create(t, b, NewWidget("ns", "a"))
-		const workers, each = 4, 50
+		const workers = 4
+		each := h.n(50)
 		var wg sync.WaitGroup
 		for w := range workers {
 			wg.Go(func() {

@@ -138,9 +138,10 @@ func checkPagedListIsOneSnapshot(t *testing.T, newHarness func(*testing.T) Harne
 	}{{1, "", 23}, {2, "", 1}, {3, "ns2", 7}, {4, "", 97}} {
 		t.Run(fmt.Sprintf("seed=%d,ns=%q,limit=%d", tc.seed, tc.namespace, tc.limit), func(t *testing.T) {
 			ctx := context.Background()
-			b := newHarness(t).Backend
+			h := newHarness(t)
+			b := h.Backend
 			c := newChurn(b, tc.seed, 0)
-			for range 400 {
+			for range h.n(400) {
 				c.step(t)
 			}
 			prefix := b.Prefix(tc.namespace)
@@ -184,7 +185,7 @@ func checkPagedListIsOneSnapshot(t *testing.T, newHarness func(*testing.T) Harne
 					t.Errorf("page %d: remainingItemCount = %d, %v; want %d", page, rem, ok, wantRem)
 				}
 				read = rv.Read{Semantics: rv.ContinueExact, Continue: p.Continue(), Limit: tc.limit}
-				for range 1 + c.rng.IntN(15) {
+				for range 1 + c.rng.IntN(h.n(15)) {
 					c.step(t)
 				}
 			}
@@ -209,9 +210,10 @@ func checkPagedListIsOneSnapshot(t *testing.T, newHarness func(*testing.T) Harne
 // its revision.
 func checkPagedListConcurrentWriters(t *testing.T, newHarness func(*testing.T) Harness) {
 	ctx := context.Background()
-	b := newHarness(t).Backend
+	h := newHarness(t)
+	b := h.Backend
 	c := newChurn(b, 9, 9)
-	for range 300 {
+	for range h.n(300) {
 		c.step(t)
 	}
 	stop := make(chan struct{})

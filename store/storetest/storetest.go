@@ -63,6 +63,19 @@ type Harness struct {
 	// Compact compacts the backend's history at rev: once it returns,
 	// reads older than rev answer 410 Gone.
 	Compact func(rev rv.Version)
+	// Short makes the long checks (paged snapshots, isolation under
+	// concurrent writes) write a quarter as much, for a backend whose
+	// writes are network round trips, such as one on etcd. The checks
+	// are the same.
+	Short bool
+}
+
+// n is count, or a quarter of it for a Short harness.
+func (h Harness) n(count int) int {
+	if h.Short {
+		return max(1, count/4)
+	}
+	return count
 }
 
 // CheckBackend runs every check, each as a subtest on a harness of its
