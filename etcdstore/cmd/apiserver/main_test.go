@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -122,5 +124,36 @@ func TestStorageMediaType(t *testing.T) {
 	code, out := start(t, "-etcd-servers", e.URL, "-storage-media-type", "application/yaml")
 	if want := `-storage-media-type \"application/yaml\": supported media types are application/json and application/vnd.kubernetes.protobuf`; code != 2 || !strings.Contains(out, want) {
 		t.Errorf("application/yaml: exit %d\n%s\nwant 2 and %s", code, out, want)
+	}
+}
+
+// The objects and definitions outlive the server: started again on the
+// same etcd and prefix, with the same -crd-dir (whose definitions are
+// stored already) and demo data, it serves what the first run stored.
+func TestRestartKeepsData(t *testing.T) {
+	e := etcdtest.Start(t, t.TempDir(), "http://127.0.0.1:0")
+	c := etcdtest.Client(t, e.URL)
+	args := []string{"-etcd-servers", e.URL, "-addr", "127.0.0.1:0", "-etcd-compaction-interval", "0", "-crd-dir", "../../../crd/testdata"}
+	var uids []string
+	for run := range 2 {
+		t.Run(fmt.Sprint("run", run+1), func(t *testing.T) {
+			if code, out := start(t, args...); code != -1 {
+				t.Fatalf("the server exited with %d:\n%s", code, out)
+			}
+			resp, err := c.Get(context.Background(), "/registry/apiextensions.k8s.io/customresourcedefinitions/widgets.example.com")
+			if err != nil || len(resp.Kvs) != 1 {
+				t.Fatalf("the definition in etcd: %v %v", resp, err)
+			}
+			var d struct {
+				Metadata struct{ UID string } `json:"metadata"`
+			}
+			if err := json.Unmarshal(resp.Kvs[0].Value, &d); err != nil {
+				t.Fatal(err)
+			}
+			uids = append(uids, d.Metadata.UID)
+		})
+	}
+	if len(uids) != 2 || uids[0] != uids[1] || uids[0] == "" {
+		t.Errorf("the definition's uid in the two runs: %q; want the first one kept", uids)
 	}
 }

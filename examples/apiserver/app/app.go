@@ -109,8 +109,18 @@ func Run(log *slog.Logger, c *Config, d Delegate) error {
 		if err != nil {
 			return err
 		}
-		if err := s.CustomResourceDefinitions().Install(context.Background(), defs...); err != nil {
-			return fmt.Errorf("installing the definitions of %s: %w", c.CRDDir, err)
+		ctrl := s.CustomResourceDefinitions()
+		for _, d := range defs {
+			err := ctrl.Install(context.Background(), d)
+			if status.IsAlreadyExists(err) {
+				// Stored by an earlier run (storage such as etcd outlives
+				// the server) or by another server on the same storage:
+				// kept as it is, as kubectl create would.
+				_, err = ctrl.WaitEstablished(context.Background(), d.Name)
+			}
+			if err != nil {
+				return fmt.Errorf("installing the definitions of %s: %w", c.CRDDir, err)
+			}
 		}
 		log.Info("installed CustomResourceDefinitions", "dir", c.CRDDir, "count", len(defs))
 	}
