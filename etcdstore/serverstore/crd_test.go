@@ -44,23 +44,38 @@ func newPeer(t *testing.T, c *clientv3.Client, so serverstore.Options, wrap func
 	return servertest.Start(t, s) // its Cleanup, which runs first, shuts s down
 }
 
-// heldPeers holds every report after the first (the one that joins)
-// until open is closed, as a server slow to see definitions would.
+// heldPeers holds its server's controller, once it has joined, until open
+// is closed: its reports and its questions to the peers wait, as would a
+// server slow to act on the definitions it sees.
 type heldPeers struct {
 	*serverstore.Peers
 	joined atomic.Bool
 	open   chan struct{}
 }
 
+func (h *heldPeers) wait(ctx context.Context) error {
+	select {
+	case <-h.open:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 func (h *heldPeers) Report(ctx context.Context, rev rv.Version) error {
 	if h.joined.Swap(true) {
-		select {
-		case <-h.open:
-		case <-ctx.Done():
-			return ctx.Err()
+		if err := h.wait(ctx); err != nil {
+			return err
 		}
 	}
 	return h.Peers.Report(ctx, rev)
+}
+
+func (h *heldPeers) Reached(ctx context.Context, rev rv.Version) (bool, error) {
+	if err := h.wait(ctx); err != nil {
+		return false, err
+	}
+	return h.Peers.Reached(ctx, rev)
 }
 
 func definition(plural string) string {
@@ -113,15 +128,17 @@ func TestDefinitionEstablishedOnEveryServer(t *testing.T) {
 	eventually(t, "both servers to join", func() bool { return peers() == 2 })
 	must(t, 201, a, "POST", "/api/v1/namespaces", `{"metadata":{"name":"ns1"}}`)
 
-	// B serves the definition, but its report is held: A may not mark it
-	// Established.
+	// B serves the definition (it installs it first), but its controller
+	// is held before it reports: no server may mark it Established, A
+	// because B has not reported, B because it has not asked yet.
 	created := must(t, 201, a, "POST", crds, definition("gizmos")).body
 	gizmos := "/apis/example.com/v1/namespaces/ns1/gizmos"
 	eventually(t, "B to serve gizmos", func() bool { return call(t, b, "GET", gizmos, "").code == 200 })
 	d := must(t, 200, a, "GET", crds+"/gizmos.example.com", "").body
-	for _, cond := range field(t, d, "status.conditions").([]any) {
+	conds, _ := field(t, d, "status.conditions").([]any)
+	for _, cond := range conds {
 		if cond := cond.(map[string]any); cond["type"] == "Established" && cond["status"] != "False" {
-			t.Fatalf("Established while B has not reported: %s", d)
+			t.Fatalf("Established while B's controller is held: %s", d)
 		}
 	}
 	close(held.open)
