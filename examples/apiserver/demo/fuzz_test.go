@@ -54,7 +54,10 @@ func FuzzRequest(f *testing.F) {
 		defer cancel()
 		w := httptest.NewRecorder()
 		s.ServeHTTP(w, req.WithContext(ctx))
-		if w.Code >= 500 && !strings.Contains(w.Body.String(), "resourceVersion should not be set") {
+		// A request that outlived the deadline (a slow machine) gets the
+		// server's 504 for it, which is right.
+		timedOut := w.Code == http.StatusGatewayTimeout && ctx.Err() != nil
+		if w.Code >= 500 && !timedOut && !strings.Contains(w.Body.String(), "resourceVersion should not be set") {
 			t.Fatalf("%s %s (%s) %q: %d %s", method, path, ct, body, w.Code, w.Body.String())
 		}
 	})
