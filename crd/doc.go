@@ -70,14 +70,18 @@
 // x-kubernetes-embedded-resource. A failure is a 422 whose causes carry
 // kube-openapi's messages, such as `Invalid value: 11: spec.replicas in
 // body should be less than or equal to 10`; the errors of embedded
-// resources' apiVersion and kind come last, after the scale paths'.
+// resources' apiVersion and kind come after the scale paths', then the
+// duplicates in x-kubernetes-list-type set lists and of the keys of map
+// lists (`spec.ports[1]: Duplicate value: {"name":"http"}`).
 //
 // An update ratchets, as Kubernetes' CRDValidationRatcheting (KEP-4008)
 // does: the schema's errors of members the update left as they were are
 // dropped, so that an object stored under an older, looser schema can
 // still be updated in its other members (see ValidateUpdate for how
 // members are correlated with the old object's and compared). The
-// checks of the scale paths and of embedded resources do not ratchet.
+// checks of the scale paths and of embedded resources do not ratchet;
+// the duplicates of lists ratchet as a whole: none are reported when the
+// old object had one.
 //
 // # Not supported
 //

@@ -363,6 +363,9 @@ func customResources(c *CustomResourceDefinition, admit func(context.Context, se
 			}
 			errs, embeddedErrs := val.check(content, oldContent, true)
 			errs = append(append(errs, validateScale(content, scale)...), embeddedErrs...)
+			// Then the duplicates of set and map lists, which ratchet
+			// as a whole: none are reported when the old object had one.
+			errs = append(errs, val.lists(content, oldContent)...)
 			if rv == nil {
 				return errs
 			}
