@@ -93,8 +93,23 @@
 // Resource and Start; conversion webhooks are
 // not called (all versions share storage with the None strategy);
 // allOf, anyOf, oneOf and not are not evaluated; the metadata of an
-// embedded resource is not validated (its apiVersion and kind are). Kubernetes' checks that
-// a schema is structural are reduced to what serving needs. Where
-// Kubernetes prints a Go structure as a bad value (spec.versions), the
-// versions' names are printed instead.
+// embedded resource is not validated (its apiVersion and kind are), nor
+// are the defaults of resources' metadata. Where Kubernetes prints a Go
+// structure as a bad value (spec.versions), the versions' names are
+// printed instead.
+//
+// # Definitions
+//
+// A definition is checked as Kubernetes checks it, with its messages:
+// names, versions, scale paths, printer columns, selectable fields, and
+// schemas, which must be structural (every value typed, no type under
+// allOf, anyOf, oneOf or not, metadata restricted to name and
+// generateName, ...), with valid patterns, list and map types and map
+// keys, and defaults that are pruned and valid. Kubernetes checks a
+// definition in its internal form, where what every version has alike
+// (one version's, often) is the definition's: the errors of a schema, the
+// subresources, the printer columns or the selectable fields all versions
+// share are at spec.validation.openAPIV3Schema, spec.subresources,
+// spec.additionalPrinterColumns and spec.selectableFields, those of
+// versions that differ at spec.versions[i].
 package crd
