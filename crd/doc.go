@@ -15,6 +15,12 @@
 //	list, err := crd.Load("config/crd/bases")
 //	err = c.Install(ctx, list...) // created and established: served
 //
+// The definitions resource publishes the OpenAPI schema of
+// CustomResourceDefinition as kube-apiserver does (the definitions of
+// apiextensions-apiserver's types, with their fields, types, defaults and
+// list types), so that kubectl explains definitions, and kubectl apply
+// computes their strategic merge patches from it.
+//
 // # Lifecycle
 //
 // The controller gives a definition the conditions Kubernetes gives it:

@@ -20,6 +20,7 @@ import (
 // subresource), for server.Options.Resources. Start a Controller on the
 // server to make the definitions served.
 func Resource() *server.Resource {
+	schema, defs := definitionSchemas()
 	return &server.Resource{
 		Group: Group, Version: Version, Kind: Kind, ListKind: ListKind,
 		Plural: Plural, Singular: Singular, ShortNames: []string{"crd", "crds"},
@@ -36,9 +37,12 @@ func Resource() *server.Resource {
 		// A built-in type: strategic merge patches apply, with metadata's
 		// strategies (finalizers merge as a set, ownerReferences by uid).
 		PatchSchema: &patch.Schema{Fields: map[string]*patch.Schema{"metadata": patch.ObjectMetaSchema()}},
-		Delete:      deleteDefinition,
-		Prepare:     prepareDefinition,
-		Validate:    validateDefinition,
+		// Published as Kubernetes publishes it, for kubectl explain,
+		// client-side validation and kubectl apply's patches.
+		Schema: schema, SchemaName: definitionSchemaName, Definitions: defs,
+		Delete:   deleteDefinition,
+		Prepare:  prepareDefinition,
+		Validate: validateDefinition,
 	}
 }
 
