@@ -19,7 +19,8 @@ import (
 // Controller makes a server serve its CustomResourceDefinitions, as
 // kube-apiserver's apiextensions controllers do: it checks each
 // definition's names against the others of its group (NamesAccepted),
-// serves its versions (server.AddResource) and marks it Established;
+// serves its versions (server.AddResource) and marks it Established
+// (once its peers, if any, serve it too; see Peers);
 // when a definition is deleted it deletes the definition's objects,
 // stops serving them and releases the definition (CleanupFinalizer).
 //
@@ -39,6 +40,13 @@ type Controller struct {
 	served map[string]*installed
 	// seen is the resourceVersion of each definition last reconciled.
 	seen map[string]string
+	// waiting are the definitions served here that wait for the peers to
+	// serve them before they are Established (see Peers).
+	waiting map[string]bool
+	// joined says a report made this server a peer; reported is the
+	// revision of its last report.
+	joined   bool
+	reported rv.Version
 }
 
 // installed is what one definition serves.
@@ -60,7 +68,7 @@ func Start(s *server.Server, defs *server.Resource) *Controller {
 func start(s *server.Server, defs *server.Resource, opts Options) *Controller {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Controller{s: s, defs: defs, opts: opts, cancel: cancel, done: make(chan struct{}),
-		served: map[string]*installed{}, seen: map[string]string{}}
+		served: map[string]*installed{}, seen: map[string]string{}, waiting: map[string]bool{}}
 	go c.run(ctx)
 	return c
 }
@@ -91,7 +99,7 @@ func (c *Controller) run(ctx context.Context) {
 // sync looks at every definition: the new and changed ones, and those
 // being deleted (whose objects may have changed).
 func (c *Controller) sync(ctx context.Context) {
-	page, err := c.store().List(ctx, "", store.ListOptions{Read: rv.Read{Semantics: rv.MostRecent}})
+	page, err := c.store().List(ctx, "", store.ListOptions{Read: rv.Read{Semantics: rv.Any}})
 	if err != nil {
 		c.logErr(ctx, "", "listing definitions", err)
 		return
@@ -109,6 +117,7 @@ func (c *Controller) sync(ctx context.Context) {
 		if !present[name] {
 			c.uninstall(name)
 			delete(c.seen, name)
+			delete(c.waiting, name)
 			c.forgetGroup(name)
 		}
 	}
@@ -117,7 +126,7 @@ func (c *Controller) sync(ctx context.Context) {
 		switch {
 		case d.DeletionTimestamp != nil:
 			err = c.finalize(ctx, d)
-		case c.seen[d.Name] != d.ResourceVersion:
+		case c.seen[d.Name] != d.ResourceVersion || c.waiting[d.Name]:
 			if err = c.reconcile(ctx, d, defs); err == nil {
 				c.seen[d.Name] = d.ResourceVersion
 			}
@@ -126,6 +135,7 @@ func (c *Controller) sync(ctx context.Context) {
 			c.logErr(ctx, d.Name, "reconciling", err)
 		}
 	}
+	c.report(ctx, page.ResourceVersion(), defs)
 }
 
 // forgetGroup makes the definitions of the group of the named one be
@@ -147,12 +157,21 @@ func (c *Controller) logErr(ctx context.Context, name, what string, err error) {
 
 // reconcile accepts d's names if no other definition of its group holds
 // them, serves its versions and marks it Established, in one status
-// write.
+// write; with peers that do not serve it yet, Established is False with
+// reason Installing until they do, as in Kubernetes between its naming
+// and establishing controllers.
 func (c *Controller) reconcile(ctx context.Context, d *CustomResourceDefinition, all []*CustomResourceDefinition) error {
 	names, accepted := acceptNames(d, all)
 	var serveErr error
 	if accepted.Status == "True" {
 		serveErr = c.install(d, names)
+	}
+	// Established waits until every peer serves d too.
+	ready := accepted.Status != "True" || serveErr != nil || d.IsEstablished() || c.peersServe(ctx, d)
+	if ready {
+		delete(c.waiting, d.Name)
+	} else {
+		c.waiting[d.Name] = true
 	}
 	now := meta.NewTime(c.now().Truncate(1e9))
 	_, err := c.store().GuaranteedUpdate(ctx, "", d.Name, store.UpdateOptions{
@@ -173,6 +192,9 @@ func (c *Controller) reconcile(ctx context.Context, d *CustomResourceDefinition,
 		case accepted.Status == "True" && serveErr != nil:
 			est = CustomResourceDefinitionCondition{Type: Established, Status: "False", Reason: "Installing",
 				Message: serveErr.Error(), LastTransitionTime: now}
+		case accepted.Status == "True" && !ready:
+			est = CustomResourceDefinitionCondition{Type: Established, Status: "False", Reason: "Installing",
+				Message: "the initial names have been accepted", LastTransitionTime: now}
 		case accepted.Status == "True":
 			est = CustomResourceDefinitionCondition{Type: Established, Status: "True", Reason: "InitialNamesAccepted",
 				Message: "the initial names have been accepted", LastTransitionTime: now}

@@ -21,6 +21,10 @@ type Options struct {
 	// code (k8s.io/apiextensions-apiserver), kept out of this module's
 	// dependencies.
 	Rules RuleCompiler
+	// Peers are the other servers on the same storage, whose controllers
+	// must serve a definition before it is Established (see Peers). Nil
+	// means none: one server.
+	Peers Peers
 }
 
 // A RuleCompiler checks and compiles the validation rules of a version's

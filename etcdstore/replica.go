@@ -183,13 +183,18 @@ func (p *Replica[T]) Compact(ctx context.Context) (rv.Version, error) {
 	}); err != nil {
 		return 0, err
 	}
-	rev := resp.Header.Revision
-	if err := p.call(ctx, func(ctx context.Context) error { return Compact(ctx, p.client, p.prefix, rev) }); err != nil {
+	return p.compactAt(ctx, rv.Version(resp.Header.Revision))
+}
+
+// compactAt compacts etcd's history at rev and waits, for at most the
+// request timeout, until the replica has compacted too.
+func (p *Replica[T]) compactAt(ctx context.Context, rev rv.Version) (rv.Version, error) {
+	if err := p.call(ctx, func(ctx context.Context) error { return Compact(ctx, p.client, p.prefix, int64(rev)) }); err != nil {
 		return 0, err
 	}
 	deadline := time.NewTimer(p.timeout)
 	defer deadline.Stop()
-	for p.store.CompactedRevision() < rv.Version(rev) {
+	for p.store.CompactedRevision() < rev {
 		p.requestProgress()
 		tick := time.NewTimer(progressEvery)
 		select {
@@ -207,7 +212,7 @@ func (p *Replica[T]) Compact(ctx context.Context) (rv.Version, error) {
 		}
 		tick.Stop()
 	}
-	return rv.Version(rev), nil
+	return rev, nil
 }
 
 // call runs one etcd call under the request timeout.

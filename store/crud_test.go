@@ -247,40 +247,6 @@ func TestDryRun(t *testing.T) {
 	check("deletecollection")
 }
 
-func TestGet(t *testing.T) {
-	ctx := context.Background()
-	f := newFixture(t, Options[*widget]{})
-	f.create(t, newWidget("ns", "a"))
-	for _, read := range []rv.Read{
-		{Semantics: rv.MostRecent},
-		{Semantics: rv.Any},
-		{Semantics: rv.NotOlderThan, Version: 1},
-	} {
-		w, err := f.r.Get(ctx, "ns", "a", read)
-		if err != nil || w.Name != "a" {
-			t.Errorf("Get(%v) = %v, %v", read, w, err)
-		}
-	}
-	_, err := f.r.Get(ctx, "ns", "b", rv.Read{Semantics: rv.MostRecent})
-	se := wantStatus(t, "missing", err, 404, status.ReasonNotFound, `widgets.example.com "b" not found`)
-	if d := se.Status.Details; d == nil || d.Name != "b" || d.Kind != "widgets" || d.Group != "example.com" {
-		t.Errorf("details = %+v", d)
-	}
-	// Exact reads see the past.
-	upd := f.get(t, "ns", "a")
-	upd.Spec = map[string]string{"v": "2"}
-	if _, err := f.r.Update(ctx, upd, UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	old, err := f.r.Get(ctx, "ns", "a", rv.Read{Semantics: rv.Exact, Version: 1})
-	if err != nil || old.Spec != nil || old.ResourceVersion != "1" {
-		t.Errorf("Get(Exact 1) = %s, %v", mustJSON(old), err)
-	}
-	f.s.Compact(2)
-	_, err = f.r.Get(ctx, "ns", "a", rv.Read{Semantics: rv.Exact, Version: 1})
-	wantStatus(t, "compacted", err, 410, status.ReasonExpired, "too old resource version: 1 (2)")
-}
-
 // TestView checks that View returns the stored object, whose encodings
 // the store caches, where Get returns a copy.
 func TestView(t *testing.T) {

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -51,93 +50,6 @@ func listed(p *Page[*widget]) string {
 		s += fmt.Sprintf(" (%d more)", n)
 	}
 	return fmt.Sprintf("rv=%s [%s]", p.ResourceVersion(), s)
-}
-
-// TestListSemanticsTable walks the spec's table "resourceVersionMatch and
-// paging parameters for list" cell by cell, through rv's decision.
-func TestListSemanticsTable(t *testing.T) {
-	ctx := context.Background()
-	f := history6(t)
-	first, err := f.r.List(ctx, "ns", ListOptions{Read: rv.Read{Semantics: rv.MostRecent, Limit: 2}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	token := first.Continue()
-	const (
-		latestAll  = "rv=6 [a@4 c@3 d@6]"
-		latestPage = "rv=6 [a@4 c@3 + (1 more)]"
-		exactAll   = "rv=3 [a@1 b@2 c@3]"
-		exactPage  = "rv=3 [a@1 b@2 + (1 more)]"
-		nextPage   = "rv=6 [d@6]"
-		invalid    = "422"
-		badRequest = "400"
-	)
-	for _, row := range []struct {
-		name  string
-		match rv.Match
-		limit int64
-		cont  string
-		cells [3]string // resourceVersion unset, "0", "3"
-	}{
-		{"unset, limit unset", rv.MatchUnset, 0, "", [3]string{latestAll, latestAll, latestAll}},
-		{"unset, limit=2", rv.MatchUnset, 2, "", [3]string{latestPage, latestPage, exactPage}},
-		{"unset, limit=2, continue", rv.MatchUnset, 2, token, [3]string{nextPage, nextPage, badRequest}},
-		{"Exact, limit unset", rv.MatchExact, 0, "", [3]string{invalid, invalid, exactAll}},
-		{"Exact, limit=2", rv.MatchExact, 2, "", [3]string{invalid, invalid, exactPage}},
-		{"NotOlderThan, limit unset", rv.MatchNotOlderThan, 0, "", [3]string{invalid, latestAll, latestAll}},
-		{"NotOlderThan, limit=2", rv.MatchNotOlderThan, 2, "", [3]string{invalid, latestPage, latestPage}},
-	} {
-		for i, version := range []string{"", "0", "3"} {
-			o := rv.ListOptions{ResourceVersion: version, ResourceVersionMatch: row.match, Limit: row.limit, Continue: row.cont}
-			got := ""
-			read, err := o.ResolveList()
-			if err == nil {
-				var p *Page[*widget]
-				if p, err = f.r.List(ctx, "ns", ListOptions{Read: read}); err == nil {
-					got = listed(p)
-				}
-			}
-			if err != nil {
-				got = fmt.Sprint(status.CodeForError(err))
-			}
-			if got != row.cells[i] {
-				t.Errorf("%s, resourceVersion=%q: got %s; want %s", row.name, version, got, row.cells[i])
-			}
-		}
-	}
-}
-
-func TestListPagingToTheEnd(t *testing.T) {
-	ctx := context.Background()
-	f := newFixture(t, Options[*widget]{})
-	for i := range 10 {
-		f.create(t, newWidget(fmt.Sprintf("ns%d", i%3), fmt.Sprintf("w%02d", i)))
-	}
-	var names []string
-	read := rv.Read{Semantics: rv.MostRecent, Limit: 4}
-	wantRem := []int64{6, 2, 0}
-	for page := 0; ; page++ {
-		p, err := f.r.List(ctx, "", ListOptions{Read: read})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, w := range p.Items() {
-			names = append(names, w.Namespace+"/"+w.Name)
-		}
-		n, ok := p.RemainingItemCount()
-		if n != wantRem[page] || ok != (wantRem[page] > 0) {
-			t.Errorf("page %d: remainingItemCount = %d, %v; want %d", page, n, ok, wantRem[page])
-		}
-		if p.Continue() == "" {
-			break
-		}
-		read = rv.Read{Semantics: rv.ContinueExact, Continue: p.Continue(), Limit: 4}
-	}
-	want := slices.Clone(names)
-	slices.Sort(want)
-	if len(names) != 10 || !slices.Equal(names, want) {
-		t.Errorf("listed %v", names)
-	}
 }
 
 func TestListSelectors(t *testing.T) {
@@ -226,39 +138,6 @@ func TestListSelectors(t *testing.T) {
 
 // expiredContinue is Kubernetes' message for an expired continue token.
 const expiredContinue = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list."
-
-func TestListCompacted(t *testing.T) {
-	ctx := context.Background()
-	f := history6(t)
-	p, err := f.r.List(ctx, "ns", ListOptions{Read: rv.Read{Semantics: rv.Exact, Version: 3, Limit: 1}})
-	if err != nil || listed(p) != "rv=3 [a@1 + (2 more)]" {
-		t.Fatalf("list = %s, %v", listed(p), err)
-	}
-	f.s.Compact(4)
-	_, err = f.r.List(ctx, "ns", ListOptions{Read: rv.Read{Semantics: rv.Exact, Version: 3}})
-	wantStatus(t, "exact", err, 410, status.ReasonExpired, "The resourceVersion for the provided list is too old.")
-	_, err = f.r.List(ctx, "ns", ListOptions{Read: rv.Read{Semantics: rv.ContinueExact, Continue: p.Continue(), Limit: 1}})
-	se := wantStatus(t, "continue", err, 410, status.ReasonExpired, expiredContinue)
-	// The token in the 410 continues, inconsistently, at the latest
-	// revision from where the expired one stood.
-	inconsistent := se.Status.Metadata.Continue
-	if inconsistent == "" {
-		t.Fatal("410 carries no continue token")
-	}
-	p, err = f.r.List(ctx, "ns", ListOptions{Read: rv.Read{Semantics: rv.ContinueExact, Continue: inconsistent, Limit: 1}})
-	if err != nil || listed(p) != "rv=6 [c@3 + (1 more)]" {
-		t.Fatalf("inconsistent continue = %s, %v", listed(p), err)
-	}
-	// The next token is consistent again, at the revision it read.
-	p, err = f.r.List(ctx, "ns", ListOptions{Read: rv.Read{Semantics: rv.ContinueExact, Continue: p.Continue(), Limit: 1}})
-	if err != nil || listed(p) != "rv=6 [d@6]" {
-		t.Fatalf("last page = %s, %v", listed(p), err)
-	}
-	// The compaction revision itself is still readable.
-	if p, err := f.r.List(ctx, "ns", ListOptions{Read: rv.Read{Semantics: rv.Exact, Version: 4}}); err != nil || listed(p) != "rv=4 [a@4 b@2 c@3]" {
-		t.Errorf("list at the compaction revision = %v, %v", p, err)
-	}
-}
 
 // TestListMaxAge pages a list two minutes a page under a five-minute
 // paging.Codec.MaxAge: every token carries the first page's issue time, so

@@ -12,7 +12,9 @@
 // catches up with etcd, and a continue token (the list's revision and a
 // key relative to the collection, unsigned as the server issues them) is
 // valid on every server, which reads etcd at the token's revision if its
-// replica started after it.
+// replica started after it. Each server runs its own controllers; with
+// NewPeers as their crd.Options.Peers, a CustomResourceDefinition is
+// Established only once every server serves it.
 //
 // It lives in etcdstore's module, with the etcd client, so that the
 // server's module does not depend on etcd.
@@ -49,6 +51,9 @@ type Options struct {
 	Prefix string
 	// RequestTimeout bounds every etcd call; 0 means 10 seconds.
 	RequestTimeout time.Duration
+	// PeerTTL is how long a server that died without leaving its Peers
+	// still counts as one (its lease); 0 means 10 seconds.
+	PeerTTL time.Duration
 	// JSON stores every value as JSON. By default a value is in the
 	// protobuf envelope when its type has a protobuf form, as Kubernetes
 	// stores it (smaller and faster to decode), JSON otherwise. Values of

@@ -36,6 +36,9 @@ type Config struct {
 	Verbose   bool
 	// CRDDir holds CustomResourceDefinitions to install at start.
 	CRDDir string
+	// CRD configures the definitions and their controller (its peers on
+	// shared storage, say).
+	CRD crd.Options
 	// Limits holds the edge and memory limits of the flags, and the
 	// storage (Limits.Storage; nil keeps objects in memory).
 	Limits   server.Options
@@ -97,7 +100,7 @@ func Run(log *slog.Logger, c *Config, d Delegate) error {
 	if err != nil {
 		return err
 	}
-	s, err := demo.New(opts)
+	s, err := demo.NewWith(opts, c.CRD)
 	if err != nil {
 		return err
 	}
@@ -106,8 +109,18 @@ func Run(log *slog.Logger, c *Config, d Delegate) error {
 		if err != nil {
 			return err
 		}
-		if err := s.CustomResourceDefinitions().Install(context.Background(), defs...); err != nil {
-			return fmt.Errorf("installing the definitions of %s: %w", c.CRDDir, err)
+		ctrl := s.CustomResourceDefinitions()
+		for _, d := range defs {
+			err := ctrl.Install(context.Background(), d)
+			if status.IsAlreadyExists(err) {
+				// Stored by an earlier run (storage such as etcd outlives
+				// the server) or by another server on the same storage:
+				// kept as it is, as kubectl create would.
+				_, err = ctrl.WaitEstablished(context.Background(), d.Name)
+			}
+			if err != nil {
+				return fmt.Errorf("installing the definitions of %s: %w", c.CRDDir, err)
+			}
 		}
 		log.Info("installed CustomResourceDefinitions", "dir", c.CRDDir, "count", len(defs))
 	}
@@ -120,14 +133,16 @@ func Run(log *slog.Logger, c *Config, d Delegate) error {
 	if err != nil {
 		return err
 	}
+	// Signals are caught before the banner says the server listens, so
+	// that a SIGTERM sent right after it shuts down gracefully too.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	if https {
 		printSecureBanner(l.Addr().String(), opts)
 	} else {
 		printBanner("http://" + l.Addr().String())
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(l) }()
 	select {

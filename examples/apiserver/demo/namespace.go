@@ -92,7 +92,7 @@ func (s *Server) runNamespaceController(ctx context.Context) {
 
 func (s *Server) reconcileNamespaces(ctx context.Context, terminating selector.Fields) {
 	nsr := s.nsStore()
-	page, err := nsr.List(ctx, "", store.ListOptions{Read: rv.Read{Semantics: rv.MostRecent}, Fields: terminating})
+	page, err := nsr.List(ctx, "", store.ListOptions{Read: rv.Read{Semantics: rv.Any}, Fields: terminating})
 	if err != nil {
 		if ctx.Err() == nil {
 			s.log().Error("namespace controller: listing namespaces", "err", err)

@@ -95,20 +95,15 @@ func (e env) customResourceDefinition(t *testing.T) {
 		t.Fatal(err)
 	}
 	gadgets := dc.Resource(gvr).Namespace("ns1")
-	// Established says the server that marked it serves the API; replicas
-	// serve it once they have seen the definition, a moment later
-	// (Kubernetes' HA apiservers alike, which delay Established by
-	// seconds for it). So the suite, whose server may be several, waits
-	// until two lists in a row succeed, which is at once in memory.
-	inARow := 0
-	Eventually(t, "the definition's API served", func() bool {
+	// Established means served: by every replica when the server is
+	// several (their controllers wait for each other, as Kubernetes' HA
+	// apiservers delay Established by seconds), so the client uses the
+	// API at once, whichever replica it reaches.
+	for i := range 2 {
 		if _, err := gadgets.List(ctx, metav1.ListOptions{}); err != nil {
-			inARow = 0
-			return false
+			t.Fatalf("list %d once the definition is established: %v", i+1, err)
 		}
-		inARow++
-		return inARow == 2
-	})
+	}
 	g := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "stable.example.com/v1", "kind": "Gadget",
 		"metadata": map[string]any{"name": "g1"},
@@ -179,7 +174,7 @@ func (e env) customResourceDefinition(t *testing.T) {
 	}
 	// Every replica stops serving the API once it has seen the deletion
 	// (in memory, at once): two 404s in a row.
-	inARow = 0
+	inARow := 0
 	Eventually(t, "404 for a list after the definition's deletion", func() bool {
 		if _, err := gadgets.List(ctx, metav1.ListOptions{}); !apierrors.IsNotFound(err) {
 			inARow = 0

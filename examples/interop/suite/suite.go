@@ -34,7 +34,8 @@ type Server interface {
 type NewServer func(t *testing.T, opts demo.Options) Server
 
 // Run runs every test of the suite, each as a subtest on servers of its
-// own from newServer.
+// own from newServer. Runs may be parallel if their servers share no
+// storage (a compaction, say, must not reach another run's servers).
 func Run(t *testing.T, newServer NewServer) {
 	e := env{newServer: newServer}
 	for _, tc := range []struct {

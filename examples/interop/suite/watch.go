@@ -59,13 +59,26 @@ func (r *recorder) handler() cache.ResourceEventHandler {
 	}
 }
 
+// featureGates is held by a test that sets client-go's feature gates,
+// which are the process's, until it ends: runs of the suite may be
+// parallel.
+var featureGates sync.Mutex
+
+// setWatchListClient sets client-go's WatchListClient feature for the
+// test, once no other test sets feature gates.
+func setWatchListClient(t *testing.T, on bool) {
+	featureGates.Lock()
+	t.Cleanup(featureGates.Unlock) // after the feature's restoration
+	clientfeaturestesting.SetFeatureDuringTest(t, clientfeatures.WatchListClient, on)
+}
+
 // A shared informer syncs and then follows creates, updates and deletes,
 // with client-go's streaming list (WatchListClient) on and off; with it on
 // the informer must not fall back to a LIST.
 func (e env) informer(t *testing.T) {
 	for _, watchList := range []bool{false, true} {
 		t.Run(fmt.Sprint("WatchListClient=", watchList), func(t *testing.T) {
-			clientfeaturestesting.SetFeatureDuringTest(t, clientfeatures.WatchListClient, watchList)
+			setWatchListClient(t, watchList)
 			ts := e.start(t, demo.Options{})
 			cs := ts.clientset(t, true)
 			ctx := context.Background()
@@ -125,7 +138,7 @@ func (e env) informer(t *testing.T) {
 // 410 ERROR event and recovers with a fresh list: its store ends up
 // complete and it watches on from the new resourceVersion.
 func (e env) reflectorRecoversFrom410(t *testing.T) {
-	clientfeaturestesting.SetFeatureDuringTest(t, clientfeatures.WatchListClient, false)
+	setWatchListClient(t, false)
 	ts := e.start(t, demo.Options{})
 	cs := ts.clientset(t, false)
 	ctx, cancel := context.WithCancel(context.Background())

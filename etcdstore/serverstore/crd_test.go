@@ -1,0 +1,193 @@
+package serverstore_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"github.com/apisem/apisem/crd"
+	"github.com/apisem/apisem/etcdstore/serverstore"
+	"github.com/apisem/apisem/examples/apiserver/demo"
+	"github.com/apisem/apisem/rv"
+	"github.com/apisem/apisem/server/servertest"
+)
+
+// newPeer starts the demo server on etcd with its definitions' peers
+// (wrapped by wrap, if set); Cleanup stops the server, then leaves the
+// peers.
+func newPeer(t *testing.T, c *clientv3.Client, so serverstore.Options, wrap func(*serverstore.Peers) crd.Peers) string {
+	t.Helper()
+	so.Client = c
+	p, err := serverstore.NewPeers(so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := p.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	var peers crd.Peers = p
+	if wrap != nil {
+		peers = wrap(p)
+	}
+	s, err := demo.NewWith(demo.Options{Storage: serverstore.Storage(so)}, crd.Options{Peers: peers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return servertest.Start(t, s) // its Cleanup, which runs first, shuts s down
+}
+
+// heldPeers holds its server's controller, once it has joined, until open
+// is closed: its reports and its questions to the peers wait, as would a
+// server slow to act on the definitions it sees.
+type heldPeers struct {
+	*serverstore.Peers
+	joined atomic.Bool
+	open   chan struct{}
+}
+
+func (h *heldPeers) wait(ctx context.Context) error {
+	select {
+	case <-h.open:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (h *heldPeers) Report(ctx context.Context, rev rv.Version) error {
+	if h.joined.Swap(true) {
+		if err := h.wait(ctx); err != nil {
+			return err
+		}
+	}
+	return h.Peers.Report(ctx, rev)
+}
+
+func (h *heldPeers) Reached(ctx context.Context, rev rv.Version) (bool, error) {
+	if err := h.wait(ctx); err != nil {
+		return false, err
+	}
+	return h.Peers.Reached(ctx, rev)
+}
+
+func definition(plural string) string {
+	return fmt.Sprintf(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+		"metadata":{"name":"%[1]s.example.com"},
+		"spec":{"group":"example.com","scope":"Namespaced",
+			"names":{"plural":"%[1]s","singular":"%[1]s1","kind":"K%[1]s","listKind":"K%[1]sList"},
+			"versions":[{"name":"v1","served":true,"storage":true,
+				"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}}`, plural)
+}
+
+const crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+
+// established waits through base's watch until the named definition is
+// Established and returns its resourceVersion then.
+func established(t *testing.T, base, name, from string) string {
+	t.Helper()
+	w := openWatch(t, base, crds+"?watch=1&fieldSelector=metadata.name%3D"+name+"&resourceVersion="+from)
+	defer w.cancel()
+	for {
+		e := w.next()
+		conds, _ := field(t, string(e.Object), "status.conditions").([]any)
+		for _, c := range conds {
+			if c := c.(map[string]any); c["type"] == "Established" && c["status"] == "True" {
+				return str(t, string(e.Object), "metadata.resourceVersion")
+			}
+		}
+	}
+}
+
+// Two servers on one etcd: a definition created through A is Established
+// only once B serves it too, so that a client that sees the condition
+// through A uses the resource through B at once; both servers write its
+// status without fighting (three writes in all: create, Installing,
+// Established). A server that leaves, or dies, no longer holds
+// definitions back.
+func TestDefinitionEstablishedOnEveryServer(t *testing.T) {
+	_, c := newEtcd(t)
+	held := &heldPeers{open: make(chan struct{})}
+	a := newPeer(t, c, serverstore.Options{}, nil)
+	b := newPeer(t, c, serverstore.Options{}, func(p *serverstore.Peers) crd.Peers { held.Peers = p; return held })
+	ctx := context.Background()
+	peers := func() int64 {
+		resp, err := c.Get(ctx, "/registry/crd_served/", clientv3.WithPrefix(), clientv3.WithCountOnly())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Count
+	}
+	eventually(t, "both servers to join", func() bool { return peers() == 2 })
+	must(t, 201, a, "POST", "/api/v1/namespaces", `{"metadata":{"name":"ns1"}}`)
+
+	// B serves the definition (it installs it first), but its controller
+	// is held before it reports: no server may mark it Established, A
+	// because B has not reported, B because it has not asked yet.
+	created := must(t, 201, a, "POST", crds, definition("gizmos")).body
+	gizmos := "/apis/example.com/v1/namespaces/ns1/gizmos"
+	eventually(t, "B to serve gizmos", func() bool { return call(t, b, "GET", gizmos, "").code == 200 })
+	d := must(t, 200, a, "GET", crds+"/gizmos.example.com", "").body
+	conds, _ := field(t, d, "status.conditions").([]any)
+	for _, cond := range conds {
+		if cond := cond.(map[string]any); cond["type"] == "Established" && cond["status"] != "False" {
+			t.Fatalf("Established while B's controller is held: %s", d)
+		}
+	}
+	close(held.open)
+	established(t, a, "gizmos.example.com", str(t, created, "metadata.resourceVersion"))
+	must(t, 200, b, "GET", gizmos, "")
+	must(t, 200, a, "GET", gizmos, "")
+	resp, err := c.Get(ctx, "/registry/apiextensions.k8s.io/customresourcedefinitions/gizmos.example.com")
+	if err != nil || len(resp.Kvs) != 1 {
+		t.Fatalf("etcd get: %v %v", resp, err)
+	}
+	if v := resp.Kvs[0].Version; v != 3 {
+		t.Errorf("the definition was written %d times; want 3 (create, Installing, Established)", v)
+	}
+
+	// Established through either server means served by both.
+	for i, via := range []string{a, b, a} {
+		plural := "things" + strconv.Itoa(i)
+		created := must(t, 201, via, "POST", crds, definition(plural)).body
+		established(t, via, plural+".example.com", str(t, created, "metadata.resourceVersion"))
+		for _, base := range []string{a, b} {
+			must(t, 200, base, "GET", "/apis/example.com/v1/namespaces/ns1/"+plural, "")
+		}
+	}
+
+	// A server that dies (its client gone, its lease not revoked) counts
+	// until its lease expires; one that leaves, not at all.
+	for _, leave := range []bool{true, false} {
+		dc, err := clientv3.New(clientv3.Config{Endpoints: c.Endpoints(), DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		other, err := serverstore.NewPeers(serverstore.Options{Client: dc, PeerTTL: 2 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := other.Report(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		if leave {
+			if err := other.Close(); err != nil {
+				t.Fatal(err)
+			}
+			dc.Close()
+		} else {
+			dc.Close()
+			t.Cleanup(func() { other.Close() }) // its renewals, failing since
+		}
+		plural := fmt.Sprintf("left%v", leave)
+		created := must(t, 201, a, "POST", crds, definition(plural)).body
+		established(t, a, plural+".example.com", str(t, created, "metadata.resourceVersion"))
+	}
+}

@@ -1,0 +1,181 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/rv"
+	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/store"
+)
+
+// Widget is the object the checks store: metadata plus a map and a
+// slice that the checks change.
+type Widget struct {
+	meta.TypeMeta   `json:",inline"`
+	meta.ObjectMeta `json:"metadata"`
+	Spec            map[string]string `json:"spec,omitempty"`
+	Items           []string          `json:"items,omitempty"`
+}
+
+// DeepCopy returns a copy of w that shares nothing with it.
+func (w *Widget) DeepCopy() *Widget {
+	if w == nil {
+		return nil
+	}
+	out := &Widget{TypeMeta: w.TypeMeta}
+	w.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out.Spec = maps.Clone(w.Spec)
+	out.Items = slices.Clone(w.Items)
+	return out
+}
+
+// NewWidget returns a widget named name in namespace ns.
+func NewWidget(ns, name string) *Widget {
+	return &Widget{ObjectMeta: meta.ObjectMeta{Namespace: ns, Name: name}}
+}
+
+// Resource is the resource the checks store: namespaced
+// widgets.example.com, kind Widget, with the field spec.color.
+func Resource() store.ResourceOptions[*Widget] {
+	return store.ResourceOptions[*Widget]{
+		GroupResource: status.GroupResource{Group: "example.com", Resource: "widgets"},
+		Kind:          "Widget",
+		Namespaced:    true,
+		Fields: map[string]func(*Widget) string{
+			"spec.color": func(w *Widget) string { return w.Spec["color"] },
+		},
+	}
+}
+
+// Harness is a backend under test.
+type Harness struct {
+	// Backend is an empty backend of Resource, which writes go through
+	// and reads are made of.
+	Backend store.Backend[*Widget]
+	// Compact compacts the backend's history at rev: once it returns,
+	// reads older than rev answer 410 Gone.
+	Compact func(rev rv.Version)
+	// Short makes the long checks (paged snapshots, isolation under
+	// concurrent writes) write a quarter as much, for a backend whose
+	// writes are network round trips, such as one on etcd. The checks
+	// are the same.
+	Short bool
+}
+
+// n is count, or a quarter of it for a Short harness.
+func (h Harness) n(count int) int {
+	if h.Short {
+		return max(1, count/4)
+	}
+	return count
+}
+
+// CheckBackend runs every check, each as a subtest on a harness of its
+// own from newHarness.
+func CheckBackend(t *testing.T, newHarness func(t *testing.T) Harness) {
+	for _, c := range []struct {
+		name  string
+		check func(*testing.T, func(*testing.T) Harness)
+	}{
+		{"ListSemanticsTable", checkListSemanticsTable},
+		{"ListPagingToTheEnd", checkListPagingToTheEnd},
+		{"ListCompacted", checkListCompacted},
+		{"GetSemantics", checkGet},
+		{"PagedListIsOneSnapshot", checkPagedListIsOneSnapshot},
+		{"PagedListConcurrentWriters", checkPagedListConcurrentWriters},
+		{"Isolation", checkIsolation},
+	} {
+		t.Run(c.name, func(t *testing.T) { c.check(t, newHarness) })
+	}
+}
+
+var latest = rv.Read{Semantics: rv.MostRecent}
+
+func create(t testing.TB, b store.Backend[*Widget], w *Widget) *Widget {
+	t.Helper()
+	out, err := b.Create(context.Background(), w, store.CreateOptions{})
+	if err != nil {
+		t.Fatalf("Create(%s/%s): %v", w.Namespace, w.Name, err)
+	}
+	return out
+}
+
+func get(t testing.TB, b store.Backend[*Widget], ns, name string) *Widget {
+	t.Helper()
+	out, err := b.Get(context.Background(), ns, name, latest)
+	if err != nil {
+		t.Fatalf("Get(%s/%s): %v", ns, name, err)
+	}
+	return out
+}
+
+// version is an object's resourceVersion as a revision.
+func version(t testing.TB, w *Widget) rv.Version {
+	t.Helper()
+	v, err := rv.Parse(w.ResourceVersion)
+	if err != nil {
+		t.Fatalf("resourceVersion %q: %v", w.ResourceVersion, err)
+	}
+	return v
+}
+
+// now is the backend's current revision, as a consistent list reads it.
+func now(t testing.TB, b store.Backend[*Widget]) rv.Version {
+	t.Helper()
+	p, err := b.List(context.Background(), "ns", store.ListOptions{Read: rv.Read{Semantics: rv.MostRecent, Limit: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.ResourceVersion()
+}
+
+// listed describes a page: "rv=R [name@version ... +] (n more)", with
+// the revisions of names renamed by revs (so that an expectation can be
+// written before the revisions are known).
+func listed(p *store.Page[*Widget], revs map[rv.Version]string) string {
+	if p == nil {
+		return "no page"
+	}
+	name := func(v string) string {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if s, ok := revs[rv.Version(n)]; ok && err == nil {
+			return s
+		}
+		return v
+	}
+	var parts []string
+	for i := 0; i < p.Len(); i++ {
+		w := p.At(i)
+		parts = append(parts, w.Name+"@"+name(w.ResourceVersion))
+	}
+	s := strings.Join(parts, " ")
+	if p.Continue() != "" {
+		s += " +"
+	}
+	if n, ok := p.RemainingItemCount(); ok {
+		s += fmt.Sprintf(" (%d more)", n)
+	}
+	return fmt.Sprintf("rv=%s [%s]", name(p.ResourceVersion().String()), s)
+}
+
+// wantStatus checks that err is a *status.Error with the code, reason and
+// exact message.
+func wantStatus(t testing.TB, what string, err error, code int, reason status.Reason, msg string) *status.Error {
+	t.Helper()
+	var se *status.Error
+	if !errors.As(err, &se) {
+		t.Fatalf("%s: err = %v (%T); want a *status.Error %d %s %q", what, err, err, code, reason, msg)
+	}
+	if se.Code() != code || se.Status.Reason != reason || se.Error() != msg {
+		t.Fatalf("%s: got %d %q %q\nwant %d %q %q", what, se.Code(), se.Status.Reason, se.Error(), code, reason, msg)
+	}
+	return se
+}
