@@ -53,10 +53,12 @@ func TestCreateWhileTerminating(t *testing.T) {
 }
 
 // TestScalePathsValidation refuses definitions whose scale paths are
-// not where Kubernetes wants them, with its messages.
+// not where Kubernetes wants them, with its messages. The definition has
+// one version, whose subresources Kubernetes reports as the definition's
+// (spec.subresources), as a kube-apiserver 1.37 does.
 func TestScalePathsValidation(t *testing.T) {
 	_, _, url := newServer(t)
-	const p = "spec.versions[0].subresources.scale."
+	const p = "spec.subresources.scale."
 	for _, tc := range []struct {
 		name  string
 		scale map[string]any

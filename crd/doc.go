@@ -15,6 +15,12 @@
 //	list, err := crd.Load("config/crd/bases")
 //	err = c.Install(ctx, list...) // created and established: served
 //
+// The definitions resource publishes the OpenAPI schema of
+// CustomResourceDefinition as kube-apiserver does (the definitions of
+// apiextensions-apiserver's types, with their fields, types, defaults and
+// list types), so that kubectl explains definitions, and kubectl apply
+// computes their strategic merge patches from it.
+//
 // # Lifecycle
 //
 // The controller gives a definition the conditions Kubernetes gives it:
@@ -70,14 +76,18 @@
 // x-kubernetes-embedded-resource. A failure is a 422 whose causes carry
 // kube-openapi's messages, such as `Invalid value: 11: spec.replicas in
 // body should be less than or equal to 10`; the errors of embedded
-// resources' apiVersion and kind come last, after the scale paths'.
+// resources' apiVersion and kind come after the scale paths', then the
+// duplicates in x-kubernetes-list-type set lists and of the keys of map
+// lists (`spec.ports[1]: Duplicate value: {"name":"http"}`).
 //
 // An update ratchets, as Kubernetes' CRDValidationRatcheting (KEP-4008)
 // does: the schema's errors of members the update left as they were are
 // dropped, so that an object stored under an older, looser schema can
 // still be updated in its other members (see ValidateUpdate for how
 // members are correlated with the old object's and compared). The
-// checks of the scale paths and of embedded resources do not ratchet.
+// checks of the scale paths and of embedded resources do not ratchet;
+// the duplicates of lists ratchet as a whole: none are reported when the
+// old object had one.
 //
 // # Not supported
 //
@@ -89,8 +99,23 @@
 // Resource and Start; conversion webhooks are
 // not called (all versions share storage with the None strategy);
 // allOf, anyOf, oneOf and not are not evaluated; the metadata of an
-// embedded resource is not validated (its apiVersion and kind are). Kubernetes' checks that
-// a schema is structural are reduced to what serving needs. Where
-// Kubernetes prints a Go structure as a bad value (spec.versions), the
-// versions' names are printed instead.
+// embedded resource is not validated (its apiVersion and kind are), nor
+// are the defaults of resources' metadata. Where Kubernetes prints a Go
+// structure as a bad value (spec.versions), the versions' names are
+// printed instead.
+//
+// # Definitions
+//
+// A definition is checked as Kubernetes checks it, with its messages:
+// names, versions, scale paths, printer columns, selectable fields, and
+// schemas, which must be structural (every value typed, no type under
+// allOf, anyOf, oneOf or not, metadata restricted to name and
+// generateName, ...), with valid patterns, list and map types and map
+// keys, and defaults that are pruned and valid. Kubernetes checks a
+// definition in its internal form, where what every version has alike
+// (one version's, often) is the definition's: the errors of a schema, the
+// subresources, the printer columns or the selectable fields all versions
+// share are at spec.validation.openAPIV3Schema, spec.subresources,
+// spec.additionalPrinterColumns and spec.selectableFields, those of
+// versions that differ at spec.versions[i].
 package crd

@@ -20,6 +20,7 @@ import (
 // subresource), for server.Options.Resources. Start a Controller on the
 // server to make the definitions served.
 func Resource() *server.Resource {
+	schema, defs := definitionSchemas()
 	return &server.Resource{
 		Group: Group, Version: Version, Kind: Kind, ListKind: ListKind,
 		Plural: Plural, Singular: Singular, ShortNames: []string{"crd", "crds"},
@@ -36,9 +37,12 @@ func Resource() *server.Resource {
 		// A built-in type: strategic merge patches apply, with metadata's
 		// strategies (finalizers merge as a set, ownerReferences by uid).
 		PatchSchema: &patch.Schema{Fields: map[string]*patch.Schema{"metadata": patch.ObjectMetaSchema()}},
-		Delete:      deleteDefinition,
-		Prepare:     prepareDefinition,
-		Validate:    validateDefinition,
+		// Published as Kubernetes publishes it, for kubectl explain,
+		// client-side validation and kubectl apply's patches.
+		Schema: schema, SchemaName: definitionSchemaName, Definitions: defs,
+		Delete:   deleteDefinition,
+		Prepare:  prepareDefinition,
+		Validate: validateDefinition,
 	}
 }
 
@@ -71,11 +75,25 @@ func prepareDefinition(o, old server.Object) {
 // validateDefinition checks a CustomResourceDefinition with Kubernetes'
 // rules and messages (k8s.io/apiextensions-apiserver
 // pkg/apis/apiextensions/validation): its name, group, scope, names,
-// versions and printer columns. Schemas are checked for what this
-// package needs to serve them (a root schema in every version, patterns
-// that compile); Kubernetes' structural-schema rules are not all checked.
+// versions, schemas, subresources, printer columns and selectable
+// fields. The validation rules of schemas are checked only by
+// Options.Rules.
 func validateDefinition(o, old server.Object) []status.FieldError {
-	c := o.(*CustomResourceDefinition)
+	oc, _ := old.(*CustomResourceDefinition)
+	return definitionErrors(nil, o.(*CustomResourceDefinition), oc)
+}
+
+// definitionErrors checks c, and the rules of its changed schemas with rc
+// when it is not nil; old is the definition c updates, nil on create.
+//
+// Kubernetes validates a definition in its internal form, where the
+// schema, subresources, printer columns or selectable fields that every
+// version has alike (one version's, often) are the definition's
+// (spec.validation, spec.subresources, spec.additionalPrinterColumns,
+// spec.selectableFields) and not the versions' (k8s.io/apiextensions-apiserver
+// pkg/apis/apiextensions/v1, conversion.go): their errors have those paths,
+// and come after the versions' and names' errors.
+func definitionErrors(rc RuleCompiler, c, old *CustomResourceDefinition) []status.FieldError {
 	var errs []status.FieldError
 	if want := c.Spec.Names.Plural + "." + c.Spec.Group; c.Name != want && old == nil {
 		errs = append(errs, status.InvalidValue("metadata.name", c.Name, `must be spec.names.plural+"."+spec.group`))
@@ -96,6 +114,25 @@ func validateDefinition(o, old server.Object) []status.FieldError {
 	default:
 		errs = append(errs, status.NotSupported("spec.scope", s.Scope, ClusterScoped, NamespaceScoped))
 	}
+	h := hoist(s.Versions)
+	var top CustomResourceDefinitionVersion // what the versions share
+	if len(s.Versions) > 0 {
+		top = s.Versions[0]
+	}
+	hasSchema := func(v *CustomResourceValidation) bool { return v != nil && v.OpenAPIV3Schema != nil }
+	if !h.schema || !hasSchema(top.Schema) {
+		for i, v := range s.Versions {
+			if h.schema || !hasSchema(v.Schema) {
+				errs = append(errs, status.Required(fmt.Sprintf("spec.versions[%d].schema.openAPIV3Schema", i), ""))
+			}
+		}
+	}
+	rules := func(path string, v *CustomResourceValidation, versions ...CustomResourceDefinitionVersion) []status.FieldError {
+		if rc == nil || !hasSchema(v) || old != nil && !slices.ContainsFunc(versions, func(v CustomResourceDefinitionVersion) bool { return schemaChanged(old, v) }) {
+			return nil
+		}
+		return rc.Check(path+".openAPIV3Schema", v.OpenAPIV3Schema)
+	}
 	storage, names := 0, map[string]bool{}
 	unique := true
 	for i, v := range s.Versions {
@@ -110,7 +147,27 @@ func validateDefinition(o, old server.Object) []status.FieldError {
 		if e := validation.IsDNS1035Label(v.Name); e != nil {
 			errs = append(errs, status.InvalidValue(p+".name", v.Name, strings.Join(e, ",")))
 		}
-		errs = append(errs, validateVersion(p, &v)...)
+		if !h.schema {
+			sub := v.Subresources
+			if h.subresources {
+				sub = top.Subresources
+			}
+			errs = append(errs, checkSchema(p+".schema", v.Schema, sub != nil && sub.Status != nil)...)
+			errs = append(errs, rules(p+".schema", v.Schema, v)...)
+		}
+		if !h.subresources {
+			errs = append(errs, validateSubresources(p+".subresources", v.Subresources)...)
+		}
+		if !h.columns {
+			errs = append(errs, validateColumns(p+".additionalPrinterColumns", v.AdditionalPrinterColumns)...)
+		}
+		if !h.selectableFields && len(v.SelectableFields) > 0 {
+			if h.schema || !hasSchema(v.Schema) {
+				errs = append(errs, status.InvalidValue(p+".selectableFields", "", "may only be set when `version.schema.openAPIV3Schema` is not included"))
+			} else {
+				errs = append(errs, validateSelectableFields(p+".selectableFields", v.SelectableFields, v.Schema.OpenAPIV3Schema)...)
+			}
+		}
 	}
 	if !unique {
 		errs = append(errs, status.InvalidValue("spec.versions", versionsValue(s.Versions), "must contain unique version names"))
@@ -128,6 +185,26 @@ func validateDefinition(o, old server.Object) []status.FieldError {
 		}
 	}
 	errs = append(errs, validateNames("spec.names", &n)...)
+	if h.schema {
+		anyStatus := slices.ContainsFunc(s.Versions, func(v CustomResourceDefinitionVersion) bool {
+			return v.Subresources != nil && v.Subresources.Status != nil
+		})
+		errs = append(errs, checkSchema("spec.validation", top.Schema, anyStatus)...)
+		errs = append(errs, rules("spec.validation", top.Schema, s.Versions...)...)
+	}
+	if h.subresources {
+		errs = append(errs, validateSubresources("spec.subresources", top.Subresources)...)
+	}
+	if h.columns {
+		errs = append(errs, validateColumns("spec.additionalPrinterColumns", top.AdditionalPrinterColumns)...)
+	}
+	if h.selectableFields && len(top.SelectableFields) > 0 {
+		if !h.schema || top.Schema == nil {
+			errs = append(errs, status.InvalidValue("spec.selectableFields", "", "may only be set when validations.schema is included"))
+		} else {
+			errs = append(errs, validateSelectableFields("spec.selectableFields", top.SelectableFields, top.Schema.OpenAPIV3Schema)...)
+		}
+	}
 	if cv := s.Conversion; cv != nil && cv.Strategy != "None" && cv.Strategy != "Webhook" {
 		if cv.Strategy == "" {
 			errs = append(errs, status.Required("spec.conversion.strategy", ""))
@@ -136,7 +213,7 @@ func validateDefinition(o, old server.Object) []status.FieldError {
 		}
 	}
 	if old != nil {
-		oc := old.(*CustomResourceDefinition)
+		oc := old
 		if s.Group != oc.Spec.Group {
 			errs = append(errs, status.InvalidValue("spec.group", s.Group, "field is immutable"))
 		}
@@ -158,6 +235,42 @@ func validateDefinition(o, old server.Object) []status.FieldError {
 		}
 	}
 	return errs
+}
+
+// hoisted says which parts of a definition's versions are alike in every
+// version, and so the definition's in Kubernetes' internal form.
+type hoisted struct {
+	schema, subresources, columns, selectableFields bool
+}
+
+func hoist(vs []CustomResourceDefinitionVersion) hoisted {
+	if len(vs) == 0 {
+		return hoisted{}
+	}
+	h := hoisted{true, true, true, true}
+	for _, v := range vs[1:] {
+		h.schema = h.schema && jsonEqual(v.Schema, vs[0].Schema)
+		h.subresources = h.subresources && jsonEqual(v.Subresources, vs[0].Subresources)
+		h.columns = h.columns && jsonEqual(v.AdditionalPrinterColumns, vs[0].AdditionalPrinterColumns)
+		h.selectableFields = h.selectableFields && jsonEqual(v.SelectableFields, vs[0].SelectableFields)
+	}
+	return h
+}
+
+// schemaChanged reports whether version v of a definition has a schema
+// other than the one it had in old, or is new. A definition's update
+// checks the rules of changed schemas only: the others passed when they
+// were written. (Kubernetes checks them again, but forgives their rules'
+// estimated costs and compiles the expressions they had with the
+// libraries they had; checking takes milliseconds per rule, which writes
+// of labels or status would pay.)
+func schemaChanged(old *CustomResourceDefinition, v CustomResourceDefinitionVersion) bool {
+	for _, ov := range old.Spec.Versions {
+		if ov.Name == v.Name {
+			return !jsonEqual(ov.Schema, v.Schema)
+		}
+	}
+	return true
 }
 
 // versionsValue is the bad value of a spec.versions error. Kubernetes
@@ -209,54 +322,45 @@ var (
 	printerColumnFormats = []string{"byte", "date", "date-time", "double", "float", "int32", "int64", "password"}
 )
 
-// validateVersion checks one version's schema, columns and selectable
-// fields.
-func validateVersion(p string, v *CustomResourceDefinitionVersion) []status.FieldError {
+// validateSubresources checks the subresources of a version, or of all.
+func validateSubresources(p string, sub *CustomResourceSubresources) []status.FieldError {
+	if sub == nil || sub.Scale == nil {
+		return nil
+	}
+	return validateScalePaths(p, sub.Scale)
+}
+
+// printerColumnTypesText and printerColumnFormatsText are what a printer
+// column may declare, as Kubernetes lists them in its errors.
+var (
+	printerColumnTypesText   = strings.Join(printerColumnTypes, ",")
+	printerColumnFormatsText = strings.Join(printerColumnFormats, ",")
+)
+
+// validateColumns checks printer columns. Kubernetes names the path
+// of a column "JSONPath" in its errors, as its internal type does. A path
+// must start with "."; here it must also be one the server can evaluate
+// (members and indexes).
+func validateColumns(p string, cols []CustomResourceColumnDefinition) []status.FieldError {
 	var errs []status.FieldError
-	if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
-		errs = append(errs, status.Required(p+".schema.openAPIV3Schema", "schemas are required"))
-	} else {
-		root := v.Schema.OpenAPIV3Schema
-		if root.Type != "object" {
-			if root.Type == "" {
-				errs = append(errs, status.Required(p+".schema.openAPIV3Schema.type", "must not be empty at the root"))
-			} else {
-				errs = append(errs, status.InvalidValue(p+".schema.openAPIV3Schema.type", root.Type, "must be object at the root"))
-			}
-		}
-		if _, err := compileSchema(root); err != nil {
-			errs = append(errs, status.InvalidValue(p+".schema.openAPIV3Schema", "", err.Error()))
-		}
-	}
-	if v.Subresources != nil && v.Subresources.Scale != nil {
-		errs = append(errs, validateScalePaths(p+".subresources", v.Subresources.Scale)...)
-	}
-	for i, col := range v.AdditionalPrinterColumns {
-		cp := fmt.Sprintf("%s.additionalPrinterColumns[%d]", p, i)
+	for i, col := range cols {
+		cp := fmt.Sprintf("%s[%d]", p, i)
 		if col.Name == "" {
 			errs = append(errs, status.Required(cp+".name", ""))
 		}
 		switch {
 		case col.Type == "":
-			errs = append(errs, status.Required(cp+".type", "must be one of "+strings.Join(printerColumnTypes, ",")))
+			errs = append(errs, status.Required(cp+".type", "must be one of "+printerColumnTypesText))
 		case !slices.Contains(printerColumnTypes, col.Type):
-			errs = append(errs, status.NotSupported(cp+".type", col.Type, printerColumnTypes...))
+			errs = append(errs, status.InvalidValue(cp+".type", col.Type, "must be one of "+printerColumnTypesText))
 		}
 		if col.Format != "" && !slices.Contains(printerColumnFormats, col.Format) {
-			errs = append(errs, status.NotSupported(cp+".format", col.Format, printerColumnFormats...))
+			errs = append(errs, status.InvalidValue(cp+".format", col.Format, "must be one of "+printerColumnFormatsText))
 		}
 		if col.JSONPath == "" {
-			errs = append(errs, status.Required(cp+".jsonPath", ""))
-		} else if _, err := server.ParseFieldPath(col.JSONPath); err != nil {
-			errs = append(errs, status.InvalidValue(cp+".jsonPath", col.JSONPath, "must be a simple json path starting with ."))
-		}
-	}
-	for i, f := range v.SelectableFields {
-		fp := fmt.Sprintf("%s.selectableFields[%d].jsonPath", p, i)
-		if f.JSONPath == "" {
-			errs = append(errs, status.Required(fp, ""))
-		} else if _, err := server.ParseFieldPath(f.JSONPath); err != nil {
-			errs = append(errs, status.InvalidValue(fp, f.JSONPath, "must be a simple json path starting with ."))
+			errs = append(errs, status.Required(cp+".JSONPath", ""))
+		} else if _, err := server.ParseFieldPath(col.JSONPath); err != nil || col.JSONPath[0] != '.' {
+			errs = append(errs, status.InvalidValue(cp+".JSONPath", col.JSONPath, "must be a simple json path starting with ."))
 		}
 	}
 	return errs
@@ -363,6 +467,9 @@ func customResources(c *CustomResourceDefinition, admit func(context.Context, se
 			}
 			errs, embeddedErrs := val.check(content, oldContent, true)
 			errs = append(append(errs, validateScale(content, scale)...), embeddedErrs...)
+			// Then the duplicates of set and map lists, which ratchet
+			// as a whole: none are reported when the old object had one.
+			errs = append(errs, val.lists(content, oldContent)...)
 			if rv == nil {
 				return errs
 			}

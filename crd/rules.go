@@ -1,9 +1,7 @@
 package crd
 
 import (
-	"bytes"
 	"encoding/json"
-	"slices"
 	"strconv"
 
 	kjson "sigs.k8s.io/json"
@@ -61,9 +59,8 @@ func (o Options) Resource() *server.Resource {
 	r := Resource()
 	if o.Rules != nil {
 		r.Validate = func(obj, old server.Object) []status.FieldError {
-			errs := validateDefinition(obj, old)
 			oldDef, _ := old.(*CustomResourceDefinition)
-			return append(errs, checkRules(o.Rules, obj.(*CustomResourceDefinition), oldDef)...)
+			return definitionErrors(o.Rules, obj.(*CustomResourceDefinition), oldDef)
 		}
 	}
 	return r
@@ -73,72 +70,6 @@ func (o Options) Resource() *server.Resource {
 // Start); give it the same Options as the definitions resource defs.
 func (o Options) Start(s *server.Server, defs *server.Resource) *Controller {
 	return start(s, defs, o)
-}
-
-// checkRules is the field errors of the rules of every version of c.
-// Kubernetes converts a definition whose versions all have the same
-// schema (one version, often) to its internal form with that schema at
-// spec.validation (k8s.io/apiextensions-apiserver pkg/apis/apiextensions/v1,
-// conversion.go), where it checks it once: its errors read
-// "spec.validation.openAPIV3Schema...".
-//
-// On update (old is not nil), a version whose schema is the same as
-// before is not checked again: it passed when it was written. (Kubernetes
-// checks it again, but forgives its rules' estimated costs and compiles
-// the expressions it had with the libraries it had; checking takes
-// milliseconds per rule, which writes of labels or status would pay.)
-func checkRules(rc RuleCompiler, c, old *CustomResourceDefinition) []status.FieldError {
-	vs := c.Spec.Versions
-	if len(vs) == 0 {
-		return nil
-	}
-	before := map[string][]byte{}
-	if old != nil {
-		for _, v := range old.Spec.Versions {
-			before[v.Name] = schemaJSON(v.Schema)
-		}
-	}
-	unchanged := func(v CustomResourceDefinitionVersion) bool {
-		b, ok := before[v.Name]
-		return ok && bytes.Equal(b, schemaJSON(v.Schema))
-	}
-	if sameSchemas(vs) {
-		allUnchanged := !slices.ContainsFunc(vs, func(v CustomResourceDefinitionVersion) bool { return !unchanged(v) })
-		if vs[0].Schema == nil || vs[0].Schema.OpenAPIV3Schema == nil || allUnchanged {
-			return nil
-		}
-		return rc.Check("spec.validation.openAPIV3Schema", vs[0].Schema.OpenAPIV3Schema)
-	}
-	var errs []status.FieldError
-	for i, v := range vs {
-		if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil || unchanged(v) {
-			continue
-		}
-		errs = append(errs, rc.Check(versionSchemaPath(i), v.Schema.OpenAPIV3Schema)...)
-	}
-	return errs
-}
-
-// schemaJSON is s as JSON, or nil when it does not encode.
-func schemaJSON(s *CustomResourceValidation) []byte {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return nil
-	}
-	return b
-}
-
-// sameSchemas reports whether the versions' schemas are all equal, as
-// Kubernetes compares them (apiequality.Semantic, for which an empty
-// list or map equals an absent one, as it does in JSON here).
-func sameSchemas(vs []CustomResourceDefinitionVersion) bool {
-	first := schemaJSON(vs[0].Schema)
-	for _, v := range vs[1:] {
-		if b := schemaJSON(v.Schema); b == nil || !bytes.Equal(b, first) {
-			return false
-		}
-	}
-	return first != nil
 }
 
 func versionSchemaPath(i int) string {

@@ -32,6 +32,9 @@ type validator struct {
 	s *JSONSchemaProps
 	// patterns are the compiled patterns of the schema, by pattern text.
 	patterns map[string]*regexp.Regexp
+	// listTypes is whether the schema has set or map lists, whose
+	// uniqueness is checked apart.
+	listTypes bool
 }
 
 // compileSchema checks that every pattern of s compiles and returns its
@@ -50,6 +53,7 @@ func compileSchema(s *JSONSchemaProps) (*validator, error) {
 		}
 		v.patterns[p.Pattern] = re
 	})
+	v.listTypes = hasListTypes(s)
 	return v, err
 }
 
@@ -57,8 +61,9 @@ func compileSchema(s *JSONSchemaProps) (*validator, error) {
 // int64 when they are integers that fit, else float64, as
 // server.Unstructured holds them), against the structural schema s as
 // kube-apiserver validates a custom resource, with kube-openapi's
-// messages; apiVersion, kind and metadata are left to the server. It
-// neither defaults nor prunes obj, which the server does before
+// messages, then the duplicates in x-kubernetes-list-type set and map
+// lists (`spec.tags[2]: Duplicate value: "a"`); apiVersion, kind and
+// metadata are left to the server. It neither defaults nor prunes obj, which the server does before
 // validating. It fails when a pattern of s does not compile.
 func Validate(s *JSONSchemaProps, obj map[string]any) ([]status.FieldError, error) {
 	v, err := compileSchema(s)
@@ -81,7 +86,9 @@ func Validate(s *JSONSchemaProps, obj map[string]any) ([]status.FieldError, erro
 // does not name (under x-kubernetes-preserve-unknown-fields) makes its
 // object changed, and map lists compare element by key, in any order.
 // Every keyword ratchets: type, enum, bounds, lengths, patterns, formats,
-// required, item and property counts.
+// required, item and property counts. The duplicates of set and map
+// lists ratchet apart, as a whole, as Kubernetes' do: none are reported
+// when old had one.
 func ValidateUpdate(s *JSONSchemaProps, obj, old map[string]any) ([]status.FieldError, error) {
 	v, err := compileSchema(s)
 	if err != nil {
@@ -121,14 +128,25 @@ func walkSchema(s *JSONSchemaProps, f func(*JSONSchemaProps)) {
 
 // validateObject validates the members of a custom resource outside
 // apiVersion, kind and metadata (content) against the root schema: the
-// schema's errors, then those of embedded resources. On an update, old
+// schema's errors, then those of embedded resources, then the duplicates
+// of set and map lists. On an update, old
 // is the old object's content and errors ratchet (ValidateUpdate); with
 // wholeObject, content stands for an object whose metadata the schema
 // cannot name entirely (uid, resourceVersion), which Kubernetes therefore
 // never finds unchanged at its root.
 func (v *validator) validateObject(content, old map[string]any, wholeObject bool) []status.FieldError {
 	errs, embedded := v.check(content, old, wholeObject)
-	return append(errs, embedded...)
+	return append(append(errs, embedded...), v.lists(content, old)...)
+}
+
+// lists is the errors of the set and map lists in content: duplicates,
+// and map lists' items that are not objects (listTypeErrors). On an
+// update, old is the old content.
+func (v *validator) lists(content, old map[string]any) []status.FieldError {
+	if v == nil || !v.listTypes {
+		return nil
+	}
+	return listTypeErrors(v.s, content, old)
 }
 
 // check is validateObject with the errors of embedded resources apart,

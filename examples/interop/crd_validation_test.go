@@ -11,6 +11,7 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
 	crdvalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	kjson "k8s.io/apimachinery/pkg/util/json"
@@ -94,11 +95,27 @@ var schemaCases = []schemaCase{
 			`{"spec":{"port":true,"template":{"apiVersion":"","kind":1,"spec":{"n":"1"}}}}`,
 			`{"spec":{"port":null,"template":null,"conds":null}}`,
 		}},
+	{"list types", `{"type":"object","properties":{"spec":{"type":"object","properties":{
+		"set":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"}},
+		"anyset":{"type":"array","x-kubernetes-list-type":"set","items":{"x-kubernetes-preserve-unknown-fields":true}},
+		"byType":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["type"],"items":{"type":"object","required":["type"],"properties":{"type":{"type":"string"},"port":{"type":"integer"}}}},
+		"byTwo":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["a","port"],"items":{"type":"object","x-kubernetes-preserve-unknown-fields":true,"properties":{"a":{"type":"string"},"port":{"type":"integer"}}}},
+		"byPort":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["port"],"items":{"x-kubernetes-preserve-unknown-fields":true}},
+		"sets":{"type":"object","additionalProperties":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"integer"}}},
+		"nested":{"type":"array","items":{"type":"object","properties":{"inner":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"}}}}},
+		"atomic":{"type":"array","x-kubernetes-list-type":"atomic","items":{"type":"string"}}}}}}`,
+		[]string{
+			`{"spec":{"set":["a","b"],"anyset":[1,"1",1.5,[1],{"a":"v"}],"byType":[{"type":"A"},{"type":"B"}],"byTwo":[{"a":"v","port":1},{"a":"v","port":2}],"byPort":[{"port":8},{"port":9}],"sets":{"x":[1,2]},"nested":[{"inner":["a"]}],"atomic":["a","a"]}}`,
+			`{"spec":{"set":["a","b","a","a","b"],"anyset":[1,1.0,1,{"x":1},{"x":1.0},[1],[1],null,null,true,true],"byType":[{"type":"A"},{"type":"A","port":1},{},{}],"sets":{"x":[1,1],"y":[2,2,2]}}}`,
+			`{"spec":{"byType":[{"type":"A"},{"type":"A"},"x",1],"byTwo":[{"a":"v","port":1},{"port":1,"a":"v"},{},{},{"a":"v"},null,{"port":1}],"byPort":[{"port":[1]},{"port":[1]},{"port":{"a":1}},{"port":{"a":1.0}},null,{}],"nested":[{"inner":["a","a"]},{"inner":["a"]}]}}`,
+			`{"spec":{"set":"a","byType":{"type":"A"},"byTwo":[1,{"a":"v"},{"a":"v"}],"sets":{"x":null}}}`,
+		}},
 }
 
 // kubeValidate validates obj with apiextensions-apiserver: its schema
 // validation, then the checks of embedded resources' apiVersion, kind and
-// metadata, as the custom resource strategy runs them.
+// metadata, then the duplicates of set and map lists, as the custom
+// resource strategy runs them.
 func kubeValidate(t *testing.T, schema string, obj map[string]any) []string {
 	t.Helper()
 	var v1 apiextensionsv1.JSONSchemaProps
@@ -119,6 +136,7 @@ func kubeValidate(t *testing.T, schema string, obj map[string]any) []string {
 		t.Fatal(err)
 	}
 	out = append(out, kubeTexts(objectmeta.Validate(t.Context(), nil, obj, st, false))...)
+	out = append(out, kubeTexts(listtype.ValidateListSetsAndMaps(nil, st, obj))...)
 	slices.Sort(out)
 	return out
 }
@@ -126,7 +144,7 @@ func kubeValidate(t *testing.T, schema string, obj map[string]any) []string {
 // kubeValidateUpdate validates obj, the new state of old, as the custom
 // resource strategy validates an update: the schema with ratcheting
 // (CRDValidationRatcheting, on by default), then embedded resources
-// without.
+// without, then the duplicates of set and map lists unless old had one.
 func kubeValidateUpdate(t *testing.T, schema string, obj, old map[string]any) []string {
 	t.Helper()
 	var v1 apiextensionsv1.JSONSchemaProps
@@ -150,6 +168,10 @@ func kubeValidateUpdate(t *testing.T, schema string, obj, old map[string]any) []
 		t.Fatal(err)
 	}
 	out = append(out, kubeTexts(objectmeta.Validate(t.Context(), nil, obj, st, false))...)
+	// The duplicates of set and map lists ratchet as a whole.
+	if len(listtype.ValidateListSetsAndMaps(nil, st, old)) == 0 {
+		out = append(out, kubeTexts(listtype.ValidateListSetsAndMaps(nil, st, obj))...)
+	}
 	slices.Sort(out)
 	return out
 }
