@@ -2,11 +2,8 @@ package server
 
 import (
 	"context"
-	"math/rand/v2"
-	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/apisem/apisem/store"
 )
@@ -36,18 +33,7 @@ func TestRead(t *testing.T) {
 		spec["color"] = "grey"
 		return c
 	}
-	s, err := New(Options{Resources: []*Resource{res}, Now: func() time.Time { return testNow }, Rand: rand.NewChaCha8([32]byte{1})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(s)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		s.Shutdown(ctx)
-		hs.Close()
-	})
-	base := hs.URL
+	s, base := startTestServer(t, res)
 	for _, name := range []string{"a", "b"} {
 		o := &Unstructured{Content: map[string]any{"spec": map[string]any{"size": int64(1)}}}
 		o.Name, o.Namespace = name, "ns"

@@ -1,12 +1,8 @@
 package server
 
 import (
-	"context"
-	"math/rand/v2"
-	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/apisem/apisem/patch"
 )
@@ -21,18 +17,8 @@ func TestScaleOpenAPIBuiltin(t *testing.T) {
 	res.Scale = &ScaleSubresource{SpecReplicasPath: ".spec.size",
 		Get: func(Object) (ScaleSpec, ScaleStatus, bool, error) { return ScaleSpec{}, ScaleStatus{}, true, nil },
 		Set: func(Object, int32) error { return nil }}
-	s, err := New(Options{Resources: []*Resource{res}, Now: func() time.Time { return testNow }, Rand: rand.NewChaCha8([32]byte{1})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(s)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		s.Shutdown(ctx)
-		hs.Close()
-	})
-	body := do(t, 200, hs.URL, "GET", "/openapi/v3/apis/demo.io/v1", "").body
+	_, base := startTestServer(t, res)
+	body := do(t, 200, base, "GET", "/openapi/v3/apis/demo.io/v1", "").body
 	p, _ := jsonField(t, body, "paths").(map[string]any)
 	scale, _ := p["/apis/demo.io/v1/namespaces/{namespace}/gizmos/{name}/scale"].(map[string]any)
 	patchOp, _ := scale["patch"].(map[string]any)

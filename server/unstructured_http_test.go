@@ -50,8 +50,15 @@ var testNow = time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
 // and seeded uids; Cleanup shuts it down.
 func newGizmoServer(t testing.TB) (*Server, string) {
 	t.Helper()
+	return startTestServer(t, gizmoResource(t))
+}
+
+// startTestServer serves resources on a loopback listener, with a fixed
+// clock and seeded uids; Cleanup shuts it down.
+func startTestServer(t testing.TB, resources ...*Resource) (*Server, string) {
+	t.Helper()
 	s, err := New(Options{
-		Resources: []*Resource{gizmoResource(t)},
+		Resources: resources,
 		Now:       func() time.Time { return testNow },
 		Rand:      rand.NewChaCha8([32]byte{1}),
 	})
