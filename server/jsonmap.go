@@ -80,12 +80,15 @@ func (d *jsonMapDecoder) object(depth int, inMeta bool) (map[string]any, bool) {
 		}
 		d.i++
 		d.space()
-		skip := inMeta && k == "managedFields"
-		v, ok := d.value(depth+1, depth == 0 && k == "metadata")
-		if !ok {
-			return nil, false
-		}
-		if !skip {
+		if inMeta && k == "managedFields" {
+			if !d.skip() {
+				return nil, false
+			}
+		} else {
+			v, ok := d.value(depth+1, depth == 0 && k == "metadata")
+			if !ok {
+				return nil, false
+			}
 			m[k] = v
 		}
 		d.space()
@@ -133,6 +136,42 @@ func (d *jsonMapDecoder) array(depth int) ([]any, bool) {
 			return nil, false
 		}
 	}
+}
+
+// skip passes over the value at d.i without decoding it, checking that
+// it is valid JSON.
+func (d *jsonMapDecoder) skip() bool {
+	start, depth := d.i, 0
+	for d.i < len(d.b) {
+		c := d.b[d.i]
+		switch c {
+		case '"':
+			for d.i++; d.i < len(d.b) && d.b[d.i] != '"'; d.i++ {
+				if d.b[d.i] == '\\' {
+					d.i++
+				}
+			}
+			if d.i >= len(d.b) {
+				return false // unterminated
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return json.Valid(d.b[start:d.i]) // the end of the parent
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				return json.Valid(d.b[start:d.i])
+			}
+		}
+		d.i++
+		if depth == 0 && (c == '}' || c == ']' || c == '"') {
+			return json.Valid(d.b[start:d.i])
+		}
+	}
+	return false
 }
 
 // maxJSONMapDepth bounds the recursion; deeper input takes the slow path,
