@@ -79,7 +79,7 @@ func (s *Server) applyTo(t *target, fm *managedfields.FieldManager, cur Object, 
 	var entries []meta.ManagedFieldsEntry
 	if cur != nil {
 		var err error
-		if live, err = objectMap(cur); err != nil {
+		if live, err = t.res.codec.storedMap(cur); err != nil {
 			return nil, nil, err
 		}
 		entries = cur.Meta().ManagedFields

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"sync"
 
-	kjson "sigs.k8s.io/json"
-
 	"github.com/apisem/apisem/managedfields"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/negotiation"
@@ -111,8 +109,30 @@ func objectMap(o Object) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out map[string]any
-	err = kjson.UnmarshalCaseSensitivePreserveInts(b, &out)
+	return decodeObjectMap(b)
+}
+
+// storedMap is objectMap(o) for o, the current state of an update as the
+// store holds it: it decodes o's cached list-item JSON, which the write
+// that stored o usually encoded already for its response and watchers,
+// instead of encoding o once more (and it leaves the shared stored object
+// untouched). That JSON is o's plain JSON plus, for TypedListItems, kind
+// and apiVersion, so dropping those and metadata.managedFields gives
+// objectMap's value. With Resource.Read the old state is not the stored
+// object, and objectMap does the work.
+func (c *codec) storedMap(o Object) (map[string]any, error) {
+	if c.res.Read != nil {
+		return objectMap(o)
+	}
+	b, err := c.st.Encoded(o, c.itemJSON)
+	if err != nil {
+		return nil, err
+	}
+	out, err := decodeObjectMap(b)
+	if err == nil && c.res.TypedListItems {
+		delete(out, "kind")
+		delete(out, "apiVersion")
+	}
 	return out, err
 }
 
@@ -145,7 +165,7 @@ func (s *Server) managedFieldsOf(rs *resource, o, old Object, own *owner, subres
 	var live map[string]any
 	var liveEntries []meta.ManagedFieldsEntry
 	if old != nil {
-		if live, err = objectMap(old); err != nil {
+		if live, err = rs.codec.storedMap(old); err != nil {
 			return nil, err
 		}
 		liveEntries = old.Meta().ManagedFields

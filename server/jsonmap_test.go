@@ -1,0 +1,74 @@
+package server
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	kjson "sigs.k8s.io/json"
+)
+
+// jsonMapCases are inputs for decodeObjectMap, which must decode each as
+// kjson's preserve-ints decoding does, less metadata.managedFields.
+var jsonMapCases = []string{
+	`{}`,
+	` { } `,
+	`{"metadata":{"name":"a","managedFields":[{"manager":"m","fieldsV1":{"f:data":{}}}]},"data":{"k":"v"}}`,
+	`{"metadata":{"managedFields":null}}`,
+	`{"metadata":{"managedFields":"x"}}`,
+	`{"metadata":{"managedFields":[{"a":"}]"}] ,"name":"n"}}`,
+	`{"metadata":{"managedFields":1}}`,
+	`{"metadata":{"managedFields":"`,
+	`{"metadata":{"managedFields":[`,
+	`{"metadata":{"managedFields":}}`,
+	`{"metadata":{"managedFields":[}]}}`,
+	`{"spec":{"managedFields":[1]},"metadata":{"labels":{"managedFields":"kept"}}}`,
+	`{"a":[1,-2,3.5,1e3,-0,9223372036854775807,9223372036854775808,-9223372036854775809,1E-7,0.0]}`,
+	`{"s":"plain","e":"\"\\\/\b\f\n\r\t\u00e9\u2028\ud83d\ude00","h":"\u003c\u003e\u0026","u":"é😀","bad":"\ud800"}`,
+	"{\"invalid utf-8\":\"\xff\xfe\"}",
+	"{\"control\":\"a\x01b\"}",
+	`{"t":true,"f":false,"n":null,"empty":[],"nested":[[{}],{"x":[null]}]}`,
+	`{"dup":1,"dup":2}`,
+	`{"big":1e400}`,
+	`{"lead":01}`,
+	`{"trailing":1}x`,
+	`{"open":[1,2}`,
+	`[1]`,
+	`"s"`,
+	`{"a":1,}`,
+	`{"a" 1}`,
+	`{"n":-}`,
+	`{"n":1.}`,
+	`{"l":tru}`,
+	``,
+}
+
+func TestDecodeObjectMap(t *testing.T) {
+	for _, in := range jsonMapCases {
+		checkDecodeObjectMap(t, []byte(in))
+	}
+}
+
+func FuzzDecodeObjectMap(f *testing.F) {
+	for _, in := range jsonMapCases {
+		f.Add([]byte(in))
+	}
+	f.Fuzz(checkDecodeObjectMap)
+}
+
+func checkDecodeObjectMap(t *testing.T, in []byte) {
+	var want map[string]any
+	wantErr := kjson.UnmarshalCaseSensitivePreserveInts(in, &want)
+	if md, ok := want["metadata"].(map[string]any); ok && wantErr == nil {
+		delete(md, "managedFields")
+	}
+	got, err := decodeObjectMap(in)
+	if (err != nil) != (wantErr != nil) || err != nil && err.Error() != wantErr.Error() {
+		t.Fatalf("decodeObjectMap(%q) = err %v; want %v", in, err, wantErr)
+	}
+	if err != nil {
+		return
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("decodeObjectMap(%q) (-want +got):\n%s", in, d)
+	}
+}
