@@ -99,13 +99,11 @@ func newFieldManager(r *Resource) *fieldManager {
 }
 
 // objectMap is o as a JSON value, without kind, apiVersion and
-// managedFields (which travel separately). o is changed and restored.
+// managedFields (which travel separately; the decoder skips them). o is
+// not changed, even for a moment: it may be a stored object that other
+// requests are encoding.
 func objectMap(o Object) (map[string]any, error) {
-	m := o.Meta()
-	entries := m.ManagedFields
-	m.ManagedFields = nil
 	b, err := json.Marshal(untyped(o))
-	m.ManagedFields = entries
 	if err != nil {
 		return nil, err
 	}
