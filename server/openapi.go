@@ -263,24 +263,32 @@ func addPaths(paths map[string]*openAPIPath, r *Resource, v3 bool) {
 			params(v3, append(slices.Clone(listParams), deleteParams...)...), responses(status, "200")),
 		Parameters: common,
 	}
+	// A custom resource (no strategic merge patch) is documented as
+	// kube-apiserver documents a CustomResourceDefinition's: its patches
+	// answer 200 alone and its reads take a resourceVersion; a built-in
+	// type's patches may answer 201 too.
+	patchCodes, readParams := []string{"200", "201"}, []openAPIParam(nil)
+	if r.PatchSchema == nil {
+		patchCodes, readParams = []string{"200"}, params(v3, "resourceVersion")
+	}
 	named := append([]openAPIParam{pathParam(v3, "name", "name of the "+r.Kind)}, common...)
 	paths[collection+"/{name}"] = &openAPIPath{
-		Get: op("read", "get", "read the specified "+r.Kind, nil, nil, nil, responses(obj, "200")),
+		Get: op("read", "get", "read the specified "+r.Kind, nil, nil, readParams, responses(obj, "200")),
 		Put: op("replace", "put", "replace the specified "+r.Kind, []string{"*/*"}, obj,
 			params(v3, writeParams...), responses(obj, "200", "201")),
 		Patch: op("patch", "patch", "partially update the specified "+r.Kind, patchTypes, &Schema{Ref: PatchSchema},
-			params(v3, append(slices.Clone(writeParams), "force")...), responses(obj, "200", "201")),
+			params(v3, append(slices.Clone(writeParams), "force")...), responses(obj, patchCodes...)),
 		Delete: op("delete", "delete", "delete a "+r.Kind, []string{"*/*"}, &Schema{Ref: DeleteOptionsSchema},
 			params(v3, deleteParams...), responses(status, "200", "202")),
 		Parameters: named,
 	}
 	if r.StatusSubresource {
 		p := &openAPIPath{
-			Get: op("read", "get", "read status of the specified "+r.Kind, nil, nil, nil, responses(obj, "200")),
+			Get: op("read", "get", "read status of the specified "+r.Kind, nil, nil, readParams, responses(obj, "200")),
 			Put: op("replace", "put", "replace status of the specified "+r.Kind, []string{"*/*"}, obj,
 				params(v3, writeParams...), responses(obj, "200", "201")),
 			Patch: op("patch", "patch", "partially update status of the specified "+r.Kind, patchTypes, &Schema{Ref: PatchSchema},
-				params(v3, append(slices.Clone(writeParams), "force")...), responses(obj, "200", "201")),
+				params(v3, append(slices.Clone(writeParams), "force")...), responses(obj, patchCodes...)),
 			Parameters: named,
 		}
 		for _, o := range []*openAPIOp{p.Get, p.Put, p.Patch} {
@@ -294,9 +302,9 @@ func addPaths(paths map[string]*openAPIPath, r *Resource, v3 bool) {
 		// CustomResourceDefinition documents do, and its patches answer
 		// 200 alone; a built-in type's name autoscaling/v1 Scale.
 		scale := &Schema{Ref: ScaleSchema}
-		gvkOf, patchCodes := scaleGVK, []string{"200", "201"}
+		gvkOf := scaleGVK
 		if r.PatchSchema == nil {
-			gvkOf, patchCodes = gvk, []string{"200"}
+			gvkOf = gvk
 		}
 		scaleTypes := []string{"application/json", "application/yaml"}
 		scaleResp := func(codes ...string) map[string]*openAPIResponse {
