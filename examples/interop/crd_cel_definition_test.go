@@ -1,15 +1,10 @@
 package interop
 
 import (
-	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-
-	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	crdvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 
 	"github.com/apisem/apisem/crd"
 	"github.com/apisem/apisem/crd/cel"
@@ -143,57 +138,26 @@ func aboutRules(text string) bool {
 		strings.HasPrefix(body, "Forbidden: x-kubernetes-validations estimated rule cost total")
 }
 
-// kubeDefinition validates a definition with apiextensions-apiserver as
-// its REST strategy does on create: defaulted, converted to the internal
-// version, validated.
-func kubeDefinition(t *testing.T, j string) []string {
-	t.Helper()
-	var v1 apiextensionsv1.CustomResourceDefinition
-	if err := json.Unmarshal([]byte(j), &v1); err != nil {
-		t.Fatal(err)
-	}
-	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(&v1)
-	var in apiextensions.CustomResourceDefinition
-	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(&v1, &in, nil); err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range in.Spec.Versions {
-		if v.Storage {
-			in.Status.StoredVersions = []string{v.Name}
-		}
-	}
-	out := slices.DeleteFunc(kubeTexts(crdvalidation.ValidateCustomResourceDefinition(t.Context(), &in)), func(s string) bool {
+// ruleErrors keeps the errors ("<reason> <field>: <body>") about rules.
+func ruleErrors(errs []string) []string {
+	return slices.DeleteFunc(errs, func(s string) bool {
 		_, text, _ := strings.Cut(s, " ")
 		return !aboutRules(text)
 	})
-	slices.Sort(out)
-	return out
 }
 
-// ourDefinition creates a definition on a server with crd and crd/cel
-// and returns the causes of its refusal.
+// kubeDefinition is kubeDefinitionErrors (see crd_definition_test.go)
+// about rules.
+func kubeDefinition(t *testing.T, j string) []string {
+	t.Helper()
+	return ruleErrors(kubeDefinitionErrors(t, j))
+}
+
+// ourDefinition is ourDefinitionErrors on a server with crd and crd/cel,
+// about rules.
 func ourDefinition(t *testing.T, url, j string) []string {
 	t.Helper()
-	r := servertest.Do(t, "POST", url+"/apis/apiextensions.k8s.io/v1/customresourcedefinitions", j, "Content-Type", "application/json")
-	if r.Code == 201 {
-		return nil
-	}
-	var st struct {
-		Details struct {
-			Causes []struct{ Reason, Message, Field string }
-		}
-	}
-	if err := json.Unmarshal([]byte(r.Body), &st); err != nil || r.Code != 422 {
-		t.Fatalf("%d %s", r.Code, r.Body)
-	}
-	var out []string
-	for _, c := range st.Details.Causes {
-		if text := c.Field + ": " + c.Message; aboutRules(text) {
-			out = append(out, c.Reason+" "+text)
-		}
-	}
-	slices.Sort(out)
-	return out
+	return ruleErrors(ourDefinitionErrors(t, url, j))
 }
 
 func TestCELDefinitionsMatchKubernetes(t *testing.T) {
