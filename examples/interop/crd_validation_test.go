@@ -112,11 +112,9 @@ var schemaCases = []schemaCase{
 		}},
 }
 
-// kubeValidate validates obj with apiextensions-apiserver: its schema
-// validation, then the checks of embedded resources' apiVersion, kind and
-// metadata, then the duplicates of set and map lists, as the custom
-// resource strategy runs them.
-func kubeValidate(t *testing.T, schema string, obj map[string]any) []string {
+// kubeSchema is schema (v1 JSON) as apiextensions-apiserver validates
+// with it: its schema validator and its structural form.
+func kubeSchema(t *testing.T, schema string) (crdvalidation.SchemaValidator, *structuralschema.Structural) {
 	t.Helper()
 	var v1 apiextensionsv1.JSONSchemaProps
 	if err := json.Unmarshal([]byte(schema), &v1); err != nil {
@@ -130,11 +128,21 @@ func kubeValidate(t *testing.T, schema string, obj map[string]any) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := kubeTexts(crdvalidation.ValidateCustomResource(nil, obj, v))
 	st, err := structuralschema.NewStructural(&internal)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return v, st
+}
+
+// kubeValidate validates obj with apiextensions-apiserver: its schema
+// validation, then the checks of embedded resources' apiVersion, kind and
+// metadata, then the duplicates of set and map lists, as the custom
+// resource strategy runs them.
+func kubeValidate(t *testing.T, schema string, obj map[string]any) []string {
+	t.Helper()
+	v, st := kubeSchema(t, schema)
+	out := kubeTexts(crdvalidation.ValidateCustomResource(nil, obj, v))
 	out = append(out, kubeTexts(objectmeta.Validate(t.Context(), nil, obj, st, false))...)
 	out = append(out, kubeTexts(listtype.ValidateListSetsAndMaps(nil, st, obj))...)
 	slices.Sort(out)
@@ -147,26 +155,11 @@ func kubeValidate(t *testing.T, schema string, obj map[string]any) []string {
 // without, then the duplicates of set and map lists unless old had one.
 func kubeValidateUpdate(t *testing.T, schema string, obj, old map[string]any) []string {
 	t.Helper()
-	var v1 apiextensionsv1.JSONSchemaProps
-	if err := json.Unmarshal([]byte(schema), &v1); err != nil {
-		t.Fatal(err)
-	}
-	var internal apiextensions.JSONSchemaProps
-	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(&v1, &internal, nil); err != nil {
-		t.Fatal(err)
-	}
-	v, _, err := crdvalidation.NewSchemaValidator(&internal)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v, st := kubeSchema(t, schema)
 	if _, ok := v.(*crdvalidation.RatchetingSchemaValidator); !ok {
 		t.Fatalf("apiextensions-apiserver's validator is a %T, not the ratcheting one", v)
 	}
 	out := kubeTexts(crdvalidation.ValidateCustomResourceUpdate(nil, obj, old, v, crdvalidation.WithRatcheting(nil)))
-	st, err := structuralschema.NewStructural(&internal)
-	if err != nil {
-		t.Fatal(err)
-	}
 	out = append(out, kubeTexts(objectmeta.Validate(t.Context(), nil, obj, st, false))...)
 	// The duplicates of set and map lists ratchet as a whole.
 	if len(listtype.ValidateListSetsAndMaps(nil, st, old)) == 0 {
