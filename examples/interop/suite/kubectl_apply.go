@@ -29,29 +29,8 @@ func (e env) kubectlServerSideApply(t *testing.T) {
 	bin := kubectlBinary(t)
 	ts := e.start(t, demo.Options{})
 	namespace(t, ts.clientset(t, false), "ns1")
-	dir := t.TempDir()
-	kubeconfig := filepath.Join(dir, "config")
-	cfg := "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: " + ts.URL + "}}]\n" +
-		"contexts: [{name: c, context: {cluster: c, namespace: ns1}}]\ncurrent-context: c\nusers: []\n"
-	if err := os.WriteFile(kubeconfig, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	file := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	kubectl := func(wantOK bool, args ...string) string {
-		t.Helper()
-		cmd := exec.Command(bin, append([]string{"--kubeconfig", kubeconfig, "--cache-dir", filepath.Join(dir, "cache")}, args...)...)
-		out, err := cmd.CombinedOutput()
-		if (err == nil) != wantOK {
-			t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
+	k := newKubectl(t, bin, ts.URL, "ns1")
+	kubectl, file := k.run, k.file
 	v1 := file("cm1.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  a: \"1\"\n")
 	v2 := file("cm2.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  a: \"2\"\n  b: \"3\"\n")
 	rival := file("rival.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  a: \"9\"\n")
@@ -92,4 +71,45 @@ func (e env) kubectlServerSideApply(t *testing.T) {
 	if out := kubectl(true, "get", "cm", "app", "-o", "yaml"); strings.Contains(out, "managedFields") {
 		t.Errorf("get -o yaml shows managedFields:\n%s", out)
 	}
+}
+
+// kubectlRunner runs kubectl against one server, in one namespace, with
+// a kubeconfig and a cache of its own in a temporary directory.
+type kubectlRunner struct {
+	t                    *testing.T
+	bin, dir, kubeconfig string
+}
+
+func newKubectl(t *testing.T, bin, url, namespace string) *kubectlRunner {
+	t.Helper()
+	dir := t.TempDir()
+	k := &kubectlRunner{t: t, bin: bin, dir: dir, kubeconfig: filepath.Join(dir, "config")}
+	cfg := "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: " + url + "}}]\n" +
+		"contexts: [{name: c, context: {cluster: c, namespace: " + namespace + "}}]\ncurrent-context: c\nusers: []\n"
+	if err := os.WriteFile(k.kubeconfig, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// run runs kubectl with args; it must succeed or fail as wantOK says. It
+// returns the combined output.
+func (k *kubectlRunner) run(wantOK bool, args ...string) string {
+	k.t.Helper()
+	cmd := exec.Command(k.bin, append([]string{"--kubeconfig", k.kubeconfig, "--cache-dir", filepath.Join(k.dir, "cache")}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if (err == nil) != wantOK {
+		k.t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// file writes content to name in the directory and returns its path.
+func (k *kubectlRunner) file(name, content string) string {
+	k.t.Helper()
+	p := filepath.Join(k.dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		k.t.Fatal(err)
+	}
+	return p
 }

@@ -1,9 +1,6 @@
 package suite
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -18,29 +15,8 @@ func (e env) kubectlScaleCustomResource(t *testing.T) {
 	bin := kubectlBinary(t)
 	ts := e.start(t, demo.Options{})
 	namespace(t, ts.clientset(t, false), "ns1")
-	dir := t.TempDir()
-	kubeconfig := filepath.Join(dir, "config")
-	cfg := "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: " + ts.URL + "}}]\n" +
-		"contexts: [{name: c, context: {cluster: c, namespace: ns1}}]\ncurrent-context: c\nusers: []\n"
-	if err := os.WriteFile(kubeconfig, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	kubectl := func(wantOK bool, args ...string) string {
-		t.Helper()
-		cmd := exec.Command(bin, append([]string{"--kubeconfig", kubeconfig, "--cache-dir", filepath.Join(dir, "cache")}, args...)...)
-		out, err := cmd.CombinedOutput()
-		if (err == nil) != wantOK {
-			t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
-	file := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	k := newKubectl(t, bin, ts.URL, "ns1")
+	kubectl, file := k.run, k.file
 	crd := file("crd.yaml", `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
