@@ -7,6 +7,7 @@ import (
 	kjson "sigs.k8s.io/json"
 
 	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/store"
 )
 
 // jsonMapCases are inputs for decodeObjectMap, which must decode each as
@@ -101,5 +102,42 @@ func TestObjectMapOnlyReads(t *testing.T) {
 	}
 	if n := <-done; n != 200 {
 		t.Errorf("a reader saw %d entries in 200 reads; want 200", n)
+	}
+}
+
+// storedMap, which decodes a stored object's cached JSON, is objectMap of
+// that object: for a typed resource whose list items carry kind and
+// apiVersion, and for an unstructured one.
+func TestStoredMapIsObjectMap(t *testing.T) {
+	ctx := t.Context()
+	gadgets := testResources()[0]
+	gizmos := gizmoResource(t)
+	s := newTestServer(t, Options{Resources: []*Resource{gadgets, gizmos}})
+	g := &gadget{}
+	g.Namespace, g.Name = "ns", "g"
+	g.Spec.Size = 3
+	u := &Unstructured{Content: map[string]any{"spec": map[string]any{"color": "red", "size": int64(2)}}}
+	u.Namespace, u.Name = "ns", "u"
+	for _, tc := range []struct {
+		res *Resource
+		obj Object
+	}{{gadgets, g}, {gizmos, u}} {
+		tc.obj.Meta().ManagedFields = []meta.ManagedFieldsEntry{{Manager: "m", Operation: "Update"}}
+		stored, err := s.StoreOf(tc.res).Create(ctx, tc.obj, store.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs := s.reg.Load().byDef[tc.res]
+		got, err := rs.codec.storedMap(stored)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := objectMap(stored)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%s: storedMap differs from objectMap (-want +got):\n%s", tc.res.Kind, d)
+		}
 	}
 }
