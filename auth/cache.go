@@ -1,8 +1,13 @@
 package auth
 
 import (
+	"crypto/tls"
+	"crypto/x509"
+	"runtime"
+	"slices"
 	"sync"
 	"time"
+	"weak"
 )
 
 // maxCacheEntries bounds a cache's memory: an attacker sending a new
@@ -55,4 +60,153 @@ func (c *ttlCache[V]) put(key string, v V, now, expires time.Time) {
 		}
 	}
 	c.m[key] = ttlEntry[V]{v: v, expires: expires}
+}
+
+// maxVerifiedConns bounds the connections connVerifier remembers at once;
+// past it, a connection's certificate is verified on every request. A
+// server's connection limit (server.ConnLimits) keeps it far below.
+const maxVerifiedConns = 1 << 16
+
+// maxResultsPerConn bounds the pools of roots one connection's answers
+// are remembered for: a Chain needs two (front proxy and clients).
+const maxResultsPerConn = 4
+
+// verifiedConns remembers the client-certificate verifications of the
+// process's live TLS connections, for every authenticator: one
+// connection's certificate verified against one pool of roots is verified
+// once, whichever authenticator asks. It is process-wide, like crypto/tls's
+// cache of parsed certificates, because a connection is: keyed by the
+// connection itself, it has nothing an authenticator could configure.
+var verifiedConns connVerifier
+
+// connVerifier remembers, for each TLS connection, what verifying its
+// client certificate answered, keyed by the connection's
+// *tls.ConnectionState: net/http (HTTP/1 and HTTP/2) makes one per
+// connection, at the handshake, and hands the same pointer to each of its
+// requests. The key is a weak pointer, so the cache keeps no connection
+// alive and two connections never share an entry, even one allocated
+// where a collected one was; an entry goes when its ConnectionState is
+// collected (runtime.AddCleanup), that is once the connection is closed
+// and its last request done. The zero value is ready.
+type connVerifier struct {
+	mu    sync.Mutex
+	conns map[weak.Pointer[tls.ConnectionState]]*connVerified // guarded by mu; lazily initialized
+}
+
+// connVerified is what one connection's verifications answered.
+type connVerified struct {
+	// mu is held during a verification, so that concurrent requests of
+	// one HTTP/2 connection wait for one verification instead of making
+	// their own.
+	mu sync.Mutex
+	// peers is the PeerCertificates the answers are for. A
+	// ConnectionState of net/http never changes; one built by hand and
+	// changed in place gets fresh answers.
+	peers         []*x509.Certificate // guarded by mu
+	results       []verifyResult      // guarded by mu; oldest first
+	verifications int                 // guarded by mu; for tests
+}
+
+// verifyResult is the answer of one verification against roots, which
+// holds at times in [from, until).
+type verifyResult struct {
+	roots       *x509.CertPool
+	leaf        *x509.Certificate
+	err         error
+	from, until time.Time
+}
+
+// verify verifies state's client certificate against roots at now, or
+// returns the answer of an earlier verification of the same connection
+// against equal roots if it still holds at now.
+func (v *connVerifier) verify(state *tls.ConnectionState, roots *x509.CertPool, now time.Time) (*x509.Certificate, error) {
+	c := v.conn(state)
+	if c == nil {
+		leaf, _, _, err := verifyChain(state.PeerCertificates, roots, now)
+		return leaf, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !samePeers(c.peers, state.PeerCertificates) {
+		c.peers, c.results = state.PeerCertificates, nil
+	}
+	for i, r := range c.results {
+		if r.roots != roots && !r.roots.Equal(roots) {
+			continue
+		}
+		if !now.Before(r.from) && now.Before(r.until) {
+			return r.leaf, r.err
+		}
+		c.results = slices.Delete(c.results, i, i+1)
+		break
+	}
+	leaf, from, until, err := verifyChain(state.PeerCertificates, roots, now)
+	c.verifications++
+	if len(c.results) == maxResultsPerConn {
+		c.results = slices.Delete(c.results, 0, 1)
+	}
+	c.results = append(c.results, verifyResult{roots: roots, leaf: leaf, err: err, from: from, until: until})
+	return leaf, err
+}
+
+// samePeers reports whether a and b are the same slice.
+func samePeers(a, b []*x509.Certificate) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// conn returns the entry of state's connection, made if new, or nil if
+// the cache is full.
+func (v *connVerifier) conn(state *tls.ConnectionState) *connVerified {
+	key := weak.Make(state)
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if c, ok := v.conns[key]; ok {
+		return c
+	}
+	if v.conns == nil {
+		v.conns = map[weak.Pointer[tls.ConnectionState]]*connVerified{}
+	}
+	if len(v.conns) >= maxVerifiedConns {
+		// Cleanups may lag behind the collector: drop what is gone.
+		for k := range v.conns {
+			if k.Value() == nil {
+				delete(v.conns, k)
+			}
+		}
+		if len(v.conns) >= maxVerifiedConns {
+			return nil
+		}
+	}
+	c := &connVerified{}
+	v.conns[key] = c
+	runtime.AddCleanup(state, v.forget, key)
+	return c
+}
+
+// forget drops the entry of a collected connection.
+func (v *connVerifier) forget(key weak.Pointer[tls.ConnectionState]) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	delete(v.conns, key)
+}
+
+// len returns the number of connections remembered.
+func (v *connVerifier) len() int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return len(v.conns)
+}
+
+// verificationsOf returns how many times state's certificate was
+// verified since the connection was first seen.
+func (v *connVerifier) verificationsOf(state *tls.ConnectionState) int {
+	v.mu.Lock()
+	c := v.conns[weak.Make(state)]
+	v.mu.Unlock()
+	if c == nil {
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.verifications
 }

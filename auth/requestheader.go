@@ -26,7 +26,9 @@ const (
 // the headers but without such a certificate is not authenticated by
 // them (a certificate that fails is an error; none at all is no answer).
 // Either way the headers are removed from the request, so no handler can
-// mistake a forged header for an identity.
+// mistake a forged header for an identity. The certificate is verified as
+// ClientCert verifies, once per connection and pool of roots: a ClientCert
+// with an equal CA shares the verification.
 //
 // The user name is the first non-empty value of the username headers;
 // groups are every value of the group headers; each header starting with
