@@ -18,6 +18,7 @@ import (
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/rv"
+	"github.com/apisem/apisem/server/connlimit"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
 	"github.com/apisem/apisem/watch"
@@ -129,6 +130,12 @@ type Options struct {
 	ReadHeaderTimeout time.Duration
 	IdleTimeout       time.Duration
 	MaxHeaderBytes    int
+	// Connections caps the connections Serve accepts, in total and per
+	// client address, and keeps a reserve over the caps in which only
+	// health checks are served; past it connections are closed as soon
+	// as they are accepted. The zero value derives the caps from the
+	// process's limit on open files (see connlimit.Limits).
+	Connections connlimit.Limits
 
 	// Logger receives one line per request and the server's events. nil
 	// means no logging.
@@ -493,9 +500,10 @@ func (s *Server) ListenAndServe() error {
 
 // Serve serves on l until Shutdown, when it returns http.ErrServerClosed.
 // Its http.Server has Options' connection limits (ReadHeaderTimeout,
-// IdleTimeout, MaxHeaderBytes).
+// IdleTimeout, MaxHeaderBytes, Connections).
 func (s *Server) Serve(l net.Listener) error {
 	hs := s.httpServer()
+	l = s.opts.Connections.Wrap(l, hs)
 	hs.ErrorLog = slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)
 	s.mu.Lock()
 	if s.closing.Load() {

@@ -68,6 +68,12 @@ func (c *Config) Register(fs *flag.FlagSet) {
 		"memory list responses may spend at once converting items to YAML, Tables or indented JSON (0: 64 MiB; negative: no limit)")
 	fs.DurationVar(&l.WriteTimeout, "watch-write-timeout", server.DefaultWriteTimeout,
 		"longest a watch stream may wait for a client that stops reading before it drops it")
+	fs.IntVar(&l.Connections.Max, "max-connections", 0,
+		"most connections served at once; more are served health checks only, from a small reserve, or closed (0: 3/4 of the open-file limit; negative: no limit)")
+	fs.IntVar(&l.Connections.MaxPerClient, "max-connections-per-client", 0,
+		"most connections served at once from one client address, an IPv4 address or IPv6 /64 (0: a quarter of -max-connections; negative: no limit)")
+	fs.IntVar(&l.Connections.Reserve, "health-connection-reserve", 0,
+		"connections kept over the caps for health checks (0: 1/64 of the open-file limit, at least 8; negative: none)")
 	fs.DurationVar(&c.Grace, "shutdown-grace", 5*time.Second,
 		"how long a shutdown waits for requests in flight before it closes their connections")
 	c.Security.Register(fs)

@@ -1,0 +1,67 @@
+package server_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"testing"
+
+	"github.com/apisem/apisem/server"
+	"github.com/apisem/apisem/server/connlimit"
+)
+
+// TestServeCapsConnections: Serve applies Options.Connections. With one
+// connection held, a new one is served health checks only.
+func TestServeCapsConnections(t *testing.T) {
+	s, err := server.New(server.Options{
+		Resources:   []*server.Resource{gizmos},
+		Connections: connlimit.Limits{Max: 1, Reserve: 2},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(l) }()
+	t.Cleanup(func() {
+		if err := s.Shutdown(context.Background()); err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+		if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	base := "http://" + l.Addr().String()
+	get := func(c *http.Client, path string) (int, string) {
+		t.Helper()
+		resp, err := c.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, string(b)
+	}
+	first := &http.Client{Transport: &http.Transport{}}
+	defer first.CloseIdleConnections()
+	if code, _ := get(first, "/version"); code != 200 {
+		t.Fatalf("first connection: GET /version = %d; want 200", code)
+	}
+	// The first connection stays open: the second client is over the cap.
+	second := &http.Client{Transport: &http.Transport{}}
+	defer second.CloseIdleConnections()
+	if code, body := get(second, "/version"); code != 429 || body != "Too many requests, please try again later.\n" {
+		t.Errorf("over the cap: GET /version = %d %q; want 429", code, body)
+	}
+	if code, body := get(second, "/readyz"); code != 200 || body != "ok" {
+		t.Errorf("over the cap: GET /readyz = %d %q; want 200 ok", code, body)
+	}
+}
