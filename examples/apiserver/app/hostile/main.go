@@ -9,8 +9,8 @@
 // chains: -clients clients each present a certificate nobody trusts
 // followed by -decoys intermediates that claim to be the CA of -ca (a
 // public certificate: its name and key id are all they copy), and send
-// requests as fast as the server answers, each on its own kept-alive
-// connection. Meanwhile a probe GETs /healthz every -probe-interval on a
+// requests as fast as the server answers (or -rate a second), each on
+// its own kept-alive connection. Meanwhile a probe GETs /healthz every -probe-interval on a
 // kept-alive connection and on a new one, and reports latency
 // percentiles. Start the server with -client-ca-file and
 // -requestheader-client-ca-file both set to ca.crt.
@@ -59,6 +59,7 @@ func main() {
 	caFile := flag.String("ca", "", "chains: the client CA the server trusts (its name and key id are copied into the decoys)")
 	clients := flag.Int("clients", 6, "chains: hostile clients")
 	decoys := flag.Int("decoys", 100, "chains: decoy intermediates each hostile client sends")
+	rate := flag.Float64("rate", 0, "chains: requests per second of each hostile client (0: as fast as the server answers)")
 	withCert := flag.Bool("cert", true, "chains: present the certificate (false: the same clients without one, a control)")
 	conns := flag.Int("conns", 15000, "slowbody: connections held open at once")
 	from := flag.String("from", "127.0.0.2", "slowbody: comma-separated loopback addresses the attack comes from")
@@ -81,7 +82,7 @@ func main() {
 	var probes []*probe
 	switch *attack {
 	case "chains":
-		chainAttack(u, *caFile, *clients, *decoys, *withCert, stop, &wg)
+		chainAttack(u, *caFile, *clients, *decoys, *rate, *withCert, stop, &wg)
 		probes = []*probe{
 			{name: "/healthz, kept-alive connection", client: probeClient(u, true)},
 			{name: "/healthz, new connection", client: probeClient(u, false)},
@@ -188,7 +189,7 @@ func (p *probe) report() {
 var hostileRequests atomic.Int64
 
 // chainAttack starts the hostile clients of the chains attack.
-func chainAttack(u *url.URL, caFile string, clients, n int, withCert bool, stop chan struct{}, wg *sync.WaitGroup) {
+func chainAttack(u *url.URL, caFile string, clients, n int, rate float64, withCert bool, stop chan struct{}, wg *sync.WaitGroup) {
 	pem, err := os.ReadFile(caFile)
 	if err != nil {
 		log.Fatal(err)
@@ -231,11 +232,24 @@ func chainAttack(u *url.URL, caFile string, clients, n int, withCert bool, stop 
 		go func() {
 			defer wg.Done()
 			defer c.CloseIdleConnections()
+			var tick <-chan time.Time
+			if rate > 0 {
+				t := time.NewTicker(time.Duration(float64(time.Second) / rate))
+				defer t.Stop()
+				tick = t.C
+			}
 			for {
 				select {
 				case <-stop:
 					return
 				default:
+				}
+				if tick != nil {
+					select {
+					case <-stop:
+						return
+					case <-tick:
+					}
 				}
 				resp, err := c.Get(u.String() + "/api/v1/namespaces")
 				if err != nil {
