@@ -62,9 +62,9 @@ func (c *ttlCache[V]) put(key string, v V, now, expires time.Time) {
 	c.m[key] = ttlEntry[V]{v: v, expires: expires}
 }
 
-// maxVerifiedConns bounds the connections connVerifier remembers at once;
-// past it, a connection's certificate is verified on every request. A
-// server's connection limit (server.ConnLimits) keeps it far below.
+// maxVerifiedConns bounds the connections connVerifier remembers at once.
+// A server's connection caps (package server/connlimit) usually keep it
+// far below.
 const maxVerifiedConns = 1 << 16
 
 // maxResultsPerConn bounds the pools of roots one connection's answers
@@ -121,10 +121,6 @@ type verifyResult struct {
 // against equal roots if it still holds at now.
 func (v *connVerifier) verify(state *tls.ConnectionState, roots *x509.CertPool, now time.Time) (*x509.Certificate, error) {
 	c := v.conn(state)
-	if c == nil {
-		leaf, _, _, err := verifyChain(state.PeerCertificates, roots, now)
-		return leaf, err
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !samePeers(c.peers, state.PeerCertificates) {
@@ -154,8 +150,7 @@ func samePeers(a, b []*x509.Certificate) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
-// conn returns the entry of state's connection, made if new, or nil if
-// the cache is full.
+// conn returns the entry of state's connection, made if new.
 func (v *connVerifier) conn(state *tls.ConnectionState) *connVerified {
 	key := weak.Make(state)
 	v.mu.Lock()
@@ -167,14 +162,20 @@ func (v *connVerifier) conn(state *tls.ConnectionState) *connVerified {
 		v.conns = map[weak.Pointer[tls.ConnectionState]]*connVerified{}
 	}
 	if len(v.conns) >= maxVerifiedConns {
-		// Cleanups may lag behind the collector: drop what is gone.
+		// Cleanups may lag behind the collector: drop what is gone, then
+		// (more live connections than the bound) arbitrary entries, an
+		// eighth, so that the next connections do not sweep again. An
+		// evicted connection is verified again at its next request.
 		for k := range v.conns {
 			if k.Value() == nil {
 				delete(v.conns, k)
 			}
 		}
-		if len(v.conns) >= maxVerifiedConns {
-			return nil
+		for k := range v.conns {
+			if len(v.conns) <= maxVerifiedConns*7/8 {
+				break
+			}
+			delete(v.conns, k)
 		}
 	}
 	c := &connVerified{}
