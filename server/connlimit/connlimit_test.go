@@ -386,3 +386,38 @@ func TestReserveDeadline(t *testing.T) {
 		}
 	}
 }
+
+// TestReserveHTTP2: over HTTP/2 too, a reserve connection serves health
+// checks only.
+func TestReserveHTTP2(t *testing.T) {
+	ts := newTestServer(t, Limits{Max: 1, Reserve: 2}, true)
+	ts.hold("127.0.0.2")
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.3")}}
+	tr := &http.Transport{DialContext: d.DialContext, TLSClientConfig: ts.tls, ForceAttemptHTTP2: true}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr}
+	for _, tt := range []struct {
+		path string
+		code int
+		body string
+	}{
+		{"/api/v1/pods", 429, tooMany},
+		{"/healthz", 200, "ok"},
+	} {
+		resp, err := c.Get("https://" + ts.addr + tt.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.ProtoMajor != 2 || resp.StatusCode != tt.code || string(b) != tt.body {
+			t.Errorf("GET %s = %s %d %q; want HTTP/2 %d %q", tt.path, resp.Proto, resp.StatusCode, b, tt.code, tt.body)
+		}
+	}
+	// Each answer ended its connection (a GOAWAY), the client's pool
+	// notwithstanding.
+	ts.waitOpen(1)
+}
