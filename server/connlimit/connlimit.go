@@ -227,32 +227,40 @@ func (l *listener) admit(c net.Conn) *conn {
 	key, keyed := clientOf(c.RemoteAddr())
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	cc := &counts{}
+	var cc *counts
 	if keyed {
-		if l.clients == nil {
-			l.clients = map[netip.Prefix]*counts{}
-		}
-		if old := l.clients[key]; old != nil {
-			cc = old
-		}
+		cc = l.clients[key]
 	}
-	lc := &conn{Conn: c, l: l, client: cc}
+	var mine counts // the client's open connections
+	if cc != nil {
+		mine = *cc
+	}
+	reserve := false
 	switch {
-	case (l.lim.max == 0 || l.served < l.lim.max) && (l.lim.perClient == 0 || cc.served < l.lim.perClient):
-		l.served++
-		cc.served++
-	case l.reserve < l.lim.reserve && cc.reserve < ReservePerClient:
-		l.reserve++
-		cc.reserve++
-		lc.reserve = true
-		lc.until = time.Now().Add(ReserveTimeout)
-		_ = c.SetDeadline(lc.until)
+	case (l.lim.max == 0 || l.served < l.lim.max) && (l.lim.perClient == 0 || mine.served < l.lim.perClient):
+	case l.reserve < l.lim.reserve && mine.reserve < ReservePerClient:
+		reserve = true
 	default:
 		return nil
 	}
-	if keyed {
-		l.clients[key] = cc
-		lc.key, lc.keyed = key, true
+	if cc == nil {
+		cc = &counts{}
+		if keyed {
+			if l.clients == nil {
+				l.clients = map[netip.Prefix]*counts{}
+			}
+			l.clients[key] = cc
+		}
+	}
+	lc := &conn{Conn: c, l: l, client: cc, key: key, keyed: keyed, reserve: reserve}
+	if reserve {
+		l.reserve++
+		cc.reserve++
+		lc.until = time.Now().Add(ReserveTimeout)
+		_ = c.SetDeadline(lc.until)
+	} else {
+		l.served++
+		cc.served++
 	}
 	return lc
 }

@@ -421,3 +421,40 @@ func TestReserveHTTP2(t *testing.T) {
 	// notwithstanding.
 	ts.waitOpen(1)
 }
+
+// fakeConn is a connection from a fixed address that does nothing.
+type fakeConn struct {
+	net.Conn
+	remote net.Addr
+}
+
+func (f *fakeConn) RemoteAddr() net.Addr               { return f.remote }
+func (f *fakeConn) SetDeadline(t time.Time) error      { return nil }
+func (f *fakeConn) SetReadDeadline(t time.Time) error  { return nil }
+func (f *fakeConn) SetWriteDeadline(t time.Time) error { return nil }
+func (f *fakeConn) Close() error                       { return nil }
+
+// BenchmarkAdmit is the listener's cost per connection: placed, counted,
+// closed and uncounted (served), or refused at once (closed).
+func BenchmarkAdmit(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		lim  limits
+	}{
+		{"served", limits{max: 1 << 30, perClient: 1 << 30}},
+		{"closed", limits{max: 1, perClient: 1}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			l := &listener{lim: bc.lim}
+			held := l.admit(&fakeConn{remote: &net.TCPAddr{IP: net.IPv4(10, 0, 0, 1), Port: 1}})
+			defer held.Close()
+			c := &fakeConn{remote: &net.TCPAddr{IP: net.IPv4(10, 0, 0, 2), Port: 2}}
+			b.ReportAllocs()
+			for b.Loop() {
+				if lc := l.admit(c); lc != nil {
+					lc.Close()
+				}
+			}
+		})
+	}
+}
