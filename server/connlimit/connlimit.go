@@ -217,8 +217,8 @@ func (l *listener) Accept() (net.Conn, error) {
 		if lc := l.admit(c); lc != nil {
 			return lc, nil
 		}
-		c.Close()
 		l.closed.Add(1)
+		c.Close()
 	}
 }
 

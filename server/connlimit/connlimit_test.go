@@ -290,6 +290,9 @@ func TestZones(t *testing.T) {
 
 			// Full everywhere: closed at once.
 			ts.wantClosed(ts.dial(probe), "probe over the total and the reserve")
+			if n := ts.l.closed.Load(); n != 2 {
+				t.Errorf("the listener closed %d connections at once; want 2", n)
+			}
 
 			// The reserve freed, a probe from a new address is served from
 			// it, and only a probe.
