@@ -62,33 +62,43 @@ func (c *ttlCache[V]) put(key string, v V, now, expires time.Time) {
 	c.m[key] = ttlEntry[V]{v: v, expires: expires}
 }
 
-// maxVerifiedConns bounds the connections connVerifier remembers at once.
-// A server's connection caps (package server/connlimit) usually keep it
-// far below.
+// maxVerifiedConns bounds the connections a ConnVerifier remembers at
+// once. A server's connection caps (package server/connlimit) usually
+// keep it far below.
 const maxVerifiedConns = 1 << 16
 
 // maxResultsPerConn bounds the pools of roots one connection's answers
 // are remembered for: a Chain needs two (front proxy and clients).
 const maxResultsPerConn = 4
 
-// verifiedConns remembers the client-certificate verifications of the
-// process's live TLS connections, for every authenticator: one
-// connection's certificate verified against one pool of roots is verified
-// once, whichever authenticator asks. It is process-wide, like crypto/tls's
-// cache of parsed certificates, because a connection is: keyed by the
-// connection itself, it has nothing an authenticator could configure.
-var verifiedConns connVerifier
-
-// connVerifier remembers, for each TLS connection, what verifying its
-// client certificate answered, keyed by the connection's
-// *tls.ConnectionState: net/http (HTTP/1 and HTTP/2) makes one per
-// connection, at the handshake, and hands the same pointer to each of its
-// requests. The key is a weak pointer, so the cache keeps no connection
-// alive and two connections never share an entry, even one allocated
-// where a collected one was; an entry goes when its ConnectionState is
-// collected (runtime.AddCleanup), that is once the connection is closed
-// and its last request done. The zero value is ready.
-type connVerifier struct {
+// A ConnVerifier verifies the client certificates of TLS connections for
+// ClientCert and RequestHeader, and remembers the answers: a connection's
+// certificate is verified against a pool of roots once, at the
+// connection's first request, and the answer, success or failure, reused
+// by its later requests for as long as it holds (until a certificate of
+// the chain expires, say). Requests of one connection that arrive
+// together (HTTP/2) wait for one verification.
+//
+// Each authenticator has a ConnVerifier of its own unless given one. Give
+// the RequestHeader and the ClientCert of a server the same ConnVerifier,
+// and a connection is verified once for both when their CA pools are
+// equal (as with kube-apiserver's -client-ca-file and
+// -requestheader-client-ca-file naming one file), once for each
+// otherwise.
+//
+// Answers are keyed by the connection's *tls.ConnectionState: net/http
+// (HTTP/1 and HTTP/2) makes one per connection, at the handshake, and
+// hands the same pointer to each of its requests. The key is a weak
+// pointer, so a ConnVerifier keeps no connection alive and two
+// connections never share an answer, even one whose state was allocated
+// where a collected one's was; the answers go when the state is collected,
+// that is once the connection is closed and its last request done. At
+// most 65,536 connections are remembered at once; beyond, some are
+// forgotten, and verified again at their next request.
+//
+// The zero value is ready to use. A ConnVerifier is safe for concurrent
+// use and must not be copied after first use.
+type ConnVerifier struct {
 	mu    sync.Mutex
 	conns map[weak.Pointer[tls.ConnectionState]]*connVerified // guarded by mu; lazily initialized
 }
@@ -119,7 +129,7 @@ type verifyResult struct {
 // verify verifies state's client certificate against roots at now, or
 // returns the answer of an earlier verification of the same connection
 // against equal roots if it still holds at now.
-func (v *connVerifier) verify(state *tls.ConnectionState, roots *x509.CertPool, now time.Time) (*x509.Certificate, error) {
+func (v *ConnVerifier) verify(state *tls.ConnectionState, roots *x509.CertPool, now time.Time) (*x509.Certificate, error) {
 	c := v.conn(state)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -151,7 +161,7 @@ func samePeers(a, b []*x509.Certificate) bool {
 }
 
 // conn returns the entry of state's connection, made if new.
-func (v *connVerifier) conn(state *tls.ConnectionState) *connVerified {
+func (v *ConnVerifier) conn(state *tls.ConnectionState) *connVerified {
 	key := weak.Make(state)
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -185,14 +195,14 @@ func (v *connVerifier) conn(state *tls.ConnectionState) *connVerified {
 }
 
 // forget drops the entry of a collected connection.
-func (v *connVerifier) forget(key weak.Pointer[tls.ConnectionState]) {
+func (v *ConnVerifier) forget(key weak.Pointer[tls.ConnectionState]) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	delete(v.conns, key)
 }
 
 // len returns the number of connections remembered.
-func (v *connVerifier) len() int {
+func (v *ConnVerifier) len() int {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return len(v.conns)
@@ -200,7 +210,7 @@ func (v *connVerifier) len() int {
 
 // verificationsOf returns how many times state's certificate was
 // verified since the connection was first seen.
-func (v *connVerifier) verificationsOf(state *tls.ConnectionState) int {
+func (v *ConnVerifier) verificationsOf(state *tls.ConnectionState) int {
 	v.mu.Lock()
 	c := v.conns[weak.Make(state)]
 	v.mu.Unlock()

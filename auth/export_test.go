@@ -2,10 +2,17 @@ package auth
 
 import "crypto/tls"
 
-// Verifications returns how many times the client certificate of the
-// connection of state was verified.
-func Verifications(state *tls.ConnectionState) int { return verifiedConns.verificationsOf(state) }
+// Verifications returns how many times v verified the client certificate
+// of the connection of state.
+func (v *ConnVerifier) Verifications(state *tls.ConnectionState) int {
+	return v.verificationsOf(state)
+}
 
-// VerifiedConns returns how many connections the verification cache
-// remembers.
-func VerifiedConns() int { return verifiedConns.len() }
+// Len returns the number of connections v remembers.
+func (v *ConnVerifier) Len() int { return v.len() }
+
+// Own returns the ConnVerifier c uses when Verifier is nil.
+func (c *ClientCert) Own() *ConnVerifier { return &c.own }
+
+// Own returns the ConnVerifier h uses when Verifier is nil.
+func (h *RequestHeader) Own() *ConnVerifier { return &h.own }

@@ -26,16 +26,18 @@ const (
 // the headers but without such a certificate is not authenticated by
 // them (a certificate that fails is an error; none at all is no answer).
 // Either way the headers are removed from the request, so no handler can
-// mistake a forged header for an identity. The certificate is verified as
-// ClientCert verifies, once per connection and pool of roots: a ClientCert
-// with an equal CA shares the verification.
+// mistake a forged header for an identity. The certificate is verified
+// once per connection, by Verifier (see ConnVerifier): a ClientCert with
+// the same Verifier and an equal CA shares the verification.
 //
 // The user name is the first non-empty value of the username headers;
 // groups are every value of the group headers; each header starting with
 // an extra prefix adds its values to the extra key that follows the
 // prefix, lower-cased and %-decoded (a key that does not decode is kept as
 // sent). Header names match case-insensitively. Nil header lists mean the
-// defaults; an empty non-nil list means none (for UIDHeaders).
+// defaults; an empty non-nil list means none (for UIDHeaders). CA and
+// Verifier must not be changed after first use, nor a RequestHeader
+// copied.
 type RequestHeader struct {
 	// CA verifies the front proxy's client certificate
 	// (--requestheader-client-ca-file). Required: without it no header
@@ -51,9 +53,24 @@ type RequestHeader struct {
 	GroupHeaders        []string // nil: X-Remote-Group
 	ExtraHeaderPrefixes []string // nil: X-Remote-Extra-
 
+	// Verifier verifies the front proxy's certificate and remembers its
+	// answers per connection; nil means one of the RequestHeader's own.
+	// Give the server's ClientCert the same one to verify a connection
+	// once for both.
+	Verifier *ConnVerifier
 	// Now is the clock certificates are checked against; nil means
 	// time.Now.
 	Now func() time.Time
+
+	own ConnVerifier // used when Verifier is nil
+}
+
+// verifier returns the ConnVerifier in effect.
+func (h *RequestHeader) verifier() *ConnVerifier {
+	if h.Verifier != nil {
+		return h.Verifier
+	}
+	return &h.own
 }
 
 // NotAllowedError is the error for a front proxy certificate that
@@ -96,7 +113,7 @@ func orDefault(names []string, def string) []string {
 func (h *RequestHeader) AuthenticateRequest(r *http.Request) (User, bool, error) {
 	names := h.names()
 	defer names.Strip(r.Header)
-	leaf, err := verifyClient(r.TLS, h.CA, now(h.Now))
+	leaf, err := h.verifier().verifyClient(r.TLS, h.CA, now(h.Now))
 	if leaf == nil || err != nil {
 		return User{}, false, err
 	}

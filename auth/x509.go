@@ -25,26 +25,26 @@ var ErrNoCA = errors.New("auth: no certificate authority configured")
 // after 100 signature checks, and crypto/tls takes certificate messages
 // of up to 256 KiB. A client could thus make each verification cost 100
 // signature checks with as many decoy issuers; with the bound it costs at
-// most MaxIntermediates, and with the per-connection cache (see
-// ClientCert) once per connection. mozilla::pkix, Firefox's verifier,
+// most MaxIntermediates, and it is made once per connection (see
+// ConnVerifier). mozilla::pkix, Firefox's verifier,
 // allows at most 6 intermediate CAs in a path; 8 leaves room for
 // cross-signed chains.
 const MaxIntermediates = 8
 
 // verifyClient verifies the client certificate of a TLS connection
 // against roots, for client authentication, with up to MaxIntermediates
-// of the other certificates the client sent as intermediates. It returns
-// nil and no error when the client sent no certificate (or the
-// connection is not TLS). Each connection's certificate is verified once
-// per pool of roots: see verifiedConns.
-func verifyClient(state *tls.ConnectionState, roots *x509.CertPool, now time.Time) (*x509.Certificate, error) {
+// of the other certificates the client sent as intermediates, or returns
+// what an earlier verification of the connection against equal roots
+// answered if it still holds at now. It returns nil and no error when the
+// client sent no certificate (or the connection is not TLS).
+func (v *ConnVerifier) verifyClient(state *tls.ConnectionState, roots *x509.CertPool, now time.Time) (*x509.Certificate, error) {
 	if state == nil || len(state.PeerCertificates) == 0 {
 		return nil, nil
 	}
 	if roots == nil {
 		return nil, ErrNoCA
 	}
-	return verifiedConns.verify(state, roots, now)
+	return v.verify(state, roots, now)
 }
 
 // verifyChain verifies peers[0] against roots at now, with up to
@@ -105,12 +105,10 @@ var forever = time.Unix(1<<62, 0)
 // that does not verify is an error.
 //
 // A connection's certificate is verified once, at its first request, and
-// the answer, success or failure, reused by the connection's later
-// requests for as long as it holds (until a certificate of the chain
-// expires, say); a RequestHeader with an equal CA pool reuses it too.
-// Only the first MaxIntermediates certificates the client sent after its
-// own are considered as intermediates. CA must not be changed after first
-// use.
+// the answer reused by the connection's later requests for as long as it
+// holds: see ConnVerifier. Only the first MaxIntermediates certificates
+// the client sent after its own are considered as intermediates. CA and
+// Verifier must not be changed after first use, nor a ClientCert copied.
 //
 // The server's tls.Config must request client certificates without
 // verifying them itself (tls.RequestClientCert), so that a bad
@@ -118,14 +116,29 @@ var forever = time.Unix(1<<62, 0)
 // certs.ServerConfig.
 type ClientCert struct {
 	CA *x509.CertPool // required: without it every certificate fails
+	// Verifier verifies certificates and remembers its answers per
+	// connection; nil means one of the ClientCert's own. Give the
+	// server's RequestHeader the same one to verify a connection once
+	// for both.
+	Verifier *ConnVerifier
 	// Now is the clock certificates are checked against; nil means
 	// time.Now.
 	Now func() time.Time
+
+	own ConnVerifier // used when Verifier is nil
+}
+
+// verifier returns the ConnVerifier in effect.
+func (c *ClientCert) verifier() *ConnVerifier {
+	if c.Verifier != nil {
+		return c.Verifier
+	}
+	return &c.own
 }
 
 // AuthenticateRequest implements Authenticator.
 func (c *ClientCert) AuthenticateRequest(r *http.Request) (User, bool, error) {
-	leaf, err := verifyClient(r.TLS, c.CA, now(c.Now))
+	leaf, err := c.verifier().verifyClient(r.TLS, c.CA, now(c.Now))
 	if leaf == nil || err != nil || leaf.Subject.CommonName == "" {
 		return User{}, false, err
 	}

@@ -74,7 +74,8 @@ func newCAWithName(t testing.TB, name string) *certs.CA {
 // whose certificate nobody trusts sent with 100 decoy intermediates
 // claiming to be the trusted CA, through a Chain with both the front
 // proxy and client certificates on the same CA (as a server started with
-// -client-ca-file and -requestheader-client-ca-file of one file). The
+// -client-ca-file and -requestheader-client-ca-file of one file), the two
+// authenticators sharing a ConnVerifier or each with its own. The
 // "connection" case is every request of one connection; "new connection"
 // the first request of each.
 func BenchmarkChainDecoyIntermediates(b *testing.B) {
@@ -85,28 +86,36 @@ func BenchmarkChainDecoyIntermediates(b *testing.B) {
 		b.Fatal(err)
 	}
 	ds := decoys(b, ca, 100)
-	chain := auth.Chain{
-		RequestHeader: &auth.RequestHeader{CA: ca.Pool()},
-		ClientCert:    &auth.ClientCert{CA: ca.Pool()},
-	}
-	run := func(b *testing.B, state func() *tls.ConnectionState) {
-		r := httptest.NewRequest("GET", "/api", nil)
-		b.ReportAllocs()
-		for b.Loop() {
-			r.TLS = state()
-			if _, ok, err := chain.AuthenticateRequest(r); ok || err == nil {
-				b.Fatalf("AuthenticateRequest = %v, %v; want an error", ok, err)
+	for _, shared := range []bool{true, false} {
+		chain := auth.Chain{
+			RequestHeader: &auth.RequestHeader{CA: ca.Pool()},
+			ClientCert:    &auth.ClientCert{CA: ca.Pool()},
+		}
+		name := "own verifiers"
+		if shared {
+			v := &auth.ConnVerifier{}
+			chain.RequestHeader.Verifier, chain.ClientCert.Verifier = v, v
+			name = "shared verifier"
+		}
+		run := func(b *testing.B, state func() *tls.ConnectionState) {
+			r := httptest.NewRequest("GET", "/api", nil)
+			b.ReportAllocs()
+			for b.Loop() {
+				r.TLS = state()
+				if _, ok, err := chain.AuthenticateRequest(r); ok || err == nil {
+					b.Fatalf("AuthenticateRequest = %v, %v; want an error", ok, err)
+				}
 			}
 		}
+		b.Run(name+"/connection", func(b *testing.B) {
+			s := withDecoys(&cert, ds)
+			run(b, func() *tls.ConnectionState { return s })
+		})
+		b.Run(name+"/new connection", func(b *testing.B) {
+			s := withDecoys(&cert, ds)
+			run(b, func() *tls.ConnectionState { c := *s; return &c })
+		})
 	}
-	b.Run("connection", func(b *testing.B) {
-		s := withDecoys(&cert, ds)
-		run(b, func() *tls.ConnectionState { return s })
-	})
-	b.Run("new connection", func(b *testing.B) {
-		s := withDecoys(&cert, ds)
-		run(b, func() *tls.ConnectionState { c := *s; return &c })
-	})
 }
 
 // intermediateCA returns a CA whose certificate root signs, valid until
@@ -149,9 +158,10 @@ func get(a auth.Authenticator, s *tls.ConnectionState, n int) (u auth.User, ok b
 }
 
 // TestVerifyOncePerConnection: a connection's certificate is verified at
-// its first request only, once for both the front proxy and client
-// certificates when they trust the same CA, once each when not; another
-// connection with the same certificate is verified on its own.
+// its first request only: once for both the front proxy and client
+// certificates when they share a ConnVerifier and trust equal CAs, once
+// each when not; another connection with the same certificate is
+// verified on its own.
 func TestVerifyOncePerConnection(t *testing.T) {
 	p := newPKI(t)
 	rogue, err := newCAWithName(t, "client-ca").IssueClient("mallory")
@@ -159,41 +169,99 @@ func TestVerifyOncePerConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	decoyed := func() *tls.ConnectionState { return withDecoys(&rogue, decoys(t, p.clientCA, 20)) }
+	alice := func() *tls.ConnectionState { return tlsState(&p.alice) }
 	pool := p.clientCA.Pool()
 	tests := []struct {
-		name    string
-		chain   auth.Chain
-		state   func() *tls.ConnectionState
-		ok      bool
-		wantErr func(error) bool
-		want    int // verifications per connection
+		name       string
+		rhCA, ccCA *x509.CertPool // nil: no such authenticator
+		shared     bool           // one ConnVerifier for both
+		state      func() *tls.ConnectionState
+		ok         bool
+		wantErr    func(error) bool
+		// verifications per connection: by the shared verifier, the
+		// RequestHeader's own and the ClientCert's own
+		want [3]int
 	}{
-		{"one pool for both", auth.Chain{RequestHeader: &auth.RequestHeader{CA: pool}, ClientCert: &auth.ClientCert{CA: pool}},
-			func() *tls.ConnectionState { return tlsState(&p.alice) }, true, noErr, 1},
-		{"equal pools", auth.Chain{RequestHeader: &auth.RequestHeader{CA: p.clientCA.Pool()}, ClientCert: &auth.ClientCert{CA: p.clientCA.Pool()}},
-			func() *tls.ConnectionState { return tlsState(&p.alice) }, true, noErr, 1},
-		{"different CAs", auth.Chain{RequestHeader: &auth.RequestHeader{CA: p.proxyCA.Pool()}, ClientCert: &auth.ClientCert{CA: pool}},
-			func() *tls.ConnectionState { return tlsState(&p.alice) }, true, noErr, 2},
-		{"front proxy only", auth.Chain{RequestHeader: &auth.RequestHeader{CA: p.proxyCA.Pool()}},
-			func() *tls.ConnectionState { return tlsState(&p.proxy) }, false, noErr, 1},
-		{"decoy intermediates, one pool", auth.Chain{RequestHeader: &auth.RequestHeader{CA: pool}, ClientCert: &auth.ClientCert{CA: pool}},
-			decoyed, false, unknownAuthority, 1},
-		{"decoy intermediates, two pools", auth.Chain{RequestHeader: &auth.RequestHeader{CA: p.proxyCA.Pool()}, ClientCert: &auth.ClientCert{CA: pool}},
-			decoyed, false, unknownAuthority, 2},
+		{"one pool, shared", pool, pool, true, alice, true, noErr, [3]int{1, 0, 0}},
+		{"equal pools, shared", p.clientCA.Pool(), p.clientCA.Pool(), true, alice, true, noErr, [3]int{1, 0, 0}},
+		{"one pool, own verifiers", pool, pool, false, alice, true, noErr, [3]int{0, 1, 1}},
+		{"different CAs, shared", p.proxyCA.Pool(), pool, true, alice, true, noErr, [3]int{2, 0, 0}},
+		{"front proxy only", p.proxyCA.Pool(), nil, false, func() *tls.ConnectionState { return tlsState(&p.proxy) }, false, noErr, [3]int{0, 1, 0}},
+		{"decoy intermediates, shared", pool, pool, true, decoyed, false, unknownAuthority, [3]int{1, 0, 0}},
+		{"decoy intermediates, own verifiers", pool, pool, false, decoyed, false, unknownAuthority, [3]int{0, 1, 1}},
+		{"decoy intermediates, two pools, shared", p.proxyCA.Pool(), pool, true, decoyed, false, unknownAuthority, [3]int{2, 0, 0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			var shared *auth.ConnVerifier
+			if tt.shared {
+				shared = &auth.ConnVerifier{}
+			}
+			rh := &auth.RequestHeader{CA: tt.rhCA, Verifier: shared}
+			cc := &auth.ClientCert{CA: tt.ccCA, Verifier: shared}
+			var chain auth.Chain
+			if tt.rhCA != nil {
+				chain.RequestHeader = rh
+			}
+			if tt.ccCA != nil {
+				chain.ClientCert = cc
+			}
+			if shared == nil {
+				shared = &auth.ConnVerifier{} // to count nothing
+			}
 			for conn := range 2 {
 				s := tt.state()
-				_, ok, err := get(tt.chain, s, 10)
+				_, ok, err := get(chain, s, 10)
 				if ok != tt.ok || !tt.wantErr(err) {
 					t.Fatalf("connection %d: AuthenticateRequest = %v, %v; want %v", conn, ok, err, tt.ok)
 				}
-				if got := auth.Verifications(s); got != tt.want {
-					t.Errorf("connection %d: verified %d times in 10 requests; want %d", conn, got, tt.want)
+				got := [3]int{shared.Verifications(s), rh.Own().Verifications(s), cc.Own().Verifications(s)}
+				if got != tt.want {
+					t.Errorf("connection %d: verifications in 10 requests (shared, front proxy's, client's) = %v; want %v", conn, got, tt.want)
 				}
 			}
 		})
+	}
+}
+
+// TestConnVerifierSharing: authenticators configured apart verify a
+// connection once between them when given one ConnVerifier; with their
+// own (the default) nothing of one is seen by the other.
+func TestConnVerifierSharing(t *testing.T) {
+	p := newPKI(t)
+	shared := &auth.ConnVerifier{}
+	a := &auth.ClientCert{CA: p.clientCA.Pool(), Verifier: shared}
+	b := &auth.ClientCert{CA: p.clientCA.Pool(), Verifier: shared}
+	s := tlsState(&p.alice)
+	for _, cc := range []*auth.ClientCert{a, b, a, b} {
+		if u, ok, err := get(cc, s, 2); !ok || err != nil || u.Name != "alice" {
+			t.Fatalf("AuthenticateRequest = %v, %v, %v", u, ok, err)
+		}
+	}
+	if n := shared.Verifications(s); n != 1 {
+		t.Errorf("two ClientCerts sharing a verifier: %d verifications; want 1", n)
+	}
+	if n, m := a.Own().Len(), b.Own().Len(); n != 0 || m != 0 {
+		t.Errorf("the ClientCerts' own verifiers remember %d and %d connections; want none", n, m)
+	}
+
+	own1 := &auth.ClientCert{CA: p.clientCA.Pool()}
+	own2 := &auth.ClientCert{CA: p.clientCA.Pool()}
+	s = tlsState(&p.alice)
+	if _, ok, err := get(own1, s, 3); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	if n, m := own1.Own().Verifications(s), own2.Own().Len(); n != 1 || m != 0 {
+		t.Errorf("after the first ClientCert: it verified %d times, the other remembers %d connections; want 1 and 0", n, m)
+	}
+	if _, ok, err := get(own2, s, 3); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	if n, m := own1.Own().Verifications(s), own2.Own().Verifications(s); n != 1 || m != 1 {
+		t.Errorf("own verifiers: %d and %d verifications; want 1 each", n, m)
+	}
+	if n := shared.Len(); n != 1 {
+		t.Errorf("the shared verifier remembers %d connections; want only the first", n)
 	}
 }
 
@@ -232,7 +300,7 @@ func TestVerifyCacheValidity(t *testing.T) {
 		if ok != st.ok || ok != (err == nil) {
 			t.Errorf("%s: AuthenticateRequest = %v, %v; want %v", st.name, ok, err, st.ok)
 		}
-		if got := auth.Verifications(s); got != st.want {
+		if got := cc.Own().Verifications(s); got != st.want {
 			t.Errorf("%s: %d verifications so far; want %d", st.name, got, st.want)
 		}
 	}
@@ -261,12 +329,12 @@ func TestVerifyCacheKeepsConnectionsApart(t *testing.T) {
 	}
 }
 
-// TestVerifyCacheForgetsConnections: the cache holds no connection state
-// alive and lets go of its entry once the state is collected.
+// TestVerifyCacheForgetsConnections: a ConnVerifier holds no connection
+// state alive and lets go of its entry once the state is collected.
 func TestVerifyCacheForgetsConnections(t *testing.T) {
 	p := newPKI(t)
 	cc := &auth.ClientCert{CA: p.clientCA.Pool()}
-	before := auth.VerifiedConns()
+	v := cc.Own()
 	func() {
 		states := make([]*tls.ConnectionState, 50)
 		for i := range states {
@@ -276,18 +344,21 @@ func TestVerifyCacheForgetsConnections(t *testing.T) {
 			}
 		}
 		for i, s := range states {
-			if n := auth.Verifications(s); n != 1 {
+			if n := v.Verifications(s); n != 1 {
 				t.Fatalf("connection %d: %d verifications remembered; want 1", i, n)
 			}
 		}
+		if n := v.Len(); n != len(states) {
+			t.Fatalf("%d connections remembered; want %d", n, len(states))
+		}
 	}()
 	// Cleanups run on their own goroutine after a collection.
-	for i := 0; i < 1000 && auth.VerifiedConns() > before; i++ {
+	for i := 0; i < 1000 && v.Len() > 0; i++ {
 		runtime.GC()
 		runtime.Gosched()
 	}
-	if n := auth.VerifiedConns(); n > before {
-		t.Errorf("%d connections remembered after they were collected; want at most %d", n, before)
+	if n := v.Len(); n > 0 {
+		t.Errorf("%d connections remembered after they were collected; want none", n)
 	}
 }
 
@@ -337,7 +408,7 @@ func TestVerifyConcurrentRequests(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if got := auth.Verifications(s); got != 1 {
+	if got := cc.Own().Verifications(s); got != 1 {
 		t.Errorf("%d verifications for 40 concurrent requests of one connection; want 1", got)
 	}
 }
