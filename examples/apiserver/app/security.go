@@ -159,7 +159,17 @@ func (s *Security) Apply(opts *server.Options, d Delegate) (https bool, err erro
 	} else if chain.RequestHeader != nil {
 		hintFiles = nil
 	}
+	// One verification per connection for the front proxy and the client
+	// certificates, whichever of them asks first: with one CA file for
+	// both, a client that sends a costly chain makes one verification,
+	// not two.
+	verifier := &auth.ConnVerifier{}
 	if rh := chain.RequestHeader; rh != nil {
+		if rh.Verifier == nil {
+			rh.Verifier = verifier
+		} else {
+			verifier = rh.Verifier
+		}
 		// Flags override what the host cluster published.
 		for _, o := range []struct {
 			flag list
@@ -188,7 +198,7 @@ func (s *Security) Apply(opts *server.Options, d Delegate) (https bool, err erro
 		hintFiles = nil
 	}
 	if clientCA != nil {
-		chain.ClientCert = &auth.ClientCert{CA: clientCA}
+		chain.ClientCert = &auth.ClientCert{CA: clientCA, Verifier: verifier}
 	}
 	if hintFiles != nil {
 		if hint, err = certs.LoadPool(hintFiles...); err != nil {

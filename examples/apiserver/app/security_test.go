@@ -125,3 +125,56 @@ func TestCertHosts(t *testing.T) {
 		t.Errorf("default -cert-hosts with a pair for other names: %v", err)
 	}
 }
+
+// TestSharedVerifier: the front proxy's and the clients' authenticators
+// share one auth.ConnVerifier, so that a connection is verified once for
+// both; a RequestHeader the host cluster hands over with a verifier of
+// its own keeps it and the clients' share it.
+func TestSharedVerifier(t *testing.T) {
+	dir := t.TempDir()
+	ca, err := certs.NewCA("ca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	caFile := filepath.Join(dir, "ca.crt")
+	if err := os.WriteFile(caFile, ca.CertPEM(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	given := &auth.ConnVerifier{}
+	tests := []struct {
+		name string
+		args []string
+		d    Delegate
+		want *auth.ConnVerifier // nil: any, as long as it is shared
+	}{
+		{"one CA file for both", []string{"-client-ca-file", caFile, "-requestheader-client-ca-file", caFile}, Delegate{}, nil},
+		{"host cluster", nil, Delegate{ClientCA: ca.Pool(), RequestHeader: &auth.RequestHeader{CA: ca.Pool()}}, nil},
+		{"host cluster, client CA flag", []string{"-client-ca-file", caFile}, Delegate{RequestHeader: &auth.RequestHeader{CA: ca.Pool()}}, nil},
+		{"verifier given", nil, Delegate{ClientCA: ca.Pool(), RequestHeader: &auth.RequestHeader{CA: ca.Pool(), Verifier: given}}, given},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var c Config
+			fs := flag.NewFlagSet("test", flag.ContinueOnError)
+			c.Register(fs)
+			if err := fs.Parse(append([]string{"-cert-dir", filepath.Join(dir, "certs")}, tt.args...)); err != nil {
+				t.Fatal(err)
+			}
+			var opts server.Options
+			if _, err := c.Security.Apply(&opts, tt.d); err != nil {
+				t.Fatal(err)
+			}
+			chain := opts.Authenticator.(auth.Chain)
+			if chain.RequestHeader == nil || chain.ClientCert == nil {
+				t.Fatalf("front proxy %v, client certificates %v; want both", chain.RequestHeader, chain.ClientCert)
+			}
+			rh, cc := chain.RequestHeader.Verifier, chain.ClientCert.Verifier
+			if rh == nil || rh != cc {
+				t.Errorf("verifiers: front proxy %p, client certificates %p; want one", rh, cc)
+			}
+			if tt.want != nil && rh != tt.want {
+				t.Errorf("verifier %p; want the given %p", rh, tt.want)
+			}
+		})
+	}
+}
