@@ -79,12 +79,15 @@ current-context: host
 	if err != nil {
 		t.Fatal(err)
 	}
+	// One verification per connection for the front proxy and clients.
+	verifier := &auth.ConnVerifier{}
+	d.Authentication.RequestHeader.Verifier = verifier
 	clientCAs := d.Authentication.RequestHeader.CA.Clone()
 	clientCAs.AddCert(clientCA.Cert)
 	s, err := demo.New(demo.Options{
 		Authenticator: auth.Chain{
 			RequestHeader: d.Authentication.RequestHeader,
-			ClientCert:    &auth.ClientCert{CA: d.Authentication.ClientCA},
+			ClientCert:    &auth.ClientCert{CA: d.Authentication.ClientCA, Verifier: verifier},
 			Token:         &auth.BearerToken{Reviewer: d.Tokens},
 		},
 		Authorizer: auth.Authorizers{

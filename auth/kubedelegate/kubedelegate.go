@@ -119,6 +119,9 @@ type Authentication struct {
 	ClientCA *x509.CertPool
 	// RequestHeader trusts the cluster's front proxy (keys
 	// requestheader-*); nil if the cluster publishes no front-proxy CA.
+	// Its Verifier is nil: a server that also accepts ClientCA's
+	// certificates gives its ClientCert and RequestHeader one
+	// auth.ConnVerifier, to verify each connection once for both.
 	RequestHeader *auth.RequestHeader
 }
 

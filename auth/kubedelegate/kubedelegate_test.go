@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -205,11 +206,12 @@ func TestLoadAuthentication(t *testing.T) {
 	if !a.ClientCA.Equal(clientCA.Pool()) || !a.RequestHeader.CA.Equal(proxyCA.Pool()) {
 		t.Error("the CAs are not the published ones")
 	}
-	got := *a.RequestHeader
+	// A RequestHeader holds its verification cache: compare it in place.
+	got := a.RequestHeader
 	got.CA = nil
-	want := auth.RequestHeader{AllowedNames: []string{"front-proxy-client"}, UsernameHeaders: []string{"X-Remote-User"},
+	want := &auth.RequestHeader{AllowedNames: []string{"front-proxy-client"}, UsernameHeaders: []string{"X-Remote-User"},
 		GroupHeaders: []string{"X-Remote-Group"}, ExtraHeaderPrefixes: []string{"X-Remote-Extra-"}}
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(auth.RequestHeader{})); diff != "" {
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(auth.RequestHeader{})); diff != "" {
 		t.Errorf("RequestHeader (-want +got):\n%s", diff)
 	}
 }
