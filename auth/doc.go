@@ -55,6 +55,16 @@
 // certificates without verifying them in the handshake, so that an
 // unknown certificate is a 401 rather than a broken connection.
 //
+// RequestHeader and ClientCert verify a connection's certificate once, at
+// its first request, and reuse the answer for the connection's later
+// requests while it holds; of the other certificates the client sent,
+// only the first MaxIntermediates are tried as intermediates. A client
+// thus cannot make every request pay for a long decoy chain. Each keeps
+// its answers in a ConnVerifier, its own unless given one: a server whose
+// front proxy and clients share a CA gives both the same ConnVerifier,
+// and each connection is verified once for both. The answers are kept
+// per ConnVerifier, never process-wide, and go with the connection.
+//
 // # Non-goals
 //
 // No impersonation (Impersonate-User headers), no audit log, no OIDC or
