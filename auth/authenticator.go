@@ -91,7 +91,9 @@ func (a WithAnonymous) AuthenticateRequest(r *http.Request) (User, bool, error) 
 // compose theirs: the front proxy's request headers, then client
 // certificates, then bearer tokens; system:authenticated added to whoever
 // they accept; anonymous requests allowed only if Anonymous is set. The
-// zero Chain authenticates nobody (every request is a 401).
+// zero Chain authenticates nobody (every request is a 401). Give
+// RequestHeader and ClientCert one ConnVerifier to verify a connection's
+// certificate once for both.
 type Chain struct {
 	RequestHeader *RequestHeader // nil: no front proxy is trusted
 	ClientCert    *ClientCert    // nil: client certificates are not users
