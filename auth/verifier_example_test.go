@@ -43,13 +43,15 @@ func ExampleConnVerifier() {
 	for _, req := range []struct {
 		conn *tls.ConnectionState
 		user string // asserted in X-Remote-User
-	}{{proxy, "bob"}, {proxy, "carol"}, {alice, ""}, {alice, "mallory"}} {
+	}{
+		{proxy, "bob"}, {proxy, "carol"},
+		{alice, ""}, {alice, "mallory"}, // a client is no front proxy: she is alice
+	} {
 		r := httptest.NewRequest("GET", "/api", nil)
 		r.TLS = req.conn
 		if req.user != "" {
 			r.Header.Set("X-Remote-User", req.user)
 		}
-		// A client is not a front proxy: what alice asserts is ignored.
 		u, ok, err := authn.AuthenticateRequest(r)
 		fmt.Println(u.Name, ok, err)
 	}
