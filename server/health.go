@@ -32,7 +32,9 @@ import (
 type HealthCheck struct {
 	// Name names the check in the endpoints' verbose output, in
 	// /<endpoint>/<name> and in ?exclude=; Kubernetes' names are "etcd",
-	// "etcd-readiness", "informer-sync", "poststarthook/<hook>".
+	// "etcd-readiness", "informer-sync", "poststarthook/<hook>". Two
+	// checks of one endpoint have different names; checks of different
+	// endpoints may share one (a stricter readiness "etcd", say).
 	Name string
 	// Endpoints are the endpoints that run the check. 0 means all three,
 	// as kube-apiserver's AddHealthChecks adds a check to each.
@@ -96,23 +98,22 @@ func healthChecks(checks []HealthCheck, log *slog.Logger) (map[string][]healthCh
 	for ep := range healthEndpoints {
 		m[ep] = []healthCheck{{name: "ping", inline: pingCheck}}
 	}
-	names := map[string]bool{"ping": true, "shutdown": true}
 	for _, c := range checks {
-		switch {
-		case c.Name == "" || strings.ContainsAny(c.Name, "?#") || c.Check == nil:
+		if c.Name == "" || strings.ContainsAny(c.Name, "?#") || c.Check == nil {
 			return nil, fmt.Errorf("server: health check %q needs a name that fits a path and a Check", c.Name)
-		case names[c.Name]:
-			return nil, fmt.Errorf("server: two health checks named %q", c.Name)
 		}
-		names[c.Name] = true
 		r := &checkRunner{check: c, log: log}
 		if r.check.Timeout <= 0 {
 			r.check.Timeout = DefaultHealthCheckTimeout
 		}
 		for ep, set := range healthEndpoints {
-			if c.Endpoints == 0 || c.Endpoints&set != 0 {
-				m[ep] = append(m[ep], healthCheck{name: c.Name, runner: r})
+			if c.Endpoints != 0 && c.Endpoints&set == 0 {
+				continue
 			}
+			if c.Name == "shutdown" || slices.ContainsFunc(m[ep], func(h healthCheck) bool { return h.name == c.Name }) {
+				return nil, fmt.Errorf("server: two health checks of %s named %q", ep, c.Name)
+			}
+			m[ep] = append(m[ep], healthCheck{name: c.Name, runner: r})
 		}
 	}
 	m["readyz"] = append(m["readyz"], healthCheck{name: "shutdown", inline: shutdownCheck})

@@ -162,7 +162,9 @@ func TestHealthCheckOptions(t *testing.T) {
 		{"no name", []HealthCheck{{Check: ok}}},
 		{"no check", []HealthCheck{{Name: "etcd"}}},
 		{"twice", []HealthCheck{{Name: "etcd", Check: ok}, {Name: "etcd", Endpoints: Readyz, Check: ok}}},
+		{"twice on one", []HealthCheck{{Name: "etcd", Endpoints: Livez | Readyz, Check: ok}, {Name: "etcd", Endpoints: Readyz, Check: ok}}},
 		{"the server's own", []HealthCheck{{Name: "shutdown", Check: ok}}},
+		{"ping", []HealthCheck{{Name: "ping", Endpoints: Livez, Check: ok}}},
 		{"not a path", []HealthCheck{{Name: "a?b", Check: ok}}},
 	} {
 		if _, err := New(Options{HealthChecks: tt.checks}); err == nil {
@@ -198,4 +200,21 @@ func TestHealthCheckClientGone(t *testing.T) {
 		time.Sleep(time.Minute) // the check's run ends with its timeout
 		synctest.Wait()
 	})
+}
+
+// Checks of different endpoints may share a name: a tolerant "etcd" on
+// livez, a strict one on readyz.
+func TestHealthCheckSharedName(t *testing.T) {
+	live, ready := newFakeCheck(), newFakeCheck()
+	ready.set(errors.New("etcd is down"), false)
+	s := newTestServer(t, Options{HealthChecks: []HealthCheck{
+		{Name: "etcd", Endpoints: Livez | Healthz, Check: live.check},
+		{Name: "etcd", Endpoints: Readyz, Check: ready.check},
+	}})
+	if w := get(s, "/livez/etcd"); w.Code != 200 {
+		t.Errorf("/livez/etcd: %d %q", w.Code, w.Body)
+	}
+	if w := get(s, "/readyz/etcd"); w.Code != 500 {
+		t.Errorf("/readyz/etcd: %d %q", w.Code, w.Body)
+	}
 }
