@@ -44,8 +44,9 @@ type HealthCheck struct {
 	// while a run is going share its result, so a dependency is asked at
 	// most once at a time whatever the number of probes.
 	Check func(ctx context.Context) error
-	// Timeout bounds a run of Check: an endpoint answers within it, the
-	// check failed if Check has not returned by then. 0 means
+	// Timeout bounds a run of Check: its context ends then, and the
+	// check fails if Check has not returned a moment later (0.1 s), so an
+	// endpoint answers within its slowest check's Timeout. 0 means
 	// DefaultHealthCheckTimeout.
 	Timeout time.Duration
 }
@@ -67,6 +68,12 @@ const DefaultHealthCheckTimeout = 2 * time.Second
 
 // errCheckTimeout is the error of a check that did not return in time.
 var errCheckTimeout = errors.New("the check did not return in time")
+
+// checkSlack is how long past its Timeout a check's result is waited
+// for: a Check that heeds its context returns its own error (the
+// dependency's timeout), which a tolerant check may forgive, a moment
+// after the deadline.
+const checkSlack = 100 * time.Millisecond
 
 // healthCheck is one named check of a health endpoint: one of the
 // server's own, which is cheap and run inline, or an Options.HealthChecks
@@ -163,10 +170,10 @@ func (c *checkRunner) start() *checkRun {
 }
 
 // wait returns the result of run, or errCheckTimeout if Check has not
-// returned by the run's deadline.
+// returned shortly after the run's deadline.
 func (c *checkRunner) wait(ctx context.Context, run *checkRun) error {
 	var err error
-	t := time.NewTimer(time.Until(run.deadline))
+	t := time.NewTimer(time.Until(run.deadline) + checkSlack)
 	select {
 	case <-run.done:
 		err = run.err
