@@ -1,6 +1,7 @@
 package serverstore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,24 +12,6 @@ import (
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/store"
 )
-
-// Health checks of a server on etcd, with kube-apiserver's names
-// (k8s.io/apiserver/pkg/server/options/etcd.go):
-//
-//   - "etcd" reads <prefix>/health from etcd within HealthcheckTimeout.
-//     /readyz lists it as kube-apiserver does. /livez and /healthz list a
-//     tolerant one: it fails only once etcd has failed it for
-//     LivenessGrace, so that a short etcd outage (a restart, a leader
-//     election) takes the server out of rotation without getting it
-//     restarted. kube-apiserver's own fails at once and leaves the
-//     tolerance to its liveness probe's failureThreshold (80 s on a
-//     kubeadm cluster); a server run under a probe that restarts it on the
-//     first failures would be restarted by every etcd hiccup.
-//   - "etcd-readiness" (readyz) is the same read within ReadycheckTimeout.
-//   - "replica-sync" (readyz) waits for the in-memory replicas to have
-//     loaded and reached etcd's current revision within ReadycheckTimeout:
-//     the wait of a consistent read, which a replica that cannot follow
-//     etcd cannot serve.
 
 const (
 	defaultCheckTimeout  = 2 * time.Second // --etcd-healthcheck-timeout, --etcd-readycheck-timeout
@@ -63,8 +46,23 @@ func (b *Backend) Storage(so store.Options[server.Object]) (server.Storage, erro
 }
 
 // HealthChecks returns the health checks of a server on the storage, for
-// its server.Options.HealthChecks: "etcd", "etcd-readiness" and
-// "replica-sync", as the package doc describes them.
+// its server.Options.HealthChecks, with kube-apiserver's names
+// (k8s.io/apiserver/pkg/server/options/etcd.go):
+//
+//   - "etcd" reads <prefix>/health from etcd within HealthcheckTimeout.
+//     /readyz lists it as kube-apiserver does. /livez and /healthz list a
+//     tolerant one: it fails only once etcd has failed it for
+//     LivenessGrace, so that a short etcd outage (a restart, a leader
+//     election) takes the server out of rotation without getting it
+//     restarted. kube-apiserver's own fails at once and leaves the
+//     tolerance to its liveness probe's failureThreshold (80 s on a
+//     kubeadm cluster); a server run under a probe that restarts it on the
+//     first failures would be restarted by every etcd hiccup.
+//   - "etcd-readiness" (readyz) is the same read within ReadycheckTimeout.
+//   - "replica-sync" (readyz) waits for the in-memory replicas to have
+//     loaded and reached etcd's current revision within ReadycheckTimeout:
+//     the wait of a consistent read, which a replica that cannot follow
+//     etcd cannot serve.
 func (b *Backend) HealthChecks() []server.HealthCheck {
 	o := b.opts
 	prefix := o.Prefix
@@ -82,7 +80,7 @@ func (b *Backend) HealthChecks() []server.HealthCheck {
 	if grace == 0 {
 		grace = defaultLivenessGrace
 	}
-	health, ready := or(o.HealthcheckTimeout, defaultCheckTimeout), or(o.ReadycheckTimeout, defaultCheckTimeout)
+	health, ready := cmp.Or(o.HealthcheckTimeout, defaultCheckTimeout), cmp.Or(o.ReadycheckTimeout, defaultCheckTimeout)
 	live := &tolerant{check: probe, grace: grace}
 	return []server.HealthCheck{
 		{Name: "etcd", Endpoints: server.Livez | server.Healthz, Check: live.run, Timeout: health},
@@ -90,13 +88,6 @@ func (b *Backend) HealthChecks() []server.HealthCheck {
 		{Name: "etcd-readiness", Endpoints: server.Readyz, Check: probe, Timeout: ready},
 		{Name: "replica-sync", Endpoints: server.Readyz, Check: b.sync, Timeout: ready},
 	}
-}
-
-func or(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
 }
 
 var errNotStarted = errors.New("the storage has not been made yet")

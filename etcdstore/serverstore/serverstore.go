@@ -16,6 +16,18 @@
 // NewPeers as their crd.Options.Peers, a CustomResourceDefinition is
 // Established only once every server serves it.
 //
+// # Health
+//
+// New(opts) is the storage of one server with its health checks:
+//
+//	b := serverstore.New(opts)
+//	s, err := server.New(server.Options{Storage: b.Storage, HealthChecks: b.HealthChecks(), ...})
+//
+// /readyz then fails while etcd does not answer or the replicas cannot
+// catch up with it, so that a load balancer sends no traffic to a server
+// that cannot serve consistent reads and writes; /livez fails only once
+// etcd has been down for Options.LivenessGrace (see Backend.HealthChecks).
+//
 // It lives in etcdstore's module, with the etcd client, so that the
 // server's module does not depend on etcd.
 package serverstore
