@@ -216,9 +216,12 @@ func isHealthPath(segs []string) bool {
 // each one's error.
 func (s *Server) runChecks(ctx context.Context, checks []healthCheck) []error {
 	errs := make([]error, len(checks))
-	runs := make([]*checkRun, len(checks))
+	var runs []*checkRun // nil with the server's own checks alone
 	for i, c := range checks {
 		if c.runner != nil {
+			if runs == nil {
+				runs = make([]*checkRun, len(checks))
+			}
 			runs[i] = c.runner.start()
 		}
 	}

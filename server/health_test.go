@@ -222,3 +222,34 @@ func TestHealthCheckSharedName(t *testing.T) {
 		t.Errorf("/readyz/etcd: %d %q", w.Code, w.Body)
 	}
 }
+
+// BenchmarkHealth is the cost of a probe: the server's own checks alone
+// (/healthz, as a load balancer polls it), and with a check of a
+// dependency (/readyz, one run per probe).
+func BenchmarkHealth(b *testing.B) {
+	for _, bc := range []struct {
+		name, path string
+		checks     []HealthCheck
+	}{
+		{"healthz", "/healthz", nil},
+		{"readyz verbose", "/readyz?verbose", nil},
+		{"readyz with a check", "/readyz", []HealthCheck{{Name: "etcd", Check: func(context.Context) error { return nil }}}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			s, err := New(Options{Resources: testResources(), HealthChecks: bc.checks})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Shutdown(context.Background())
+			r := httptest.NewRequest(http.MethodGet, bc.path, nil)
+			b.ReportAllocs()
+			for b.Loop() {
+				w := httptest.NewRecorder()
+				s.ServeHTTP(w, r)
+				if w.Code != 200 {
+					b.Fatal(w.Code)
+				}
+			}
+		})
+	}
+}
