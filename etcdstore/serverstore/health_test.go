@@ -90,6 +90,13 @@ func TestHealthEtcdOutage(t *testing.T) {
 		t.Errorf("etcd down: watch with timeoutSeconds=1: %d %s; want kube-apiserver's 504", code, body)
 	}
 
+	// A consistent list waits no longer than its request's ?timeout=.
+	code, body, took = get(t, base+"/api/v1/namespaces/demo/configmaps?timeout=1s")
+	t.Logf("a list with timeout=1s answered in %v", took)
+	if code != 504 || !strings.Contains(body, `"message":"Timeout: request did not complete within the allotted timeout"`) {
+		t.Errorf("etcd down: list with timeout=1s: %d %s; want kube-apiserver's 504", code, body)
+	}
+
 	e2 := etcdtest.Start(t, e.Dir, e.URL)
 	t.Cleanup(e2.Stop)
 	t.Logf("ready again %v after etcd restarted", waitReady(t, base))
