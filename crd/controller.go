@@ -33,6 +33,7 @@ type Controller struct {
 
 	cancel context.CancelFunc
 	done   chan struct{} // closed when the goroutine has returned
+	synced chan struct{} // closed after the first pass (Synced)
 
 	// The fields below are the goroutine's own.
 
@@ -67,7 +68,7 @@ func Start(s *server.Server, defs *server.Resource) *Controller {
 
 func start(s *server.Server, defs *server.Resource, opts Options) *Controller {
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &Controller{s: s, defs: defs, opts: opts, cancel: cancel, done: make(chan struct{}),
+	c := &Controller{s: s, defs: defs, opts: opts, cancel: cancel, done: make(chan struct{}), synced: make(chan struct{}),
 		served: map[string]*installed{}, seen: map[string]string{}, waiting: map[string]bool{}}
 	go c.run(ctx)
 	return c
@@ -80,14 +81,25 @@ func (c *Controller) Stop() {
 	<-c.done
 }
 
+// Synced returns a channel closed once the controller has had its first
+// pass: it has listed the definitions stored when it started and serves
+// each of them it accepts, as kube-apiserver's readiness waits for its
+// definitions (its check poststarthook/crd-informer-synced). A server
+// on shared storage is ready to serve custom resources from then on.
+func (c *Controller) Synced() <-chan struct{} { return c.synced }
+
 func (c *Controller) store() store.Backend[server.Object] { return c.s.StoreOf(c.defs) }
 
 func (c *Controller) run(ctx context.Context) {
 	defer close(c.done)
 	st := c.s.Store()
+	synced := false
 	for {
 		rev := st.Revision()
-		c.sync(ctx)
+		if c.sync(ctx) && !synced {
+			synced = true
+			close(c.synced)
+		}
 		select {
 		case <-ctx.Done():
 			return
@@ -97,12 +109,13 @@ func (c *Controller) run(ctx context.Context) {
 }
 
 // sync looks at every definition: the new and changed ones, and those
-// being deleted (whose objects may have changed).
-func (c *Controller) sync(ctx context.Context) {
+// being deleted (whose objects may have changed). It reports whether it
+// could list them.
+func (c *Controller) sync(ctx context.Context) bool {
 	page, err := c.store().List(ctx, "", store.ListOptions{Read: rv.Read{Semantics: rv.Any}})
 	if err != nil {
 		c.logErr(ctx, "", "listing definitions", err)
-		return
+		return false
 	}
 	defs := make([]*CustomResourceDefinition, 0, page.Len())
 	present := map[string]bool{}
@@ -136,6 +149,7 @@ func (c *Controller) sync(ctx context.Context) {
 		}
 	}
 	c.report(ctx, page.ResourceVersion(), defs)
+	return true
 }
 
 // forgetGroup makes the definitions of the group of the named one be

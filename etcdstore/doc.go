@@ -44,8 +44,14 @@
 // are encoded by Options.Codec (JSON by default) without their
 // resourceVersion, which is etcd's.
 //
-// Every etcd call is bounded by Options.RequestTimeout: an unreachable
-// etcd makes requests fail with 504 Timeout (or 503 ServiceUnavailable
-// when the client reports etcd unavailable), never hang, and the replica
-// recovers by itself when etcd returns.
+// Every etcd call is bounded by Options.RequestTimeout and by the
+// request's context: an unreachable etcd makes requests fail with
+// kube-apiserver's 504 Timeout (or 503 ServiceUnavailable when the client
+// reports etcd unavailable), never hang, and the replica recovers by
+// itself when etcd returns. A read's 504 is that of a request past its
+// deadline ("request did not complete within the allotted timeout"); a
+// write's, that of a write handler past its deadline ("request did not
+// complete within requested timeout - context deadline exceeded"), which
+// may still have been applied. Replica.Sync, the wait of a consistent
+// read, is what a readiness check of the replica runs.
 package etcdstore

@@ -581,3 +581,49 @@ func TestReplicaLostEvent(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// With etcd unreachable, a read answers kube-apiserver's 504 of a request
+// past its deadline, and only a write the 504 of a write past its
+// deadline (a write handler's, which may still complete it); a replica's
+// Sync gives up with its context.
+func TestTimeoutMessages(t *testing.T) {
+	s, _ := newEtcd(t)
+	px := newProxy(t, strings.TrimPrefix(s.URL, "http://"))
+	r := newResource(t, newClient(t, px.url()), Options[*widget]{RequestTimeout: 500 * time.Millisecond})
+	ctx := context.Background()
+	if _, err := r.Create(ctx, newWidget("ns", "a"), store.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := retry(func() (*widget, error) { return r.Get(ctx, "ns", "a", latest) }); err != nil { // the replica has loaded
+		t.Fatal(err)
+	}
+	px.setCut(true)
+	const (
+		read  = "Timeout: request did not complete within the allotted timeout"
+		write = "Timeout: request did not complete within requested timeout - context deadline exceeded"
+	)
+	// Reads first: a write that meets the connection being cut fails
+	// at once with 503 (etcd is unavailable); once the client waits for a
+	// new connection, every call waits for it until its timeout.
+	_, getErr := r.Get(ctx, "ns", "a", latest)
+	_, listErr := r.List(ctx, "ns", store.ListOptions{Read: latest})
+	_, createErr := r.Create(ctx, newWidget("ns", "b"), store.CreateOptions{})
+	_, _, deleteErr := r.Delete(ctx, "ns", "a", store.DeleteOptions{})
+	for _, tt := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"create", createErr, write},
+		{"delete", deleteErr, write},
+		{"consistent get", getErr, read},
+		{"consistent list", listErr, read},
+	} {
+		wantStatus(t, tt.name, tt.err, 504, status.ReasonTimeout, tt.want)
+	}
+	sctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	if err := r.Sync(sctx); err == nil {
+		t.Errorf("Sync with etcd unreachable succeeded")
+	}
+}

@@ -150,9 +150,21 @@ func (r *Resource[T]) Matches(obj T, labels selector.Labels, fields selector.Fie
 // FieldValue implements store.Backend.
 func (r *Resource[T]) FieldValue(obj T, field string) string { return r.res.FieldValue(obj, field) }
 
+// A read that etcd did not answer in time gets kube-apiserver's answer
+// to a request past its deadline (its timeout filter,
+// k8s.io/apiserver/pkg/server/filters/timeout.go); a write gets its answer
+// to a write past its deadline (the finisher of its write handlers,
+// k8s.io/apiserver/pkg/endpoints/handlers/finisher), whose handler may
+// still complete the write: only a write leaves that doubt.
+var (
+	errReadTimeout  = status.NewTimeout("request did not complete within the allotted timeout", 0)
+	errWriteTimeout = status.NewTimeout("request did not complete within requested timeout - "+context.DeadlineExceeded.Error(), 0)
+)
+
 // etcdErr turns an etcd client error into the Status a client sees: a
-// timeout is the 504, an unavailable etcd the 503, the rest a 500.
-func etcdErr(err error) error {
+// timeout is the 504 timeout (errReadTimeout or errWriteTimeout), an
+// unavailable etcd the 503, the rest a 500.
+func etcdErr(err error, timeout *status.Error) error {
 	var se *status.Error
 	switch {
 	case err == nil:
@@ -160,7 +172,7 @@ func etcdErr(err error) error {
 	case errors.As(err, &se):
 		return err
 	case errors.Is(err, context.DeadlineExceeded), grpcstatus.Code(err) == codes.DeadlineExceeded:
-		return status.NewTimeout("etcd did not answer in time; the request may still complete", 1).Wrap(err)
+		return timeout.Wrap(err)
 	case errors.Is(err, context.Canceled):
 		return err
 	case grpcstatus.Code(err) == codes.Unavailable:
@@ -169,9 +181,12 @@ func etcdErr(err error) error {
 	return status.NewInternalError(err)
 }
 
-// call runs one etcd call under the request timeout.
+// call runs one etcd call of a write under the request timeout (see
+// Replica.call for a read's).
 func (r *Resource[T]) call(ctx context.Context, f func(ctx context.Context) error) error {
-	return r.p.call(ctx, f)
+	ctx, cancel := context.WithTimeout(ctx, r.p.timeout)
+	defer cancel()
+	return etcdErr(f(ctx), errWriteTimeout)
 }
 
 // current reads key from etcd: the object with its resourceVersion, its

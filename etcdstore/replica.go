@@ -215,11 +215,12 @@ func (p *Replica[T]) compactAt(ctx context.Context, rev rv.Version) (rv.Version,
 	return rev, nil
 }
 
-// call runs one etcd call under the request timeout.
+// call runs one etcd call of a read under the request timeout (see
+// Resource.call for a write's).
 func (p *Replica[T]) call(ctx context.Context, f func(ctx context.Context) error) error {
 	ctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
-	return etcdErr(f(ctx))
+	return etcdErr(f(ctx), errReadTimeout)
 }
 
 // lookup returns the resource of the etcd key key and its key in the
@@ -428,52 +429,53 @@ func (p *Replica[T]) apply(w clientv3.WatchResponse) error {
 }
 
 // waitReady waits for the replica's first list, for at most the request
-// timeout: 503 if it has none by then.
-func (r *Resource[T]) waitReady(ctx context.Context) error {
+// timeout: 503 if it has none by then. what names the replica in the
+// error.
+func (p *Replica[T]) waitReady(ctx context.Context, what string) error {
 	select {
-	case <-r.p.ready:
+	case <-p.ready:
 		return nil
 	default:
 	}
-	t := time.NewTimer(r.p.timeout)
+	t := time.NewTimer(p.timeout)
 	defer t.Stop()
 	select {
-	case <-r.p.ready:
+	case <-p.ready:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-r.p.ctx.Done():
+	case <-p.ctx.Done():
 		return errClosed
 	case <-t.C:
-		return status.NewServiceUnavailable("the replica of " + r.gr.String() + " has not loaded from etcd yet")
+		return status.NewServiceUnavailable("the replica of " + what + " has not loaded from etcd yet")
 	}
 }
 
 // catchUp waits until the replica has reached revision rev, asking etcd
 // for progress notifications meanwhile, for at most the request timeout.
-func (r *Resource[T]) catchUp(ctx context.Context, rev rv.Version) error {
-	st := r.p.store
+func (p *Replica[T]) catchUp(ctx context.Context, rev rv.Version, what string) error {
+	st := p.store
 	if st.Revision() >= rev {
 		return nil
 	}
-	deadline := time.NewTimer(r.p.timeout)
+	deadline := time.NewTimer(p.timeout)
 	defer deadline.Stop()
 	for {
 		cur := st.Revision()
 		if cur >= rev {
 			return nil
 		}
-		r.p.requestProgress()
+		p.requestProgress()
 		tick := time.NewTimer(progressEvery)
 		select {
 		case <-st.Changed(cur):
 		case <-tick.C:
-		case <-r.p.ctx.Done():
+		case <-p.ctx.Done():
 			tick.Stop()
 			return errClosed
 		case <-deadline.C:
 			tick.Stop()
-			return status.NewTimeout("the replica of "+r.gr.String()+" did not catch up with etcd in time", 1)
+			return status.NewTimeout("the replica of "+what+" did not catch up with etcd in time", 1)
 		case <-ctx.Done():
 			tick.Stop()
 			return ctx.Err()
@@ -486,34 +488,49 @@ func (r *Resource[T]) catchUp(ctx context.Context, rev rv.Version) error {
 // (resourceVersion unset), it first reaches etcd's current revision, read
 // from etcd (KEP-2340's consistent reads from cache); for a read of a
 // revision it has not reached, it asks for progress so that a revision of
-// other prefixes is reached too.
-func (r *Resource[T]) prepareRead(ctx context.Context, read rv.Read) error {
-	if err := r.waitReady(ctx); err != nil {
+// other prefixes is reached too. Every wait ends with ctx: a request's
+// deadline bounds it as much as the request timeout does.
+func (p *Replica[T]) prepareRead(ctx context.Context, read rv.Read, what string) error {
+	if err := p.waitReady(ctx, what); err != nil {
 		return err
 	}
 	switch read.Semantics {
 	case rv.MostRecent:
 		var resp *clientv3.GetResponse
-		if err := r.call(ctx, func(ctx context.Context) (err error) {
-			resp, err = r.p.client.Get(ctx, r.p.compact)
+		if err := p.call(ctx, func(ctx context.Context) (err error) {
+			resp, err = p.client.Get(ctx, p.compact)
 			return err
 		}); err != nil {
 			return err
 		}
-		return r.catchUp(ctx, rv.Version(resp.Header.Revision))
+		return p.catchUp(ctx, rv.Version(resp.Header.Revision), what)
 	case rv.NotOlderThan, rv.Exact:
-		if read.Version > r.p.store.Revision() {
-			r.p.requestProgress()
+		if read.Version > p.store.Revision() {
+			p.requestProgress()
 		}
 	}
 	return nil
 }
 
+// Sync waits until the replica has its first list and has reached etcd's
+// current revision, for at most the request timeout and until ctx ends:
+// what a consistent read waits for. A readiness check calls it: a replica
+// that cannot, because etcd or the replica's watch is down, cannot serve
+// consistent reads either.
+func (p *Replica[T]) Sync(ctx context.Context) error {
+	return p.prepareRead(ctx, rv.Read{Semantics: rv.MostRecent}, p.prefix)
+}
+
+func (r *Resource[T]) prepareRead(ctx context.Context, read rv.Read) error {
+	return r.p.prepareRead(ctx, read, r.gr.String())
+}
+
 // Sync implements store.Syncer: it waits until the replica has reached
-// etcd's current revision, for at most the request timeout (504 Timeout
-// then). A server calls it before a watch with resourceVersion unset, so
-// that the watch's initial state holds every write etcd acknowledged
-// before; Get and List with resourceVersion unset do it by themselves.
+// etcd's current revision, for at most the request timeout and until ctx
+// ends (504 Timeout then). A server calls it before a watch with
+// resourceVersion unset, so that the watch's initial state holds every
+// write etcd acknowledged before; Get and List with resourceVersion unset
+// do it by themselves.
 func (r *Resource[T]) Sync(ctx context.Context) error {
 	return r.prepareRead(ctx, rv.Read{Semantics: rv.MostRecent})
 }
@@ -570,7 +587,7 @@ func (r *Resource[T]) listAt(ctx context.Context, namespace string, opts store.L
 	}
 	var resp *clientv3.GetResponse
 	compacted := false
-	if err := r.call(ctx, func(ctx context.Context) (err error) {
+	if err := r.p.call(ctx, func(ctx context.Context) (err error) {
 		resp, err = r.p.client.Get(ctx, key, clientv3.WithPrefix(), clientv3.WithRev(int64(rev)))
 		if errors.Is(err, rpctypes.ErrCompacted) {
 			compacted = true

@@ -148,6 +148,14 @@ type Options struct {
 	// crypto/rand; tests set a seeded source for reproducible output.
 	Rand io.Reader
 
+	// HealthChecks are checks of /livez, /readyz and /healthz beyond the
+	// server's own ("ping", and "shutdown" on readyz), listed between
+	// them in this order: a storage's reachability, a controller's first
+	// pass. Each is bounded by its Timeout, so a hung dependency fails its
+	// check rather than hanging the endpoint. nil means the server's own
+	// checks alone.
+	HealthChecks []HealthCheck
+
 	// --- authentication, authorization and TLS (server/auth.go) ---
 
 	// Authenticator establishes the user of every request; a request it
@@ -212,6 +220,8 @@ type Server struct {
 	// (Options.MaxListEncodingBytes); nil means no limit.
 	listBudget *negotiation.Budget
 
+	health map[string][]healthCheck // the checks of each health endpoint
+
 	closing  atomic.Bool
 	mu       sync.Mutex   // guards httpSrv
 	httpSrv  *http.Server // set by Serve
@@ -235,6 +245,10 @@ func New(opts Options) (*Server, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	var err error
+	if s.health, err = healthChecks(opts.HealthChecks, s.log); err != nil {
+		return nil, err
+	}
 	so := store.Options[Object]{
 		DeepCopy:        func(o Object) Object { return o.DeepCopyObject() },
 		Equal:           sameObject,
@@ -248,7 +262,6 @@ func New(opts Options) (*Server, error) {
 	if opts.Storage == nil {
 		s.storage = memStorage{store.New(so)}
 	} else {
-		var err error
 		if s.storage, err = opts.Storage(so); err != nil {
 			return nil, err
 		}

@@ -1,8 +1,10 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
+	"time"
 
 	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/rv"
@@ -84,7 +86,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t *target, opts r
 		// be the most recent, so a replica first catches up with its
 		// source, as Kubernetes' consistent reads from cache do.
 		if sy, ok := t.res.store.(store.Syncer); ok {
-			if err := sy.Sync(r.Context()); err != nil {
+			if err := syncWithin(r.Context(), sy, d.Timeout); err != nil {
 				return err
 			}
 		}
@@ -124,6 +126,23 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t *target, opts r
 		s.log.Error("encoding a watch event", "err", err, "resource", t.res.gr.String())
 	}
 	return nil
+}
+
+// syncWithin has a replica catch up with its source before a watch
+// starts, within the watch's timeout (timeoutSeconds, if positive): a
+// watch that cannot start by then (its source is down) answers the 504 of
+// a request past its deadline then, not once the storage gives up.
+func syncWithin(ctx context.Context, sy store.Syncer, timeout time.Duration) error {
+	if timeout <= 0 {
+		return sy.Sync(ctx)
+	}
+	wctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	err := sy.Sync(wctx)
+	if err != nil && wctx.Err() != nil && ctx.Err() == nil {
+		return errRequestTimeout
+	}
+	return err
 }
 
 // streamEvents writes the events of wt to sw until the watch or the response

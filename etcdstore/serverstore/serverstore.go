@@ -16,6 +16,18 @@
 // NewPeers as their crd.Options.Peers, a CustomResourceDefinition is
 // Established only once every server serves it.
 //
+// # Health
+//
+// New(opts) is the storage of one server with its health checks:
+//
+//	b := serverstore.New(opts)
+//	s, err := server.New(server.Options{Storage: b.Storage, HealthChecks: b.HealthChecks(), ...})
+//
+// /readyz then fails while etcd does not answer or the replicas cannot
+// catch up with it, so that a load balancer sends no traffic to a server
+// that cannot serve consistent reads and writes; /livez fails only once
+// etcd has been down for Options.LivenessGrace (see Backend.HealthChecks).
+//
 // It lives in etcdstore's module, with the etcd client, so that the
 // server's module does not depend on etcd.
 package serverstore
@@ -26,6 +38,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -59,22 +73,36 @@ type Options struct {
 	// stores it (smaller and faster to decode), JSON otherwise. Values of
 	// either form are read whatever it says.
 	JSON bool
+
+	// HealthcheckTimeout bounds the "etcd" health check, ReadycheckTimeout
+	// the "etcd-readiness" and "replica-sync" readiness checks, as
+	// kube-apiserver's --etcd-healthcheck-timeout and
+	// --etcd-readycheck-timeout do (see Backend.HealthChecks). 0 means 2
+	// seconds each.
+	HealthcheckTimeout, ReadycheckTimeout time.Duration
+	// LivenessGrace is how long etcd may fail the "etcd" check of /livez
+	// and /healthz before they fail. 0 means 30 seconds; negative, no
+	// grace (they fail at once, as kube-apiserver's do).
+	LivenessGrace time.Duration
 }
 
 // Storage returns a server.Options.Storage that keeps objects in etcd.
 // Values are in the protobuf envelope for types that have a protobuf form,
-// JSON otherwise (see Options.JSON).
+// JSON otherwise (see Options.JSON). New(opts).Storage is the same, with
+// the health checks of the storage it makes.
 func Storage(opts Options) func(store.Options[server.Object]) (server.Storage, error) {
-	return func(so store.Options[server.Object]) (server.Storage, error) {
-		eo := etcdstore.Options[server.Object]{
-			Client: opts.Client, Prefix: opts.Prefix, Replica: so, RequestTimeout: opts.RequestTimeout,
-		}
-		p, err := etcdstore.NewReplica(eo)
-		if err != nil {
-			return nil, err
-		}
-		return &storage{eo: eo, p: p, json: opts.JSON, own: map[status.GroupResource]*etcdstore.Resource[server.Object]{}}, nil
+	return New(opts).Storage
+}
+
+func newStorage(opts Options, so store.Options[server.Object]) (*storage, error) {
+	eo := etcdstore.Options[server.Object]{
+		Client: opts.Client, Prefix: opts.Prefix, Replica: so, RequestTimeout: opts.RequestTimeout,
 	}
+	p, err := etcdstore.NewReplica(eo)
+	if err != nil {
+		return nil, err
+	}
+	return &storage{eo: eo, p: p, json: opts.JSON, own: map[status.GroupResource]*etcdstore.Resource[server.Object]{}}, nil
 }
 
 // storage implements server.Storage.
@@ -115,6 +143,23 @@ func (s *storage) Backend(res *server.Resource, ro store.ResourceOptions[server.
 }
 
 func (s *storage) Compact(ctx context.Context) (rv.Version, error) { return s.p.Compact(ctx) }
+
+// sync waits until the shared replica and those of the resources added
+// since have caught up with etcd (see etcdstore.Replica.Sync).
+func (s *storage) sync(ctx context.Context) error {
+	if err := s.p.Sync(ctx); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	own := slices.Collect(maps.Values(s.own))
+	s.mu.Unlock()
+	for _, r := range own {
+		if err := r.Sync(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 func (s *storage) Close() error {
 	s.p.Close()

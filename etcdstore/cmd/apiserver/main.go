@@ -69,7 +69,10 @@ func main() {
 	}
 	log.Info("storing objects in etcd", "servers", *servers, "prefix", *prefix, "media-type", *mediaType)
 	so := serverstore.Options{Client: client, Prefix: *prefix, JSON: asJSON}
-	c.Limits.Storage = serverstore.Storage(so)
+	// /readyz fails while etcd or the replica cannot serve; /livez only
+	// once etcd has been down for a while (serverstore.Backend).
+	b := serverstore.New(so)
+	c.Limits.Storage, c.Limits.HealthChecks = b.Storage, append(c.Limits.HealthChecks, b.HealthChecks()...)
 	// Other servers on the same etcd and prefix serve the same
 	// definitions: each is Established once all of them serve it.
 	peers, err := serverstore.NewPeers(so)

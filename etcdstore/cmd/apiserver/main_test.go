@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -137,9 +139,11 @@ func TestRestartKeepsData(t *testing.T) {
 	var uids []string
 	for run := range 2 {
 		t.Run(fmt.Sprint("run", run+1), func(t *testing.T) {
-			if code, out := start(t, args...); code != -1 {
+			code, out := start(t, args...)
+			if code != -1 {
 				t.Fatalf("the server exited with %d:\n%s", code, out)
 			}
+			checkHealth(t, out)
 			resp, err := c.Get(context.Background(), "/registry/apiextensions.k8s.io/customresourcedefinitions/widgets.example.com")
 			if err != nil || len(resp.Kvs) != 1 {
 				t.Fatalf("the definition in etcd: %v %v", resp, err)
@@ -155,5 +159,43 @@ func TestRestartKeepsData(t *testing.T) {
 	}
 	if len(uids) != 2 || uids[0] != uids[1] || uids[0] == "" {
 		t.Errorf("the definition's uid in the two runs: %q; want the first one kept", uids)
+	}
+}
+
+// checkHealth checks the health endpoints of the server whose output is
+// out: ready with kube-apiserver's etcd checks, the replica's, and those
+// of the definitions' controller and -crd-dir.
+func checkHealth(t *testing.T, out string) {
+	t.Helper()
+	_, url, ok := strings.Cut(out, "listening on ")
+	if !ok {
+		t.Fatalf("no address in the output:\n%s", out)
+	}
+	url, _, _ = strings.Cut(url, "\n")
+	get := func(path string) (int, string) {
+		resp, err := http.Get(url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	// The controller closes Synced right after the pass that established
+	// the definitions, which may come a moment after the banner.
+	for i := 0; ; i++ {
+		code, body := get("/readyz?verbose")
+		want := "[+]ping ok\n[+]etcd ok\n[+]etcd-readiness ok\n[+]replica-sync ok\n" +
+			"[+]poststarthook/crd-informer-synced ok\n[+]poststarthook/install-crd-dir ok\n[+]shutdown ok\nreadyz check passed\n"
+		if code == 200 && body == want {
+			break
+		}
+		if i == 100 {
+			t.Fatalf("/readyz?verbose: %d %q; want 200 %q", code, body, want)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if code, body := get("/livez?verbose"); code != 200 || body != "[+]ping ok\n[+]etcd ok\nlivez check passed\n" {
+		t.Errorf("/livez?verbose: %d %q", code, body)
 	}
 }

@@ -11,15 +11,17 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/apisem/apisem/crd"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
+	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/apisem/apisem/crd"
 	"github.com/apisem/apisem/examples/apiserver/api"
 	"github.com/apisem/apisem/examples/apiserver/demo"
 	"github.com/apisem/apisem/meta"
@@ -98,7 +100,20 @@ func Main(c *Config, d Delegate) {
 	}
 }
 
-// Run serves until SIGINT or SIGTERM, then shuts down gracefully.
+// Readiness checks of the command's start, with kube-apiserver's form for
+// the work a server does once it serves (poststarthook/<hook>):
+// apiextensions-apiserver's crd-informer-synced (the definitions stored
+// before are served again, crd.Controller.Synced) and the installation
+// of -crd-dir's definitions.
+const (
+	crdSyncedCheck = "poststarthook/crd-informer-synced"
+	crdDirCheck    = "poststarthook/install-crd-dir"
+)
+
+// Run serves until SIGINT or SIGTERM, then shuts down gracefully. It
+// serves before it has installed -crd-dir's definitions and seeded the
+// demo data, /readyz failing until the definitions are served, and says
+// it listens (the banner) once both are done.
 func Run(log *slog.Logger, c *Config, d Delegate) error {
 	opts := c.Limits
 	opts.Addr, opts.HistoryWindow, opts.BookmarkInterval, opts.Logger = c.Addr, c.History, c.Bookmarks, log
@@ -106,55 +121,70 @@ func Run(log *slog.Logger, c *Config, d Delegate) error {
 	if err != nil {
 		return err
 	}
+	var started atomic.Pointer[demo.Server] // once New has returned
+	var installed atomic.Bool               // -crd-dir's definitions are served
+	opts.HealthChecks = append(slices.Clone(opts.HealthChecks),
+		server.HealthCheck{Name: crdSyncedCheck, Endpoints: server.Readyz, Check: func(context.Context) error {
+			s := started.Load()
+			if s == nil {
+				return errors.New("not started yet")
+			}
+			select {
+			case <-s.CustomResourceDefinitions().Synced():
+				return nil
+			default:
+				return errors.New("the definitions stored before are not all served yet")
+			}
+		}},
+		server.HealthCheck{Name: crdDirCheck, Endpoints: server.Readyz, Check: func(context.Context) error {
+			if !installed.Load() {
+				return errors.New("the definitions of -crd-dir are not installed yet")
+			}
+			return nil
+		}})
 	s, err := demo.NewWith(opts, c.CRD)
 	if err != nil {
 		return err
 	}
-	if c.CRDDir != "" {
-		defs, err := crd.Load(c.CRDDir)
-		if err != nil {
-			return err
-		}
-		ctrl := s.CustomResourceDefinitions()
-		for _, d := range defs {
-			err := ctrl.Install(context.Background(), d)
-			if status.IsAlreadyExists(err) {
-				// Stored by an earlier run (storage such as etcd outlives
-				// the server) or by another server on the same storage:
-				// kept as it is, as kubectl create would.
-				_, err = ctrl.WaitEstablished(context.Background(), d.Name)
-			}
-			if err != nil {
-				return fmt.Errorf("installing the definitions of %s: %w", c.CRDDir, err)
-			}
-		}
-		log.Info("installed CustomResourceDefinitions", "dir", c.CRDDir, "count", len(defs))
-	}
-	if c.Seed {
-		if err := seedDemo(s); err != nil {
-			return fmt.Errorf("seeding demo data: %w", err)
-		}
-	}
+	started.Store(s)
 	l, err := net.Listen("tcp", c.Addr)
 	if err != nil {
-		return err
+		return errors.Join(err, s.Shutdown(context.Background()))
 	}
-	// Signals are caught before the banner says the server listens, so
-	// that a SIGTERM sent right after it shuts down gracefully too.
+	// Signals are caught before the server serves, so that a SIGTERM
+	// sent while it starts shuts it down gracefully too.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if https {
-		printSecureBanner(l.Addr().String(), opts)
-	} else {
-		printBanner("http://" + l.Addr().String())
-	}
-
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(l) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
+	log.Info("serving; ready once started", "addr", l.Addr().String())
+
+	startErr := func() error {
+		if err := installCRDDir(ctx, log, c.CRDDir, s); err != nil {
+			return err
+		}
+		installed.Store(true)
+		if c.Seed {
+			if err := seedDemo(s); err != nil {
+				return fmt.Errorf("seeding demo data: %w", err)
+			}
+		}
+		return nil
+	}()
+	if ctx.Err() != nil {
+		startErr = nil // a signal cut the start short: a shutdown, no failure
+	}
+	if startErr == nil && ctx.Err() == nil {
+		if https {
+			printSecureBanner(l.Addr().String(), opts)
+		} else {
+			printBanner("http://" + l.Addr().String())
+		}
+		select {
+		case err := <-errc:
+			return err
+		case <-ctx.Done():
+		}
 	}
 	log.Info("shutting down", "grace", c.Grace)
 	sctx, cancel := context.WithTimeout(context.Background(), c.Grace)
@@ -163,11 +193,38 @@ func Run(log *slog.Logger, c *Config, d Delegate) error {
 	// connections closed (Shutdown logs how many): that is no failure, the
 	// exit status stays 0. Only the server's own errors make it 1.
 	if err := s.Shutdown(sctx); err != nil {
-		return err
+		return errors.Join(startErr, err)
 	}
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return errors.Join(startErr, err)
+	}
+	return startErr
+}
+
+// installCRDDir installs the definitions of the files in dir ("" means
+// none) and waits until they are established.
+func installCRDDir(ctx context.Context, log *slog.Logger, dir string, s *demo.Server) error {
+	if dir == "" {
+		return nil
+	}
+	defs, err := crd.Load(dir)
+	if err != nil {
 		return err
 	}
+	ctrl := s.CustomResourceDefinitions()
+	for _, d := range defs {
+		err := ctrl.Install(ctx, d)
+		if status.IsAlreadyExists(err) {
+			// Stored by an earlier run (storage such as etcd outlives
+			// the server) or by another server on the same storage:
+			// kept as it is, as kubectl create would.
+			_, err = ctrl.WaitEstablished(ctx, d.Name)
+		}
+		if err != nil {
+			return fmt.Errorf("installing the definitions of %s: %w", dir, err)
+		}
+	}
+	log.Info("installed CustomResourceDefinitions", "dir", dir, "count", len(defs))
 	return nil
 }
 
