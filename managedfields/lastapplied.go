@@ -33,7 +33,7 @@ func (f *FieldManager) lastAppliedFields(live map[string]any) *fieldpath.Set {
 	if err := json.Unmarshal([]byte(raw), &last); err != nil || str(last["apiVersion"]) != f.opts.APIVersion {
 		return nil
 	}
-	sorted := hasBigMap(live) || hasBigMap(last)
+	sorted := f.views.wants(live, last)
 	liveT, err := f.typedOf(live, sorted)
 	if err != nil {
 		return nil

@@ -65,18 +65,21 @@ type FieldManager struct {
 	// may own.
 	updater, objectUpdater, statusUpdater *merge.Updater
 	max                                   int
+	views                                 viewFrom
 }
 
 // New returns a FieldManager for opts.
-func New(opts Options) *FieldManager {
-	f := &FieldManager{opts: opts, typ: opts.Type, version: fieldpath.APIVersion(opts.APIVersion), max: opts.MaxUpdateManagers}
+func New(opts Options) *FieldManager { return newFieldManager(opts, bigMap) }
+
+func newFieldManager(opts Options, views viewFrom) *FieldManager {
+	f := &FieldManager{opts: opts, typ: opts.Type, version: fieldpath.APIVersion(opts.APIVersion), max: opts.MaxUpdateManagers, views: views}
 	if f.typ.Schema == nil {
 		f.typ = typed.DeducedParseableType
 	}
 	if f.max <= 0 {
 		f.max = DefaultMaxUpdateManagers
 	}
-	c := converter{f.version}
+	c := converter{f.version, views}
 	f.updater = (&merge.UpdaterBuilder{Converter: c}).BuildUpdater()
 	if opts.StatusSubresource {
 		status := fieldpath.MakePathOrDie("status")
@@ -120,7 +123,10 @@ func (op Operation) time() *meta.Time {
 
 // converter converts objects between versions for the merge: a
 // FieldManager serves one version, so entries of any other are dropped.
-type converter struct{ version fieldpath.APIVersion }
+type converter struct {
+	version fieldpath.APIVersion
+	views   viewFrom
+}
 
 // errMissingVersion is the conversion of an object to a version the type
 // does not have.
@@ -132,7 +138,7 @@ func (c converter) Convert(o *typed.TypedValue, v fieldpath.APIVersion) (*typed.
 	}
 	// The objects structured-merge-diff made (merged, pruned) come back
 	// as sorted views, which keep its field sets linear (order.go).
-	return sortedTyped(o), nil
+	return c.views.typed(o), nil
 }
 
 func (c converter) IsMissingVersionError(err error) bool { return errors.Is(err, errMissingVersion) }
@@ -210,7 +216,7 @@ func (f *FieldManager) update(live, obj map[string]any, m managed, op Operation)
 		manager = unknownManager
 	}
 	id := identity(manager, OperationUpdate, string(f.version), op.Subresource)
-	sorted := hasBigMap(live) || hasBigMap(obj)
+	sorted := f.views.wants(live, obj)
 	liveT, err := f.typedOf(live, sorted, typed.AllowDuplicates)
 	if err != nil {
 		return fmt.Errorf("failed to convert live object to smd typed: %v", err)
@@ -316,7 +322,7 @@ func (f *FieldManager) applyAs(live, config map[string]any, m managed, op Operat
 		}
 	}
 	id := identity(op.Manager, OperationApply, "", op.Subresource)
-	sorted := hasBigMap(live) || hasBigMap(config)
+	sorted := f.views.wants(live, config)
 	liveT, err := f.typedOf(live, sorted, typed.AllowDuplicates)
 	if err != nil {
 		return nil, fmt.Errorf("failed to create typed live object (%s): %v", f.objectName(live), err)

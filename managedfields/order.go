@@ -32,22 +32,36 @@ import (
 // bigMap is the size from which a map makes its object worth viewing.
 const bigMap = 256
 
-// hasBigMap reports whether v, a JSON value, holds a map of bigMap keys
-// or more.
-func hasBigMap(v any) bool {
+// viewFrom is the size from which a map makes its object viewed: bigMap,
+// except in tests, which compare views with plain values.
+type viewFrom int
+
+// wants reports whether the objects of one merge or comparison should be
+// views: whether one of them holds a big map.
+func (n viewFrom) wants(objs ...map[string]any) bool {
+	for _, o := range objs {
+		if n.big(o) {
+			return true
+		}
+	}
+	return false
+}
+
+// big reports whether v, a JSON value, holds a map of n keys or more.
+func (n viewFrom) big(v any) bool {
 	switch v := v.(type) {
 	case map[string]any:
-		if len(v) >= bigMap {
+		if len(v) >= int(n) {
 			return true
 		}
 		for _, e := range v {
-			if hasBigMap(e) {
+			if n.big(e) {
 				return true
 			}
 		}
 	case []any:
 		for _, e := range v {
-			if hasBigMap(e) {
+			if n.big(e) {
 				return true
 			}
 		}
@@ -95,11 +109,11 @@ func (c *keyCache) forget(m map[string]any) {
 	}
 }
 
-// sortedTyped is tv with its value replaced by a sorted view, if it has
-// a big map.
-func sortedTyped(tv *typed.TypedValue) *typed.TypedValue {
+// typed is tv with its value replaced by a sorted view, if it has a big
+// map.
+func (n viewFrom) typed(tv *typed.TypedValue) *typed.TypedValue {
 	v := tv.AsValue()
-	if _, ok := v.(*sortedValue); ok || !hasBigMap(v.Unstructured()) {
+	if _, ok := v.(*sortedValue); ok || !n.big(v.Unstructured()) {
 		return tv
 	}
 	return typed.AsTypedUnvalidated(new(keyCache).view(v.Unstructured()), tv.Schema(), tv.TypeRef())
