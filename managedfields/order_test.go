@@ -62,11 +62,11 @@ func TestSortedView(t *testing.T) {
 // through structured-merge-diff's plain values.
 func TestViewsChangeNothing(t *testing.T) {
 	type step struct {
-		apply  bool
-		obj    string // an Update's new object, an Apply's configuration
-		op     Operation
-		force  bool
-		reset  bool // the Update sends [] as its managedFields
+		apply bool
+		obj   string // an Update's new object, an Apply's configuration
+		op    Operation
+		force bool
+		reset bool // the Update sends [] as its managedFields
 	}
 	steps := []step{
 		{obj: `{"metadata":{"name":"a","labels":{"x":"1","y":"2"}},"data":{"k":"v","l":"w"},"spec":{"list":[1,2],"m":{"a":{"b":"c"}}}}`, op: Operation{Manager: "create"}},
