@@ -23,3 +23,20 @@ func TestApplyTooLargeBeforeMerge(t *testing.T) {
 		t.Errorf("message %q", got)
 	}
 }
+
+// A time before year 0 or after 9999 in UTC, which Kubernetes stores and
+// then serves as no RFC 3339 parser reads, is refused (issue 24).
+func TestTimeOutOfRange(t *testing.T) {
+	_, base := newGizmoServer(t)
+	for _, tt := range []struct{ name, body, message string }{
+		{"managedFields time", `{"apiVersion":"demo.io/v1","kind":"Gizmo","metadata":{"name":"g1","managedFields":[{"manager":"m","operation":"Update","apiVersion":"demo.io/v1","fieldsType":"FieldsV1","fieldsV1":{},"time":"0000-01-01T0:00:00+01:00"}]}}`,
+			`Gizmo in version "v1" cannot be handled as a Gizmo: metadata: parsing time "0000-01-01T0:00:00+01:00": year -1 in UTC is outside of range [0,9999]`},
+		{"deletionTimestamp", `{"apiVersion":"demo.io/v1","kind":"Gizmo","metadata":{"name":"g1","deletionTimestamp":"9999-12-31T23:00:00-01:00"}}`,
+			`Gizmo in version "v1" cannot be handled as a Gizmo: metadata: parsing time "9999-12-31T23:00:00-01:00": year 10000 in UTC is outside of range [0,9999]`},
+	} {
+		r := do(t, 400, base, "POST", gizmos, tt.body, "Content-Type", "application/json")
+		if got := jsonField(t, r.body, "message"); got != tt.message {
+			t.Errorf("%s: message\n%q\nwant\n%q", tt.name, got, tt.message)
+		}
+	}
+}
