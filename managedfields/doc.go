@@ -49,7 +49,10 @@
 // or more reach it as views that visit maps in key order, which makes
 // those inserts appends (order.go); the results are the same. Lists keep
 // their order, so a list merged by key or as a set with many items out
-// of order still costs O(n²).
+// of order still costs O(n²). The same holds for the fieldsV1 of
+// managedFields, which structured-merge-diff decodes with those inserts:
+// the entries a write carries are put in order before they are decoded
+// (fieldsorder.go); those the server wrote are in order.
 //
 // CheckApplySize lets a server refuse, before the merge, an applied
 // configuration whose object cannot fit in its size limit, with the

@@ -197,7 +197,7 @@ func (f *FieldManager) liveOrNew(liveEntries, objEntries []meta.ManagedFieldsEnt
 		if isReset(objEntries) {
 			return newManaged()
 		}
-		if m, err := decode(objEntries); err == nil && len(m.fields) > 0 {
+		if m, err := decodeSent(objEntries); err == nil && len(m.fields) > 0 {
 			return m
 		}
 	}
