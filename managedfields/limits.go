@@ -16,11 +16,11 @@ import (
 // applied to.
 //
 // The count is a lower bound of the object's JSON: the keys and non-null
-// scalar values of config's maps that the object keeps as applied (no
-// identity or server-set metadata, no lists, nothing of what the
+// scalar values of config's objects and lists that the object keeps as
+// applied (no identity or server-set metadata, nothing of what the
 // subresource does not own), and, for the deduced type, where every map
-// is granular, the "f:key":{} of each of those keys in the manager's
-// managedFields entry. What passes may still be too large after the
+// is granular and every list atomic, the "f:key":{} of each of those
+// keys outside lists in the manager's managedFields entry. What passes may still be too large after the
 // merge; what is refused would be.
 //
 // Kubernetes merges first and fails the store at etcd's limit, so for
@@ -91,7 +91,8 @@ func (c *sizeCounter) member(k string, v any) {
 	before := c.n
 	c.value(v)
 	if c.n == before {
-		// A null, an empty object or a list: maybe not stored as given.
+		// A null or an empty object or list: maybe not stored as
+		// given.
 		return
 	}
 	// "k":v, and a comma or a brace.
@@ -102,9 +103,10 @@ func (c *sizeCounter) member(k string, v any) {
 	}
 }
 
-// value counts v as stored: scalars and the members of objects; lists
-// count nothing (a list type's merge keeps them, but need not keep them
-// as applied), nor does null.
+// value counts v as stored: scalars, the members of objects and the
+// items of lists (whatever the list type, the merged list holds each
+// item of config, with config's values: an atomic list is config's, a
+// set their union, a list map merges items by key), but not null.
 func (c *sizeCounter) value(v any) {
 	switch v := v.(type) {
 	case map[string]any:
@@ -114,6 +116,22 @@ func (c *sizeCounter) value(v any) {
 				return
 			}
 		}
+	case []any:
+		// A list of the deduced type is atomic, one field; with a
+		// schema only the data is counted anyway.
+		fields := c.fields
+		c.fields = false
+		for _, e := range v {
+			before := c.n
+			c.value(e)
+			if c.n > before {
+				c.n++ // a comma or a bracket
+			}
+			if c.over() {
+				break
+			}
+		}
+		c.fields = fields
 	case string:
 		c.n += jsonStringSize(v)
 	case bool:

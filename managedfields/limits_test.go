@@ -47,6 +47,8 @@ var boundCases = []struct{ name, config string }{
 	{"labels and annotations", `{"metadata":{"labels":{"a":"b"},"annotations":{"c":"d","kubectl.kubernetes.io/last-applied-configuration":"{}"},"uid":"long-uid-not-kept","resourceVersion":"12345678","creationTimestamp":"2020-01-01T00:00:00Z"}}`},
 	{"status", `{"status":{"a":"b"},"spec":{"c":"d"}}`},
 	{"numbers", `{"spec":{"a":1e300,"b":1.0,"c":-0,"d":123456789012}}`},
+	{"lists", `{"spec":{"a":[1,"x",null,[],{},{"b":"c"},[true]],"d":[]},"items":["b","a"],"data":{"x":"y"}}`},
+	{"a set and an atomic map", `{"items":["b","a"],"data":{"x":"y","z":"w"}}`},
 }
 
 // applied is the ConfigMap "a" with the fields of raw.
@@ -84,6 +86,7 @@ func TestCheckApplySizeIsALowerBound(t *testing.T) {
 			checkBound(t, newCM(), tt.config, "")
 			checkBound(t, New(Options{APIVersion: "v1", Kind: "ConfigMap", StatusSubresource: true}), tt.config, "")
 			checkBound(t, New(Options{APIVersion: "v1", Kind: "ConfigMap", StatusSubresource: true}), tt.config, "status")
+			checkBound(t, New(Options{APIVersion: "v1", Kind: "ConfigMap", Type: atomicMapType(t)}), tt.config, "")
 		})
 	}
 }
@@ -115,6 +118,9 @@ func TestCheckApplySize(t *testing.T) {
 		{"status subresource", New(Options{APIVersion: "v1", Kind: "ConfigMap", StatusSubresource: true}),
 			map[string]any{"status": big["data"], "data": map[string]any{}}, "status", 0, validation.ObjectTooLarge()},
 		{"status without a status subresource", newCM(), map[string]any{"status": big["data"]}, "", 0, validation.ObjectTooLarge()},
+		// ["a","b"] counted as "a","b" and the bracket before each.
+		{"lists", atomic, obj(`{"items":["a","b"]}`), "", len(`{"items":["a","b"`), nil},
+		{"lists, over", atomic, obj(`{"items":["a","b"]}`), "", len(`{"items":["a","b"`) - 1, validation.ObjectTooLarge()},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.f.CheckApplySize(tt.config, tt.sub, tt.limit)
@@ -132,7 +138,8 @@ func TestCheckApplySize(t *testing.T) {
 	}
 }
 
-// atomicMapType is a ConfigMap type whose data is an atomic map.
+// atomicMapType is a ConfigMap type whose data is an atomic map, and
+// whose items are a set.
 func atomicMapType(t testing.TB) typed.ParseableType {
 	t.Helper()
 	name := "cm"
@@ -144,6 +151,9 @@ func atomicMapType(t testing.TB) typed.ParseableType {
 			{Name: "data", Type: smdschema.TypeRef{Inlined: smdschema.Atom{Map: &smdschema.Map{
 				ElementType:         smdschema.TypeRef{Inlined: smdschema.Atom{Scalar: ptr(smdschema.String)}},
 				ElementRelationship: smdschema.Atomic}}}},
+			{Name: "items", Type: smdschema.TypeRef{Inlined: smdschema.Atom{List: &smdschema.List{
+				ElementType:         smdschema.TypeRef{Inlined: smdschema.Atom{Scalar: ptr(smdschema.String)}},
+				ElementRelationship: smdschema.Associative}}}},
 		}}}},
 	}}
 	s.Types = append(s.Types, typed.DeducedParseableType.Schema.Types...)
@@ -154,18 +164,23 @@ func ptr[T any](v T) *T { return &v }
 
 func FuzzCheckApplySize(f *testing.F) {
 	for _, tt := range boundCases {
-		f.Add(tt.config, false)
-		f.Add(tt.config, true)
+		for mode := range byte(3) {
+			f.Add(tt.config, mode)
+		}
 	}
-	f.Fuzz(func(t *testing.T, raw string, status bool) {
+	schema := atomicMapType(f)
+	f.Fuzz(func(t *testing.T, raw string, mode byte) {
 		var config map[string]any
 		if json.Unmarshal([]byte(raw), &config) != nil || strings.Contains(raw, "managedFields") {
 			return
 		}
-		if status {
+		switch mode % 3 {
+		case 0:
+			checkBound(t, newCM(), raw, "")
+		case 1:
 			checkBound(t, New(Options{APIVersion: "v1", Kind: "ConfigMap", StatusSubresource: true}), raw, "status")
-			return
+		case 2:
+			checkBound(t, New(Options{APIVersion: "v1", Kind: "ConfigMap", Type: schema}), raw, "")
 		}
-		checkBound(t, newCM(), raw, "")
 	})
 }
