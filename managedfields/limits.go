@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
+
 	"github.com/apisem/apisem/validation"
 )
 
@@ -32,7 +34,8 @@ func (f *FieldManager) CheckApplySize(config map[string]any, subresource string,
 	if limit <= 0 {
 		limit = validation.MaxObjectBytes
 	}
-	c := sizeCounter{fields: f.opts.Type.Schema == nil, limit: limit}
+	// The deduced type, as Options.Type or by default.
+	c := sizeCounter{fields: f.typ.Schema == typed.DeducedParseableType.Schema, limit: limit}
 	switch {
 	case subresource == "status" && f.opts.StatusSubresource:
 		c.value(config["status"])

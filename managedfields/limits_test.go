@@ -109,6 +109,9 @@ func TestCheckApplySize(t *testing.T) {
 		// {"f:data":{"f:a":{}}}.
 		{"keys and their managedFields", newCM(), obj(`{"data":{"a":"b"}}`), "", len(`{"data":{"a":"b"{"f:data":{"f:a":{}}}`), nil},
 		{"keys and their managedFields, over", newCM(), obj(`{"data":{"a":"b"}}`), "", len(`{"data":{"a":"b"{"f:data":{"f:a":{}}}`) - 1, validation.ObjectTooLarge()},
+		// As package server names it for a resource without a schema.
+		{"keys and their managedFields, the deduced type named", New(Options{APIVersion: "v1", Kind: "ConfigMap", Type: typed.DeducedParseableType}),
+			obj(`{"data":{"a":"b"}}`), "", len(`{"data":{"a":"b"{"f:data":{"f:a":{}}}`) - 1, validation.ObjectTooLarge()},
 		// A schema may make a map atomic: one field for all its keys.
 		{"a schema: keys only", atomic, obj(`{"data":{"a":"b"}}`), "", len(`{"data":{"a":"b"`), nil},
 		{"a schema: keys only, over", atomic, obj(`{"data":{"a":"b"}}`), "", len(`{"data":{"a":"b"`) - 1, validation.ObjectTooLarge()},
