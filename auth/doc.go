@@ -45,7 +45,8 @@
 // github.com/apisem/apisem/auth/kubedelegate implements them with
 // client-go, and reads the request-header CA and names from the cluster's
 // kube-system/extension-apiserver-authentication ConfigMap, so that this
-// module does not depend on client-go.
+// module does not depend on client-go; ParseExtensionAuthentication, here,
+// parses that ConfigMap's data.
 //
 // # TLS
 //

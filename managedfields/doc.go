@@ -41,6 +41,25 @@
 // server builds it from Resource.Schema), or the deduced type of a
 // resource without one, where maps merge key by key and lists are atomic.
 //
+// # Cost
+//
+// structured-merge-diff builds its field sets with sorted inserts, which
+// cost O(n²) for a map of n keys visited in Go's random order: an apply
+// of a 100,000-key map took seconds of CPU. Objects with a map of 256 keys
+// or more reach it as views that visit maps in key order, which makes
+// those inserts appends (order.go); the results are the same. Lists keep
+// their order, so a list merged by key or as a set with many items out
+// of order still costs O(n²). The same holds for the fieldsV1 of
+// managedFields, which structured-merge-diff decodes with those inserts:
+// the entries a write carries are put in order before they are decoded
+// (fieldsorder.go); those the server wrote are in order.
+//
+// CheckApplySize lets a server refuse, before the merge, an applied
+// configuration whose object cannot fit in its size limit, with the
+// error the size check of the stored object gives. Kubernetes merges
+// first, so for such a configuration it can answer a conflict or a
+// validation error where the check answers the size error.
+//
 // # Non-goals
 //
 // One version per type: entries of any other apiVersion are dropped, as

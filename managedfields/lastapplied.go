@@ -29,15 +29,16 @@ func (f *FieldManager) lastAppliedFields(live map[string]any) *fieldpath.Set {
 	if raw == "" {
 		return nil
 	}
-	liveT, err := f.typedOf(live)
-	if err != nil {
-		return nil
-	}
 	var last map[string]any
 	if err := json.Unmarshal([]byte(raw), &last); err != nil || str(last["apiVersion"]) != f.opts.APIVersion {
 		return nil
 	}
-	lastT, err := f.typ.FromUnstructured(last)
+	sorted := f.views.wants(live, last)
+	liveT, err := f.typedOf(live, sorted)
+	if err != nil {
+		return nil
+	}
+	lastT, err := f.typedOf(last, sorted)
 	if err != nil {
 		return nil
 	}

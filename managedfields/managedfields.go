@@ -65,18 +65,21 @@ type FieldManager struct {
 	// may own.
 	updater, objectUpdater, statusUpdater *merge.Updater
 	max                                   int
+	views                                 viewFrom
 }
 
 // New returns a FieldManager for opts.
-func New(opts Options) *FieldManager {
-	f := &FieldManager{opts: opts, typ: opts.Type, version: fieldpath.APIVersion(opts.APIVersion), max: opts.MaxUpdateManagers}
+func New(opts Options) *FieldManager { return newFieldManager(opts, bigMap) }
+
+func newFieldManager(opts Options, views viewFrom) *FieldManager {
+	f := &FieldManager{opts: opts, typ: opts.Type, version: fieldpath.APIVersion(opts.APIVersion), max: opts.MaxUpdateManagers, views: views}
 	if f.typ.Schema == nil {
 		f.typ = typed.DeducedParseableType
 	}
 	if f.max <= 0 {
 		f.max = DefaultMaxUpdateManagers
 	}
-	c := converter{f.version}
+	c := converter{f.version, views}
 	f.updater = (&merge.UpdaterBuilder{Converter: c}).BuildUpdater()
 	if opts.StatusSubresource {
 		status := fieldpath.MakePathOrDie("status")
@@ -120,7 +123,10 @@ func (op Operation) time() *meta.Time {
 
 // converter converts objects between versions for the merge: a
 // FieldManager serves one version, so entries of any other are dropped.
-type converter struct{ version fieldpath.APIVersion }
+type converter struct {
+	version fieldpath.APIVersion
+	views   viewFrom
+}
 
 // errMissingVersion is the conversion of an object to a version the type
 // does not have.
@@ -130,7 +136,9 @@ func (c converter) Convert(o *typed.TypedValue, v fieldpath.APIVersion) (*typed.
 	if v != c.version {
 		return nil, fmt.Errorf("%w: %s", errMissingVersion, v)
 	}
-	return o, nil
+	// The objects structured-merge-diff made (merged, pruned) come back
+	// as sorted views, which keep its field sets linear (order.go).
+	return c.views.typed(o), nil
 }
 
 func (c converter) IsMissingVersionError(err error) bool { return errors.Is(err, errMissingVersion) }
@@ -143,12 +151,17 @@ func (f *FieldManager) empty() map[string]any {
 	return f.opts.Empty
 }
 
-// typedOf parses o (nil: the empty object) as the FieldManager's type.
-func (f *FieldManager) typedOf(o map[string]any, opts ...typed.ValidationOptions) (*typed.TypedValue, error) {
+// typedOf parses o (nil: the empty object) as the FieldManager's type;
+// sorted, it is a sorted view (order.go), as both sides of a merge or
+// comparison with a big map must be.
+func (f *FieldManager) typedOf(o map[string]any, sorted bool, opts ...typed.ValidationOptions) (*typed.TypedValue, error) {
 	if o == nil {
 		o = f.empty()
 	}
-	return f.typ.FromUnstructured(o, opts...)
+	if !sorted {
+		return f.typ.FromUnstructured(o, opts...)
+	}
+	return typed.AsTyped(new(keyCache).view(o), f.typ.Schema, f.typ.TypeRef, opts...)
 }
 
 // Update returns the managedFields of obj after a write with operation
@@ -184,7 +197,7 @@ func (f *FieldManager) liveOrNew(liveEntries, objEntries []meta.ManagedFieldsEnt
 		if isReset(objEntries) {
 			return newManaged()
 		}
-		if m, err := decode(objEntries); err == nil && len(m.fields) > 0 {
+		if m, err := decodeSent(objEntries); err == nil && len(m.fields) > 0 {
 			return m
 		}
 	}
@@ -203,11 +216,12 @@ func (f *FieldManager) update(live, obj map[string]any, m managed, op Operation)
 		manager = unknownManager
 	}
 	id := identity(manager, OperationUpdate, string(f.version), op.Subresource)
-	liveT, err := f.typedOf(live, typed.AllowDuplicates)
+	sorted := f.views.wants(live, obj)
+	liveT, err := f.typedOf(live, sorted, typed.AllowDuplicates)
 	if err != nil {
 		return fmt.Errorf("failed to convert live object to smd typed: %v", err)
 	}
-	objT, err := f.typedOf(obj, typed.AllowDuplicates)
+	objT, err := f.typedOf(obj, sorted, typed.AllowDuplicates)
 	if err != nil {
 		return fmt.Errorf("failed to convert new object to smd typed: %v", err)
 	}
@@ -308,11 +322,12 @@ func (f *FieldManager) applyAs(live, config map[string]any, m managed, op Operat
 		}
 	}
 	id := identity(op.Manager, OperationApply, "", op.Subresource)
-	liveT, err := f.typedOf(live, typed.AllowDuplicates)
+	sorted := f.views.wants(live, config)
+	liveT, err := f.typedOf(live, sorted, typed.AllowDuplicates)
 	if err != nil {
 		return nil, fmt.Errorf("failed to create typed live object (%s): %v", f.objectName(live), err)
 	}
-	configT, err := f.typ.FromUnstructured(config)
+	configT, err := f.typedOf(config, sorted)
 	if err != nil {
 		return nil, fmt.Errorf("failed to create typed patch object (%s): %v", f.objectName(config), err)
 	}

@@ -42,6 +42,18 @@
 // format it needs is a few varints and tags (encoding/binary's unsigned
 // varints are protobuf's).
 //
+// # Differences from Kubernetes
+//
+// A time outside years 0 to 9999 in UTC does not decode: from JSON it is
+// a *time.ParseError (`parsing time "0000-01-01T00:00:00+01:00": year -1
+// in UTC is outside of range [0,9999]`), which a server answers as the
+// 400 of any body that does not decode; from protobuf, seconds out of
+// that range wrap ErrMalformed. Kubernetes accepts such a time, in
+// metadata.managedFields or an Event, and serves it as
+// -0001-12-31T23:00:00Z, which Go's RFC 3339 parser rejects: one write
+// would break every typed JSON client (and so informer) of the
+// collection.
+//
 // # Non-goals
 //
 // No validation (name syntax, label syntax): that is the server's, with

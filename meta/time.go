@@ -3,8 +3,38 @@ package meta
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"time"
 )
+
+// The times both types accept: those RFC 3339 can write in UTC, years 0
+// to 9999 (as Unix seconds, 0000-01-01T00:00:00Z and
+// 9999-12-31T23:59:59Z). Kubernetes accepts an offset that moves a time
+// out of that range (0000-01-01T00:00:00+01:00 is year -1 in UTC) and
+// writes what no RFC 3339 parser, Go's included, reads back; we refuse
+// such times when decoding, JSON or protobuf.
+const (
+	minUnix = -62167219200
+	maxUnix = 253402300799
+)
+
+// checkRange returns a *time.ParseError for value, a time written in
+// layout, when t is outside the years RFC 3339 writes in UTC.
+func checkRange(t time.Time, layout, value string) error {
+	if s := t.Unix(); s >= minUnix && s <= maxUnix {
+		return nil
+	}
+	return &time.ParseError{Layout: layout, Value: value,
+		Message: fmt.Sprintf(": year %d in UTC is outside of range [0,9999]", t.UTC().Year())}
+}
+
+// checkUnix is checkRange for protobuf's seconds.
+func checkUnix(secs int64) error {
+	if secs >= minUnix && secs <= maxUnix {
+		return nil
+	}
+	return fmt.Errorf("%w: time of %d seconds is outside of years [0,9999]", ErrMalformed, secs)
+}
 
 // Time is metav1.Time: a time.Time with whole-second precision on the
 // wire. JSON is RFC 3339 in UTC without a fraction, and null for the zero
@@ -31,7 +61,9 @@ func (t Time) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads null as the zero time and a string with
 // time.RFC3339, which accepts (and keeps) a fraction. The result is in
-// local time, as Kubernetes' decoder returns it.
+// local time, as Kubernetes' decoder returns it. A time outside years 0
+// to 9999 in UTC is a *time.ParseError, unlike in Kubernetes (see the
+// package doc).
 func (t *Time) UnmarshalJSON(b []byte) error {
 	if bytes.Equal(b, []byte("null")) {
 		t.Time = time.Time{}
@@ -42,13 +74,21 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 	// lenient forms) goes the way Kubernetes reads it. Measured by
 	// negotiation's BenchmarkTable, which decodes metadata per row.
 	var p time.Time
-	if p.UnmarshalJSON(b) != nil {
+	if p.UnmarshalJSON(b) == nil {
+		// Strict RFC 3339 has no escapes: the string is b unquoted.
+		if err := checkRange(p, time.RFC3339, string(b[1:len(b)-1])); err != nil {
+			return err
+		}
+	} else {
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {
 			return err
 		}
 		var err error
 		if p, err = time.Parse(time.RFC3339, s); err != nil {
+			return err
+		}
+		if err := checkRange(p, time.RFC3339, s); err != nil {
 			return err
 		}
 	}
@@ -79,7 +119,8 @@ func (t MicroTime) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads null as the zero time, else the JSON layout (any
-// fraction is accepted on parse). The result is in UTC.
+// fraction is accepted on parse). The result is in UTC. A time outside
+// years 0 to 9999 in UTC is a *time.ParseError, as for Time.
 func (t *MicroTime) UnmarshalJSON(b []byte) error {
 	if bytes.Equal(b, []byte("null")) {
 		t.Time = time.Time{}
@@ -91,6 +132,9 @@ func (t *MicroTime) UnmarshalJSON(b []byte) error {
 	}
 	p, err := time.Parse(rfc3339Micro, s)
 	if err != nil {
+		return err
+	}
+	if err := checkRange(p, rfc3339Micro, s); err != nil {
 		return err
 	}
 	t.Time = p.UTC()
@@ -125,13 +169,17 @@ func SizeTime(t Time) int {
 
 // ConsumeTime decodes the body of a metav1.Time. Empty input is the zero
 // time; nanos are checked for their wire type and then ignored, as
-// Kubernetes does. The result is in UTC.
+// Kubernetes does. The result is in UTC. Seconds outside years 0 to 9999
+// are malformed, unlike in Kubernetes (see the package doc).
 func ConsumeTime(b []byte) (Time, error) {
 	if len(b) == 0 {
 		return Time{}, nil
 	}
 	secs, _, err := consumeTimestamp(b)
 	if err != nil {
+		return Time{}, err
+	}
+	if err := checkUnix(secs); err != nil {
 		return Time{}, err
 	}
 	return Time{time.Unix(secs, 0).UTC()}, nil
@@ -160,13 +208,17 @@ func SizeMicroTime(t MicroTime) int {
 
 // ConsumeMicroTime decodes the body of a metav1.MicroTime. Empty input is
 // the zero time; nanos out of range are taken as 0 and the rest truncated
-// to microseconds. The result is in UTC.
+// to microseconds. The result is in UTC. Seconds outside years 0 to 9999
+// are malformed, as for ConsumeTime.
 func ConsumeMicroTime(b []byte) (MicroTime, error) {
 	if len(b) == 0 {
 		return MicroTime{}, nil
 	}
 	secs, nanos, err := consumeTimestamp(b)
 	if err != nil {
+		return MicroTime{}, err
+	}
+	if err := checkUnix(secs); err != nil {
 		return MicroTime{}, err
 	}
 	if nanos < 0 || nanos >= 1e9 {

@@ -39,6 +39,13 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, t *target, res ne
 	if err != nil {
 		return err
 	}
+	// Refuse what cannot fit before the merge, which costs CPU in
+	// proportion. A typed object without a schema may drop fields.
+	if t.res.codec.unstructured || t.res.def.Schema != nil {
+		if err := fm.CheckApplySize(config, t.sub, s.opts.MaxObjectBytes); err != nil {
+			return err
+		}
+	}
 	var warnings []string
 	change := func(cur Object) (Object, error) {
 		o, w, err := s.applyTo(t, fm, cur, config, strictErr, opts)

@@ -4,7 +4,9 @@
 // reviewer interfaces with the cluster's TokenReview and
 // SubjectAccessReview APIs, and LoadAuthentication reads the client and
 // front-proxy CAs the cluster publishes in the ConfigMap
-// kube-system/extension-apiserver-authentication.
+// kube-system/extension-apiserver-authentication, whose data package auth
+// parses (auth.ParseExtensionAuthentication, fuzzed there without
+// client-go).
 //
 // It is a module of its own so that github.com/apisem/apisem does not
 // depend on client-go.
@@ -17,8 +19,6 @@ package kubedelegate
 
 import (
 	"context"
-	"crypto/x509"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -33,7 +33,6 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/apisem/apisem/auth"
-	"github.com/apisem/apisem/auth/certs"
 )
 
 // TokenReviewer reviews bearer tokens with a cluster's TokenReview API.
@@ -111,74 +110,15 @@ const (
 	AuthenticationConfigMapName      = "extension-apiserver-authentication"
 )
 
-// Authentication is what a cluster tells extension API servers about its
-// authentication.
-type Authentication struct {
-	// ClientCA verifies client certificates the cluster's users hold
-	// (key client-ca-file); nil if the cluster publishes none.
-	ClientCA *x509.CertPool
-	// RequestHeader trusts the cluster's front proxy (keys
-	// requestheader-*); nil if the cluster publishes no front-proxy CA.
-	// Its Verifier is nil: a server that also accepts ClientCA's
-	// certificates gives its ClientCert and RequestHeader one
-	// auth.ConnVerifier, to verify each connection once for both.
-	RequestHeader *auth.RequestHeader
-}
-
 // LoadAuthentication reads the cluster's
-// kube-system/extension-apiserver-authentication ConfigMap.
-func LoadAuthentication(ctx context.Context, client corev1client.ConfigMapsGetter) (Authentication, error) {
+// kube-system/extension-apiserver-authentication ConfigMap, parsed by
+// auth.ParseExtensionAuthentication.
+func LoadAuthentication(ctx context.Context, client corev1client.ConfigMapsGetter) (auth.ExtensionAuthentication, error) {
 	cm, err := client.ConfigMaps(AuthenticationConfigMapNamespace).Get(ctx, AuthenticationConfigMapName, metav1.GetOptions{})
 	if err != nil {
-		return Authentication{}, err
+		return auth.ExtensionAuthentication{}, err
 	}
-	return ParseAuthentication(cm.Data)
-}
-
-// ParseAuthentication reads the data of the
-// extension-apiserver-authentication ConfigMap: PEM bundles under
-// client-ca-file and requestheader-client-ca-file, JSON lists of strings
-// under requestheader-allowed-names and the requestheader-*-headers keys.
-// A missing or empty header list means package auth's default.
-func ParseAuthentication(data map[string]string) (Authentication, error) {
-	var a Authentication
-	if pem := data["client-ca-file"]; pem != "" {
-		p, err := certs.PoolFromPEM([]byte(pem))
-		if err != nil {
-			return a, fmt.Errorf("client-ca-file: %w", err)
-		}
-		a.ClientCA = p
-	}
-	pem := data["requestheader-client-ca-file"]
-	if pem == "" {
-		return a, nil
-	}
-	p, err := certs.PoolFromPEM([]byte(pem))
-	if err != nil {
-		return a, fmt.Errorf("requestheader-client-ca-file: %w", err)
-	}
-	rh := &auth.RequestHeader{CA: p}
-	for key, dst := range map[string]*[]string{
-		"requestheader-allowed-names":        &rh.AllowedNames,
-		"requestheader-username-headers":     &rh.UsernameHeaders,
-		"requestheader-uid-headers":          &rh.UIDHeaders,
-		"requestheader-group-headers":        &rh.GroupHeaders,
-		"requestheader-extra-headers-prefix": &rh.ExtraHeaderPrefixes,
-	} {
-		s := data[key]
-		if s == "" {
-			continue
-		}
-		var list []string
-		if err := json.Unmarshal([]byte(s), &list); err != nil {
-			return a, fmt.Errorf("%s: %w", key, err)
-		}
-		if len(list) > 0 || key == "requestheader-allowed-names" {
-			*dst = list
-		}
-	}
-	a.RequestHeader = rh
-	return a, nil
+	return auth.ParseExtensionAuthentication(cm.Data)
 }
 
 // DefaultTimeout bounds each call to the cluster, as Kubernetes'
@@ -224,7 +164,7 @@ type Options struct {
 type Delegation struct {
 	Tokens         TokenReviewer
 	Access         AccessReviewer
-	Authentication Authentication // zero with SkipLookup
+	Authentication auth.ExtensionAuthentication // zero with SkipLookup
 }
 
 // New connects to the clusters of opts and, unless SkipLookup, reads the
