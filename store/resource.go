@@ -157,6 +157,12 @@ type UpdateOptions struct {
 	// ReadOnlyResult returns the stored object itself instead of a copy;
 	// see CreateOptions.ReadOnlyResult.
 	ReadOnlyResult bool
+	// Handoff makes what GuaranteedUpdate's tryUpdate returns the store's
+	// as it is, not a copy, saving a deep copy per write; the caller
+	// must not change it afterwards. A caller that keeps state about the
+	// object (the server's write pipeline, its encoding) finds it again
+	// in Options.Equal and the Encodings of the stored version.
+	Handoff bool
 }
 
 // DeleteOptions modify Delete and DeleteCollection.
@@ -561,7 +567,10 @@ func (r *Resource[T]) GuaranteedUpdate(ctx context.Context, namespace, name stri
 		if err != nil {
 			return zero, err
 		}
-		in := r.s.copyFn(out)
+		in := out
+		if !opts.Handoff {
+			in = r.s.copyFn(out)
+		}
 		m := in.Meta()
 		m.Name, m.Namespace = cur.obj.Meta().Name, cur.obj.Meta().Namespace
 		r.s.mu.Lock()
