@@ -67,7 +67,7 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, t *target, res ne
 	if err != nil {
 		return err
 	}
-	negotiation.WriteWarnings(w.Header(), warnings)
+	addWarnings(r.Context(), warnings)
 	return s.writeObject(w, r, code, t.res, res, out)
 }
 

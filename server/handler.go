@@ -272,11 +272,12 @@ func (s *Server) readWrite(w http.ResponseWriter, r *http.Request, t *target, ki
 		return res, opts, nil, err
 	}
 	o, warnings, err := s.decodeObject(r, t.res, opts.FieldValidation)
-	negotiation.WriteWarnings(w.Header(), warnings)
+	addWarnings(r.Context(), warnings)
 	return res, opts, o, err
 }
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request, t *target) error {
+	r = withWarningsOf(w, r)
 	res, opts, o, err := s.readWrite(w, r, t, negotiation.CreateOptions)
 	if err != nil {
 		return err
@@ -304,6 +305,7 @@ func (s *Server) Create(ctx context.Context, res *Resource, obj Object) (Object,
 }
 
 func (s *Server) update(w http.ResponseWriter, r *http.Request, t *target) error {
+	r = withWarningsOf(w, r)
 	res, opts, o, err := s.readWrite(w, r, t, negotiation.UpdateOptions)
 	if err != nil {
 		return err

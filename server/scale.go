@@ -160,6 +160,7 @@ const unsetReplicas = math.MinInt32
 
 // serveScale serves the scale subresource of t.res.
 func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, t *target) error {
+	r = withWarningsOf(w, r)
 	sr := t.res.scale
 	res, err := sr.negotiate(r, negotiation.Object)
 	if err != nil {
@@ -219,7 +220,7 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, t *target) e
 			return err
 		}
 		o, warns, err := s.decodeObject(r, sr, opts.FieldValidation)
-		negotiation.WriteWarnings(w.Header(), warns)
+		addWarnings(r.Context(), warns)
 		if err != nil {
 			return err
 		}
@@ -315,7 +316,7 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, t *target) e
 	if err != nil {
 		return err
 	}
-	negotiation.WriteWarnings(w.Header(), warnings)
+	addWarnings(r.Context(), warnings)
 	sc, _, err := t.res.scaleOf(out)
 	if err != nil {
 		return status.NewBadRequest(err.Error())

@@ -32,13 +32,13 @@ type warnings struct {
 	texts []string
 }
 
-// withWarnings returns ctx with the warnings recorder of the response
-// whose headers are h; a ctx that has one already is returned as it is.
-func withWarnings(ctx context.Context, h http.Header) context.Context {
-	if _, ok := ctx.Value(warningsKey{}).(*warnings); ok {
-		return ctx
+// withWarningsOf returns r with the warnings recorder of its response w
+// in its context.
+func withWarningsOf(w http.ResponseWriter, r *http.Request) *http.Request {
+	if _, ok := r.Context().Value(warningsKey{}).(*warnings); ok {
+		return r
 	}
-	return context.WithValue(ctx, warningsKey{}, &warnings{h: h})
+	return r.WithContext(context.WithValue(r.Context(), warningsKey{}, &warnings{h: w.Header()}))
 }
 
 func (w *warnings) add(texts ...string) {

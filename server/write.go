@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"mime"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"github.com/apisem/apisem/patch"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/store"
 )
 
 // The patch media types.
@@ -22,6 +24,7 @@ const (
 )
 
 func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error {
+	r = withWarningsOf(w, r)
 	res, err := t.res.negotiate(r, negotiation.Object)
 	if err != nil {
 		return err
@@ -59,7 +62,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 	if err != nil {
 		return err
 	}
-	negotiation.WriteWarnings(w.Header(), warnings)
+	addWarnings(r.Context(), warnings)
 	return s.writeObject(w, r, http.StatusOK, t.res, res, out)
 }
 
@@ -105,6 +108,7 @@ func (s *Server) patched(t *target, doc, body []byte, ct string, opts writeOptio
 func errorMessage(err error) string { return status.FromError(err).Message }
 
 func (s *Server) delete(w http.ResponseWriter, r *http.Request, t *target) error {
+	r = withWarningsOf(w, r)
 	res, err := t.res.negotiate(r, negotiation.Object)
 	if err != nil {
 		return err
@@ -113,14 +117,7 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t *target) error
 	if err != nil {
 		return err
 	}
-	var o Object
-	var deleted bool
-	if t.res.def.Delete != nil {
-		o, deleted, err = t.res.def.Delete(r.Context(), t.res.store, t.namespace, t.name, opts)
-	} else {
-		opts.ReadOnlyResult = true // only encoded
-		o, deleted, err = t.res.store.Delete(r.Context(), t.namespace, t.name, opts)
-	}
+	o, deleted, err := s.deleteObject(r.Context(), t, t.name, opts)
 	switch {
 	case err != nil:
 		return err
@@ -133,6 +130,44 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t *target) error
 		return s.writeObject(w, r, http.StatusAccepted, t.res, res, o)
 	}
 	return s.writeObject(w, r, http.StatusOK, t.res, res, o)
+}
+
+// deleteObject deletes the object name of t (its resource and namespace),
+// or marks it while finalizers hold it, with Resource.Delete if the
+// resource has one. With Options.Admission.Validate, the hook sees the
+// object first, and the deletion is of that version: another write in
+// between makes it look again.
+func (s *Server) deleteObject(ctx context.Context, t *target, name string, opts store.DeleteOptions) (Object, bool, error) {
+	del := func(opts store.DeleteOptions) (Object, bool, error) {
+		if f := t.res.def.Delete; f != nil {
+			return f(ctx, t.res.store, t.namespace, name, opts)
+		}
+		opts.ReadOnlyResult = true // only encoded
+		return t.res.store.Delete(ctx, t.namespace, name, opts)
+	}
+	if s.opts.Admission.Validate == nil {
+		return del(opts)
+	}
+	a := attributes(ctx, t, Delete, name, opts.DryRun)
+	for attempt := 1; ; attempt++ {
+		cur, err := t.res.store.View(ctx, t.namespace, name, rv.Read{Semantics: rv.MostRecent})
+		if err != nil {
+			return nil, false, err
+		}
+		if err := s.admit(ctx, a, nil, t.res.def.read(cur)); err != nil {
+			return nil, false, err
+		}
+		o := opts
+		if o.Preconditions.ResourceVersion == nil {
+			v := cur.Meta().ResourceVersion
+			o.Preconditions.ResourceVersion = &v
+		}
+		out, deleted, err := del(o)
+		if status.IsConflict(err) && opts.Preconditions.ResourceVersion == nil && attempt < 5 {
+			continue // changed since it was admitted
+		}
+		return out, deleted, err
+	}
 }
 
 // writeSuccess writes a Status Success (the answer to a deletion). It is
@@ -157,6 +192,7 @@ func (s *Server) writeSuccess(w http.ResponseWriter, r *http.Request, res negoti
 }
 
 func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t *target) error {
+	r = withWarningsOf(w, r)
 	res, err := t.res.negotiate(r, negotiation.List)
 	if err != nil {
 		return err
@@ -178,15 +214,24 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t *tar
 	list.Read = rv.Read{Semantics: rv.MostRecent, Limit: list.Read.Limit}
 	ctx := r.Context()
 	var items []Object
-	if del := t.res.def.Delete; del != nil {
+	if t.res.def.Delete != nil || s.opts.Admission.Validate != nil {
+		// One deletion at a time, each admitted, as Kubernetes deletes a
+		// collection.
 		page, err := t.res.store.List(ctx, t.namespace, list)
 		if err != nil {
 			return err
 		}
-		items = page.Views()
-		for _, o := range items {
-			if _, _, err := del(ctx, t.res.store, t.namespace, o.Meta().Name, opts); err != nil && !status.IsNotFound(err) {
+		for _, o := range page.Views() {
+			m := o.Meta()
+			tt := *t
+			tt.namespace = m.Namespace
+			out, _, err := s.deleteObject(ctx, &tt, m.Name, opts)
+			switch {
+			case status.IsNotFound(err):
+			case err != nil:
 				return err
+			default:
+				items = append(items, out)
 			}
 		}
 	} else {
