@@ -127,12 +127,6 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, gv string
 		s.writeError(w, r, nil, err)
 		return
 	}
-	if t.sub == "scale" {
-		if err := s.serveScale(w, r, t); err != nil {
-			s.writeError(w, r, t.res, err)
-		}
-		return
-	}
 	switch t.verb {
 	case verbGet:
 		err = s.get(w, r, t)
@@ -183,7 +177,8 @@ func (rs *resource) negotiate(r *http.Request, resp negotiation.Response) (negot
 }
 
 func (s *Server) get(w http.ResponseWriter, r *http.Request, t *target) error {
-	res, err := t.res.negotiate(r, negotiation.Object)
+	v := t.view()
+	res, err := v.res.negotiate(r, negotiation.Object)
 	if err != nil {
 		return err
 	}
@@ -197,7 +192,12 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, t *target) error {
 	if err != nil {
 		return err
 	}
-	return s.writeObject(w, r, http.StatusOK, t.res, res, o)
+	if v.get != nil {
+		if o, err = v.get(t.res.def.read(o)); err != nil {
+			return err
+		}
+	}
+	return s.writeObject(w, r, http.StatusOK, v.res, res, o)
 }
 
 // selectors parses the label and field selectors of a list, watch or
@@ -262,8 +262,8 @@ func ensureNamespace(t *target, m *meta.ObjectMeta) error {
 // the write options of kind and decodes the body. Warn mode's warnings go
 // out as Warning headers with whatever the response turns out to be, as
 // Kubernetes sends them.
-func (s *Server) readWrite(w http.ResponseWriter, r *http.Request, t *target, kind negotiation.OptionsKind) (negotiation.Result, writeOptions, Object, error) {
-	res, err := t.res.negotiate(r, negotiation.Object)
+func (s *Server) readWrite(w http.ResponseWriter, r *http.Request, rs *resource, kind negotiation.OptionsKind) (negotiation.Result, writeOptions, Object, error) {
+	res, err := rs.negotiate(r, negotiation.Object)
 	if err != nil {
 		return res, writeOptions{}, nil, err
 	}
@@ -271,14 +271,14 @@ func (s *Server) readWrite(w http.ResponseWriter, r *http.Request, t *target, ki
 	if err != nil {
 		return res, opts, nil, err
 	}
-	o, warnings, err := s.decodeObject(r, t.res, opts.FieldValidation)
+	o, warnings, err := s.decodeObject(r, rs, opts.FieldValidation)
 	addWarnings(r.Context(), warnings)
 	return res, opts, o, err
 }
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request, t *target) error {
 	r = withWarningsOf(w, r)
-	res, opts, o, err := s.readWrite(w, r, t, negotiation.CreateOptions)
+	res, opts, o, err := s.readWrite(w, r, t.res, negotiation.CreateOptions)
 	if err != nil {
 		return err
 	}
@@ -306,18 +306,19 @@ func (s *Server) Create(ctx context.Context, res *Resource, obj Object) (Object,
 
 func (s *Server) update(w http.ResponseWriter, r *http.Request, t *target) error {
 	r = withWarningsOf(w, r)
-	res, opts, o, err := s.readWrite(w, r, t, negotiation.UpdateOptions)
+	v := t.view()
+	res, opts, o, err := s.readWrite(w, r, v.res, negotiation.UpdateOptions)
 	if err != nil {
 		return err
 	}
 	if err := matchURL(t, o.Meta()); err != nil {
 		return err
 	}
-	out, err := s.updateObject(r.Context(), t, opts.DryRun, &opts.owner, func(Object) (Object, error) { return o, nil })
+	out, err := s.updateView(r.Context(), t, v, opts.DryRun, &opts.owner, func(Object) (Object, error) { return o, nil })
 	if err != nil {
 		return err
 	}
-	return s.writeObject(w, r, http.StatusOK, t.res, res, out)
+	return s.writeView(w, r, http.StatusOK, v, res, out)
 }
 
 // matchURL checks the object of an update or patch against the URL, as

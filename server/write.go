@@ -25,10 +25,13 @@ const (
 
 func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error {
 	r = withWarningsOf(w, r)
-	res, err := t.res.negotiate(r, negotiation.Object)
+	v := t.view()
+	res, err := v.res.negotiate(r, negotiation.Object)
 	if err != nil {
 		return err
 	}
+	// The patch types of the object's own endpoint, for its views too: a
+	// custom resource takes no strategic merge patch.
 	accepted := []string{jsonPatchType, mergePatchType, applyPatchType}
 	if t.res.def.PatchSchema != nil {
 		accepted = []string{jsonPatchType, mergePatchType, strategicPatchType, applyPatchType}
@@ -36,7 +39,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch {
 	case ct == applyPatchType:
-		return s.apply(w, r, t, res)
+		return s.apply(w, r, t, v, res)
 	case ct == strategicPatchType && t.res.def.PatchSchema == nil,
 		ct != jsonPatchType && ct != mergePatchType && ct != strategicPatchType:
 		return status.NewUnsupportedBodyMediaType(accepted...)
@@ -50,12 +53,12 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 		return err
 	}
 	var warnings []string
-	out, err := s.updateObject(r.Context(), t, opts.DryRun, &opts.owner, func(cur Object) (Object, error) {
-		doc, err := t.res.codec.objectJSON(cur)
+	out, err := s.updateView(r.Context(), t, v, opts.DryRun, &opts.owner, func(cur Object) (Object, error) {
+		doc, err := v.res.codec.objectJSON(cur) // cached for the stored object
 		if err != nil {
 			return nil, err
 		}
-		o, warns, err := s.patched(t, doc, body, ct, opts, t.res.def.PatchSchema)
+		o, warns, err := s.patched(t, v.res, doc, body, ct, opts)
 		warnings = warns
 		return o, err
 	})
@@ -63,29 +66,30 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 		return err
 	}
 	addWarnings(r.Context(), warnings)
-	return s.writeObject(w, r, http.StatusOK, t.res, res, out)
+	return s.writeView(w, r, http.StatusOK, v, res, out)
 }
 
 // patched applies the patch body of media type ct to doc, the JSON of an
-// object of t.res, and decodes the result as a body would be decoded,
+// object of rs (the object's resource, or a view's), with rs's patch
+// strategies, and decodes the result as a body would be decoded,
 // returning the problems Warn mode reports. Kubernetes reports what goes
 // wrong in decoding as a 422 on the field "patch".
-func (s *Server) patched(t *target, doc, body []byte, ct string, opts writeOptions, schema *patch.Schema) (Object, []string, error) {
+func (s *Server) patched(t *target, rs *resource, doc, body []byte, ct string, opts writeOptions) (Object, []string, error) {
 	applied, err := patch.Apply(doc, body, ct, patch.Options{
-		Schema:       schema,
+		Schema:       rs.def.PatchSchema,
 		CheckFields:  opts.FieldValidation != negotiation.FieldValidationIgnore,
-		MaxCopyBytes: t.res.maxBody,
+		MaxCopyBytes: rs.maxBody,
 	})
 	if err != nil {
 		return nil, nil, err
 	}
 	patched := applied.Doc
-	o := t.res.def.New()
+	o := rs.def.New()
 	fv := negotiation.FieldValidationWarn
 	if opts.FieldValidation == negotiation.FieldValidationIgnore {
 		fv = negotiation.FieldValidationIgnore
 	}
-	problems, err := negotiation.Decode(patched, negotiation.JSON, o, t.res.decodeOptions(fv))
+	problems, err := negotiation.Decode(patched, negotiation.JSON, o, rs.decodeOptions(fv))
 	if err != nil {
 		return nil, nil, status.NewInvalid(status.GroupKind{}, "", status.InvalidValue("patch", string(patched), errorMessage(err)))
 	}
@@ -94,7 +98,7 @@ func (s *Server) patched(t *target, doc, body []byte, ct string, opts writeOptio
 		return nil, nil, status.NewInvalid(status.GroupKind{}, "", status.InvalidValue("patch", string(patched),
 			"strict decoding error: "+strings.Join(problems, ", ")))
 	}
-	if err := checkTypes(o.Types(), t.res); err != nil {
+	if err := checkTypes(o.Types(), rs); err != nil {
 		return nil, nil, err
 	}
 	*o.Types() = meta.TypeMeta{}
