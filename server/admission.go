@@ -38,9 +38,9 @@ type Operation string
 
 // The operations of admission.
 const (
-	Create Operation = "CREATE"
-	Update Operation = "UPDATE"
-	Delete Operation = "DELETE"
+	OperationCreate Operation = "CREATE"
+	OperationUpdate Operation = "UPDATE"
+	OperationDelete Operation = "DELETE"
 )
 
 // Attributes describe the write an admission hook is asked about, as

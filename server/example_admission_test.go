@@ -47,7 +47,7 @@ func ExampleAdmission_update() {
 			return nil
 		},
 		Validate: func(ctx context.Context, a server.Attributes, obj, old server.Object) error {
-			if a.Operation != server.Update {
+			if a.Operation != server.OperationUpdate {
 				return nil
 			}
 			g, was := obj.(*Gizmo), old.(*Gizmo)
@@ -89,7 +89,7 @@ func ExampleAdmission_update() {
 func ExampleAdmission_delete() {
 	admission := server.Admission{
 		Validate: func(ctx context.Context, a server.Attributes, obj, old server.Object) error {
-			if a.Operation == server.Delete && old.Meta().Labels["protected"] == "true" {
+			if a.Operation == server.OperationDelete && old.Meta().Labels["protected"] == "true" {
 				server.AddWarning(ctx, fmt.Sprintf("%s kept by the %s", old.Meta().Name, a.Verb))
 				gr := status.GroupResource{Group: a.Resource.Group, Resource: a.Resource.Plural}
 				return status.NewForbidden(gr, a.Name, errors.New("it is protected"))

@@ -301,7 +301,7 @@ func (s *Server) Create(ctx context.Context, res *Resource, obj Object) (Object,
 	}
 	o := obj.DeepCopyObject()
 	*o.Types() = meta.TypeMeta{}
-	return s.createObject(ctx, &target{res: rs, namespace: o.Meta().Namespace, verb: verbCreate}, o, store.CreateOptions{}, nil)
+	return s.createObject(ctx, &target{res: rs, namespace: o.Meta().Namespace}, o, store.CreateOptions{}, nil)
 }
 
 func (s *Server) update(w http.ResponseWriter, r *http.Request, t *target) error {

@@ -146,11 +146,22 @@ func (s *Server) createObject(ctx context.Context, t *target, o Object, opts sto
 			return nil, err
 		}
 	}
-	w := &write{t: t, attrs: attributes(ctx, t, Create, o.Meta().Name, opts.DryRun), obj: o}
-	if _, err := s.run(ctx, w, own); err != nil {
+	w := &write{t: t, attrs: attributes(ctx, t, OperationCreate, o.Meta().Name, opts.DryRun), obj: o}
+	final, err := s.run(ctx, w, own)
+	if err != nil {
 		return nil, err
 	}
-	return t.res.store.Create(ctx, w.obj, opts)
+	// The store takes the object as it is; its JSON is the write's with
+	// the metadata the store fills in.
+	c := t.res.codec
+	c.inflight.m.Store(w.obj, &pending{enc: final})
+	defer c.inflight.m.Delete(w.obj)
+	opts.Handoff = true
+	out, err := t.res.store.Create(ctx, w.obj, opts)
+	if err == nil && !opts.DryRun && out == w.obj {
+		_, err = c.st.Encoded(out, c.itemJSON)
+	}
+	return out, err
 }
 
 // updateObject is a read-modify-write of the object t names: change
@@ -195,7 +206,7 @@ func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, own *
 			m.ManagedFields = entries
 		}
 		validation.PrepareForUpdate(m, oldMeta)
-		w := &write{t: t, attrs: attributes(ctx, t, Update, t.name, dryRun), obj: o, old: old}
+		w := &write{t: t, attrs: attributes(ctx, t, OperationUpdate, t.name, dryRun), obj: o, old: old}
 		if w.oldJSON, err = c.st.Encoded(old, c.itemJSON); err != nil {
 			return nil, err
 		}

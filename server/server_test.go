@@ -90,7 +90,7 @@ func TestHooks(t *testing.T) {
 		return st.Delete(ctx, ns, name, opts)
 	}
 	admit := func(_ context.Context, a server.Attributes, o, _ server.Object) error {
-		if a.Operation == server.Create && a.Namespace == "closed" {
+		if a.Operation == server.OperationCreate && a.Namespace == "closed" {
 			return status.NewForbidden(status.GroupResource{Group: a.Resource.Group, Resource: a.Resource.Plural}, o.Meta().Name, errors.New("namespace closed"))
 		}
 		return nil

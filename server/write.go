@@ -152,7 +152,7 @@ func (s *Server) deleteObject(ctx context.Context, t *target, name string, opts 
 	if s.opts.Admission.Validate == nil {
 		return del(opts)
 	}
-	a := attributes(ctx, t, Delete, name, opts.DryRun)
+	a := attributes(ctx, t, OperationDelete, name, opts.DryRun)
 	for attempt := 1; ; attempt++ {
 		cur, err := t.res.store.View(ctx, t.namespace, name, rv.Read{Semantics: rv.MostRecent})
 		if err != nil {

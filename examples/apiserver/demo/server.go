@@ -131,7 +131,7 @@ func (d *Server) Create(ctx context.Context, obj server.Object) (server.Object, 
 // validation.
 func (d *Server) admitNamespace(ctx context.Context, a server.Attributes, obj server.Object) error {
 	res := a.Resource
-	if a.Operation != server.Create || !res.Namespaced {
+	if a.Operation != server.OperationCreate || !res.Namespaced {
 		return nil
 	}
 	m := obj.Meta()
