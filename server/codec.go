@@ -42,6 +42,10 @@ type codec struct {
 	// unstructured: the resource's objects are *Unstructured, whose
 	// lists Kubernetes writes with sorted members.
 	unstructured bool
+	// metaSplices: the objects' metadata member is always metadataJSON's
+	// (metaByConstruction), so an encoding's metadata is replaced
+	// without checking it first.
+	metaSplices bool
 	// read is Resource.Read, or the identity.
 	read func(Object) Object
 	// inflight are the encodings of the objects writes are storing
@@ -52,7 +56,9 @@ type codec struct {
 func newCodec(r *Resource, st *store.Store[Object], now func() time.Time, f *inflight) *codec {
 	c := &codec{res: r, st: st, gv: r.GroupVersion(), read: r.read, inflight: f}
 	if r.New != nil {
-		_, c.unstructured = r.New().(*Unstructured)
+		o := r.New()
+		_, c.unstructured = o.(*Unstructured)
+		c.metaSplices = metaByConstruction(o)
 	}
 	c.typed = []byte(`{"kind":` + strconv.Quote(r.Kind) + `,"apiVersion":` + strconv.Quote(c.gv) + `,`)
 	c.itemJSON = store.NewEncoding(func(dst []byte, o Object) ([]byte, error) {

@@ -3,6 +3,8 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
+	"strings"
 	"sync"
 
 	"github.com/apisem/apisem/meta"
@@ -30,12 +32,43 @@ func (c *codec) encode(o Object) (encoded, error) {
 	}
 	e := encoded{b: b}
 	if start, end, ok := memberValue(b, "metadata"); ok {
-		// Splice only where the splice gives exactly the encoding.
-		if mj, err := c.metadataJSON(o.Meta()); err == nil && bytes.Equal(b[start:end], mj) {
+		// Splice only where the splice gives exactly the encoding: by
+		// construction for the types metaByConstruction knows, else
+		// checked.
+		if c.metaSplices {
+			e.meta, e.end = start, end
+		} else if mj, err := c.metadataJSON(o.Meta()); err == nil && bytes.Equal(b[start:end], mj) {
 			e.meta, e.end = start, end
 		}
 	}
 	return e, nil
+}
+
+// metaByConstruction reports whether every object like o writes its
+// metadata member as metadataJSON does: an Unstructured (appendJSON
+// writes it so), or a struct without a MarshalJSON of its own whose
+// "metadata" field is a meta.ObjectMeta, which encoding/json writes as it
+// writes a meta.ObjectMeta alone.
+func metaByConstruction(o Object) bool {
+	if _, ok := o.(*Unstructured); ok {
+		return true
+	}
+	if _, ok := o.(json.Marshaler); ok {
+		return false
+	}
+	t := reflect.TypeOf(o)
+	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		return false
+	}
+	t = t.Elem()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "metadata" {
+			return f.Type == reflect.TypeFor[meta.ObjectMeta]()
+		}
+	}
+	return false
 }
 
 // metadataJSON is m as the resource's objects write their metadata member:

@@ -1,0 +1,96 @@
+package server
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/apisem/apisem/meta"
+)
+
+// mapMeta writes its metadata as a map: sorted, unlike meta.ObjectMeta,
+// so its encodings are never spliced.
+type mapMeta struct {
+	meta.TypeMeta `json:"-"`
+	Metadata      map[string]any `json:"metadata"`
+	Spec          string         `json:"spec"`
+	m             meta.ObjectMeta
+}
+
+func (o *mapMeta) Meta() *meta.ObjectMeta { return &o.m }
+func (o *mapMeta) Types() *meta.TypeMeta  { return &o.TypeMeta }
+func (o *mapMeta) DeepCopyObject() Object { c := *o; return &c }
+
+// A change of metadata spliced into an encoding gives exactly the
+// encoding of the changed object, for the types whose metadata splices
+// by construction (a plain struct, an Unstructured, with or without kind
+// and apiVersion in front) and for those that do not, where it encodes
+// again.
+func TestWithMetaIsTheEncoding(t *testing.T) {
+	gadget := &gadget{}
+	gadget.Spec.Size = 3
+	u := &Unstructured{Content: map[string]any{"data": map[string]any{"k": `"quoted" \ }{][`}, "zeta": []any{int64(1), "x"}}}
+	for _, tc := range []struct {
+		name   string
+		obj    Object
+		typed  bool
+		splits bool
+	}{
+		{"struct", gadget, false, true},
+		{"struct with kind", gadget, true, true},
+		{"unstructured", u, true, true},
+		{"map metadata", &mapMeta{Spec: "s"}, false, false},
+	} {
+		c := &codec{res: &Resource{Kind: "K", Version: "v1", TypedListItems: tc.typed, New: func() Object { return tc.obj }}}
+		c.typed = []byte(`{"kind":"K","apiVersion":"v1",`)
+		c.gv = "v1"
+		_, c.unstructured = tc.obj.(*Unstructured)
+		if c.metaSplices = metaByConstruction(tc.obj); c.metaSplices != tc.splits {
+			t.Errorf("%s: metaByConstruction = %v; want %v", tc.name, c.metaSplices, tc.splits)
+		}
+		o := tc.obj.DeepCopyObject()
+		m := o.Meta()
+		m.Name, m.Namespace, m.Labels = "a", "ns", map[string]string{"z": "1", "a": "2"}
+		e, err := c.encode(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.ResourceVersion, m.UID, m.Generation = "42", "u-1", 7
+		m.ManagedFields = []meta.ManagedFieldsEntry{{Manager: "m", Operation: "Apply", FieldsType: "FieldsV1",
+			FieldsV1: &meta.FieldsV1{Raw: json.RawMessage(`{"f:spec":{}}`)}}}
+		got, err := c.withMeta(e, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := c.appendJSON(nil, o, tc.typed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got.b) != string(want) {
+			t.Errorf("%s: spliced\n%s\nwant\n%s", tc.name, got.b, want)
+		}
+		if (e.end != 0) != tc.splits {
+			t.Errorf("%s: metadata found at %d:%d; want splicing %v", tc.name, e.meta, e.end, tc.splits)
+		}
+	}
+}
+
+// specChanged compares the members outside metadata and status.
+func TestSpecChanged(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want bool
+	}{
+		{`{"metadata":{"name":"a"},"spec":{"x":1}}`, `{"metadata":{"name":"b"},"spec":{"x":1}}`, false},
+		{`{"metadata":{},"spec":{"x":1},"status":{"y":1}}`, `{"metadata":{},"spec":{"x":1},"status":{"y":2}}`, false},
+		{`{"kind":"K","apiVersion":"v","metadata":{},"spec":{"x":"}"}}`, `{"metadata":{},"spec":{"x":"}"}}`, false},
+		{`{"metadata":{},"spec":{"x":1}}`, `{"metadata":{},"spec":{"x":2}}`, true},
+		{`{"metadata":{},"data":"\"a\""}`, `{"metadata":{},"data":"\"b\""}`, true},
+		{`{"metadata":{},"spec":{}}`, `{"metadata":{},"spec":{},"other":1}`, true},
+		{`{"metadata":{},"spec":{},"other":1}`, `{"metadata":{},"spec":{}}`, true},
+		{`{"metadata":{},"n":1,"m":true}`, `{"metadata":{},"n":1,"m":false}`, true},
+	} {
+		if got := specChanged([]byte(tt.a), []byte(tt.b)); got != tt.want {
+			t.Errorf("specChanged(%s, %s) = %v; want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
