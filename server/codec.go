@@ -66,8 +66,7 @@ func newCodec(r *Resource, st *store.Store[Object], now func() time.Time, f *inf
 		if p, ok := c.inflight.get(o); ok {
 			// The version a write just stored: its JSON is the write's,
 			// with the metadata the store gave it.
-			e, err := c.withMeta(p.enc, o)
-			return append(dst, e.b...), err
+			return c.appendWithMeta(dst, p.enc, o)
 		}
 		return c.appendJSON(dst, o, r.TypedListItems)
 	})

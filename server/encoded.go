@@ -84,31 +84,29 @@ func (c *codec) metadataJSON(m *meta.ObjectMeta) ([]byte, error) {
 	return json.Marshal(m)
 }
 
-// withMeta returns e with the metadata of o, whose other members are
-// those e was made from.
-func (c *codec) withMeta(e encoded, o Object) (encoded, error) {
+// appendWithMeta appends the encoding of o to dst: e, made of o when its
+// metadata was other, with o's metadata spliced in.
+func (c *codec) appendWithMeta(dst []byte, e encoded, o Object) ([]byte, error) {
 	if e.end == 0 {
-		return c.encode(o)
+		return c.appendJSON(dst, o, c.res.TypedListItems)
 	}
 	mj, err := c.metadataJSON(o.Meta())
 	if err != nil {
-		return encoded{}, err
+		return dst, err
 	}
-	b := make([]byte, 0, len(e.b)-(e.end-e.meta)+len(mj))
-	b = append(b, e.b[:e.meta]...)
-	b = append(b, mj...)
-	b = append(b, e.b[e.end:]...)
-	return encoded{b: b, meta: e.meta, end: e.meta + len(mj)}, nil
+	dst = append(dst, e.b[:e.meta]...)
+	dst = append(dst, mj...)
+	return append(dst, e.b[e.end:]...), nil
 }
 
-// untypedLen is the length of b, an object's JSON in itemJSON's form,
+// untypedLen is n, the length of an object's JSON in itemJSON's form,
 // without kind and apiVersion: the size of the object as stored. The two
 // members take the same bytes in either order.
-func (c *codec) untypedLen(b []byte) int {
+func (c *codec) untypedLen(n int) int {
 	if !c.res.TypedListItems {
-		return len(b)
+		return n
 	}
-	return len(b) - (len(c.typed) - 1) // `"kind":"K","apiVersion":"v",`
+	return n - (len(c.typed) - 1) // `"kind":"K","apiVersion":"v",`
 }
 
 // specChanged reports whether the objects of JSON a and b (both in
@@ -216,17 +214,55 @@ func skipValue(b []byte, i int) int {
 // two objects again, and the stored version's JSON is spliced from the
 // write's instead of encoded anew. Entries live from the pipeline's end
 // to the store's answer.
-type inflight struct{ m sync.Map } // Object → *pending
+type inflight struct {
+	mu sync.RWMutex
+	m  map[Object]pending // lazily initialized
+}
 
 type pending struct {
 	enc  encoded
 	same bool
 }
 
-func (f *inflight) get(o Object) (*pending, bool) {
-	p, ok := f.m.Load(o)
-	if !ok {
-		return nil, false
+func (f *inflight) put(o Object, p pending) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.m == nil {
+		f.m = map[Object]pending{}
 	}
-	return p.(*pending), true
+	f.m[o] = p
+}
+
+func (f *inflight) get(o Object) (pending, bool) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	p, ok := f.m[o]
+	return p, ok
+}
+
+func (f *inflight) remove(o Object) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.m, o)
+}
+
+// final is what the pipeline's last step needs of e, the encoding of o
+// with o's metadata at the time, now that o's metadata is final: the
+// length of o's encoding, and whether it is old, the current object's
+// JSON. It splices nothing: the stored version's JSON is spliced once,
+// with the resourceVersion the store gives.
+func (c *codec) final(e encoded, o Object, old []byte) (n int, same bool, err error) {
+	if e.end == 0 {
+		b, err := c.appendJSON(nil, o, c.res.TypedListItems)
+		return len(b), old != nil && bytes.Equal(b, old), err
+	}
+	mj, err := c.metadataJSON(o.Meta())
+	if err != nil {
+		return 0, false, err
+	}
+	head, tail := e.b[:e.meta], e.b[e.end:]
+	n = len(head) + len(mj) + len(tail)
+	same = len(old) == n && bytes.Equal(old[:len(head)], head) &&
+		bytes.Equal(old[len(head):len(head)+len(mj)], mj) && bytes.Equal(old[len(head)+len(mj):], tail)
+	return n, same, nil
 }

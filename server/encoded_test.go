@@ -20,7 +20,8 @@ func (o *mapMeta) Meta() *meta.ObjectMeta { return &o.m }
 func (o *mapMeta) Types() *meta.TypeMeta  { return &o.TypeMeta }
 func (o *mapMeta) DeepCopyObject() Object { c := *o; return &c }
 
-// A change of metadata spliced into an encoding gives exactly the
+// A change of metadata spliced into an encoding (and the length and
+// comparison final makes of it) gives exactly the
 // encoding of the changed object, for the types whose metadata splices
 // by construction (a plain struct, an Unstructured, with or without kind
 // and apiVersion in front) and for those that do not, where it encodes
@@ -57,7 +58,7 @@ func TestWithMetaIsTheEncoding(t *testing.T) {
 		m.ResourceVersion, m.UID, m.Generation = "42", "u-1", 7
 		m.ManagedFields = []meta.ManagedFieldsEntry{{Manager: "m", Operation: "Apply", FieldsType: "FieldsV1",
 			FieldsV1: &meta.FieldsV1{Raw: json.RawMessage(`{"f:spec":{}}`)}}}
-		got, err := c.withMeta(e, o)
+		got, err := c.appendWithMeta(nil, e, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,8 +66,14 @@ func TestWithMetaIsTheEncoding(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if string(got.b) != string(want) {
-			t.Errorf("%s: spliced\n%s\nwant\n%s", tc.name, got.b, want)
+		if string(got) != string(want) {
+			t.Errorf("%s: spliced\n%s\nwant\n%s", tc.name, got, want)
+		}
+		if n, same, err := c.final(e, o, want); err != nil || n != len(want) || !same {
+			t.Errorf("%s: final = %d, %v, %v; want %d, the same", tc.name, n, same, err, len(want))
+		}
+		if _, same, _ := c.final(e, o, append(want[:len(want)-1:len(want)-1], ' ', '}')); same {
+			t.Errorf("%s: final says other bytes are the same", tc.name)
 		}
 		if (e.end != 0) != tc.splits {
 			t.Errorf("%s: metadata found at %d:%d; want splicing %v", tc.name, e.meta, e.end, tc.splits)

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"slices"
 
@@ -31,22 +30,21 @@ type write struct {
 }
 
 // run runs the steps a create and an update share, from defaulting to
-// validating admission, and returns the final encoding of w.obj.
-func (s *Server) run(ctx context.Context, w *write, own *owner) (encoded, error) {
+// the size check, and reports whether the new object is the current one.
+func (s *Server) run(ctx context.Context, w *write, own *owner) (same bool, err error) {
 	rs := w.t.res
 	def, c := rs.def, rs.codec
 	if def.Default != nil {
 		def.Default(w.obj)
 	}
-	var err error
 	if w.enc, err = c.encode(w.obj); err != nil {
-		return encoded{}, err
+		return false, err
 	}
 	s.recordWrite(w, own)
 	again := false // the object may have changed outside metadata
 	if s.opts.Admission.Mutate != nil {
 		if err := s.mutate(ctx, w.attrs, w.obj, w.old); err != nil {
-			return encoded{}, err
+			return false, err
 		}
 		again = true
 	}
@@ -56,7 +54,7 @@ func (s *Server) run(ctx context.Context, w *write, own *owner) (encoded, error)
 	}
 	if again {
 		if w.enc, err = c.encode(w.obj); err != nil {
-			return encoded{}, err
+			return false, err
 		}
 	}
 	if def.Generation {
@@ -71,23 +69,23 @@ func (s *Server) run(ctx context.Context, w *write, own *owner) (encoded, error)
 		}
 	}
 	if err := validate(rs, w.obj, w.old); err != nil {
-		return encoded{}, err
+		return false, err
 	}
 	s.warnFinalizers(ctx, w)
 	if err := s.admit(ctx, w.attrs, w.obj, w.old); err != nil {
-		return encoded{}, err
+		return false, err
 	}
 	if w.old != nil {
 		keepSystemFields(w.obj.Meta(), w.old.Meta())
 	}
-	final, err := c.withMeta(w.enc, w.obj)
+	n, same, err := c.final(w.enc, w.obj, w.oldJSON)
 	if err != nil {
-		return encoded{}, err
+		return false, err
 	}
-	if err := validation.CheckObjectSize(c.untypedLen(final.b), s.opts.MaxObjectBytes); err != nil {
-		return encoded{}, err
+	if err := validation.CheckObjectSize(c.untypedLen(n), s.opts.MaxObjectBytes); err != nil {
+		return false, err
 	}
-	return final, nil
+	return same, nil
 }
 
 // warnFinalizers warns of the new finalizer names Kubernetes warns of, as
@@ -147,15 +145,14 @@ func (s *Server) createObject(ctx context.Context, t *target, o Object, opts sto
 		}
 	}
 	w := &write{t: t, attrs: attributes(ctx, t, OperationCreate, o.Meta().Name, opts.DryRun), obj: o}
-	final, err := s.run(ctx, w, own)
-	if err != nil {
+	if _, err := s.run(ctx, w, own); err != nil {
 		return nil, err
 	}
 	// The store takes the object as it is; its JSON is the write's with
 	// the metadata the store fills in.
 	c := t.res.codec
-	c.inflight.m.Store(w.obj, &pending{enc: final})
-	defer c.inflight.m.Delete(w.obj)
+	c.inflight.put(w.obj, pending{enc: w.enc})
+	defer c.inflight.remove(w.obj)
 	opts.Handoff = true
 	out, err := t.res.store.Create(ctx, w.obj, opts)
 	if err == nil && !opts.DryRun && out == w.obj {
@@ -175,7 +172,7 @@ func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, own *
 	var handed []Object // what each attempt gave the store
 	defer func() {
 		for _, o := range handed {
-			c.inflight.m.Delete(o)
+			c.inflight.remove(o)
 		}
 	}()
 	out, err := t.res.store.GuaranteedUpdate(ctx, t.namespace, t.name, opts, func(cur Object) (Object, error) {
@@ -210,11 +207,11 @@ func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, own *
 		if w.oldJSON, err = c.st.Encoded(old, c.itemJSON); err != nil {
 			return nil, err
 		}
-		final, err := s.run(ctx, w, own)
+		same, err := s.run(ctx, w, own)
 		if err != nil {
 			return nil, err
 		}
-		c.inflight.m.Store(o, &pending{enc: final, same: bytes.Equal(final.b, w.oldJSON)})
+		c.inflight.put(o, pending{enc: w.enc, same: same})
 		handed = append(handed, o)
 		return o, nil
 	})

@@ -35,10 +35,25 @@ type warnings struct {
 // withWarningsOf returns r with the warnings recorder of its response w
 // in its context.
 func withWarningsOf(w http.ResponseWriter, r *http.Request) *http.Request {
-	if _, ok := r.Context().Value(warningsKey{}).(*warnings); ok {
+	ctx := r.Context()
+	if _, ok := ctx.Value(warningsKey{}).(*warnings); ok {
 		return r
 	}
-	return r.WithContext(context.WithValue(r.Context(), warningsKey{}, &warnings{h: w.Header()}))
+	return r.WithContext(&warningsContext{Context: ctx, w: warnings{h: w.Header()}})
+}
+
+// warningsContext is a context with a warnings recorder: one allocation
+// for both.
+type warningsContext struct {
+	context.Context
+	w warnings
+}
+
+func (c *warningsContext) Value(key any) any {
+	if key == (warningsKey{}) {
+		return &c.w
+	}
+	return c.Context.Value(key)
 }
 
 func (w *warnings) add(texts ...string) {
