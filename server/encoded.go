@@ -99,6 +99,24 @@ func (c *codec) appendWithMeta(dst []byte, e encoded, o Object) ([]byte, error) 
 	return append(dst, e.b[e.end:]...), nil
 }
 
+// managedFieldsBound bounds the length the JSON of entries adds to an
+// object's: what a create's encoding, made before the write's
+// managedFields were set (and before its generation, which the slack
+// covers), can grow by once they are. A string's byte takes at most six
+// escaped (\u003c), fieldsV1 likewise (encoding/json compacts and
+// escapes it), and the rest of an entry less than its constant.
+func managedFieldsBound(entries []meta.ManagedFieldsEntry) int {
+	n := len(`,"managedFields":[],"generation":9223372036854775807`)
+	for _, e := range entries {
+		n += len(`{"manager":"","operation":"","apiVersion":"","time":"2006-01-02T15:04:05Z","fieldsType":"","fieldsV1":null,"subresource":""},`)
+		n += 6 * (len(e.Manager) + len(e.Operation) + len(e.APIVersion) + len(e.FieldsType) + len(e.Subresource))
+		if e.FieldsV1 != nil {
+			n += 6 * len(e.FieldsV1.Raw)
+		}
+	}
+	return n
+}
+
 // untypedLen is n, the length of an object's JSON in itemJSON's form,
 // without kind and apiVersion: the size of the object as stored. The two
 // members take the same bytes in either order.

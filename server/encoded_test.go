@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/apisem/apisem/meta"
 )
@@ -98,6 +99,37 @@ func TestSpecChanged(t *testing.T) {
 	} {
 		if got := specChanged([]byte(tt.a), []byte(tt.b)); got != tt.want {
 			t.Errorf("specChanged(%s, %s) = %v; want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+// managedFieldsBound is at least what the entries add to an encoding, in
+// the typed form and the unstructured (sorted) one, escapes included.
+func TestManagedFieldsBound(t *testing.T) {
+	tm := meta.NewTime(time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC))
+	entries := []meta.ManagedFieldsEntry{
+		{Manager: "kubectl", Operation: "Apply", APIVersion: "v1", Time: &tm, FieldsType: "FieldsV1",
+			FieldsV1: &meta.FieldsV1{Raw: []byte(`{"f:data":{".":{},"f:<k>":{}}}`)}},
+		{Manager: "<&>\"\u2028", Operation: "Update", APIVersion: "demo.io/v1", Time: &tm, FieldsType: "FieldsV1",
+			FieldsV1: &meta.FieldsV1{Raw: []byte(`{ "f:spec" : { "f:x" : { } } }`)}, Subresource: "status"},
+		{},
+	}
+	for _, unstructured := range []bool{false, true} {
+		c := &codec{unstructured: unstructured}
+		for i := range entries {
+			m := &meta.ObjectMeta{Name: "a"}
+			without, err := c.metadataJSON(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.ManagedFields, m.Generation = entries[:i+1], 1<<62
+			with, err := c.metadataJSON(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if grew, bound := len(with)-len(without), managedFieldsBound(m.ManagedFields); grew > bound {
+				t.Errorf("unstructured %v, %d entries: the metadata grew by %d; bound %d", unstructured, i+1, grew, bound)
+			}
 		}
 	}
 }

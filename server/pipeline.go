@@ -75,6 +75,15 @@ func (s *Server) run(ctx context.Context, w *write, own *owner) (same bool, err 
 	if err := s.admit(ctx, w.attrs, w.obj, w.old); err != nil {
 		return false, err
 	}
+	limit := s.opts.MaxObjectBytes
+	if limit <= 0 {
+		limit = validation.MaxObjectBytes
+	}
+	if w.old == nil && c.untypedLen(len(w.enc.b)+managedFieldsBound(w.obj.Meta().ManagedFields)) <= limit {
+		// A create needs only the size, and a bound of it is within the
+		// limit: its metadata is encoded once, by the store's version.
+		return false, nil
+	}
 	if w.old != nil {
 		keepSystemFields(w.obj.Meta(), w.old.Meta())
 	}
@@ -82,7 +91,7 @@ func (s *Server) run(ctx context.Context, w *write, own *owner) (same bool, err 
 	if err != nil {
 		return false, err
 	}
-	if err := validation.CheckObjectSize(c.untypedLen(n), s.opts.MaxObjectBytes); err != nil {
+	if err := validation.CheckObjectSize(c.untypedLen(n), limit); err != nil {
 		return false, err
 	}
 	return same, nil
