@@ -73,9 +73,9 @@
 //     finalizer warnings of a non-core resource;
 //  9. Options.Admission.Validate;
 //  10. the size check (Options.MaxObjectBytes) and the no-op check on the
-//     final encoding, made from step 4's with the final metadata
-//     spliced in: an update equal to the current object writes nothing
-//     and answers it, with its resourceVersion and no watch event;
+//     final encoding, step 4's with the final metadata in place of its
+//     own: an update equal to the current object writes nothing and
+//     answers it, with its resourceVersion and no watch event;
 //  11. the store; the stored version's JSON is the write's, with the
 //     resourceVersion the store gave it, shared by the response and
 //     the watchers.
