@@ -32,10 +32,15 @@ func TestNoOpWritesWriteNothing(t *testing.T) {
 		Group: "demo.io", Version: "v1", Kind: "Widget", ListKind: "WidgetList",
 		Plural: "widgets", Singular: "widget", Namespaced: true,
 	})
-	s, base := servertest.New(t, server.Options{Resources: []*server.Resource{gizmos, crd}, Now: tickingClock()})
+	withStatus := server.UnstructuredResource(server.Resource{
+		Group: "demo.io", Version: "v1", Kind: "Gadget", ListKind: "GadgetList",
+		Plural: "gadgets", Singular: "gadget", Namespaced: true, StatusSubresource: true,
+	})
+	s, base := servertest.New(t, server.Options{Resources: []*server.Resource{gizmos, crd, withStatus}, Now: tickingClock()})
 	for _, tt := range []struct{ name, path, apply string }{
 		{"typed", "/apis/demo.io/v1/namespaces/ns/gizmos/g", "apiVersion: demo.io/v1\nkind: Gizmo\nmetadata:\n  name: g\n  labels:\n    a: b\nspec:\n  color: red\n"},
 		{"custom resource", "/apis/demo.io/v1/namespaces/ns/widgets/w", "apiVersion: demo.io/v1\nkind: Widget\nmetadata:\n  name: w\n  labels:\n    a: b\nspec:\n  size: 3\n"},
+		{"status subresource", "/apis/demo.io/v1/namespaces/ns/gadgets/g", "apiVersion: demo.io/v1\nkind: Gadget\nmetadata:\n  name: g\nspec:\n  size: 3\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			url := base + tt.path
