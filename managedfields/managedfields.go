@@ -270,6 +270,14 @@ func (f *FieldManager) Apply(live map[string]any, liveEntries []meta.ManagedFiel
 	if md, ok := config["metadata"].(map[string]any); ok && md["managedFields"] != nil {
 		return nil, nil, status.NewBadRequest("metadata.managedFields must be nil")
 	}
+	if live != nil {
+		// The live object as the config names its type, so that a config
+		// that changes nothing merges into exactly live: then no entry's
+		// time moves and the write changes nothing, as on a cluster, whose
+		// live objects carry their apiVersion and kind.
+		live = maps.Clone(live)
+		live["apiVersion"], live["kind"] = f.opts.APIVersion, f.opts.Kind
+	}
 	out, err := f.applyAs(live, config, m, op, force)
 	if errors.As(err, new(merge.Conflicts)) && op.Manager == kubectlManager {
 		// kubectl's first server-side apply of an object it applied on

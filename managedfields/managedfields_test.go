@@ -220,3 +220,31 @@ func TestManagerFromUserAgent(t *testing.T) {
 		}
 	}
 }
+
+// Applying the same configuration again changes nothing: the live object
+// (which, as the server holds it, names no apiVersion or kind) comes back
+// as it is, and the manager's entry keeps its time, so that the write
+// stores nothing new.
+func TestApplySameConfigKeepsTime(t *testing.T) {
+	f := newCM()
+	config := obj(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"k":"v"}}`)
+	merged, entries, err := f.Apply(nil, nil, config, Operation{Manager: "m", Time: t0}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	delete(merged, "apiVersion")
+	delete(merged, "kind")
+	merged["metadata"].(map[string]any)["uid"] = "u"
+	again, entries2, err := f.Apply(merged, entries, config, Operation{Manager: "m", Time: t0.Add(time.Hour)}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := entries2[0].Time, entries[0].Time; len(entries2) != 1 || !got.Equal(want.Time) {
+		t.Errorf("the entry's time is %v; want %v, kept", got, want)
+	}
+	delete(again, "apiVersion")
+	delete(again, "kind")
+	if a, b := fmt.Sprint(again), fmt.Sprint(merged); a != b {
+		t.Errorf("merged %s; want live %s", a, b)
+	}
+}

@@ -22,7 +22,7 @@ import (
 // other managers are a 409 unless force is set. Field validation only
 // concerns duplicate keys of the body: a field the type does not have
 // fails the apply whatever the mode, as in Kubernetes.
-func (s *Server) apply(w http.ResponseWriter, r *http.Request, t *target, res negotiation.Result) error {
+func (s *Server) apply(w http.ResponseWriter, r *http.Request, t *target, v *view, res negotiation.Result) error {
 	body, err := negotiation.ReadBodyBytes(r, t.res.maxBody)
 	if err != nil {
 		return err
@@ -35,7 +35,7 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, t *target, res ne
 	if err != nil {
 		return err
 	}
-	fm, err := t.res.fields.get()
+	fm, err := v.res.fields.get()
 	if err != nil {
 		return err
 	}
@@ -48,7 +48,7 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, t *target, res ne
 	}
 	var warnings []string
 	change := func(cur Object) (Object, error) {
-		o, w, err := s.applyTo(t, fm, cur, config, strictErr, opts)
+		o, w, err := s.applyTo(t, v.res, fm, cur, config, strictErr, opts)
 		warnings = w
 		return o, err
 	}
@@ -56,9 +56,9 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, t *target, res ne
 	code := http.StatusOK
 	var out Object
 	for attempt := 0; ; attempt++ {
-		out, err = s.updateObject(ctx, t, opts.DryRun, nil, change)
-		if !status.IsNotFound(err) {
-			break
+		out, err = s.updateView(ctx, t, v, opts.DryRun, nil, change)
+		if !status.IsNotFound(err) || v.onto != nil {
+			break // a subresource's object is not created
 		}
 		// Create on apply, unless someone else created it meanwhile.
 		var o Object
@@ -74,19 +74,20 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, t *target, res ne
 	if err != nil {
 		return err
 	}
-	negotiation.WriteWarnings(w.Header(), warnings)
-	return s.writeObject(w, r, code, t.res, res, out)
+	addWarnings(r.Context(), warnings)
+	return s.writeView(w, r, code, v, res, out)
 }
 
-// applyTo applies config to cur (nil when the object does not exist) and
-// returns the new object with its managedFields, and the warnings of
-// field validation Warn: strictErr is the body's duplicate keys.
-func (s *Server) applyTo(t *target, fm *managedfields.FieldManager, cur Object, config map[string]any, strictErr error, opts writeOptions) (Object, []string, error) {
+// applyTo applies config to cur, an object of rs (the object's resource
+// or a view's; nil when the object does not exist) and returns the new
+// one with its managedFields, and the warnings of field validation Warn:
+// strictErr is the body's duplicate keys.
+func (s *Server) applyTo(t *target, rs *resource, fm *managedfields.FieldManager, cur Object, config map[string]any, strictErr error, opts writeOptions) (Object, []string, error) {
 	var live map[string]any
 	var entries []meta.ManagedFieldsEntry
 	if cur != nil {
 		var err error
-		if live, err = t.res.codec.storedMap(cur); err != nil {
+		if live, err = rs.codec.storedMap(cur); err != nil {
 			return nil, nil, err
 		}
 		entries = cur.Meta().ManagedFields
@@ -108,9 +109,9 @@ func (s *Server) applyTo(t *target, fm *managedfields.FieldManager, cur Object, 
 	if err != nil {
 		return nil, nil, err
 	}
-	o := t.res.def.New()
+	o := rs.def.New()
 	if _, err := negotiation.Decode(doc, negotiation.JSON, o, negotiation.DecodeOptions{
-		Kind: t.res.def.Kind, Version: t.res.def.Version, FieldValidation: negotiation.FieldValidationIgnore,
+		Kind: rs.def.Kind, Version: rs.def.Version, FieldValidation: negotiation.FieldValidationIgnore,
 	}); err != nil {
 		return nil, nil, err
 	}

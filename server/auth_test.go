@@ -209,13 +209,13 @@ func TestFrontProxy(t *testing.T) {
 			base := serveTLS(t, p, server.Options{
 				Authenticator: p.authnFor(tt.anonymous),
 				Authorizer:    rec,
-				AdmitCreate: func(ctx context.Context, _ *server.Resource, _ server.Object) error {
+				Admission: server.Admission{Mutate: func(ctx context.Context, _ server.Attributes, _, _ server.Object) error {
 					u, _ := auth.UserFrom(ctx)
 					mu.Lock()
 					seen = append(seen, u)
 					mu.Unlock()
 					return nil
-				},
+				}},
 			})
 			c := clientWith(t, p, tt.cert)
 			got := authCall(t, c, "POST", base+"/apis/demo.io/v1/namespaces/ns/gizmos", bobHeaders,

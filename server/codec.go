@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"maps"
 	"strconv"
 	"time"
 
@@ -43,18 +42,33 @@ type codec struct {
 	// unstructured: the resource's objects are *Unstructured, whose
 	// lists Kubernetes writes with sorted members.
 	unstructured bool
+	// metaSplices: the objects' metadata member is always metadataJSON's
+	// (metaByConstruction), so an encoding's metadata is replaced
+	// without checking it first.
+	metaSplices bool
 	// read is Resource.Read, or the identity.
 	read func(Object) Object
+	// inflight are the encodings of the objects writes are storing
+	// (the server's, shared by its codecs).
+	inflight *inflight
 }
 
-func newCodec(r *Resource, st *store.Store[Object], now func() time.Time) *codec {
-	c := &codec{res: r, st: st, gv: r.GroupVersion(), read: r.read}
+func newCodec(r *Resource, st *store.Store[Object], now func() time.Time, f *inflight) *codec {
+	c := &codec{res: r, st: st, gv: r.GroupVersion(), read: r.read, inflight: f}
 	if r.New != nil {
-		_, c.unstructured = r.New().(*Unstructured)
+		o := r.New()
+		_, c.unstructured = o.(*Unstructured)
+		c.metaSplices = metaByConstruction(o)
 	}
 	c.typed = []byte(`{"kind":` + strconv.Quote(r.Kind) + `,"apiVersion":` + strconv.Quote(c.gv) + `,`)
 	c.itemJSON = store.NewEncoding(func(dst []byte, o Object) ([]byte, error) {
-		return c.appendJSON(dst, c.read(o), r.TypedListItems)
+		o = c.read(o)
+		if p, ok := c.inflight.get(o); ok {
+			// The version a write just stored: its JSON is the write's,
+			// with the metadata the store gave it.
+			return c.appendWithMeta(dst, p.enc, o)
+		}
+		return c.appendJSON(dst, o, r.TypedListItems)
 	})
 	c.eventJSON = &eventEncoder{c: c}
 	if r.Protobuf() {
@@ -142,34 +156,6 @@ func (c *codec) objectJSON(o Object) ([]byte, error) {
 	return c.appendTyped(make([]byte, 0, len(item)+len(c.typed)), item), nil
 }
 
-// specChanged reports whether o differs from old outside metadata and
-// status: the change that moves metadata.generation. It compares JSON
-// members, which one encoder writes deterministically for one type.
-func (c *codec) specChanged(o, old Object) (bool, error) {
-	a, err := c.appendJSON(nil, o, false)
-	if err != nil {
-		return false, err
-	}
-	b, err := c.st.Encoded(old, c.itemJSON) // cached for stored versions
-	if err != nil {
-		return false, err
-	}
-	var am, bm map[string]json.RawMessage
-	if err := json.Unmarshal(a, &am); err != nil {
-		return false, err
-	}
-	if err := json.Unmarshal(b, &bm); err != nil {
-		return false, err
-	}
-	for _, m := range []map[string]json.RawMessage{am, bm} {
-		delete(m, "metadata")
-		delete(m, "status")
-		delete(m, "kind")
-		delete(m, "apiVersion")
-	}
-	return !maps.EqualFunc(am, bm, func(x, y json.RawMessage) bool { return bytes.Equal(x, y) }), nil
-}
-
 // withStatusOf splits an object between its status and the rest, as the
 // status subresource does: with statusWrite, the result is base with o's
 // status (the update of <name>/status; everything else, metadata
@@ -183,11 +169,15 @@ func (c *codec) withStatusOf(base, o Object, statusWrite bool) (Object, error) {
 		if x == nil {
 			return m, nil
 		}
-		b, err := c.appendJSON(nil, x, false)
+		// A stored version's JSON is cached: read, not encoded again.
+		b, err := c.st.Encoded(x, c.itemJSON)
 		if err != nil {
 			return nil, err
 		}
-		return m, json.Unmarshal(b, &m)
+		err = json.Unmarshal(b, &m)
+		delete(m, "kind")
+		delete(m, "apiVersion")
+		return m, err
 	}
 	from, keep := base, o // from: where status comes from
 	if statusWrite {
@@ -331,8 +321,13 @@ func pageMeta(p *store.Page[Object]) meta.ListMeta {
 }
 
 // sameObject reports whether two states of an object are the same, so the
-// store can skip a write that changes nothing (as Kubernetes does).
-func sameObject(a, b Object) bool {
+// store can skip a write that changes nothing (as Kubernetes does). The
+// write pipeline has compared the objects it stores already, on their one
+// encoding; other writes (controllers' through StoreOf) are encoded here.
+func (f *inflight) sameObject(a, b Object) bool {
+	if p, ok := f.get(a); ok {
+		return p.same
+	}
 	ja, err1 := json.Marshal(untyped(a))
 	jb, err2 := json.Marshal(untyped(b))
 	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)

@@ -38,13 +38,51 @@
 //
 // # Hooks
 //
-// Options.AdmitCreate is asked before every create, as Kubernetes'
-// admission (the demo server refuses content in terminating namespaces
-// with it). Resource.Delete replaces the store's deletion where a
+// Options.Admission is asked about every write, as Kubernetes' admission
+// control: Mutate may change an object that is created or updated, Validate
+// may refuse any create, update or deletion (the demo server refuses
+// content in terminating namespaces with it). Hooks warn the client with
+// AddWarning. Resource.Delete replaces the store's deletion where a
 // resource's is more (a Namespace's is two-phase). Store, StoreOf and
 // BroadcasterOf give controllers in the same process the store and the
 // watches the HTTP layer uses. AddResource and RemoveResource change what
 // is served while the server runs, as CustomResourceDefinitions do.
+//
+// # Write path
+//
+// Create, update (PUT), patch, server-side apply and the writes of the
+// status and scale subresources go through one pipeline, in this order:
+//
+//  1. the new object: the body decoded (Resource.Coerce), a patch applied
+//     to the current object, an apply merged into it, or a subresource's
+//     view mapped onto it; on update, its resourceVersion checked
+//     against the current one's;
+//  2. for a resource with a status subresource, status from where it
+//     belongs (the current object, or the status write); system fields
+//     from the current object; Resource.AdmitCreate on create;
+//  3. Resource.Default;
+//  4. the one encoding of the object, from which every later step reads;
+//  5. metadata.managedFields (package managedfields; an apply recorded
+//     its own in step 1);
+//  6. Options.Admission.Mutate, then Resource.Prepare, which may change
+//     anything, so the object is encoded again after them if they are set;
+//  7. metadata.generation (Resource.Generation): one more when the
+//     encoding differs from the current object's outside metadata and
+//     status;
+//  8. validation: Kubernetes' metadata rules, then Resource.Validate; the
+//     finalizer warnings of a non-core resource;
+//  9. Options.Admission.Validate;
+//  10. the size check (Options.MaxObjectBytes) and the no-op check on the
+//     final encoding, step 4's with the final metadata in place of its
+//     own: an update equal to the current object writes nothing and
+//     answers it, with its resourceVersion and no watch event;
+//  11. the store; the stored version's JSON is the write's, with the
+//     resourceVersion the store gave it, shared by the response and
+//     the watchers.
+//
+// The current object's JSON is read from the store's cache, never encoded
+// again. A deletion asks Options.Admission.Validate with the object it
+// deletes, then deletes that version.
 //
 // # Hostile clients
 //
@@ -97,7 +135,7 @@
 //
 // # Non-goals
 //
-// No admission webhooks yet; the state
+// No admission webhooks (Options.Admission is in-process); the state
 // lives in memory (package store) and is gone with the process. Of the
 // subresources only status (Resource.StatusSubresource) and scale
 // (Resource.Scale) are served; the others

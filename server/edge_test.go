@@ -328,7 +328,7 @@ func TestRequestTimeout(t *testing.T) {
 				opts := tc.opts
 				opts.Resources = []*server.Resource{blobs}
 				// An admission that waits for the request's end.
-				opts.AdmitCreate = func(ctx context.Context, _ *server.Resource, _ server.Object) error {
+				opts.Admission.Mutate = func(ctx context.Context, _ server.Attributes, _, _ server.Object) error {
 					<-ctx.Done()
 					return ctx.Err()
 				}
@@ -443,10 +443,10 @@ func TestMaxInFlight(t *testing.T) {
 			MaxRequestsInFlight:         2,
 			MaxMutatingRequestsInFlight: 3,
 			FutureWait:                  time.Hour,
-			AdmitCreate: func(ctx context.Context, _ *server.Resource, _ server.Object) error {
+			Admission: server.Admission{Mutate: func(ctx context.Context, _ server.Attributes, _, _ server.Object) error {
 				<-release
 				return nil
-			},
+			}},
 		})
 		if err != nil {
 			t.Fatal(err)

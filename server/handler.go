@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -15,7 +14,6 @@ import (
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
 	"github.com/apisem/apisem/store/selector"
-	"github.com/apisem/apisem/validation"
 )
 
 // maxBody is the request body limit.
@@ -129,12 +127,6 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, gv string
 		s.writeError(w, r, nil, err)
 		return
 	}
-	if t.sub == "scale" {
-		if err := s.serveScale(w, r, t); err != nil {
-			s.writeError(w, r, t.res, err)
-		}
-		return
-	}
 	switch t.verb {
 	case verbGet:
 		err = s.get(w, r, t)
@@ -185,7 +177,8 @@ func (rs *resource) negotiate(r *http.Request, resp negotiation.Response) (negot
 }
 
 func (s *Server) get(w http.ResponseWriter, r *http.Request, t *target) error {
-	res, err := t.res.negotiate(r, negotiation.Object)
+	v := t.view()
+	res, err := v.res.negotiate(r, negotiation.Object)
 	if err != nil {
 		return err
 	}
@@ -199,7 +192,12 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, t *target) error {
 	if err != nil {
 		return err
 	}
-	return s.writeObject(w, r, http.StatusOK, t.res, res, o)
+	if v.get != nil {
+		if o, err = v.get(t.res.def.read(o)); err != nil {
+			return err
+		}
+	}
+	return s.writeObject(w, r, http.StatusOK, v.res, res, o)
 }
 
 // selectors parses the label and field selectors of a list, watch or
@@ -246,80 +244,6 @@ func (s *Server) listOrWatch(w http.ResponseWriter, r *http.Request, t *target) 
 	return s.writeList(w, r, t.res, res, pageMeta(page), page)
 }
 
-// validate runs Kubernetes' metadata validation and the resource's own
-// of a create (old nil) or an update, as a 422 Invalid.
-func validate(rs *resource, o, old Object) error {
-	m := o.Meta()
-	var errs []status.FieldError
-	if old == nil {
-		vm := m
-		if m.Name == "" && m.GenerateName != "" {
-			// Kubernetes validates the name the generator made; any
-			// five lower-case alphanumerics validate as they would.
-			c := *m
-			c.Name = m.GenerateName + "x0x0x"
-			vm = &c
-		}
-		names := rs.def.Names
-		if names == nil {
-			names = validation.NameIsDNSSubdomain
-		}
-		errs = validation.ValidateCreate(vm, rs.def.Namespaced, names)
-		if vm != m && slices.ContainsFunc(errs, func(e status.FieldError) bool { return e.Field == "metadata.generateName" }) {
-			// The placeholder name fails for the prefix's reasons;
-			// Kubernetes would name a random one in a second cause.
-			errs = slices.DeleteFunc(errs, func(e status.FieldError) bool { return e.Field == "metadata.name" })
-		}
-		if rs.def.Group == "" {
-			errs = append(errs, validation.CoreFinalizers("metadata.finalizers", m.Finalizers)...)
-		}
-	} else {
-		errs = validation.ValidateUpdate(m, old.Meta(), rs.def.Namespaced)
-	}
-	if rs.def.Validate != nil {
-		errs = append(errs, rs.def.Validate(o, old)...)
-	}
-	if len(errs) == 0 {
-		return nil
-	}
-	name := m.Name
-	if name == "" && old == nil {
-		name = m.GenerateName
-	}
-	return status.NewInvalid(status.GroupKind{Group: rs.def.Group, Kind: rs.def.Kind}, name, errs...)
-}
-
-// checkSize refuses an object larger than Options.MaxObjectBytes.
-func (s *Server) checkSize(rs *resource, o Object) error {
-	b, err := rs.codec.appendJSON(nil, o, false)
-	if err != nil {
-		return err
-	}
-	return validation.CheckObjectSize(len(b), s.opts.MaxObjectBytes)
-}
-
-// prepare applies the resource's protected fields (Resource.Prepare), then
-// keeps metadata.generation if the resource tracks it.
-func prepare(rs *resource, o, old Object) error {
-	if rs.def.Prepare != nil {
-		rs.def.Prepare(o, old)
-	}
-	if !rs.def.Generation {
-		return nil
-	}
-	m := o.Meta()
-	if old == nil {
-		m.Generation = 1
-		return nil
-	}
-	m.Generation = old.Meta().Generation
-	changed, err := rs.codec.specChanged(o, old)
-	if changed {
-		m.Generation++
-	}
-	return err
-}
-
 // ensureNamespace makes the namespace of o the request's: it fills it in
 // when o has none and clears it for a cluster-scoped resource (the
 // request's namespace is then ""); any other difference is a 400.
@@ -338,8 +262,8 @@ func ensureNamespace(t *target, m *meta.ObjectMeta) error {
 // the write options of kind and decodes the body. Warn mode's warnings go
 // out as Warning headers with whatever the response turns out to be, as
 // Kubernetes sends them.
-func (s *Server) readWrite(w http.ResponseWriter, r *http.Request, t *target, kind negotiation.OptionsKind) (negotiation.Result, writeOptions, Object, error) {
-	res, err := t.res.negotiate(r, negotiation.Object)
+func (s *Server) readWrite(w http.ResponseWriter, r *http.Request, rs *resource, kind negotiation.OptionsKind) (negotiation.Result, writeOptions, Object, error) {
+	res, err := rs.negotiate(r, negotiation.Object)
 	if err != nil {
 		return res, writeOptions{}, nil, err
 	}
@@ -347,13 +271,14 @@ func (s *Server) readWrite(w http.ResponseWriter, r *http.Request, t *target, ki
 	if err != nil {
 		return res, opts, nil, err
 	}
-	o, warnings, err := s.decodeObject(r, t.res, opts.FieldValidation)
-	negotiation.WriteWarnings(w.Header(), warnings)
+	o, warnings, err := s.decodeObject(r, rs, opts.FieldValidation)
+	addWarnings(r.Context(), warnings)
 	return res, opts, o, err
 }
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request, t *target) error {
-	res, opts, o, err := s.readWrite(w, r, t, negotiation.CreateOptions)
+	r = withWarningsOf(w, r)
+	res, opts, o, err := s.readWrite(w, r, t.res, negotiation.CreateOptions)
 	if err != nil {
 		return err
 	}
@@ -366,53 +291,6 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t *target) error
 	return s.writeObject(w, r, http.StatusCreated, t.res, res, out)
 }
 
-// createObject is the create path after decoding: namespace checks,
-// defaulting, managedFields (of own, if not nil), validation, storage.
-func (s *Server) createObject(ctx context.Context, t *target, o Object, opts store.CreateOptions, own *owner) (Object, error) {
-	m := o.Meta()
-	if err := ensureNamespace(t, m); err != nil {
-		return nil, err
-	}
-	if t.res.def.StatusSubresource {
-		// Status is the status subresource's to write.
-		var err error
-		if o, err = t.res.codec.withStatusOf(nil, o, false); err != nil {
-			return nil, err
-		}
-	}
-	if err := s.admitCreate(ctx, t.res, o); err != nil {
-		return nil, err
-	}
-	if t.res.def.Default != nil {
-		t.res.def.Default(o)
-	}
-	s.recordWrite(t, o, nil, own)
-	if err := prepare(t.res, o, nil); err != nil {
-		return nil, err
-	}
-	if err := validate(t.res, o, nil); err != nil {
-		return nil, err
-	}
-	if err := s.checkSize(t.res, o); err != nil {
-		return nil, err
-	}
-	return t.res.store.Create(ctx, o, opts)
-}
-
-// admitCreate asks the resource's AdmitCreate, then Options.AdmitCreate,
-// if set.
-func (s *Server) admitCreate(ctx context.Context, rs *resource, o Object) error {
-	if rs.def.AdmitCreate != nil {
-		if err := rs.def.AdmitCreate(ctx, o); err != nil {
-			return err
-		}
-	}
-	if s.opts.AdmitCreate == nil {
-		return nil
-	}
-	return s.opts.AdmitCreate(ctx, rs.def, o)
-}
-
 // Create stores obj as a resource of res (one of Options.Resources), as a
 // POST to its collection would, with defaulting, validation and
 // admission: for seeding a server and for tests. obj is not modified.
@@ -423,22 +301,24 @@ func (s *Server) Create(ctx context.Context, res *Resource, obj Object) (Object,
 	}
 	o := obj.DeepCopyObject()
 	*o.Types() = meta.TypeMeta{}
-	return s.createObject(ctx, &target{res: rs, namespace: o.Meta().Namespace, verb: verbCreate}, o, store.CreateOptions{}, nil)
+	return s.createObject(ctx, &target{res: rs, namespace: o.Meta().Namespace}, o, store.CreateOptions{}, nil)
 }
 
 func (s *Server) update(w http.ResponseWriter, r *http.Request, t *target) error {
-	res, opts, o, err := s.readWrite(w, r, t, negotiation.UpdateOptions)
+	r = withWarningsOf(w, r)
+	v := t.view()
+	res, opts, o, err := s.readWrite(w, r, v.res, negotiation.UpdateOptions)
 	if err != nil {
 		return err
 	}
 	if err := matchURL(t, o.Meta()); err != nil {
 		return err
 	}
-	out, err := s.updateObject(r.Context(), t, opts.DryRun, &opts.owner, func(Object) (Object, error) { return o, nil })
+	out, err := s.updateView(r.Context(), t, v, opts.DryRun, &opts.owner, func(Object) (Object, error) { return o, nil })
 	if err != nil {
 		return err
 	}
-	return s.writeObject(w, r, http.StatusOK, t.res, res, out)
+	return s.writeView(w, r, http.StatusOK, v, res, out)
 }
 
 // matchURL checks the object of an update or patch against the URL, as
@@ -450,63 +330,6 @@ func matchURL(t *target, m *meta.ObjectMeta) error {
 		return status.NewBadRequest("the name of the object (" + m.Name + ") does not match the name on the URL (" + t.name + ")")
 	}
 	return ensureNamespace(t, m)
-}
-
-// updateObject is a read-modify-write of the object t names: change
-// returns the new state for the current one, which it must not modify; a
-// resourceVersion in the new state must match the current one. Defaulting
-// and validation run on every attempt; the managedFields of own (if not
-// nil) are recorded between the two, as Kubernetes' field manager runs
-// before validation (a reset or invalid managedFields is replaced). The
-// result is read-only: it is for encoding, and a stored result shares its
-// encodings with watchers.
-func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, own *owner, change func(cur Object) (Object, error)) (Object, error) {
-	opts := store.UpdateOptions{DryRun: dryRun, ReadOnlyResult: true}
-	return t.res.store.GuaranteedUpdate(ctx, t.namespace, t.name, opts, func(old Object) (Object, error) {
-		// The old object as reads return it: the change, managedFields
-		// and validation see what a client would have read.
-		old = t.res.def.read(old)
-		o, err := change(old)
-		if err != nil {
-			return nil, err
-		}
-		m, oldMeta := o.Meta(), old.Meta()
-		switch v := m.ResourceVersion; {
-		case v == "" && t.res.def.RequireResourceVersion:
-			return nil, validation.ResourceVersionRequired(t.res.gr, t.name)
-		case v == "":
-			m.ResourceVersion = oldMeta.ResourceVersion // unconditional
-		case v != oldMeta.ResourceVersion:
-			return nil, status.NewConflict(t.res.gr, t.name, status.OptimisticLockMessage)
-		}
-		if t.res.def.StatusSubresource {
-			// The status subresource writes status alone; the object
-			// itself keeps the stored status.
-			entries := m.ManagedFields
-			if o, err = t.res.codec.withStatusOf(old, o, t.sub == "status"); err != nil {
-				return nil, err
-			}
-			m = o.Meta()
-			// A status write keeps the managedFields it computed (an
-			// apply's), as Kubernetes does.
-			m.ManagedFields = entries
-		}
-		validation.PrepareForUpdate(m, oldMeta)
-		if t.res.def.Default != nil {
-			t.res.def.Default(o)
-		}
-		s.recordWrite(t, o, old, own)
-		if err := prepare(t.res, o, old); err != nil {
-			return nil, err
-		}
-		if err := validate(t.res, o, old); err != nil {
-			return nil, err
-		}
-		if err := s.checkSize(t.res, o); err != nil {
-			return nil, err
-		}
-		return o, nil
-	})
 }
 
 // parseDelete reads a delete's options from the query and the optional

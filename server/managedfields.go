@@ -110,22 +110,23 @@ func objectMap(o Object) (map[string]any, error) {
 	return decodeObjectMap(b)
 }
 
-// storedMap is objectMap(o) for o, the current state of an update as the
-// store holds it: it decodes o's cached list-item JSON, which the write
-// that stored o usually encoded already for its response and watchers,
-// instead of encoding o once more (and it leaves the shared stored object
-// untouched). That JSON is o's plain JSON plus, for TypedListItems, kind
-// and apiVersion, so dropping those and metadata.managedFields gives
-// objectMap's value. With Resource.Read the old state is not the stored
-// object, and objectMap does the work.
+// storedMap is objectMap(o) for o, a stored object (or one Resource.Read
+// made of it): it decodes o's cached list-item JSON, which the write that
+// stored o encoded already for its response and watchers, instead of
+// encoding o once more (and it leaves the shared stored object
+// untouched).
 func (c *codec) storedMap(o Object) (map[string]any, error) {
-	if c.res.Read != nil {
-		return objectMap(o)
-	}
 	b, err := c.st.Encoded(o, c.itemJSON)
 	if err != nil {
 		return nil, err
 	}
+	return c.mapOf(b)
+}
+
+// mapOf is objectMap's value for b, an object's JSON in itemJSON's form:
+// that is its plain JSON plus, for TypedListItems, kind and apiVersion,
+// which it drops, as decodeObjectMap drops metadata.managedFields.
+func (c *codec) mapOf(b []byte) (map[string]any, error) {
 	out, err := decodeObjectMap(b)
 	if err == nil && c.res.TypedListItems {
 		delete(out, "kind")
@@ -134,44 +135,47 @@ func (c *codec) storedMap(o Object) (map[string]any, error) {
 	return out, err
 }
 
-// recordWrite sets the managedFields of o, the new state of old (nil on
-// create) after a write by own to t, to Kubernetes' record of it. Like
-// Kubernetes, it never fails the write: on an internal error o keeps the
-// entries of old, and the error is logged.
-func (s *Server) recordWrite(t *target, o, old Object, own *owner) {
+// recordWrite sets the managedFields of w.obj, after a write by own, to
+// Kubernetes' record of it; nil own records nothing. Like Kubernetes, it
+// never fails the write: on an internal error the object keeps the
+// entries of the current one, and the error is logged.
+func (s *Server) recordWrite(w *write, own *owner) {
 	if own == nil {
 		return
 	}
-	rs := t.res
+	rs := w.t.res
 	var oldEntries []meta.ManagedFieldsEntry
-	if old != nil {
-		oldEntries = old.Meta().ManagedFields
+	if w.old != nil {
+		oldEntries = w.old.Meta().ManagedFields
 	}
-	entries, err := s.managedFieldsOf(rs, o, old, own, t.sub)
+	entries, err := s.managedFieldsOf(w, own)
 	if err != nil {
 		entries = oldEntries
-		s.log.Warn("managedFields not updated", "resource", rs.gr.String(), "name", o.Meta().Name, "err", err)
+		s.log.Warn("managedFields not updated", "resource", rs.gr.String(), "name", w.obj.Meta().Name, "err", err)
 	}
-	o.Meta().ManagedFields = entries
+	w.obj.Meta().ManagedFields = entries
 }
 
-func (s *Server) managedFieldsOf(rs *resource, o, old Object, own *owner, subresource string) ([]meta.ManagedFieldsEntry, error) {
+// managedFieldsOf computes the entries of recordWrite from the write's
+// encodings: the object's and the current one's cached JSON.
+func (s *Server) managedFieldsOf(w *write, own *owner) ([]meta.ManagedFieldsEntry, error) {
+	rs := w.t.res
 	fm, err := rs.fields.get()
 	if err != nil {
 		return nil, err
 	}
 	var live map[string]any
 	var liveEntries []meta.ManagedFieldsEntry
-	if old != nil {
-		if live, err = rs.codec.storedMap(old); err != nil {
+	if w.old != nil {
+		if live, err = rs.codec.mapOf(w.oldJSON); err != nil {
 			return nil, err
 		}
-		liveEntries = old.Meta().ManagedFields
+		liveEntries = w.old.Meta().ManagedFields
 	}
-	obj, err := objectMap(o)
+	obj, err := rs.codec.mapOf(w.enc.b)
 	if err != nil {
 		return nil, err
 	}
-	return fm.Update(live, obj, liveEntries, o.Meta().ManagedFields,
-		managedfields.Operation{Manager: own.manager, Subresource: subresource, Time: s.now()})
+	return fm.Update(live, obj, liveEntries, w.obj.Meta().ManagedFields,
+		managedfields.Operation{Manager: own.manager, Subresource: w.t.sub, Time: s.now()})
 }

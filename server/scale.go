@@ -1,21 +1,13 @@
 package server
 
 import (
-	"encoding/json"
-	"fmt"
 	"math"
-	"mime"
-	"net/http"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/apisem/apisem/managedfields"
 	"github.com/apisem/apisem/meta"
-	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/patch"
-	"github.com/apisem/apisem/rv"
-	"github.com/apisem/apisem/status"
 )
 
 // Scale is autoscaling/v1 Scale, the view of an object's replicas that its
@@ -132,8 +124,11 @@ func scaleResource(res *Resource) *Resource {
 	return &Resource{
 		Group: "autoscaling", Version: "v1", Kind: "Scale", ListKind: "ScaleList",
 		Plural: res.Plural, Namespaced: res.Namespaced,
-		New:    func() Object { return &Scale{} },
-		Schema: scaleSchema, SchemaName: ScaleSchema, Definitions: scaleDefinitions(),
+		New: func() Object { return &Scale{} },
+		// Scale has no patch strategies: a strategic merge patch (where
+		// the object takes one) merges as a merge patch does.
+		PatchSchema: &patch.Schema{},
+		Schema:      scaleSchema, SchemaName: ScaleSchema, Definitions: scaleDefinitions(),
 		// Kubernetes' default Table columns.
 		Columns: []Column{NameColumn, {Name: "Created At", Type: "date", Description: CreationTimestampDescription,
 			Cell: func(o Object, _ time.Time) any { return o.Meta().CreationTimestamp.UTC().Format(time.RFC3339) }}},
@@ -155,212 +150,8 @@ func (rs *resource) scaleOf(o Object) (*Scale, bool, error) {
 }
 
 // unsetReplicas stands for spec replicas an object does not have, in the
-// Scale a patch applies to: a patch that leaves it is refused.
+// Scale a write starts from: a write that leaves it is refused.
 const unsetReplicas = math.MinInt32
-
-// serveScale serves the scale subresource of t.res.
-func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, t *target) error {
-	sr := t.res.scale
-	res, err := sr.negotiate(r, negotiation.Object)
-	if err != nil {
-		return err
-	}
-	if t.verb == verbGet {
-		read, err := rv.ResolveGetQuery(r.URL.RawQuery)
-		if err != nil {
-			return err
-		}
-		o, err := t.res.store.View(r.Context(), t.namespace, t.name, read)
-		if err != nil {
-			return err
-		}
-		sc, found, err := t.res.scaleOf(t.res.def.read(o))
-		if err != nil {
-			return err
-		}
-		if !found {
-			return status.NewInternalError(fmt.Errorf("the spec replicas field %q does not exist", t.res.def.Scale.SpecReplicasPath))
-		}
-		return s.writeObject(w, r, http.StatusOK, sr, res, sc)
-	}
-
-	// A write computes the new Scale from the current one, whose
-	// managedFields are the Scale view's, and the Scale view's entries
-	// after it.
-	var next func(cur *Scale) (*Scale, []meta.ManagedFieldsEntry, error)
-	var opts writeOptions
-	var warnings []string
-	fm, err := sr.fields.get()
-	if err != nil {
-		return err
-	}
-	// update records the change from cur to n in the Scale view. Like
-	// Kubernetes, it keeps the entries it has when that fails.
-	update := func(cur, n *Scale) []meta.ManagedFieldsEntry {
-		live, err := objectMap(cur)
-		var obj map[string]any
-		if err == nil {
-			obj, err = objectMap(n)
-		}
-		var entries []meta.ManagedFieldsEntry
-		if err == nil {
-			entries, err = fm.Update(live, obj, cur.ManagedFields, n.ManagedFields,
-				managedfields.Operation{Manager: opts.manager, Subresource: "scale", Time: s.now()})
-		}
-		if err != nil {
-			s.log.Warn("managedFields not updated", "resource", t.res.gr.String()+"/scale", "name", t.name, "err", err)
-			return cur.ManagedFields
-		}
-		return entries
-	}
-	st := &target{res: sr, namespace: t.namespace, name: t.name, verb: t.verb, sub: "scale"}
-	if t.verb == verbUpdate {
-		if opts, err = parseWriteOptions(r, negotiation.UpdateOptions, false); err != nil {
-			return err
-		}
-		o, warns, err := s.decodeObject(r, sr, opts.FieldValidation)
-		negotiation.WriteWarnings(w.Header(), warns)
-		if err != nil {
-			return err
-		}
-		if err := matchURL(t, o.Meta()); err != nil {
-			return err
-		}
-		next = func(cur *Scale) (*Scale, []meta.ManagedFieldsEntry, error) {
-			n := o.(*Scale)
-			return n, update(cur, n), nil
-		}
-	} else {
-		// The patch types of the object's own endpoint: a custom resource
-		// takes no strategic merge patch.
-		accepted := []string{jsonPatchType, mergePatchType, applyPatchType}
-		if t.res.def.PatchSchema != nil {
-			accepted = []string{jsonPatchType, mergePatchType, strategicPatchType, applyPatchType}
-		}
-		ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-		if !slices.Contains(accepted, ct) {
-			return status.NewUnsupportedBodyMediaType(accepted...)
-		}
-		apply := ct == applyPatchType
-		if opts, err = parseWriteOptions(r, negotiation.PatchOptions, apply); err != nil {
-			return err
-		}
-		body, err := negotiation.ReadBodyBytes(r, t.res.maxBody)
-		if err != nil {
-			return err
-		}
-		if apply {
-			config, strictErr, err := decodeApplyConfig(body, opts.FieldValidation != negotiation.FieldValidationIgnore)
-			if err != nil {
-				return err
-			}
-			next = func(cur *Scale) (*Scale, []meta.ManagedFieldsEntry, error) {
-				n, entries, warns, err := s.applyScale(st, fm, cur, config, strictErr, opts)
-				warnings = warns
-				return n, entries, err
-			}
-		} else {
-			next = func(cur *Scale) (*Scale, []meta.ManagedFieldsEntry, error) {
-				doc, err := sr.codec.objectJSON(cur)
-				if err != nil {
-					return nil, nil, err
-				}
-				// Scale has no patch strategies: a strategic merge patch
-				// merges as a merge patch does.
-				o, warns, err := s.patched(st, doc, body, ct, opts, &patch.Schema{})
-				warnings = warns
-				if err != nil {
-					return nil, nil, err
-				}
-				n := o.(*Scale)
-				return n, update(cur, n), nil
-			}
-		}
-	}
-	sub := t.res.def.Scale
-	out, err := s.updateObject(r.Context(), t, opts.DryRun, nil, func(cur Object) (Object, error) {
-		sc, found, err := t.res.scaleOf(cur)
-		if err != nil {
-			return nil, err
-		}
-		if !found {
-			sc.Spec.Replicas = unsetReplicas
-		}
-		entries := cur.Meta().ManagedFields
-		if sc.ManagedFields, err = t.res.scaleMap.ToScale(entries); err != nil {
-			return nil, err
-		}
-		n, scaleEntries, err := next(sc)
-		if err != nil {
-			return nil, err
-		}
-		if n.Spec.Replicas == unsetReplicas {
-			return nil, status.NewBadRequest(fmt.Sprintf("the spec replicas field %q cannot be empty", sub.SpecReplicasPath))
-		}
-		o := cur.DeepCopyObject()
-		if err := sub.Set(o, n.Spec.Replicas); err != nil {
-			return nil, err
-		}
-		m := o.Meta()
-		if m.ManagedFields, err = t.res.scaleMap.ToObject(entries, scaleEntries); err != nil {
-			return nil, err
-		}
-		// The Scale's resourceVersion, if any, is a precondition;
-		// without one the write is unconditional.
-		if n.ResourceVersion != "" {
-			m.ResourceVersion = n.ResourceVersion
-		}
-		return o, nil
-	})
-	if err != nil {
-		return err
-	}
-	negotiation.WriteWarnings(w.Header(), warnings)
-	sc, _, err := t.res.scaleOf(out)
-	if err != nil {
-		return status.NewBadRequest(err.Error())
-	}
-	return s.writeObject(w, r, http.StatusOK, sr, res, sc)
-}
-
-// applyScale applies config, an applied configuration of a Scale, to the
-// Scale view cur for the manager of opts, with the Scale type's merge
-// rules and conflicts, and returns the new Scale, the Scale view's entries
-// and the warnings of field validation Warn (strictErr: the body's
-// duplicate keys).
-func (s *Server) applyScale(t *target, fm *managedfields.FieldManager, cur *Scale, config map[string]any, strictErr error, opts writeOptions) (*Scale, []meta.ManagedFieldsEntry, []string, error) {
-	live, err := objectMap(cur)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	merged, entries, err := fm.Apply(live, cur.ManagedFields, config,
-		managedfields.Operation{Manager: opts.manager, Subresource: "scale", Time: s.now()}, opts.force)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	var warnings []string
-	if strictErr != nil {
-		if opts.FieldValidation == negotiation.FieldValidationStrict {
-			return nil, nil, nil, status.NewBadRequest("error strict decoding YAML: error converting YAML to JSON: " + strictErr.Error())
-		}
-		warnings = yamlWarnings(strictErr)
-	}
-	doc, err := json.Marshal(merged)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	n := &Scale{}
-	if _, err := negotiation.Decode(doc, negotiation.JSON, n, negotiation.DecodeOptions{
-		Kind: "Scale", Version: "v1", FieldValidation: negotiation.FieldValidationIgnore,
-	}); err != nil {
-		return nil, nil, nil, err
-	}
-	n.TypeMeta = meta.TypeMeta{}
-	if err := matchURL(t, n.Meta()); err != nil {
-		return nil, nil, nil, err
-	}
-	return n, entries, warnings, nil
-}
 
 // scaleMapping is the managedFields mapping of d's scale subresource.
 func scaleMapping(d *Resource) managedfields.ScaleMapping {

@@ -36,12 +36,13 @@ type Options struct {
 	// changed after New.
 	Resources []*Resource
 
-	// AdmitCreate, when set, is asked before every create (from POST or
-	// Create) whether obj may be created; an error, best a status error,
-	// refuses it. Kubernetes' NamespaceLifecycle admission, which refuses
-	// content in a namespace that is missing or terminating, is its
-	// typical use.
-	AdmitCreate func(ctx context.Context, res *Resource, obj Object) error
+	// Admission is asked about every write, as Kubernetes' admission
+	// control: creates, updates (PUT, patches, server-side apply, the
+	// status and scale subresources) and deletions (one by one in a
+	// deletecollection). The zero value admits everything. Kubernetes'
+	// NamespaceLifecycle, which refuses content in a namespace that is
+	// missing or terminating, is a typical Mutate.
+	Admission Admission
 
 	// Version is what /version reports; see Version for the defaults.
 	Version Version
@@ -221,6 +222,9 @@ type Server struct {
 	listBudget *negotiation.Budget
 
 	health map[string][]healthCheck // the checks of each health endpoint
+	// inflight are the encodings of the objects the write pipeline is
+	// handing to the store.
+	inflight inflight
 
 	closing  atomic.Bool
 	mu       sync.Mutex   // guards httpSrv
@@ -251,7 +255,7 @@ func New(opts Options) (*Server, error) {
 	}
 	so := store.Options[Object]{
 		DeepCopy:        func(o Object) Object { return o.DeepCopyObject() },
-		Equal:           sameObject,
+		Equal:           s.inflight.sameObject,
 		Now:             s.now,
 		Rand:            opts.Rand,
 		HistoryWindow:   opts.HistoryWindow,
@@ -361,11 +365,11 @@ func (s *Server) newResource(d *Resource) (*resource, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.codec = newCodec(d, r.store.Store(), s.now)
+	r.codec = newCodec(d, r.store.Store(), s.now, &s.inflight)
 	r.maxBody = s.maxBody()
 	if d.Scale != nil {
 		sd := scaleResource(d)
-		r.scale = &resource{def: sd, gr: r.gr, codec: newCodec(sd, s.store, s.now), maxBody: r.maxBody, fields: newFieldManager(sd)}
+		r.scale = &resource{def: sd, gr: r.gr, codec: newCodec(sd, s.store, s.now, &s.inflight), maxBody: r.maxBody, fields: newFieldManager(sd)}
 		r.scaleMap = scaleMapping(d)
 	}
 	r.bcast = watch.NewBroadcaster[Object](r.store.Source(), watch.ObjectFuncs[Object]{

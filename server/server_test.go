@@ -80,7 +80,7 @@ func TestGeneration(t *testing.T) {
 	}
 }
 
-// Hooks: AdmitCreate can refuse a create, Resource.Delete replaces the
+// Hooks: admission can refuse a create, Resource.Delete replaces the
 // store's deletion.
 func TestHooks(t *testing.T) {
 	res := *gizmos
@@ -89,13 +89,13 @@ func TestHooks(t *testing.T) {
 		deleted = append(deleted, ns+"/"+name)
 		return st.Delete(ctx, ns, name, opts)
 	}
-	admit := func(_ context.Context, r *server.Resource, o server.Object) error {
-		if o.Meta().Namespace == "closed" {
-			return status.NewForbidden(status.GroupResource{Group: r.Group, Resource: r.Plural}, o.Meta().Name, errors.New("namespace closed"))
+	admit := func(_ context.Context, a server.Attributes, o, _ server.Object) error {
+		if a.Operation == server.OperationCreate && a.Namespace == "closed" {
+			return status.NewForbidden(status.GroupResource{Group: a.Resource.Group, Resource: a.Resource.Plural}, o.Meta().Name, errors.New("namespace closed"))
 		}
 		return nil
 	}
-	s, base := newServer(t, server.Options{Resources: []*server.Resource{&res}, AdmitCreate: admit})
+	s, base := newServer(t, server.Options{Resources: []*server.Resource{&res}, Admission: server.Admission{Mutate: admit}})
 	body := `{"metadata":{"name":"g"}}`
 	var st status.Status
 	if code := send(t, "POST", base+"/apis/demo.io/v1/namespaces/closed/gizmos", "application/json", body, &st); code != 403 ||

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"mime"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"github.com/apisem/apisem/patch"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/store"
 )
 
 // The patch media types.
@@ -22,10 +24,14 @@ const (
 )
 
 func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error {
-	res, err := t.res.negotiate(r, negotiation.Object)
+	r = withWarningsOf(w, r)
+	v := t.view()
+	res, err := v.res.negotiate(r, negotiation.Object)
 	if err != nil {
 		return err
 	}
+	// The patch types of the object's own endpoint, for its views too: a
+	// custom resource takes no strategic merge patch.
 	accepted := []string{jsonPatchType, mergePatchType, applyPatchType}
 	if t.res.def.PatchSchema != nil {
 		accepted = []string{jsonPatchType, mergePatchType, strategicPatchType, applyPatchType}
@@ -33,7 +39,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch {
 	case ct == applyPatchType:
-		return s.apply(w, r, t, res)
+		return s.apply(w, r, t, v, res)
 	case ct == strategicPatchType && t.res.def.PatchSchema == nil,
 		ct != jsonPatchType && ct != mergePatchType && ct != strategicPatchType:
 		return status.NewUnsupportedBodyMediaType(accepted...)
@@ -47,42 +53,43 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 		return err
 	}
 	var warnings []string
-	out, err := s.updateObject(r.Context(), t, opts.DryRun, &opts.owner, func(cur Object) (Object, error) {
-		doc, err := t.res.codec.objectJSON(cur)
+	out, err := s.updateView(r.Context(), t, v, opts.DryRun, &opts.owner, func(cur Object) (Object, error) {
+		doc, err := v.res.codec.objectJSON(cur) // cached for the stored object
 		if err != nil {
 			return nil, err
 		}
-		o, warns, err := s.patched(t, doc, body, ct, opts, t.res.def.PatchSchema)
+		o, warns, err := s.patched(t, v.res, doc, body, ct, opts)
 		warnings = warns
 		return o, err
 	})
 	if err != nil {
 		return err
 	}
-	negotiation.WriteWarnings(w.Header(), warnings)
-	return s.writeObject(w, r, http.StatusOK, t.res, res, out)
+	addWarnings(r.Context(), warnings)
+	return s.writeView(w, r, http.StatusOK, v, res, out)
 }
 
 // patched applies the patch body of media type ct to doc, the JSON of an
-// object of t.res, and decodes the result as a body would be decoded,
+// object of rs (the object's resource, or a view's), with rs's patch
+// strategies, and decodes the result as a body would be decoded,
 // returning the problems Warn mode reports. Kubernetes reports what goes
 // wrong in decoding as a 422 on the field "patch".
-func (s *Server) patched(t *target, doc, body []byte, ct string, opts writeOptions, schema *patch.Schema) (Object, []string, error) {
+func (s *Server) patched(t *target, rs *resource, doc, body []byte, ct string, opts writeOptions) (Object, []string, error) {
 	applied, err := patch.Apply(doc, body, ct, patch.Options{
-		Schema:       schema,
+		Schema:       rs.def.PatchSchema,
 		CheckFields:  opts.FieldValidation != negotiation.FieldValidationIgnore,
-		MaxCopyBytes: t.res.maxBody,
+		MaxCopyBytes: rs.maxBody,
 	})
 	if err != nil {
 		return nil, nil, err
 	}
 	patched := applied.Doc
-	o := t.res.def.New()
+	o := rs.def.New()
 	fv := negotiation.FieldValidationWarn
 	if opts.FieldValidation == negotiation.FieldValidationIgnore {
 		fv = negotiation.FieldValidationIgnore
 	}
-	problems, err := negotiation.Decode(patched, negotiation.JSON, o, t.res.decodeOptions(fv))
+	problems, err := negotiation.Decode(patched, negotiation.JSON, o, rs.decodeOptions(fv))
 	if err != nil {
 		return nil, nil, status.NewInvalid(status.GroupKind{}, "", status.InvalidValue("patch", string(patched), errorMessage(err)))
 	}
@@ -91,7 +98,7 @@ func (s *Server) patched(t *target, doc, body []byte, ct string, opts writeOptio
 		return nil, nil, status.NewInvalid(status.GroupKind{}, "", status.InvalidValue("patch", string(patched),
 			"strict decoding error: "+strings.Join(problems, ", ")))
 	}
-	if err := checkTypes(o.Types(), t.res); err != nil {
+	if err := checkTypes(o.Types(), rs); err != nil {
 		return nil, nil, err
 	}
 	*o.Types() = meta.TypeMeta{}
@@ -105,6 +112,7 @@ func (s *Server) patched(t *target, doc, body []byte, ct string, opts writeOptio
 func errorMessage(err error) string { return status.FromError(err).Message }
 
 func (s *Server) delete(w http.ResponseWriter, r *http.Request, t *target) error {
+	r = withWarningsOf(w, r)
 	res, err := t.res.negotiate(r, negotiation.Object)
 	if err != nil {
 		return err
@@ -113,14 +121,7 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t *target) error
 	if err != nil {
 		return err
 	}
-	var o Object
-	var deleted bool
-	if t.res.def.Delete != nil {
-		o, deleted, err = t.res.def.Delete(r.Context(), t.res.store, t.namespace, t.name, opts)
-	} else {
-		opts.ReadOnlyResult = true // only encoded
-		o, deleted, err = t.res.store.Delete(r.Context(), t.namespace, t.name, opts)
-	}
+	o, deleted, err := s.deleteObject(r.Context(), t, t.name, opts)
 	switch {
 	case err != nil:
 		return err
@@ -133,6 +134,44 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t *target) error
 		return s.writeObject(w, r, http.StatusAccepted, t.res, res, o)
 	}
 	return s.writeObject(w, r, http.StatusOK, t.res, res, o)
+}
+
+// deleteObject deletes the object name of t (its resource and namespace),
+// or marks it while finalizers hold it, with Resource.Delete if the
+// resource has one. With Options.Admission.Validate, the hook sees the
+// object first, and the deletion is of that version: another write in
+// between makes it look again.
+func (s *Server) deleteObject(ctx context.Context, t *target, name string, opts store.DeleteOptions) (Object, bool, error) {
+	del := func(opts store.DeleteOptions) (Object, bool, error) {
+		if f := t.res.def.Delete; f != nil {
+			return f(ctx, t.res.store, t.namespace, name, opts)
+		}
+		opts.ReadOnlyResult = true // only encoded
+		return t.res.store.Delete(ctx, t.namespace, name, opts)
+	}
+	if s.opts.Admission.Validate == nil {
+		return del(opts)
+	}
+	a := attributes(ctx, t, OperationDelete, name, opts.DryRun)
+	for attempt := 1; ; attempt++ {
+		cur, err := t.res.store.View(ctx, t.namespace, name, rv.Read{Semantics: rv.MostRecent})
+		if err != nil {
+			return nil, false, err
+		}
+		if err := s.admit(ctx, a, nil, t.res.def.read(cur)); err != nil {
+			return nil, false, err
+		}
+		o := opts
+		if o.Preconditions.ResourceVersion == nil {
+			v := cur.Meta().ResourceVersion
+			o.Preconditions.ResourceVersion = &v
+		}
+		out, deleted, err := del(o)
+		if status.IsConflict(err) && opts.Preconditions.ResourceVersion == nil && attempt < 5 {
+			continue // changed since it was admitted
+		}
+		return out, deleted, err
+	}
 }
 
 // writeSuccess writes a Status Success (the answer to a deletion). It is
@@ -157,6 +196,7 @@ func (s *Server) writeSuccess(w http.ResponseWriter, r *http.Request, res negoti
 }
 
 func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t *target) error {
+	r = withWarningsOf(w, r)
 	res, err := t.res.negotiate(r, negotiation.List)
 	if err != nil {
 		return err
@@ -178,15 +218,24 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t *tar
 	list.Read = rv.Read{Semantics: rv.MostRecent, Limit: list.Read.Limit}
 	ctx := r.Context()
 	var items []Object
-	if del := t.res.def.Delete; del != nil {
+	if t.res.def.Delete != nil || s.opts.Admission.Validate != nil {
+		// One deletion at a time, each admitted, as Kubernetes deletes a
+		// collection.
 		page, err := t.res.store.List(ctx, t.namespace, list)
 		if err != nil {
 			return err
 		}
-		items = page.Views()
-		for _, o := range items {
-			if _, _, err := del(ctx, t.res.store, t.namespace, o.Meta().Name, opts); err != nil && !status.IsNotFound(err) {
+		for _, o := range page.Views() {
+			m := o.Meta()
+			tt := *t
+			tt.namespace = m.Namespace
+			out, _, err := s.deleteObject(ctx, &tt, m.Name, opts)
+			switch {
+			case status.IsNotFound(err):
+			case err != nil:
 				return err
+			default:
+				items = append(items, out)
 			}
 		}
 	} else {

@@ -139,6 +139,11 @@ type CreateOptions struct {
 	// with the objects of watch events); Store.Encoded serves it from the
 	// encoding cache it shares with lists and watchers.
 	ReadOnlyResult bool
+	// Handoff makes the object given to Create the store's as it is, not
+	// a copy: Create fills in its generated fields and stores it, and
+	// the caller must not change it afterwards (see
+	// UpdateOptions.Handoff).
+	Handoff bool
 }
 
 // UpdateOptions modify Update and GuaranteedUpdate.
@@ -157,6 +162,12 @@ type UpdateOptions struct {
 	// ReadOnlyResult returns the stored object itself instead of a copy;
 	// see CreateOptions.ReadOnlyResult.
 	ReadOnlyResult bool
+	// Handoff makes what GuaranteedUpdate's tryUpdate returns the store's
+	// as it is, not a copy, saving a deep copy per write; the caller
+	// must not change it afterwards. A caller that keeps state about the
+	// object (the server's write pipeline, its encoding) finds it again
+	// in Options.Equal and the Encodings of the stored version.
+	Handoff bool
 }
 
 // DeleteOptions modify Delete and DeleteCollection.
@@ -264,6 +275,7 @@ func (r *Resource[T]) Create(ctx context.Context, obj T, opts CreateOptions) (T,
 // error otherwise (after maxGenerateAttempts tries for a generated name).
 func (r *Resource[T]) PlanCreate(obj T, opts CreateOptions) (T, error) {
 	var zero T
+	opts.Handoff = false // a copy per attempt: each may name it anew
 	in, generated, err := r.prepareCreate(obj, opts)
 	if err != nil {
 		return zero, err
@@ -280,7 +292,10 @@ const MaxGenerateAttempts = maxGenerateAttempts
 
 // prepareCreate copies obj and fills in the system fields.
 func (r *Resource[T]) prepareCreate(obj T, opts CreateOptions) (in T, generated bool, err error) {
-	in = r.s.copyFn(obj)
+	in = obj
+	if !opts.Handoff {
+		in = r.s.copyFn(obj)
+	}
 	m := in.Meta()
 	if m.ResourceVersion != "" && !opts.DryRun {
 		return in, false, errRVOnCreate()
@@ -561,7 +576,10 @@ func (r *Resource[T]) GuaranteedUpdate(ctx context.Context, namespace, name stri
 		if err != nil {
 			return zero, err
 		}
-		in := r.s.copyFn(out)
+		in := out
+		if !opts.Handoff {
+			in = r.s.copyFn(out)
+		}
 		m := in.Meta()
 		m.Name, m.Namespace = cur.obj.Meta().Name, cur.obj.Meta().Namespace
 		r.s.mu.Lock()

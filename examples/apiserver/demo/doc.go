@@ -22,7 +22,7 @@
 // Terminating (through server.Resource.Delete), a controller goroutine
 // deletes its contents, waits for objects held by finalizers, then
 // removes the namespace. Creating content in a namespace that is missing
-// or terminating is refused (server.Options.AdmitCreate), as Kubernetes'
+// or terminating is refused (a server.Admission), as Kubernetes'
 // NamespaceLifecycle admission does.
 //
 // The tests of this package drive the whole library through HTTP: the

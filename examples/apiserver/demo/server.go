@@ -21,8 +21,9 @@ import (
 // otherwise.
 const DefaultAddr = server.DefaultAddr
 
-// Options are the library server's. New sets Resources and AdmitCreate
-// itself: the demo serves the types of package api.
+// Options are the library server's. New sets Resources itself (the demo
+// serves the types of package api) and puts its NamespaceLifecycle
+// admission ahead of Options.Admission.Mutate.
 type Options = server.Options
 
 // Server is the demo API server: the library's server.Server serving the
@@ -74,7 +75,13 @@ func NewWith(opts Options, crds crd.Options) (*Server, error) {
 		core = len(d.resources)
 	}
 	opts.Resources = slices.Insert(slices.Clone(d.resources), core, defs)
-	opts.AdmitCreate = d.admitNamespace
+	mutate := opts.Admission.Mutate
+	opts.Admission.Mutate = func(ctx context.Context, a server.Attributes, obj, old server.Object) error {
+		if err := d.admitNamespace(ctx, a, obj); err != nil || mutate == nil {
+			return err
+		}
+		return mutate(ctx, a, obj, old)
+	}
 	s, err := server.New(opts)
 	if err != nil {
 		return nil, err
@@ -120,8 +127,11 @@ func (d *Server) Create(ctx context.Context, obj server.Object) (server.Object, 
 
 // admitNamespace refuses content in a namespace that does not exist (404)
 // or is being deleted (403), as Kubernetes' NamespaceLifecycle admission.
-func (d *Server) admitNamespace(ctx context.Context, res *server.Resource, obj server.Object) error {
-	if !res.Namespaced {
+// It is a mutating admission in Kubernetes, and runs as one here, before
+// validation.
+func (d *Server) admitNamespace(ctx context.Context, a server.Attributes, obj server.Object) error {
+	res := a.Resource
+	if a.Operation != server.OperationCreate || !res.Namespaced {
 		return nil
 	}
 	m := obj.Meta()

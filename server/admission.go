@@ -1,0 +1,92 @@
+package server
+
+import (
+	"context"
+
+	"github.com/apisem/apisem/auth"
+)
+
+// Admission is Kubernetes' admission control for every write, in the two
+// phases Kubernetes runs it (k8s.io/apiserver/pkg/admission): Mutate may
+// change the object before the resource's own checks, Validate sees the
+// object as it will be stored and may only refuse it. Either may be nil;
+// the zero Admission admits everything. An error, best a status error
+// (a 403 Forbidden, say), refuses the write with that error. Hooks may add
+// warnings for the client with AddWarning.
+//
+// See the package doc's "Write path" for where each phase runs.
+type Admission struct {
+	// Mutate is asked about every create and update (from POST, PUT,
+	// PATCH, server-side apply, the status and scale subresources and
+	// Server.Create), after defaulting and managedFields: it may change
+	// obj. Deletions do not go through it.
+	Mutate AdmitFunc
+	// Validate is asked about every create, update and deletion, after
+	// the resource's validation: obj is the object as it will be stored
+	// (nil for a deletion), and must not be changed.
+	Validate AdmitFunc
+}
+
+// AdmitFunc is one phase of Admission. obj is the new object (nil for a
+// deletion), old the current one (nil for a create); old must not be
+// changed. For a write to the status or scale subresource both are the
+// whole object, as in Kubernetes.
+type AdmitFunc func(ctx context.Context, a Attributes, obj, old Object) error
+
+// Operation is what a write does to an object, in admission's words.
+type Operation string
+
+// The operations of admission.
+const (
+	OperationCreate Operation = "CREATE"
+	OperationUpdate Operation = "UPDATE"
+	OperationDelete Operation = "DELETE"
+)
+
+// Attributes describe the write an admission hook is asked about, as
+// Kubernetes' admission.Attributes do.
+type Attributes struct {
+	// Operation is CREATE, UPDATE or DELETE: a patch or an apply is an
+	// UPDATE, or a CREATE when it creates the object.
+	Operation Operation
+	// Verb is the request's verb: create, update, patch (server-side
+	// apply included), delete or deletecollection; "" for Server.Create.
+	Verb string
+	// Resource is the resource written.
+	Resource *Resource
+	// Subresource is "status" or "scale" for a write to one, else "".
+	Subresource string
+	// Namespace and Name name the object ("" for a cluster-scoped
+	// resource's namespace, and for the name of a create that generates
+	// it).
+	Namespace, Name string
+	// DryRun: the write is checked but not stored (dryRun=All).
+	DryRun bool
+	// User is the request's user (auth.UserFrom), the zero User without
+	// an authenticator.
+	User auth.User
+}
+
+// attributes are the admission attributes of a write of op through t.
+func attributes(ctx context.Context, t *target, op Operation, name string, dryRun bool) Attributes {
+	a := Attributes{Operation: op, Verb: string(t.verb), Resource: t.res.def, Subresource: t.sub,
+		Namespace: t.namespace, Name: name, DryRun: dryRun}
+	a.User, _ = auth.UserFrom(ctx)
+	return a
+}
+
+// mutate runs the mutating phase of Options.Admission, if any.
+func (s *Server) mutate(ctx context.Context, a Attributes, obj, old Object) error {
+	if f := s.opts.Admission.Mutate; f != nil {
+		return f(ctx, a, obj, old)
+	}
+	return nil
+}
+
+// admit runs the validating phase of Options.Admission, if any.
+func (s *Server) admit(ctx context.Context, a Attributes, obj, old Object) error {
+	if f := s.opts.Admission.Validate; f != nil {
+		return f(ctx, a, obj, old)
+	}
+	return nil
+}
