@@ -14,7 +14,6 @@ import (
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/patch"
-	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
 )
 
@@ -166,7 +165,7 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, t *target) e
 		return err
 	}
 	if t.verb == verbGet {
-		read, err := rv.ResolveGetQuery(r.URL.RawQuery)
+		read, err := getRead(r)
 		if err != nil {
 			return err
 		}
