@@ -77,8 +77,10 @@ func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 // through the filters (server/filters.go) to the handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	rec := &statusRecorder{ResponseWriter: w}
-	s.handler.ServeHTTP(rec, withRequest(r, parseRequest(r)))
+	rq := parseRequest(r)
+	rec := &rq.rec
+	rec.ResponseWriter = w
+	s.handler.ServeHTTP(rec, withRequest(r, rq))
 	// Reads are routine; writes and failures are worth a line by default.
 	level := slog.LevelDebug
 	if r.Method != http.MethodGet || rec.code >= 400 {

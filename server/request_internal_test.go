@@ -70,8 +70,8 @@ func TestParseRequest(t *testing.T) {
 		if diff := cmp.Diff(want, rq.info); diff != "" {
 			t.Errorf("%s %s: RequestInfo (-want +got):\n%s", tt.method, tt.url, diff)
 		}
-		if rq.list != tt.list || (rq.listErr != nil) != tt.listErr {
-			t.Errorf("%s %s: ListOptions = %+v, %v; want %+v, error %v", tt.method, tt.url, rq.list, rq.listErr, tt.list, tt.listErr)
+		if q := rq.options(); q.list != tt.list || (q.listErr != nil) != tt.listErr {
+			t.Errorf("%s %s: ListOptions = %+v, %v; want %+v, error %v", tt.method, tt.url, q.list, q.listErr, tt.list, tt.listErr)
 		}
 		if rq.timeout != tt.timeout || (rq.timeoutErr != nil) != tt.timeoutErr {
 			t.Errorf("%s %s: timeout = %v, %v; want %v, error %v", tt.method, tt.url, rq.timeout, rq.timeoutErr, tt.timeout, tt.timeoutErr)
@@ -178,8 +178,8 @@ func FuzzParseRequest(f *testing.F) {
 		}
 		if rq.info.Verb == "list" || rq.info.Verb == "deletecollection" {
 			want, wantErr := rv.ParseQuery(u.RawQuery)
-			if rq.list != want || (rq.listErr == nil) != (wantErr == nil) {
-				t.Fatalf("%s %s: ListOptions %+v, %v; rv.ParseQuery %+v, %v", method, target, rq.list, rq.listErr, want, wantErr)
+			if q := rq.options(); q.list != want || (q.listErr == nil) != (wantErr == nil) {
+				t.Fatalf("%s %s: ListOptions %+v, %v; rv.ParseQuery %+v, %v", method, target, q.list, q.listErr, want, wantErr)
 			}
 		}
 		if !rq.info.ResourceRequest {
