@@ -33,7 +33,9 @@ import (
 // neither counted nor timed out as a request (their timeoutSeconds ends
 // them). Serve adds the connection limits: ReadHeaderTimeout, IdleTimeout,
 // MaxHeaderBytes. Authentication runs under the request's deadline, before
-// the in-flight count; authorization inside it (see server/auth.go).
+// the in-flight count; authorization inside it (the filter chain,
+// server/filters.go). Whether a request is long-running is the request
+// value's decision (RequestInfo.LongRunning), which every filter reads.
 
 // Defaults of the edge limits, kube-apiserver's: --request-timeout,
 // --max-requests-inflight, --max-mutating-requests-inflight, and the

@@ -70,7 +70,8 @@ type requestKey struct{}
 
 // request is a request as the server parsed it, once; after parseRequest
 // it is only read. It is also the request's context (the server's, with
-// itself as the value of requestKey) and holds the request log's
+// itself as the value of requestKey; the deadline filter, which runs
+// first, puts its deadline under it) and holds the request log's
 // recorder: one allocation for the three, where three would cost
 // BenchmarkHTTPGet two allocations more than the code before the request
 // value.
@@ -84,9 +85,9 @@ type request struct {
 	pathOK bool     // no empty segment: the path can address something
 	health bool     // a health endpoint (server/health.go)
 
-	// Of a resource request, from the path: the resource's path key
-	// ("<group>/<version>/<plural>" less the group for /api), the name
-	// and subresource ("" for none), and more segments than those.
+	// Of a resource request, from the path (the group, version and
+	// resource are in info): the name and subresource ("" for none), and
+	// whether there were more segments than those.
 	core        bool // under /api
 	name, sub   string
 	nsPrefix    bool // the path began /namespaces/<ns>/<resource>
