@@ -123,8 +123,8 @@ func tooManyRequests(w http.ResponseWriter) {
 // RequestTimeout, or the request's ?timeout= if shorter and positive, as
 // k8s.io/apiserver/pkg/endpoints/filters/request_deadline.go decides.
 func (e *edge) timeoutOf(rq *request) time.Duration {
-	if rq.timeout > 0 && rq.timeout < e.requestTimeout {
-		return rq.timeout
+	if d := rq.options().timeout; d > 0 && d < e.requestTimeout {
+		return d
 	}
 	return e.requestTimeout
 }
@@ -142,8 +142,8 @@ func (s *Server) withDeadline(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if rq.timeoutErr != nil {
-			s.writeError(w, r, nil, rq.timeoutErr)
+		if err := rq.options().timeoutErr; err != nil {
+			s.writeError(w, r, nil, err)
 			return
 		}
 		start := time.Now()

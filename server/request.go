@@ -32,6 +32,9 @@ type RequestInfo struct {
 	// /apis/<group>/<version>/; the fields Group to Name are set only for
 	// those.
 	ResourceRequest bool
+	// LongRunning is true for a watch: it has no request deadline and is
+	// not counted in flight (its timeoutSeconds ends it).
+	LongRunning bool
 	// Verb is, for a resource request, the Kubernetes verb: get, list,
 	// watch, create, update, patch, delete or deletecollection, "" for a
 	// method that has none. For any other request it is the lower-case
@@ -47,9 +50,6 @@ type RequestInfo struct {
 	// Name is the path's name, or for a list or watch whose field
 	// selector requires one metadata.name, that name.
 	Name string
-	// LongRunning is true for a watch: it has no request deadline and is
-	// not counted in flight (its timeoutSeconds ends it).
-	LongRunning bool
 	// Path is the URL's path.
 	Path string
 }
@@ -85,11 +85,12 @@ type request struct {
 	pathOK bool     // no empty segment: the path can address something
 	health bool     // a health endpoint (server/health.go)
 
-	// Of a resource request, from the path (the group, version and
-	// resource are in info): the name and subresource ("" for none), and
-	// whether there were more segments than those.
+	// Of a resource request, from the path (the group, version, resource
+	// and subresource are in info): the name ("" for a collection, where
+	// info.Name may be a field selector's), and whether there were more
+	// segments than resource, name and subresource.
 	core        bool // under /api
-	name, sub   string
+	name        string
 	nsPrefix    bool // the path began /namespaces/<ns>/<resource>
 	legacyWatch bool // the path began /watch/
 	tooLong     bool
@@ -97,9 +98,6 @@ type request struct {
 	// query is the decoded query; nil for a request without one (most
 	// GETs), which then costs nothing (see options).
 	query *query
-	// timeout is ?timeout=, or 0; timeoutErr the 400 of a bad one.
-	timeout    time.Duration
-	timeoutErr error
 }
 
 // noQuery is the query of a request without one; it is never written.
@@ -141,14 +139,14 @@ func parseRequest(r *http.Request) *request {
 	rq := &request{Context: r.Context()}
 	rq.segs, rq.pathOK = splitPath(r.URL.Path)
 	rq.health = rq.pathOK && isHealthPath(rq.segs)
+	// The query, scanned once: rv keeps the ListOptions parameters, q
+	// the others; below, each is decoded where the verb reads it.
+	var scan rv.Query
 	if raw := r.URL.RawQuery; raw != "" {
-		rq.query = &query{}
-		rq.query.decode(raw)
-		if rq.query.timeoutSet && rq.query.timeout != "" {
-			rq.timeout, rq.timeoutErr = parseTimeout(rq.query.timeout)
-		}
+		q := &query{}
+		scan = rv.ScanQuery(raw, q.add)
+		rq.query = q
 	}
-	q := rq.options()
 	info := &rq.info
 	info.Path = r.URL.Path
 	info.Verb = lowerMethod(r.Method)
@@ -185,15 +183,22 @@ func parseRequest(r *http.Request) *request {
 		rq.name = parts[1]
 	}
 	if len(parts) > 2 {
-		rq.sub = parts[2]
+		info.Subresource = parts[2]
 	}
 	rq.tooLong = len(parts) > 3
-	info.Name, info.Subresource = rq.name, rq.sub
+	info.Name = rq.name
 
 	collection := rq.name == "" && (info.Verb == string(verbGet) || info.Verb == string(verbDelete))
-	if (rq.legacyWatch || collection) && rq.query != nil {
-		rq.query.list, rq.query.listErr = rq.query.rv.ListOptions()
+	if q := rq.query; q != nil {
+		switch {
+		case rq.legacyWatch || collection:
+			q.list, q.listErr = scan.ListOptions()
+		case info.Verb == string(verbGet):
+			// A GET of one object reads resourceVersion alone.
+			q.read, q.readErr = scan.ResolveGet()
+		}
 	}
+	q := rq.options()
 	if collection {
 		// Its options decide list or watch.
 		if info.Verb == string(verbDelete) {
@@ -202,7 +207,7 @@ func parseRequest(r *http.Request) *request {
 			// Kubernetes' rule: the watch parameter decides even where
 			// another parameter is malformed (the handler refuses those).
 			info.Verb = string(verbList)
-			if q.rv.Watch() {
+			if scan.Watch() {
 				info.Verb = string(verbWatch)
 			}
 			// A list or watch of one name (kubectl get --watch <name>,
@@ -288,23 +293,20 @@ func validPathSegment(name string) bool {
 	return name != "." && name != ".." && !strings.ContainsAny(name, "/%")
 }
 
-// query holds a request's query, decoded once (decode): the ListOptions
-// parameters in rv's scanned form, and the first value of each other
-// parameter the server reads (all of dryRun's), decoded as url.ParseQuery
-// does. Each verb validates the parameters it takes.
+// query holds a request's query, decoded once (parseRequest): the
+// ListOptions of a collection or the read of a GET, and the first value of
+// each other parameter the server reads (all of dryRun's), decoded as
+// url.ParseQuery does. Each verb validates the write parameters it takes.
 type query struct {
-	rv rv.Query
-
-	timeout           string
 	dryRun            []string
 	fieldValidation   string
 	fieldManager      string
-	force             string
 	propagationPolicy string
-	orphanDependents  string
 	includeObject     string
-	// Presence, where it matters: a parameter present with an empty
-	// value is a true bool.
+	// The bools by QueryBool's rule; a parameter present with an empty
+	// value is true.
+	force, orphanDependents bool
+	// Presence, where it matters.
 	timeoutSet, forceSet, orphanSet bool
 	seen                            uint8 // first-value bookkeeping, by qParam
 
@@ -312,6 +314,12 @@ type query struct {
 	// collection (GET or DELETE without a name) or a legacy watch.
 	list    rv.ListOptions
 	listErr error
+	// read and readErr are how to read the object of a GET.
+	read    rv.Read
+	readErr error
+	// timeout is ?timeout=, timeoutErr the 400 of a bad one.
+	timeout    time.Duration
+	timeoutErr error
 }
 
 // The single-valued parameters of query other than the presence-tracked
@@ -322,14 +330,6 @@ const (
 	qPropagationPolicy
 	qIncludeObject
 )
-
-// decode scans raw, the request's raw query, once.
-func (q *query) decode(raw string) {
-	if raw == "" {
-		return
-	}
-	q.rv = rv.ScanQuery(raw, q.add)
-}
 
 // add records one pair that is not a ListOptions parameter. Kubernetes
 // reads the first value of a parameter, all of a list's.
@@ -343,7 +343,10 @@ func (q *query) add(name, value string) {
 	switch name {
 	case "timeout":
 		if !q.timeoutSet {
-			q.timeoutSet, q.timeout = true, value
+			q.timeoutSet = true
+			if value != "" {
+				q.timeout, q.timeoutErr = parseTimeout(value)
+			}
 		}
 	case "dryRun":
 		q.dryRun = append(q.dryRun, value)
@@ -353,13 +356,13 @@ func (q *query) add(name, value string) {
 		first(qFieldManager, &q.fieldManager)
 	case "force":
 		if !q.forceSet {
-			q.forceSet, q.force = true, value
+			q.forceSet, q.force = true, rv.QueryBool(value)
 		}
 	case "propagationPolicy":
 		first(qPropagationPolicy, &q.propagationPolicy)
 	case "orphanDependents":
 		if !q.orphanSet {
-			q.orphanSet, q.orphanDependents = true, value
+			q.orphanSet, q.orphanDependents = true, rv.QueryBool(value)
 		}
 	case "includeObject":
 		first(qIncludeObject, &q.includeObject)
@@ -377,8 +380,11 @@ func collectionOptions(r *http.Request) (rv.ListOptions, error) {
 // getRead is how to read the object of a GET, from its resourceVersion
 // alone: Kubernetes ignores the list parameters a GET does not take.
 func getRead(r *http.Request) (rv.Read, error) {
-	q := requestOf(r).options()
-	return q.rv.ResolveGet()
+	rq := requestOf(r)
+	if rq.query == nil {
+		return rv.ResolveGet("")
+	}
+	return rq.query.read, rq.query.readErr
 }
 
 // parseTimeout decodes ?timeout= (a Go duration), with Kubernetes' 400
@@ -408,9 +414,7 @@ func parseWriteOptions(r *http.Request, kind negotiation.OptionsKind, apply bool
 		errs = append(errs, status.Forbidden("force", "may not be specified for non-apply patch"))
 	}
 	errs = append(errs, validation.FieldManager("fieldManager", manager)...)
-	if q.forceSet {
-		opts.force = rv.QueryBool(q.force)
-	}
+	opts.force = q.force
 	// The options' own problems follow, in one 422.
 	dry, err := negotiation.ParseDryRun(q.dryRun, kind)
 	if err != nil {
@@ -439,7 +443,7 @@ func deleteQuery(r *http.Request) (dryRun bool, propagation string, orphan *bool
 		return false, "", nil, err
 	}
 	if q.orphanSet {
-		b := rv.QueryBool(q.orphanDependents)
+		b := q.orphanDependents
 		orphan = &b
 	}
 	return dryRun, q.propagationPolicy, orphan, nil

@@ -73,8 +73,8 @@ func TestParseRequest(t *testing.T) {
 		if q := rq.options(); q.list != tt.list || (q.listErr != nil) != tt.listErr {
 			t.Errorf("%s %s: ListOptions = %+v, %v; want %+v, error %v", tt.method, tt.url, q.list, q.listErr, tt.list, tt.listErr)
 		}
-		if rq.timeout != tt.timeout || (rq.timeoutErr != nil) != tt.timeoutErr {
-			t.Errorf("%s %s: timeout = %v, %v; want %v, error %v", tt.method, tt.url, rq.timeout, rq.timeoutErr, tt.timeout, tt.timeoutErr)
+		if q := rq.options(); q.timeout != tt.timeout || (q.timeoutErr != nil) != tt.timeoutErr {
+			t.Errorf("%s %s: timeout = %v, %v; want %v, error %v", tt.method, tt.url, q.timeout, q.timeoutErr, tt.timeout, tt.timeoutErr)
 		}
 	}
 }

@@ -72,7 +72,7 @@ func (s *Server) route(method string, rq *request) (*target, error) {
 	if res == nil {
 		return nil, errNotFound()
 	}
-	t := &target{res: res, name: rq.name, sub: rq.sub, legacyWatch: rq.legacyWatch}
+	t := &target{res: res, name: rq.name, sub: rq.info.Subresource, legacyWatch: rq.legacyWatch}
 	if rq.nsPrefix {
 		// Not for a Namespace object itself, whose namespace is its name
 		// only to the authorizer.
