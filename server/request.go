@@ -19,7 +19,8 @@ import (
 // once, before any filter runs (parseRequest), and puts the result in the
 // request's context; the filters and the handlers read it from there
 // (requestOf), and users' filters read its RequestInfo (RequestInfoFrom).
-// Nothing else in the package splits a path or decodes a query.
+// Nothing else in the package splits a resource path or decodes a query
+// (the health endpoints still read their own ?exclude=).
 
 // RequestInfo is what a request asks, read from its method and URL alone
 // by Kubernetes' rules (k8s.io/apiserver/pkg/endpoints/request,
@@ -140,7 +141,8 @@ func parseRequest(r *http.Request) *request {
 	rq.segs, rq.pathOK = splitPath(r.URL.Path)
 	rq.health = rq.pathOK && isHealthPath(rq.segs)
 	// The query, scanned once: rv keeps the ListOptions parameters, q
-	// the others; below, each is decoded where the verb reads it.
+	// the others. Below, the ListOptions are decoded for a collection and
+	// resourceVersion alone for a GET of one object.
 	var scan rv.Query
 	if raw := r.URL.RawQuery; raw != "" {
 		q := &query{}
