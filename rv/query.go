@@ -90,8 +90,53 @@ type params struct {
 // Every error is a *status.Error.
 func ParseQuery(rawQuery string) (ListOptions, error) {
 	var p params
-	p.scan(rawQuery, 1<<numParams-1)
+	p.scan(rawQuery, 1<<numParams-1, nil)
 	return p.decode()
+}
+
+// A Query is a raw URL query scanned once (ScanQuery): the first value of
+// each ListOptions parameter, still escaped, which its methods decode with
+// ParseQuery's rules. A server scans a request's query once and lets every
+// stage read the result. The zero Query is an empty query.
+type Query struct {
+	p params
+}
+
+// ScanQuery scans rawQuery (r.URL.RawQuery) in one pass. The ListOptions
+// parameters are kept in the Query; every other name=value pair is given
+// to other, if not nil, in order, unescaped and filtered as url.ParseQuery
+// does: a pair with a malformed escape or a ';' is dropped. Nothing is
+// copied unless it is escaped.
+func ScanQuery(rawQuery string, other func(name, value string)) Query {
+	var q Query
+	q.p.scan(rawQuery, 1<<numParams-1, other)
+	return q
+}
+
+// ListOptions decodes the ListOptions parameters, as ParseQuery does.
+func (q *Query) ListOptions() (ListOptions, error) { return q.p.decode() }
+
+// Watch reports whether the query asks for a watch: its first watch
+// parameter is true by QueryBool's rule. It reads that parameter alone,
+// so a watch is a watch even where another parameter is malformed, as
+// Kubernetes' RequestInfoFactory decides; a malformed watch value is no
+// watch.
+func (q *Query) Watch() bool {
+	if !q.p.has(pWatch) {
+		return false
+	}
+	v, err := q.p.value(pWatch)
+	return err == nil && QueryBool(v)
+}
+
+// ResolveGet is ResolveGetQuery of the scanned query: it reads only the
+// first resourceVersion parameter.
+func (q *Query) ResolveGet() (Read, error) {
+	v, err := q.p.value(pResourceVersion)
+	if err != nil {
+		return Read{}, err
+	}
+	return ResolveGet(v)
 }
 
 // ParseValues decodes the ListOptions parameters of an already decoded
@@ -112,7 +157,9 @@ func ParseValues(q url.Values) (ListOptions, error) {
 // It only slices: nothing is unescaped or copied yet. One pass over the
 // bytes finds the pair and name boundaries and whether a name or value
 // needs unescaping; this loop is most of the cost of a request's options.
-func (p *params) scan(q string, want uint16) {
+// Pairs that are not ListOptions parameters go to other, if not nil (see
+// ScanQuery).
+func (p *params) scan(q string, want uint16, other func(name, value string)) {
 	for q != "" {
 		eq := -1 // index of the first '=' in the pair
 		var escName, escVal bool
@@ -152,6 +199,10 @@ func (p *params) scan(q string, want uint16) {
 		} else {
 			k = paramIndex(name)
 		}
+		if k < 0 && other != nil {
+			passOther(other, pair, name, val, escName || escVal)
+			continue
+		}
 		if k < 0 || want&(1<<k) == 0 || p.set&(1<<k) != 0 {
 			continue
 		}
@@ -161,6 +212,27 @@ func (p *params) scan(q string, want uint16) {
 			p.raw |= 1 << k
 		}
 	}
+}
+
+// passOther gives a pair that is not a ListOptions parameter to other, as
+// url.ParseQuery would decode it, or drops it where url.ParseQuery would.
+func passOther(other func(name, value string), pair, name, val string, escaped bool) {
+	if pair == "" {
+		return // "a&&b"
+	}
+	if escaped {
+		if strings.IndexByte(pair, ';') >= 0 {
+			return
+		}
+		var err error
+		if name, err = url.QueryUnescape(name); err != nil {
+			return
+		}
+		if val, err = url.QueryUnescape(val); err != nil {
+			return
+		}
+	}
+	other(name, val)
 }
 
 // special marks the bytes scan stops at: pair and name separators, and
@@ -237,9 +309,9 @@ func (p *params) decode() (o ListOptions, err error) {
 		case pFieldSelector:
 			o.FieldSelector = v
 		case pWatch:
-			o.Watch = parseBool(v)
+			o.Watch = QueryBool(v)
 		case pAllowWatchBookmarks:
-			o.AllowWatchBookmarks = parseBool(v)
+			o.AllowWatchBookmarks = QueryBool(v)
 		case pResourceVersion:
 			o.ResourceVersion = v
 		case pResourceVersionMatch:
@@ -255,15 +327,17 @@ func (p *params) decode() (o ListOptions, err error) {
 		case pContinue:
 			o.Continue = v
 		case pSendInitialEvents:
-			o.SendInitialEvents = OptBoolOf(parseBool(v))
+			o.SendInitialEvents = OptBoolOf(QueryBool(v))
 		}
 	}
 	return o, nil
 }
 
-// parseBool is Kubernetes' query bool: only "0" and "false" in any case are
-// false.
-func parseBool(s string) bool {
+// QueryBool is Kubernetes' rule for a boolean query parameter
+// (k8s.io/apimachinery/pkg/runtime/conversion.go): "0" and "false" in any
+// case are false; anything else, the empty value included, is true
+// (`?watch` is a watch).
+func QueryBool(s string) bool {
 	return s != "0" && !strings.EqualFold(s, "false")
 }
 

@@ -3,6 +3,7 @@ package rv
 import (
 	"errors"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -241,4 +242,72 @@ func requireStatus(t *testing.T, call, q string, err error, codes ...int) {
 		}
 	}
 	t.Fatalf("%s(%q) = %d %v; want a code in %v", call, q, se.Code(), err, codes)
+}
+
+// FuzzScanQuery: a scanned query's methods decode as ParseQuery and
+// ResolveGetQuery do, Watch agrees with the decoded options wherever they
+// decode, and the pairs given to other are exactly url.ParseQuery's minus
+// the ListOptions parameters.
+func FuzzScanQuery(f *testing.F) {
+	for _, tt := range queryTests {
+		f.Add(tt.query)
+	}
+	f.Add("w%61tch=1&dryRun=All&dryRun=%zz&fieldManager=a+b&force&x;y=1&&=v")
+	f.Add("limit=x&watch=true&timeout=5s&propagationPolicy=Orphan")
+	f.Fuzz(func(t *testing.T, q string) {
+		if strings.Count(q, "&") >= 10000 {
+			return // url.ParseQuery gives up on so many parameters
+		}
+		others := url.Values{}
+		sq := ScanQuery(q, func(name, value string) { others[name] = append(others[name], value) })
+
+		got, err := sq.ListOptions()
+		want, wantErr := ParseQuery(q)
+		if got != want || (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+			t.Fatalf("ScanQuery(%q).ListOptions() = %+v, %v; ParseQuery = %+v, %v", q, got, err, want, wantErr)
+		}
+		if err == nil && sq.Watch() != got.Watch {
+			t.Fatalf("ScanQuery(%q).Watch() = %v; ListOptions().Watch = %v", q, sq.Watch(), got.Watch)
+		}
+		rd, err := sq.ResolveGet()
+		wantRd, wantErr := ResolveGetQuery(q)
+		if rd != wantRd || (err == nil) != (wantErr == nil) {
+			t.Fatalf("ScanQuery(%q).ResolveGet() = %+v, %v; ResolveGetQuery = %+v, %v", q, rd, err, wantRd, wantErr)
+		}
+
+		vals, _ := url.ParseQuery(q)
+		for _, name := range paramNames {
+			delete(vals, name)
+		}
+		if len(vals) == 0 && len(others) == 0 {
+			return
+		}
+		if !reflect.DeepEqual(vals, others) {
+			t.Fatalf("ScanQuery(%q) gave other %v; url.ParseQuery has %v", q, others, vals)
+		}
+	})
+}
+
+// TestScanQueryWatch: the watch decision survives a malformed neighbour,
+// and an escaped name is the parameter it spells.
+func TestScanQueryWatch(t *testing.T) {
+	tests := []struct {
+		query string
+		want  bool
+	}{
+		{"", false},
+		{"watch", true},
+		{"watch=0", false},
+		{"watch=FALSE", false},
+		{"w%61tch=1", true},
+		{"watch=1&limit=x", true},
+		{"watch=%zz", false},
+		{"watch=false&watch=true", false},
+	}
+	for _, tt := range tests {
+		q := ScanQuery(tt.query, nil)
+		if got := q.Watch(); got != tt.want {
+			t.Errorf("ScanQuery(%q).Watch() = %v; want %v", tt.query, got, tt.want)
+		}
+	}
 }

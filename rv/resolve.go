@@ -33,7 +33,7 @@ func ResolveGet(resourceVersion string) (Read, error) {
 // Kubernetes ignores them.
 func ResolveGetQuery(rawQuery string) (Read, error) {
 	var p params
-	p.scan(rawQuery, 1<<pResourceVersion)
+	p.scan(rawQuery, 1<<pResourceVersion, nil)
 	v, err := p.value(pResourceVersion)
 	if err != nil {
 		return Read{}, err

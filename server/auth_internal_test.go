@@ -75,7 +75,8 @@ func TestRequestAttributes(t *testing.T) {
 	routedRows := 0
 	for _, tt := range tests {
 		r := httptest.NewRequest(tt.method, tt.url, nil)
-		got := requestAttributes(r)
+		rq := parseRequest(r)
+		got := rq.attributes()
 		want := tt.want
 		want.Path = r.URL.Path
 		if diff := cmp.Diff(want, got); diff != "" {
@@ -83,15 +84,10 @@ func TestRequestAttributes(t *testing.T) {
 		}
 		// Where the router serves the request, it serves what was
 		// authorized.
-		segs, ok := splitPath(r.URL.Path)
-		if !ok || !got.ResourceRequest {
+		if !rq.pathOK || !got.ResourceRequest {
 			continue
 		}
-		gv, rest := "v1", segs[2:]
-		if segs[0] == "apis" {
-			gv, rest = segs[1]+"/"+segs[2], segs[3:]
-		}
-		tg, err := s.route(tt.method, gv, rest)
+		tg, err := s.route(tt.method, rq)
 		if err != nil {
 			continue
 		}
@@ -101,9 +97,6 @@ func TestRequestAttributes(t *testing.T) {
 			ns = tg.name
 		}
 		v := string(tg.verb)
-		if tg.verb == verbList && got.Verb == "watch" || tt.method == http.MethodHead {
-			v = got.Verb // the query decides list or watch; HEAD reads
-		}
 		routed := res(v, tg.res.def.Group, tg.res.def.Version, tg.res.def.Plural, tg.sub, ns, tg.name)
 		routed.Path = got.Path
 		if got.Name != tg.name && tg.name == "" {

@@ -133,6 +133,30 @@
 // (package auth/certs builds it). Left nil, the server is open over plain
 // HTTP, for trusted callers and tests.
 //
+// # Filters
+//
+// ServeHTTP parses each request once: its verb, group, version, resource,
+// subresource, namespace, name, whether it is long-running (a watch), and
+// its query, decoded in one pass. Every later stage reads that value, so
+// they cannot disagree about what a request is (a watch spelled
+// ?w%61tch=1 is a watch to all of them). Then the request runs through
+// the filters, each a func(http.Handler) http.Handler, in Kubernetes'
+// order:
+//
+//	deadline        RequestTimeout or a shorter ?timeout= (504); not for watches
+//	authentication  Options.Authenticator (401)
+//	in flight       MaxRequestsInFlight, MaxMutatingRequestsInFlight (429);
+//	                not for watches and health checks
+//	authorization   Options.Authorizer (403), from the URL alone
+//	Options.Filters the user's own, the first outermost
+//	handler         health, discovery, OpenAPI, the resources' verbs
+//
+// A user's filter therefore sees only requests the server's filters let
+// through, with auth.UserFrom and RequestInfoFrom in their context, and
+// runs inside the request's deadline and in-flight slot; it sees a
+// request for a resource the server does not serve (the handler answers
+// its 404).
+//
 // # Non-goals
 //
 // No admission webhooks (Options.Admission is in-process); the state

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,7 +33,9 @@ import (
 // neither counted nor timed out as a request (their timeoutSeconds ends
 // them). Serve adds the connection limits: ReadHeaderTimeout, IdleTimeout,
 // MaxHeaderBytes. Authentication runs under the request's deadline, before
-// the in-flight count; authorization inside it (see server/auth.go).
+// the in-flight count; authorization inside it (the filter chain,
+// server/filters.go). Whether a request is long-running is the request
+// value's decision (RequestInfo.LongRunning), which every filter reads.
 
 // Defaults of the edge limits, kube-apiserver's: --request-timeout,
 // --max-requests-inflight, --max-mutating-requests-inflight, and the
@@ -104,26 +105,6 @@ func (s *Server) httpServer() *http.Server {
 	}
 }
 
-// isLongRunning reports whether r is a watch, by Kubernetes' rule
-// (k8s.io/apiserver/pkg/endpoints/request.RequestInfoFactory): a GET
-// whose path has "watch" after the group version, or whose query has
-// watch set to anything but "false" or "0".
-func isLongRunning(r *http.Request, segs []string) bool {
-	if r.Method != http.MethodGet {
-		return false
-	}
-	switch {
-	case len(segs) > 2 && segs[0] == "api" && segs[2] == "watch",
-		len(segs) > 3 && segs[0] == "apis" && segs[3] == "watch":
-		return true
-	}
-	if !strings.Contains(r.URL.RawQuery, "watch=") {
-		return false
-	}
-	v, ok := r.URL.Query()["watch"]
-	return ok && v[0] != "0" && !strings.EqualFold(v[0], "false")
-}
-
 // errRequestTimeout is Kubernetes' answer to a request that outlived its
 // deadline (k8s.io/apiserver/pkg/server/filters/timeout.go). Kubernetes
 // writes it as JSON whatever the request accepts; here it is negotiated
@@ -141,81 +122,87 @@ func tooManyRequests(w http.ResponseWriter) {
 // timeoutOf is the timeout of a request that is not long-running:
 // RequestTimeout, or the request's ?timeout= if shorter and positive, as
 // k8s.io/apiserver/pkg/endpoints/filters/request_deadline.go decides.
-func (e *edge) timeoutOf(r *http.Request) (time.Duration, error) {
-	if !strings.Contains(r.URL.RawQuery, "timeout=") {
-		return e.requestTimeout, nil
+func (e *edge) timeoutOf(rq *request) time.Duration {
+	if d := rq.options().timeout; d > 0 && d < e.requestTimeout {
+		return d
 	}
-	v := r.URL.Query().Get("timeout")
-	if v == "" {
-		return e.requestTimeout, nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		return 0, status.NewBadRequest("invalid timeout specified in the request URL - " + err.Error())
-	}
-	if d > 0 && d < e.requestTimeout {
-		return d, nil
-	}
-	return e.requestTimeout, nil
+	return e.requestTimeout
 }
 
-// serveEdge applies the edge limits, authentication and authorization to
-// r, in Kubernetes' order (see server/auth.go), then serves it.
-func (s *Server) serveEdge(w http.ResponseWriter, r *http.Request) {
-	segs, _ := splitPath(r.URL.Path)
-	if isLongRunning(r, segs) {
-		// A watch bounds its own writes (see watchDeadline); it is
-		// neither timed out nor counted, as in Kubernetes.
-		if r = s.authenticate(w, r); r != nil && s.authorize(w, r) {
-			s.serve(w, r)
-		}
-		return
-	}
+// withDeadline is the deadline filter: a request that is not long-running
+// gets its deadline, its body a read deadline and its response a write
+// deadline; past the deadline, a handler that has not begun its response
+// is answered with the 504. A watch bounds its own writes (see
+// watchDeadline); it is neither timed out nor counted, as in Kubernetes.
+func (s *Server) withDeadline(next http.Handler) http.Handler {
 	e := s.edge
-	timeout, err := e.timeoutOf(r)
-	if err != nil {
-		s.writeError(w, r, nil, err)
-		return
-	}
-	start := time.Now()
-	deadline := start.Add(timeout)
-	rc := http.NewResponseController(w)
-	// Every request sets its write deadline: net/http keeps a connection's
-	// deadline across requests, and a client that stops reading must not
-	// hold the handler past the request's end. (Writers without deadlines,
-	// such as httptest.ResponseRecorder, refuse; nothing to bound then.)
-	_ = rc.SetWriteDeadline(deadline.Add(e.writeTimeout))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rq := requestOf(r)
+		if rq.info.LongRunning {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if err := rq.options().timeoutErr; err != nil {
+			s.writeError(w, r, nil, err)
+			return
+		}
+		start := time.Now()
+		deadline := start.Add(e.timeoutOf(rq))
+		rc := http.NewResponseController(w)
+		// Every request sets its write deadline: net/http keeps a
+		// connection's deadline across requests, and a client that stops
+		// reading must not hold the handler past the request's end.
+		// (Writers without deadlines, such as httptest.ResponseRecorder,
+		// refuse; nothing to bound then.)
+		_ = rc.SetWriteDeadline(deadline.Add(e.writeTimeout))
 
-	ctx, cancel := context.WithDeadline(r.Context(), deadline)
-	defer cancel()
-	tw := &timeoutWriter{w: w, h: w.Header().Clone(), ctx: ctx,
-		write504: func() { s.writeError(w, r, nil, errRequestTimeout) }}
-	expire := tw.timeout
-	if r.Body != nil && r.Body != http.NoBody {
-		_ = rc.SetReadDeadline(start.Add(e.bodyTimeout))
-		r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc, expire: expire}
-	}
-	fired := make(chan struct{})
-	stop := context.AfterFunc(ctx, func() {
-		defer close(fired)
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			expire()
+		var ctx context.Context
+		var cancel context.CancelFunc
+		if rq, ok := r.Context().(*request); ok {
+			// The request value is the request's context (see request):
+			// the deadline goes under it, which saves BenchmarkHTTPGet
+			// the copy of the request that r.WithContext makes. This
+			// filter runs first, before any other stage reads the
+			// context.
+			ctx, cancel = context.WithDeadline(rq.Context, deadline)
+			rq.Context = ctx
+		} else {
+			ctx, cancel = context.WithDeadline(r.Context(), deadline)
+			r = r.WithContext(ctx)
+		}
+		defer cancel()
+		tw := &timeoutWriter{w: w, h: w.Header().Clone(), ctx: ctx,
+			write504: func() { s.writeError(w, r, nil, errRequestTimeout) }}
+		expire := tw.timeout
+		if r.Body != nil && r.Body != http.NoBody {
+			_ = rc.SetReadDeadline(start.Add(e.bodyTimeout))
+			r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc, expire: expire}
+		}
+		fired := make(chan struct{})
+		stop := context.AfterFunc(ctx, func() {
+			defer close(fired)
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				expire()
+			}
+		})
+		next.ServeHTTP(tw, r)
+		if !stop() {
+			<-fired // the 504 may be being written: w is not ours before it is
 		}
 	})
-	s.serveLimited(tw, r.WithContext(ctx), segs)
-	if !stop() {
-		<-fired // the 504 may be being written: w is not ours before it is
-	}
 }
 
-// serveLimited authenticates r, counts it in flight (health checks
-// excepted), authorizes it and serves it.
-func (s *Server) serveLimited(w http.ResponseWriter, r *http.Request, segs []string) {
-	if r = s.authenticate(w, r); r == nil {
-		return
-	}
-	if !isHealthPath(segs) {
-		e := s.edge
+// withInFlightLimit is the in-flight filter: it counts a request in
+// flight, reads and writes apart, and refuses one over the cap with the
+// 429. Watches and health checks are not counted.
+func (s *Server) withInFlightLimit(next http.Handler) http.Handler {
+	e := s.edge
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rq := requestOf(r)
+		if rq.info.LongRunning || rq.health {
+			next.ServeHTTP(w, r)
+			return
+		}
 		n, max := &e.readOnly, e.maxReadOnly
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			n, max = &e.mutating, e.maxMutating
@@ -226,10 +213,8 @@ func (s *Server) serveLimited(w http.ResponseWriter, r *http.Request, segs []str
 			return
 		}
 		defer n.Add(-1)
-	}
-	if s.authorize(w, r) {
-		s.serve(w, r)
-	}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // timeoutWriter is the ResponseWriter of a request that has a deadline.

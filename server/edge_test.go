@@ -617,3 +617,73 @@ func TestFilterOrder(t *testing.T) {
 		})
 	})
 }
+
+// A watch is long-running however its query spells watch: `?w%61tch=1`
+// is a watch to every stage, as the query is decoded once. It outlives
+// RequestTimeout and takes no in-flight slot, so that with three such
+// watches open a plain GET on a server limited to two still gets its 200
+// (issue 24, item 5: before, the escaped watch was served as a watch but
+// timed out and counted as an ordinary request, and the GET got 429).
+func TestEscapedWatchIsLongRunning(t *testing.T) {
+	for _, query := range []string{"?watch=1", "?w%61tch=1", "?%77atch", "?watch=1&limit=x"} {
+		t.Run(query, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s, err := server.New(server.Options{
+					Resources:           []*server.Resource{blobs},
+					RequestTimeout:      time.Second,
+					MaxRequestsInFlight: 2,
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s.Shutdown(context.Background())
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				const watches = 3
+				recs := make([]*httptest.ResponseRecorder, watches)
+				ended := make([]chan struct{}, watches)
+				for i := range watches {
+					recs[i], ended[i] = httptest.NewRecorder(), make(chan struct{})
+					req := httptest.NewRequest("GET", blobsPath+query, nil).WithContext(ctx)
+					go func() {
+						defer close(ended[i])
+						s.ServeHTTP(recs[i], req)
+					}()
+				}
+				synctest.Wait()
+				rec := httptest.NewRecorder()
+				s.ServeHTTP(rec, httptest.NewRequest("GET", blobsPath, nil))
+				if rec.Code != 200 {
+					t.Errorf("GET while %d watches are open: %d %s, want 200", watches, rec.Code, rec.Body)
+				}
+				time.Sleep(2 * time.Second) // twice RequestTimeout
+				synctest.Wait()
+				if query == "?watch=1&limit=x" {
+					// The malformed limit is the handler's 400, at once;
+					// the watch was never counted or timed.
+					for i := range watches {
+						<-ended[i]
+						if recs[i].Code != 400 {
+							t.Errorf("watch %d: %d %s, want 400", i, recs[i].Code, recs[i].Body)
+						}
+					}
+					return
+				}
+				for i := range watches {
+					select {
+					case <-ended[i]:
+						t.Errorf("watch %d ended within twice RequestTimeout: %d %s", i, recs[i].Code, recs[i].Body)
+					default:
+					}
+				}
+				cancel()
+				for i := range watches {
+					<-ended[i]
+					if recs[i].Code != 200 {
+						t.Errorf("watch %d: %d %s, want 200", i, recs[i].Code, recs[i].Body)
+					}
+				}
+			})
+		})
+	}
+}

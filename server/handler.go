@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/apisem/apisem/meta"
@@ -72,12 +71,14 @@ func (w *statusRecorder) Flush() {
 func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // ServeHTTP serves the Kubernetes API: discovery, /version and the
-// resources of package api.
+// resources of package api. It parses the request once, then runs it
+// through the filters (server/filters.go) to the handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	rec := &statusRecorder{ResponseWriter: w}
-	// --- the edge limits, authentication and authorization (server/edge.go, server/auth.go) ---
-	s.serveEdge(rec, r)
+	rq := parseRequest(r)
+	rec := &rq.rec
+	rec.ResponseWriter = w
+	s.handler.ServeHTTP(rec, withRequest(r, rq))
 	// Reads are routine; writes and failures are worth a line by default.
 	level := slog.LevelDebug
 	if r.Method != http.MethodGet || rec.code >= 400 {
@@ -92,37 +93,29 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.log.LogAttrs(r.Context(), level, "request", attrs...)
 }
 
+// serve is the handler at the end of the filter chain.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	segs, ok := splitPath(r.URL.Path)
-	if ok && isHealthPath(segs) {
-		s.serveHealth(w, r, segs)
+	rq := requestOf(r)
+	if rq.health {
+		s.serveHealth(w, r, rq.segs)
 		return
 	}
 	if s.closing.Load() {
 		s.writeError(w, r, nil, errShuttingDown)
 		return
 	}
-	if !ok || len(segs) == 0 {
-		s.writeError(w, r, nil, errNotFound())
-		return
-	}
 	switch {
-	case segs[0] == "api" && len(segs) > 2 && segs[1] == "v1":
-		s.serveResource(w, r, "v1", segs[2:])
-	case segs[0] == "apis" && len(segs) > 3:
-		gv := segs[1] + "/" + segs[2]
-		if _, ok := s.reg.Load().disco.resources[gv]; !ok {
-			s.writeError(w, r, nil, errNotFound())
-			return
-		}
-		s.serveResource(w, r, gv, segs[3:])
+	case !rq.pathOK || len(rq.segs) == 0:
+		s.writeError(w, r, nil, errNotFound())
+	case rq.info.ResourceRequest && (!rq.core || rq.info.Version == "v1"):
+		s.serveResource(w, r, rq)
 	default:
-		s.serveDiscovery(w, r, segs)
+		s.serveDiscovery(w, r, rq.segs)
 	}
 }
 
-func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, gv string, segs []string) {
-	t, err := s.route(r.Method, gv, segs)
+func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, rq *request) {
+	t, err := s.route(r.Method, rq)
 	if err != nil {
 		s.writeError(w, r, nil, err)
 		return
@@ -182,7 +175,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, t *target) error {
 	if err != nil {
 		return err
 	}
-	read, err := rv.ResolveGetQuery(r.URL.RawQuery)
+	read, err := getRead(r)
 	if err != nil {
 		return err
 	}
@@ -222,11 +215,11 @@ func listOptions(rs *resource, o rv.ListOptions) (store.ListOptions, error) {
 }
 
 func (s *Server) listOrWatch(w http.ResponseWriter, r *http.Request, t *target) error {
-	opts, err := rv.ParseQuery(r.URL.RawQuery)
+	opts, err := collectionOptions(r)
 	if err != nil {
 		return err
 	}
-	if opts.Watch || t.verb == verbWatch {
+	if t.verb == verbWatch {
 		return s.watch(w, r, t, opts)
 	}
 	res, err := t.res.negotiate(r, negotiation.List)
@@ -336,7 +329,7 @@ func matchURL(t *target, m *meta.ObjectMeta) error {
 // DeleteOptions body. accepted reports orphanDependents=false, which makes
 // a deletion that is not immediate answer 202.
 func (s *Server) parseDelete(r *http.Request, rs *resource) (opts store.DeleteOptions, accepted bool, err error) {
-	wo, err := negotiation.ParseWriteOptions(r.URL.Query(), negotiation.DeleteOptions)
+	queryDryRun, policy, orphan, err := deleteQuery(r)
 	if err != nil {
 		return opts, false, err
 	}
@@ -344,15 +337,11 @@ func (s *Server) parseDelete(r *http.Request, rs *resource) (opts store.DeleteOp
 	if err != nil {
 		return opts, false, err
 	}
-	q := r.URL.Query()
-	if v := q.Get("propagationPolicy"); v != "" {
-		body.PropagationPolicy = &v
+	if policy != "" {
+		body.PropagationPolicy = &policy
 	}
-	if v, ok := q["orphanDependents"]; ok {
-		// Kubernetes' query bool: "0" and "false" in any case are false,
-		// anything else (even "") is true.
-		b := v[0] != "0" && !strings.EqualFold(v[0], "false")
-		body.OrphanDependents = &b
+	if orphan != nil {
+		body.OrphanDependents = orphan
 	}
 	var errs []status.FieldError
 	if body.OrphanDependents != nil && body.PropagationPolicy != nil {
@@ -368,7 +357,7 @@ func (s *Server) parseDelete(r *http.Request, rs *resource) (opts store.DeleteOp
 	if err != nil {
 		return opts, false, err
 	}
-	opts.DryRun = wo.DryRun || dry
+	opts.DryRun = queryDryRun || dry
 	if body.Preconditions != nil {
 		opts.Preconditions = store.Preconditions{UID: body.Preconditions.UID, ResourceVersion: body.Preconditions.ResourceVersion}
 	}

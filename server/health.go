@@ -257,9 +257,9 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request, segs []stri
 		w.Write([]byte("ok"))
 		return
 	}
-	q := r.URL.Query()
+	q := requestOf(r).options()
 	excluded := map[string]bool{}
-	for _, n := range q["exclude"] {
+	for _, n := range q.exclude {
 		excluded[n] = true
 	}
 	run := make([]healthCheck, 0, len(checks))
@@ -298,7 +298,7 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request, segs []stri
 		w.Write([]byte(out.String() + segs[0] + " check failed\n"))
 		return
 	}
-	if _, verbose := q["verbose"]; !verbose {
+	if !q.verbose {
 		w.Write([]byte("ok"))
 		return
 	}

@@ -2,15 +2,11 @@ package server
 
 import (
 	"encoding/json"
-	"net/http"
-	"strings"
 	"sync"
 
 	"github.com/apisem/apisem/managedfields"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/negotiation"
-	"github.com/apisem/apisem/status"
-	"github.com/apisem/apisem/validation"
 )
 
 // owner is who makes a write, for metadata.managedFields. A nil *owner
@@ -28,53 +24,6 @@ type writeOptions struct {
 	owner
 	// force is an apply's force: take over conflicting fields.
 	force bool
-}
-
-// parseWriteOptions reads dryRun, fieldValidation, fieldManager and (for
-// a patch) force, and reports every bad value in one 422 for kind, in
-// Kubernetes' order (ValidatePatchOptions in
-// k8s.io/apimachinery/pkg/apis/meta/v1/validation): an apply must name
-// its fieldManager, other patches may not say force.
-func parseWriteOptions(r *http.Request, kind negotiation.OptionsKind, apply bool) (writeOptions, error) {
-	q := r.URL.Query()
-	var opts writeOptions
-	manager := q.Get("fieldManager")
-	var errs []status.FieldError
-	force, hasForce := q["force"]
-	switch {
-	case apply && manager == "":
-		errs = append(errs, status.Required("fieldManager", "is required for apply patch"))
-	case !apply && kind == negotiation.PatchOptions && hasForce:
-		errs = append(errs, status.Forbidden("force", "may not be specified for non-apply patch"))
-	}
-	errs = append(errs, validation.FieldManager("fieldManager", manager)...)
-	if hasForce && len(force) > 0 {
-		// Kubernetes' query booleans: "0" and "false" in any case are
-		// false, anything else (even "") is true.
-		opts.force = force[0] != "0" && !strings.EqualFold(force[0], "false")
-	}
-	wo, err := negotiation.ParseWriteOptions(q, kind)
-	if len(errs) > 0 {
-		if err != nil {
-			// One 422 for all of them: the options' own problems follow.
-			if _, e := negotiation.ParseDryRun(q["dryRun"], kind); e != nil {
-				errs = append(errs, status.NotSupported("dryRun", q["dryRun"], "All"))
-			}
-			if _, e := negotiation.ParseFieldValidation(q.Get("fieldValidation"), kind); e != nil {
-				errs = append(errs, status.NotSupported("fieldValidation", q.Get("fieldValidation"), "", "Ignore", "Strict", "Warn"))
-			}
-		}
-		return opts, status.NewInvalid(status.GroupKind{Group: "meta.k8s.io", Kind: string(kind)}, "", errs...)
-	}
-	if err != nil {
-		return opts, err
-	}
-	opts.WriteOptions = wo
-	opts.manager = manager
-	if manager == "" && !apply {
-		opts.manager = managedfields.ManagerFromUserAgent(r.UserAgent())
-	}
-	return opts, nil
 }
 
 // fieldManager is a resource's managedfields.FieldManager, made on first

@@ -23,7 +23,7 @@ func include(r *http.Request, res negotiation.Result) (negotiation.IncludeObject
 	if !res.Target.IsTable() {
 		return negotiation.IncludeMetadata, nil
 	}
-	return negotiation.ParseIncludeObject(r.URL.Query().Get("includeObject"))
+	return negotiation.ParseIncludeObject(includeObjectParam(r))
 }
 
 // writeObject writes one object as negotiated: itself, its

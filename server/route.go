@@ -2,7 +2,6 @@ package server
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/apisem/apisem/status"
 )
@@ -52,104 +51,66 @@ func errMethodNotAllowed(method string, t *target) *status.Error {
 	return status.NewMethodNotSupported(t.res.gr, method)
 }
 
-// route parses the path of a resource request (segments after /api/v1 or
-// /apis/<group>/<version>) into a target.
-func (s *Server) route(method, gv string, segs []string) (*target, error) {
-	t := &target{}
-	if len(segs) > 0 && segs[0] == "watch" {
-		t.legacyWatch = true
-		segs = segs[1:]
-	}
-	if len(segs) >= 2 && segs[0] == "namespaces" {
-		if len(segs) > 2 && !namespaceSubresources[segs[2]] {
-			t.namespace = segs[1]
-			segs = segs[2:]
-		}
-	}
-	if len(segs) == 0 || len(segs) > 3 {
+// route finds what a resource request addresses: the resource the
+// request value names, the verb that resource serves for it, and the
+// namespace of its objects. It parses nothing (parseRequest did); it
+// answers 404 for what is not served and 405 for a method a path does
+// not take.
+func (s *Server) route(method string, rq *request) (*target, error) {
+	if rq.tooLong {
 		return nil, errNotFound()
 	}
-	res := s.reg.Load().byPath[gv+"/"+segs[0]]
+	// The key "<group>/<version>/<plural>" is built on the stack: a map
+	// index by string(bytes) does not allocate (BenchmarkHTTPGet).
+	var buf [128]byte
+	key := buf[:0]
+	if !rq.core {
+		key = append(append(key, rq.info.Group...), '/')
+	}
+	key = append(append(append(key, rq.info.Version...), '/'), rq.info.Resource...)
+	res := s.reg.Load().byPath[string(key)]
 	if res == nil {
 		return nil, errNotFound()
 	}
-	t.res = res
-	if len(segs) > 1 {
-		t.name = segs[1]
+	t := &target{res: res, name: rq.name, sub: rq.info.Subresource, legacyWatch: rq.legacyWatch}
+	if rq.nsPrefix {
+		// Not for a Namespace object itself, whose namespace is its name
+		// only to the authorizer.
+		t.namespace = rq.info.Namespace
 	}
-	if len(segs) > 2 {
-		t.sub = segs[2]
-	}
+	v := verb(rq.info.Verb)
+	collection := t.name == ""
+	served := t.sub == "status" && res.def.StatusSubresource || t.sub == "scale" && res.def.Scale != nil
 	switch {
 	case !res.def.Namespaced && t.namespace != "":
 		return nil, errNotFound()
-	case res.def.Namespaced && t.namespace == "" && t.name != "":
+	case res.def.Namespaced && t.namespace == "" && !collection:
 		// /api/v1/configmaps/<name>: there is no such object path.
 		return nil, errNotFound()
-	case !t.legacyWatch &&
-		(t.sub == "status" && res.def.StatusSubresource || t.sub == "scale" && res.def.Scale != nil):
-		// get, update and patch of the object's status or scale.
-		switch method {
-		case http.MethodGet:
-			t.verb = verbGet
-		case http.MethodPut:
-			t.verb = verbUpdate
-		case http.MethodPatch:
-			t.verb = verbPatch
-		default:
-			return nil, errMethodNotAllowed(method, t)
-		}
-		return t, nil
-	case t.sub != "":
+	case t.sub != "" && (t.legacyWatch || !served):
 		// No other subresource is served; say so rather than act on the
 		// parent.
 		return nil, errNotFound()
-	}
-
-	collection := t.name == ""
-	switch {
+	case method == http.MethodHead:
+		return nil, errMethodNotAllowed(method, t)
+	case t.sub != "":
+		// get, update and patch of the object's status or scale.
+		if v != verbGet && v != verbUpdate && v != verbPatch {
+			return nil, errMethodNotAllowed(method, t)
+		}
 	case t.legacyWatch:
 		if method != http.MethodGet {
 			return nil, errMethodNotAllowed(method, t)
 		}
-		t.verb = verbWatch
-	case method == http.MethodGet && collection:
-		t.verb = verbList // or watch, decided by the query
-	case method == http.MethodGet:
-		t.verb = verbGet
+	case v == verbGet || v == verbList || v == verbWatch:
 	case res.def.Namespaced && t.namespace == "":
 		// All-namespaces collections are read-only.
 		return nil, errMethodNotAllowed(method, t)
-	case method == http.MethodPost && collection:
-		t.verb = verbCreate
-	case method == http.MethodDelete && collection:
-		t.verb = verbDeleteCollection
-	case method == http.MethodPut && !collection:
-		t.verb = verbUpdate
-	case method == http.MethodPatch && !collection:
-		t.verb = verbPatch
-	case method == http.MethodDelete && !collection:
-		t.verb = verbDelete
+	case v == verbCreate && collection, v == verbDeleteCollection,
+		(v == verbUpdate || v == verbPatch || v == verbDelete) && !collection:
 	default:
 		return nil, errMethodNotAllowed(method, t)
 	}
+	t.verb = v
 	return t, nil
-}
-
-// splitPath splits a URL path into its segments, refusing empty ones
-// ("//") so that every object has exactly one path. A trailing slash is
-// allowed.
-func splitPath(p string) ([]string, bool) {
-	p = strings.TrimPrefix(p, "/")
-	p = strings.TrimSuffix(p, "/")
-	if p == "" {
-		return nil, true
-	}
-	segs := strings.Split(p, "/")
-	for _, s := range segs {
-		if s == "" {
-			return nil, false
-		}
-	}
-	return segs, true
 }

@@ -178,6 +178,18 @@ type Options struct {
 	// memory takes over. nil means that in-memory store. The server closes
 	// the storage at the end of Shutdown.
 	Storage func(opts store.Options[Object]) (Storage, error)
+
+	// Filters wrap the handler with the user's own filters (audit,
+	// metrics, CORS, headers), the first outermost. They run after
+	// authorization, just before the handler: inside the request's
+	// deadline and in-flight slot, for authenticated and authorized
+	// requests only (a 401, 403, 429 or 504 of the server's own filters
+	// never reaches them), with the user (auth.UserFrom) and the request
+	// (RequestInfoFrom) in the context; watches pass through them too,
+	// without a deadline. Health checks and discovery pass through them
+	// as well. The full order is in the package doc, "# Filters". nil
+	// entries are skipped.
+	Filters []func(http.Handler) http.Handler
 }
 
 // resource is one served resource: its description, its part of the
@@ -208,6 +220,8 @@ type Server struct {
 	rvConf rv.Config
 
 	storage Storage
+	// handler is the filter chain ending in serve (server/filters.go).
+	handler http.Handler
 
 	// reg is what is served now; AddResource and RemoveResource publish
 	// a new one (under regMu), so requests read it without locking.
@@ -246,6 +260,7 @@ func New(opts Options) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	s.handler = s.chain()
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -201,7 +201,7 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t *tar
 	if err != nil {
 		return err
 	}
-	q, err := rv.ParseQuery(r.URL.RawQuery)
+	q, err := collectionOptions(r)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,36 @@
+package server
+
+import "net/http"
+
+// The filter chain. Every request runs through these filters, each a
+// func(http.Handler) http.Handler, in this order (Kubernetes' order,
+// k8s.io/apiserver/pkg/server/config.go, DefaultBuildHandlerChain):
+//
+//  1. the request value: ServeHTTP parses the method, path and query once
+//     and puts the result in the context (RequestInfoFrom);
+//  2. the deadline (withDeadline, server/edge.go): RequestTimeout, a bad
+//     ?timeout= is a 400; watches pass without one;
+//  3. authentication (withAuthentication, server/auth.go): 401, or the
+//     user in the context (auth.UserFrom);
+//  4. the in-flight limits (withInFlightLimit, server/edge.go): 429;
+//     watches and health checks are not counted;
+//  5. authorization (withAuthorization, server/auth.go): 403, from the
+//     URL alone;
+//  6. Options.Filters, the first outermost;
+//  7. the handler: health, discovery, and the resources' verbs.
+//
+// A request refused by one filter never reaches the next.
+
+// chain builds the handler of ServeHTTP from the filters, once, in New.
+func (s *Server) chain() http.Handler {
+	h := http.Handler(http.HandlerFunc(s.serve))
+	for i := len(s.opts.Filters) - 1; i >= 0; i-- {
+		if f := s.opts.Filters[i]; f != nil {
+			h = f(h)
+		}
+	}
+	h = s.withAuthorization(h)
+	h = s.withInFlightLimit(h)
+	h = s.withAuthentication(h)
+	return s.withDeadline(h)
+}
