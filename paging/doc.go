@@ -35,7 +35,10 @@
 // revision and, optionally, the issue time as varints, then the relative
 // start key. Encoding and decoding use no reflection and allocate once
 // (the string returned), a fraction of what Kubernetes' JSON tokens cost;
-// the benchmarks measure both. A token of an unknown format
+// the benchmarks measure both. The start ends with the NUL NextStart
+// appends and Decode requires it, so that a token cut short is the 400 a
+// cluster answers for a cut JSON token, not a page from an earlier
+// start. A token of an unknown format
 // version, including Kubernetes' own JSON tokens, is rejected with a clear
 // 400 rather than misread. Tokens are opaque to clients and are not bound
 // to a selector, limit or collection, as in Kubernetes.

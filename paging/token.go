@@ -21,9 +21,9 @@ type Token struct {
 	// (the token a 410 Expired offers; Kubernetes writes it as rv -1).
 	Version rv.Version
 	// Start is the key the next page starts at, relative to the
-	// collection's key prefix (NextStart computes it). It is never an
-	// absolute key, so a token cannot name a key outside the collection it
-	// is used on.
+	// collection's key prefix (NextStart computes it, ending with a NUL,
+	// which Decode requires). It is never an absolute key, so a token
+	// cannot name a key outside the collection it is used on.
 	Start string
 	// IssuedAt is when the list's first page was served. It is zero unless
 	// Codec.Now or Codec.MaxAge is in use, and is kept to the second.
@@ -142,7 +142,8 @@ func (c *Codec) now() time.Time {
 }
 
 // Encode returns t as a continue token. It never fails: a Start that
-// Decode would reject (see NextStart) yields a token Decode rejects.
+// Decode would reject (see NextStart; it must end with the NUL NextStart
+// appends) yields a token Decode rejects.
 func (c *Codec) Encode(t Token) string {
 	var buf [stackPayload]byte
 	p := c.build(buf[:0], t)
@@ -287,6 +288,14 @@ func (c *Codec) Decode(token, keyPrefix string) (startKey string, t Token, err e
 	t.Start = startKey[len(keyPrefix):]
 	if why := checkStart(t.Start); why != "" {
 		return "", Token{}, invalid(ErrUnsafeStart, "start key "+quoteShort(t.Start)+" "+why)
+	}
+	// Every start a server issues ends with the NUL NextStart appends,
+	// and the layout has no length: a token cut short (by a client, a
+	// proxy, a copy and paste) would otherwise decode to an earlier
+	// start and repeat part of the list, where Kubernetes' JSON tokens
+	// fail to parse.
+	if t.Start[len(t.Start)-1] != 0 {
+		return "", Token{}, invalid(ErrMalformed, "token is truncated")
 	}
 	if c.MaxAge > 0 && (t.IssuedAt.IsZero() || c.now().Sub(t.IssuedAt) > c.MaxAge) {
 		return "", Token{}, c.Expired(t)

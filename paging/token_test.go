@@ -52,15 +52,14 @@ func TestRoundTrip(t *testing.T) {
 		{"cluster scoped", &Codec{}, "namespaces/", Token{Version: 1, Start: "kube-system\x00"}},
 		{"inconsistent", &Codec{}, "pods/", Token{Version: 0, Start: "ns1/a\x00"}},
 		{"max version", &Codec{}, "pods/", Token{Version: rv.Version(^uint64(0)), Start: "a\x00"}},
-		{"no NUL", &Codec{}, "pods/", Token{Version: 7, Start: "a"}},
 		{"unicode", &Codec{}, "things/", Token{Version: 7, Start: "ns/naïve-名前\x00"}},
 		{"dots inside names", &Codec{}, "things/", Token{Version: 7, Start: "a.b/..c/...\x00"}},
 		{"longest start", &Codec{}, "things/", Token{Version: 7, Start: strings.Repeat("x", MaxStartLen-1) + "\x00"}},
 		{"issued at", &Codec{}, "pods/", Token{Version: 9, Start: "a\x00", IssuedAt: issued}},
 		{"signed", &Codec{Keys: [][]byte{key1}}, "pods/", Token{Version: 10245, Start: "ns1/pod-500\x00"}},
 		{"signed issued at", &Codec{Keys: [][]byte{key1}}, "pods/", Token{Version: 10245, Start: "b\x00", IssuedAt: issued}},
-		{"signed long start", &Codec{Keys: [][]byte{key1}}, "pods/", Token{Version: 3, Start: strings.Repeat("y", 1000)}},
-		{"long key", &Codec{Keys: [][]byte{[]byte(strings.Repeat("k", 200))}}, "pods/", Token{Version: 3, Start: "c"}},
+		{"signed long start", &Codec{Keys: [][]byte{key1}}, "pods/", Token{Version: 3, Start: strings.Repeat("y", 1000) + "\x00"}},
+		{"long key", &Codec{Keys: [][]byte{[]byte(strings.Repeat("k", 200))}}, "pods/", Token{Version: 3, Start: "c\x00"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -122,7 +121,7 @@ func TestIssuedAt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, got, err := tt.codec.Decode(tt.codec.Encode(Token{Version: 5, Start: "a", IssuedAt: tt.in}), "p/")
+			_, got, err := tt.codec.Decode(tt.codec.Encode(Token{Version: 5, Start: "a\x00", IssuedAt: tt.in}), "p/")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -198,6 +197,30 @@ func TestConfinement(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTruncated: every token cut short, by any number of characters, is
+// the 400 a cluster answers for a cut JSON token (`invalid continue
+// token: continue key is not valid: ...`), never a list from an earlier
+// start; a start without the final NUL NextStart appends is refused too.
+func TestTruncated(t *testing.T) {
+	for _, c := range []*Codec{{}, {Keys: [][]byte{key1}}, {Now: func() time.Time { return time.Unix(1_800_000_000, 0) }}} {
+		for _, start := range []string{"default/widget-17\x00", "a\x00", "ns/" + strings.Repeat("n", 300) + "\x00"} {
+			tok := c.Encode(Token{Version: 12345, Start: start})
+			for i := 1; i < len(tok); i++ {
+				key, got, err := c.Decode(tok[:i], "widgets/")
+				if err == nil {
+					t.Fatalf("Decode(%q, cut to %d of %d) = %q, %+v; want a 400", tok, i, len(tok), key, got)
+				}
+				if !status.IsBadRequest(err) || !strings.HasPrefix(err.Error(), invalidPrefix) {
+					t.Fatalf("Decode(%q, cut to %d) error %v; want a 400 invalid continue token", tok, i, err)
+				}
+			}
+		}
+	}
+	var c Codec
+	_, _, err := c.Decode(c.Encode(Token{Version: 7, Start: "a"}), "pods/")
+	checkInvalid(t, err, ErrMalformed, "token is truncated")
 }
 
 // TestStricterThanKubernetes: every start Kubernetes rejects, we reject.
