@@ -208,7 +208,8 @@ func buildDiscovery(resources []*Resource, ver Version) (*discovery, error) {
 			if r.Group != "" {
 				// Kubernetes strips apiVersion only for the core group.
 				l.APIVersion = "v1"
-				// The first version registered is the preferred one.
+				// Versions are sorted, and the preferred one chosen,
+				// below.
 				if g := byGroup[r.Group]; g != nil {
 					g.Versions = append(g.Versions, gvs)
 				} else {
@@ -259,6 +260,17 @@ func buildDiscovery(resources []*Resource, ver Version) (*discovery, error) {
 			SingularResource: r.Singular, Verbs: slices.Clone(Verbs), ShortNames: r.ShortNames, Categories: r.Categories,
 			Subresources: subs,
 		})
+	}
+	// A cluster lists a group's versions by Kubernetes' version priority
+	// and prefers the first: the custom resource discovery controller
+	// sorts them so (k8s.io/apiextensions-apiserver), and aggregated
+	// discovery orders versions of equal priority so.
+	for _, g := range groups {
+		slices.SortStableFunc(g.Versions, func(a, b groupVersion) int { return compareVersions(b.Version, a.Version) })
+		g.PreferredVersion = g.Versions[0]
+	}
+	for _, g := range agg {
+		slices.SortStableFunc(g.Versions, func(a, b versionDiscovery) int { return compareVersions(b.Version, a.Version) })
 	}
 	var err error
 	for _, gv := range order {
@@ -474,4 +486,80 @@ func (s *Server) discoveryDoc(w http.ResponseWriter, r *http.Request, doc []byte
 	if r.Method == http.MethodGet {
 		w.Write(doc)
 	}
+}
+
+// compareVersions compares two API version names by Kubernetes' version
+// priority (k8s.io/apimachinery/pkg/version, CompareKubeAwareVersionStrings),
+// returning a positive number when a comes first: names of the form
+// v<major>[alpha|beta<minor>] come before others, GA before beta before
+// alpha, then the higher major, then the higher minor (v2 > v1 >
+// v1beta2 > v1beta1 > v1alpha1); other names come last, alphabetically
+// (foo before goo). Discovery lists a group's versions in this order and
+// prefers the first.
+func compareVersions(a, b string) int {
+	if a == b {
+		return 0
+	}
+	am, at, an, aok := parseVersion(a)
+	bm, bt, bn, bok := parseVersion(b)
+	switch {
+	case !aok && !bok:
+		return strings.Compare(b, a)
+	case !aok:
+		return -1
+	case !bok:
+		return 1
+	case at != bt:
+		return at - bt
+	case am != bm:
+		return cmpInt(am, bm)
+	}
+	return cmpInt(an, bn)
+}
+
+func cmpInt(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// parseVersion splits a version name of the form v<major>[alpha|beta<minor>]
+// into its major number, its stability (alpha 0, beta 1, GA 2) and its
+// minor number (0 for GA).
+func parseVersion(v string) (major, stability, minor int, ok bool) {
+	rest, found := strings.CutPrefix(v, "v")
+	if !found {
+		return 0, 0, 0, false
+	}
+	i := 0
+	for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+		i++
+	}
+	major, err := strconv.Atoi(rest[:i])
+	if err != nil {
+		return 0, 0, 0, false
+	}
+	rest = rest[i:]
+	switch {
+	case rest == "":
+		return major, 2, 0, true
+	case strings.HasPrefix(rest, "alpha"):
+		stability, rest = 0, rest[len("alpha"):]
+	case strings.HasPrefix(rest, "beta"):
+		stability, rest = 1, rest[len("beta"):]
+	default:
+		return 0, 0, 0, false
+	}
+	if rest == "" || strings.Trim(rest, "0123456789") != "" {
+		return 0, 0, 0, false
+	}
+	minor, err = strconv.Atoi(rest)
+	if err != nil {
+		return 0, 0, 0, false
+	}
+	return major, stability, minor, true
 }
