@@ -11,15 +11,18 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/apisem/apisem/crd"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/apisem/apisem/crd"
 	"github.com/apisem/apisem/examples/apiserver/api"
 	"github.com/apisem/apisem/examples/apiserver/demo"
 	"github.com/apisem/apisem/meta"
@@ -34,7 +37,9 @@ type Config struct {
 	Bookmarks time.Duration
 	Seed      bool
 	Verbose   bool
-	// CRDDir holds CustomResourceDefinitions to install at start.
+	// CRDDir holds CustomResourceDefinitions to install at start, in its
+	// files and those of its subdirectories (projects ship theirs in
+	// trees, such as config/crd/bases).
 	CRDDir string
 	// CRD configures the definitions and their controller (its peers on
 	// shared storage, say).
@@ -53,7 +58,7 @@ func (c *Config) Register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.Bookmarks, "bookmark-interval", time.Minute, "period of watch bookmarks")
 	fs.BoolVar(&c.Seed, "seed", true, "create demo namespaces, configmaps, secrets and widgets (those that do not exist yet)")
 	fs.BoolVar(&c.Verbose, "v", false, "log every request (by default only writes and failures)")
-	fs.StringVar(&c.CRDDir, "crd-dir", "", "install the CustomResourceDefinitions of the YAML and JSON files in this directory at start")
+	fs.StringVar(&c.CRDDir, "crd-dir", "", "install the CustomResourceDefinitions of the YAML and JSON files in this directory and its subdirectories at start")
 	l := &c.Limits
 	fs.DurationVar(&l.RequestTimeout, "request-timeout", server.DefaultRequestTimeout,
 		"longest time a request other than a watch may take before it is answered with 504 Timeout")
@@ -105,24 +110,9 @@ func Run(log *slog.Logger, c *Config, d Delegate) error {
 		return err
 	}
 	if c.CRDDir != "" {
-		defs, err := crd.Load(c.CRDDir)
-		if err != nil {
+		if err := installCRDs(log, s.CustomResourceDefinitions(), c.CRDDir); err != nil {
 			return err
 		}
-		ctrl := s.CustomResourceDefinitions()
-		for _, d := range defs {
-			err := ctrl.Install(context.Background(), d)
-			if status.IsAlreadyExists(err) {
-				// Stored by an earlier run (storage such as etcd outlives
-				// the server) or by another server on the same storage:
-				// kept as it is, as kubectl create would.
-				_, err = ctrl.WaitEstablished(context.Background(), d.Name)
-			}
-			if err != nil {
-				return fmt.Errorf("installing the definitions of %s: %w", c.CRDDir, err)
-			}
-		}
-		log.Info("installed CustomResourceDefinitions", "dir", c.CRDDir, "count", len(defs))
 	}
 	if c.Seed {
 		if err := seedDemo(s); err != nil {
@@ -244,4 +234,50 @@ func seedDemo(s *demo.Server) error {
 		Source: api.EventSource{Component: "apisem-example"}, FirstTimestamp: now, LastTimestamp: now, Count: 1, Type: "Normal",
 	})
 	return err
+}
+
+// loadCRDs reads the CustomResourceDefinitions under dir: those of its
+// files, then those of each subdirectory in name order (crd.Load reads
+// one directory), skipping hidden directories such as .git.
+func loadCRDs(dir string) ([]*crd.CustomResourceDefinition, error) {
+	var out []*crd.CustomResourceDefinition
+	err := filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err != nil || !e.IsDir() {
+			return err
+		}
+		if path != dir && strings.HasPrefix(e.Name(), ".") {
+			return filepath.SkipDir
+		}
+		defs, err := crd.Load(path)
+		out = append(out, defs...)
+		return err
+	})
+	return out, err
+}
+
+// installCRDs installs the definitions under dir (loadCRDs) and waits
+// until they are established, warning when there are none: a mistyped
+// directory would otherwise start a server without them, silently.
+func installCRDs(log *slog.Logger, ctrl *crd.Controller, dir string) error {
+	defs, err := loadCRDs(dir)
+	if err != nil {
+		return err
+	}
+	if len(defs) == 0 {
+		log.Warn("no CustomResourceDefinitions found in the .yaml, .yml and .json files of the directory or its subdirectories", "dir", dir)
+	}
+	for _, d := range defs {
+		err := ctrl.Install(context.Background(), d)
+		if status.IsAlreadyExists(err) {
+			// Stored by an earlier run (storage such as etcd outlives
+			// the server) or by another server on the same storage:
+			// kept as it is, as kubectl create would.
+			_, err = ctrl.WaitEstablished(context.Background(), d.Name)
+		}
+		if err != nil {
+			return fmt.Errorf("installing the definitions of %s: %w", dir, err)
+		}
+	}
+	log.Info("installed CustomResourceDefinitions", "dir", dir, "count", len(defs))
+	return nil
 }
