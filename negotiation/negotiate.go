@@ -473,11 +473,16 @@ func notAcceptable(e Endpoint) *status.Error {
 }
 
 // prettyRequest applies Kubernetes' pretty rules that are not part of
-// Accept: ?pretty=<true> (strconv.ParseBool) and the User-Agent of curl,
-// Wget and browsers.
+// Accept (isPrettyPrint in k8s.io/apiserver's negotiation): a non-empty
+// first ?pretty= value decides, true as strconv.ParseBool reads it, so
+// that ?pretty=false turns off what the User-Agent of curl, Wget and
+// browsers turns on.
 func prettyRequest(r *http.Request) bool {
-	if r.URL != nil && queryBool(r.URL.RawQuery, "pretty") {
-		return true
+	if r.URL != nil {
+		if v := queryValue(r.URL.RawQuery, "pretty"); v != "" {
+			b, _ := strconv.ParseBool(v)
+			return b
+		}
 	}
 	// The server stores header keys canonically; indexing the map skips
 	// Header.Get's canonicalization on this hot path.
@@ -488,12 +493,16 @@ func prettyRequest(r *http.Request) bool {
 	return strings.HasPrefix(ua[0], "curl") || strings.HasPrefix(ua[0], "Wget") || strings.HasPrefix(ua[0], "Mozilla/5.0")
 }
 
-// queryBool reports whether the first value of key in a raw query parses
-// as true (strconv.ParseBool), without building url.Values.
-func queryBool(raw, key string) bool {
+// queryValue is the first value of key in a raw query, as url.Values.Get
+// finds it (pairs that url.ParseQuery refuses are skipped), without
+// building url.Values.
+func queryValue(raw, key string) string {
 	for raw != "" {
 		var kv string
 		kv, raw, _ = strings.Cut(raw, "&")
+		if strings.IndexByte(kv, ';') >= 0 {
+			continue // url.ParseQuery refuses semicolons
+		}
 		k, v, _ := strings.Cut(kv, "=")
 		if k != key {
 			if !escaped(k) {
@@ -505,12 +514,14 @@ func queryBool(raw, key string) bool {
 			}
 		}
 		if escaped(v) {
-			v, _ = url.QueryUnescape(v)
+			var err error
+			if v, err = url.QueryUnescape(v); err != nil {
+				continue
+			}
 		}
-		b, _ := strconv.ParseBool(v)
-		return b
+		return v
 	}
-	return false
+	return ""
 }
 
 func escaped(s string) bool {
