@@ -266,7 +266,8 @@ func TestListEmptyAndPretty(t *testing.T) {
 	}{
 		{"/api/v1/namespaces/ns1/configmaps", "", "", false},
 		{"/api/v1/namespaces/ns1/configmaps?pretty=true", "", "", true},
-		{"/api/v1/namespaces/ns1/configmaps?pretty=0", "", "curl/8.5.0", true}, // the agent alone decides
+		{"/api/v1/namespaces/ns1/configmaps?pretty=0", "", "curl/8.5.0", false}, // the query decides (kube-apiserver 1.37 answers so)
+		{"/api/v1/namespaces/ns1/configmaps?pretty=", "", "curl/8.5.0", true},   // an empty value says nothing
 		{"/api/v1/namespaces/ns1/configmaps", "", "Wget/1.21", true},
 		{"/api/v1/namespaces/ns1/configmaps", "application/json;pretty=1", "", true},
 		{"/api/v1/namespaces/ns1/configmaps", table, "", false},
