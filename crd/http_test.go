@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -285,4 +286,51 @@ func jsonOf(t testing.TB, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// kubectl get crd prints what apiextensions-apiserver's Table holds
+// (kube-apiserver 1.37 answers these columns, and an empty list has
+// "rows": null, as its converter appends rows one by one, where the
+// Table of custom resources has "rows": []).
+func TestDefinitionTable(t *testing.T) {
+	s, c, url := newServer(t)
+	const table = "application/json;as=Table;v=v1;g=meta.k8s.io"
+	base := url + "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+	empty := do(t, "GET", base, "", 200, "Accept", table).body
+	if !strings.Contains(empty, `"rows":null`) {
+		t.Errorf("empty Table: %s", empty)
+	}
+	do(t, "POST", base, widgetCRD(t), 201)
+	waitFor(t, s, "established", func() bool {
+		d, err := c.WaitEstablished(t.Context(), "widgets.example.com")
+		return err == nil && d.IsEstablished()
+	})
+	var got struct {
+		ColumnDefinitions []struct {
+			Name, Type string
+			Priority   int
+		}
+		Rows []struct{ Cells []any }
+	}
+	if err := json.Unmarshal([]byte(do(t, "GET", base, "", 200, "Accept", table).body), &got); err != nil {
+		t.Fatal(err)
+	}
+	var cols []string
+	for _, d := range got.ColumnDefinitions {
+		cols = append(cols, d.Name+":"+d.Type+":"+strconv.Itoa(d.Priority))
+	}
+	if want := "Name:string:0 Scope:string:0 Versions:string:0 Created At:date:0 Group:string:1 Kind:string:1 ShortNames:string:1 Established:boolean:1"; strings.Join(cols, " ") != want {
+		t.Errorf("columns %s\nwant %s", strings.Join(cols, " "), want)
+	}
+	if len(got.Rows) != 1 {
+		t.Fatalf("rows %+v", got.Rows)
+	}
+	if w := do(t, "GET", url+"/apis/example.com/v1/namespaces/none/widgets", "", 200, "Accept", table).body; !strings.Contains(w, `"rows":[]`) {
+		t.Errorf("empty Table of custom resources: %s", w)
+	}
+	cells := got.Rows[0].Cells
+	if len(cells) != 8 || cells[0] != "widgets.example.com" || cells[1] != "Namespaced" || cells[2] != "v1(storage)" || cells[4] != "example.com" ||
+		cells[5] != "Widget" || cells[6] != "wd" || cells[7] != true {
+		t.Errorf("cells %v", cells)
+	}
 }
