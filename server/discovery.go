@@ -71,15 +71,19 @@ type apiResourceList struct {
 
 // versionInfo is what /version answers (k8s.io/apimachinery's version.Info).
 type versionInfo struct {
-	Major        string `json:"major"`
-	Minor        string `json:"minor"`
-	GitVersion   string `json:"gitVersion"`
-	GitCommit    string `json:"gitCommit"`
-	GitTreeState string `json:"gitTreeState"`
-	BuildDate    string `json:"buildDate"`
-	GoVersion    string `json:"goVersion"`
-	Compiler     string `json:"compiler"`
-	Platform     string `json:"platform"`
+	Major                 string `json:"major"`
+	Minor                 string `json:"minor"`
+	EmulationMajor        string `json:"emulationMajor,omitempty"`
+	EmulationMinor        string `json:"emulationMinor,omitempty"`
+	MinCompatibilityMajor string `json:"minCompatibilityMajor,omitempty"`
+	MinCompatibilityMinor string `json:"minCompatibilityMinor,omitempty"`
+	GitVersion            string `json:"gitVersion"`
+	GitCommit             string `json:"gitCommit"`
+	GitTreeState          string `json:"gitTreeState"`
+	BuildDate             string `json:"buildDate"`
+	GoVersion             string `json:"goVersion"`
+	Compiler              string `json:"compiler"`
+	Platform              string `json:"platform"`
 }
 
 // Version is what the server says it is, at /version and in the info of
@@ -89,6 +93,15 @@ type versionInfo struct {
 type Version struct {
 	// Major and Minor default to "1" and "37".
 	Major, Minor string
+	// EmulationMajor and EmulationMinor are the version whose API the
+	// server emulates (kube-apiserver's --emulated-version); each
+	// defaults to Major and Minor.
+	EmulationMajor, EmulationMinor string
+	// MinCompatibilityMajor and MinCompatibilityMinor are the oldest
+	// version the server stays compatible with; they default to the
+	// emulated major and the minor before the emulated one, as
+	// kube-apiserver's do (1.36 for 1.37).
+	MinCompatibilityMajor, MinCompatibilityMinor string
 	// GitVersion defaults to "v<Major>.<Minor>.0+apisem".
 	GitVersion string
 	// GitCommit defaults to "".
@@ -105,6 +118,21 @@ func (v Version) withDefaults() Version {
 	}
 	if v.Minor == "" {
 		v.Minor = "37"
+	}
+	if v.EmulationMajor == "" {
+		v.EmulationMajor = v.Major
+	}
+	if v.EmulationMinor == "" {
+		v.EmulationMinor = v.Minor
+	}
+	if v.MinCompatibilityMajor == "" {
+		v.MinCompatibilityMajor = v.EmulationMajor
+	}
+	if v.MinCompatibilityMinor == "" {
+		v.MinCompatibilityMinor = v.EmulationMinor
+		if n, err := strconv.Atoi(v.EmulationMinor); err == nil && n > 0 {
+			v.MinCompatibilityMinor = strconv.Itoa(n - 1)
+		}
 	}
 	if v.GitVersion == "" {
 		v.GitVersion = "v" + v.Major + "." + v.Minor + ".0+apisem"
@@ -314,7 +342,9 @@ func buildDiscovery(resources []*Resource, ver Version) (*discovery, error) {
 		return &openAPIDocs{root, docs, v2}, err
 	})
 	d.version, err = json.Marshal(versionInfo{
-		Major: ver.Major, Minor: ver.Minor, GitVersion: ver.GitVersion, GitCommit: ver.GitCommit,
+		Major: ver.Major, Minor: ver.Minor, EmulationMajor: ver.EmulationMajor, EmulationMinor: ver.EmulationMinor,
+		MinCompatibilityMajor: ver.MinCompatibilityMajor, MinCompatibilityMinor: ver.MinCompatibilityMinor,
+		GitVersion: ver.GitVersion, GitCommit: ver.GitCommit,
 		GitTreeState: ver.GitTreeState, BuildDate: ver.BuildDate,
 		GoVersion: runtime.Version(), Compiler: runtime.Compiler, Platform: runtime.GOOS + "/" + runtime.GOARCH,
 	})

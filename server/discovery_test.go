@@ -219,10 +219,15 @@ func TestVersion(t *testing.T) {
 		opt  Version
 		want string
 	}{
-		{Version{}, `"major":"1","minor":"37","gitVersion":"v1.37.0+apisem","gitCommit":"","gitTreeState":"clean","buildDate":"1970-01-01T00:00:00Z"`},
+		// kube-apiserver 1.37.1 answers "major":"1","minor":"37","emulationMajor":"1","emulationMinor":"37",
+		// "minCompatibilityMajor":"1","minCompatibilityMinor":"36","gitVersion":"v1.37.1",...
+		{Version{}, `"major":"1","minor":"37","emulationMajor":"1","emulationMinor":"37","minCompatibilityMajor":"1","minCompatibilityMinor":"36",` +
+			`"gitVersion":"v1.37.0+apisem","gitCommit":"","gitTreeState":"clean","buildDate":"1970-01-01T00:00:00Z"`},
 		{Version{Major: "1", Minor: "36", GitCommit: "abc", BuildDate: "2026-01-02T03:04:05Z"},
-			`"major":"1","minor":"36","gitVersion":"v1.36.0+apisem","gitCommit":"abc","gitTreeState":"clean","buildDate":"2026-01-02T03:04:05Z"`},
-		{Version{GitVersion: "v9.9.9", GitTreeState: "dirty"}, `"major":"1","minor":"37","gitVersion":"v9.9.9","gitCommit":"","gitTreeState":"dirty"`},
+			`"major":"1","minor":"36","emulationMajor":"1","emulationMinor":"36","minCompatibilityMajor":"1","minCompatibilityMinor":"35",` +
+				`"gitVersion":"v1.36.0+apisem","gitCommit":"abc","gitTreeState":"clean","buildDate":"2026-01-02T03:04:05Z"`},
+		{Version{GitVersion: "v9.9.9", GitTreeState: "dirty", EmulationMinor: "35", MinCompatibilityMinor: "34"},
+			`"major":"1","minor":"37","emulationMajor":"1","emulationMinor":"35","minCompatibilityMajor":"1","minCompatibilityMinor":"34","gitVersion":"v9.9.9","gitCommit":"","gitTreeState":"dirty"`},
 	} {
 		s := newTestServer(t, Options{Version: tt.opt})
 		if w := get(s, "/version"); w.Code != 200 || !strings.Contains(w.Body.String(), tt.want) {
