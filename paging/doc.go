@@ -76,6 +76,10 @@
 // Client errors are *status.Error values with Kubernetes' texts: `invalid
 // continue token: continue key is not valid: <why>` (400, wrapping
 // ErrMalformed, ErrSignature or ErrUnsafeStart) and the 410 of Expired.
+// A token cut short says why as a cluster says it of its cut JSON tokens,
+// `unexpected end of JSON input` (or, for a cut that leaves a lone
+// base64 character, `illegal base64 data at input byte <n>`); other
+// reasons name what is wrong with this package's layout.
 // The 400 `specifying resource version is not allowed when using
 // continue` for a token sent with a resourceVersion other than "" or "0"
 // is package rv's (ListOptions.ResolveList), which runs first.
