@@ -334,3 +334,32 @@ func TestDefinitionTable(t *testing.T) {
 		t.Errorf("cells %v", cells)
 	}
 }
+
+// A group's versions are listed by Kubernetes' version priority and the
+// first is preferred, whatever the order of spec.versions: kube-apiserver
+// 1.37 answered GET /apis/multi.apisem.dev, after this definition was
+// created, with exactly the document below, and listed the versions in
+// that order in aggregated discovery too.
+func TestDefinitionVersionPriority(t *testing.T) {
+	s, c, url := newServer(t)
+	v := func(name string, storage bool) string {
+		return `{"name":"` + name + `","served":true,"storage":` + strconv.FormatBool(storage) +
+			`,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}`
+	}
+	def := `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"things.multi.apisem.dev"},` +
+		`"spec":{"group":"multi.apisem.dev","scope":"Namespaced","names":{"plural":"things","singular":"thing","kind":"Thing","listKind":"ThingList"},` +
+		`"versions":[` + v("v1alpha1", false) + `,` + v("v1beta1", true) + `,` + v("foo", false) + `,` + v("v1", false) + `,` +
+		v("v1beta2", false) + `,` + v("v10alpha3", false) + `]}}`
+	do(t, "POST", url+"/apis/apiextensions.k8s.io/v1/customresourcedefinitions", def, 201)
+	waitFor(t, s, "established", func() bool {
+		d, err := c.WaitEstablished(t.Context(), "things.multi.apisem.dev")
+		return err == nil && d.IsEstablished()
+	})
+	const want = `{"kind":"APIGroup","apiVersion":"v1","name":"multi.apisem.dev","versions":[{"groupVersion":"multi.apisem.dev/v1","version":"v1"},` +
+		`{"groupVersion":"multi.apisem.dev/v1beta2","version":"v1beta2"},{"groupVersion":"multi.apisem.dev/v1beta1","version":"v1beta1"},` +
+		`{"groupVersion":"multi.apisem.dev/v10alpha3","version":"v10alpha3"},{"groupVersion":"multi.apisem.dev/v1alpha1","version":"v1alpha1"},` +
+		`{"groupVersion":"multi.apisem.dev/foo","version":"foo"}],"preferredVersion":{"groupVersion":"multi.apisem.dev/v1","version":"v1"}}`
+	if got := strings.TrimSpace(do(t, "GET", url+"/apis/multi.apisem.dev", "", 200).body); got != want {
+		t.Errorf("GET /apis/multi.apisem.dev =\n%s\nwant\n%s", got, want)
+	}
+}
