@@ -203,8 +203,12 @@ func unique(errs []status.FieldError) []status.FieldError {
 // schema, without ratcheting.
 type walk struct {
 	errs, embedded []status.FieldError
-	// mc is kube-openapi's match count of the values walked (kindMatches).
-	mc int
+	// mc is kube-openapi's match count of the values walked
+	// (kindMatches), kept when count is set: in the walks of allOf,
+	// anyOf, oneOf and not alternatives, where it decides which errors
+	// are reported.
+	mc    int
+	count bool
 }
 
 // merge adds the errors and match count of r, an alternative's walk.
@@ -280,7 +284,7 @@ func (v *validator) validateValue(w *walk, path string, x any, s *JSONSchemaProp
 		if s.Type == "" && !s.XIntOrString || s.Nullable {
 			w.mc++
 		}
-	} else {
+	} else if w.count {
 		w.mc += kindMatches(x, s)
 	}
 	// The type: int-or-string is either, a float that is an integer is an
@@ -511,7 +515,7 @@ func (v *validator) junctors(w *walk, path string, x any, s *JSONSchemaProps) {
 // alternative is the walk of x, the value at path, against a schema of
 // allOf, anyOf, oneOf or not.
 func (v *validator) alternative(path string, x any, s *JSONSchemaProps) *walk {
-	r := &walk{}
+	r := &walk{count: true}
 	v.validateValue(r, path, x, s, nil)
 	return r
 }
