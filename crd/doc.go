@@ -102,7 +102,11 @@
 // own rule checks and validator): use
 // Options.Resource and Options.Start, with the same Options, in place of
 // Resource and Start; conversion webhooks are
-// not called (all versions share storage with the None strategy); the metadata of an
+// not called (all versions share storage with the None strategy);
+// without Options.Rules a definition with rules gets no Warning that they
+// are not enforced, and requests to a deprecated version get no
+// deprecation Warning (the server has no warnings hook for resources
+// yet); the metadata of an
 // embedded resource is not validated (its apiVersion and kind are), nor
 // are the defaults of resources' metadata. Where Kubernetes prints a Go
 // structure as a bad value (spec.versions), the versions' names are
