@@ -252,12 +252,7 @@ func (r Result) ContentType() string {
 // serves; when Accept entries were malformed the error also matches
 // ErrMalformedAccept.
 func (e Endpoint) Negotiate(r *http.Request) (Result, error) {
-	var n negotiator
-	n.init(e)
-	for _, h := range r.Header["Accept"] {
-		n.add(h)
-	}
-	res, err := n.result()
+	res, err := e.negotiate(r.Header["Accept"])
 	if err == nil && res.MediaType == JSON && !res.Stream && !res.Pretty {
 		res.Pretty = prettyRequest(r)
 	}
@@ -268,10 +263,30 @@ func (e Endpoint) Negotiate(r *http.Request) (Result, error) {
 // "" means no header. It is Negotiate without the request's query and
 // User-Agent.
 func (e Endpoint) NegotiateAccept(accept string) (Result, error) {
+	if accept == "" {
+		return e.negotiate(nil)
+	}
+	return e.negotiate([]string{accept})
+}
+
+func (e Endpoint) negotiate(headers []string) (Result, error) {
 	var n negotiator
 	n.init(e)
-	n.add(accept)
-	return n.result()
+	for _, h := range headers {
+		n.add(h)
+	}
+	res, err := n.result()
+	if err != nil && e.Response == Watch {
+		// Kubernetes negotiates a watch as a list first, and names the
+		// stream forms only when that found a media type without one
+		// (YAML): Accept text/html lists the plain media types.
+		l := e
+		l.Response = List
+		if _, lerr := l.negotiate(headers); lerr != nil {
+			return Result{}, lerr
+		}
+	}
+	return res, err
 }
 
 // clause is what negotiation keeps of an Accept entry.
@@ -450,26 +465,15 @@ func (n *negotiator) notAcceptable() error {
 	return err
 }
 
-// notAcceptable returns Kubernetes' 406 for e: the media types it serves,
-// or for a watch the stream forms.
+// notAcceptable returns Kubernetes' 406 for e: the media types of
+// Kubernetes' serializers, or for a watch the stream forms. They are the
+// same for every endpoint, whatever it serves: kube-apiserver 1.37 lists
+// protobuf in the 406 and 415 of custom resources, which have none.
 func notAcceptable(e Endpoint) *status.Error {
-	m := e.mediaTypes()
-	types := make([]string, 0, 3)
 	if e.Response == Watch {
-		if m&JSON != 0 {
-			types = append(types, "application/json;stream=watch")
-		}
-		if m&Protobuf != 0 {
-			types = append(types, ContentTypeProtobufStream)
-		}
-	} else {
-		for _, t := range []MediaType{JSON, YAML, Protobuf} {
-			if m&t != 0 {
-				types = append(types, t.String())
-			}
-		}
+		return status.NewNotAcceptableMediaTypes("application/json;stream=watch", ContentTypeProtobufStream)
 	}
-	return status.NewNotAcceptableMediaTypes(types...)
+	return status.NewNotAcceptableMediaTypes(ContentTypeJSON, ContentTypeYAML, ContentTypeProtobuf)
 }
 
 // prettyRequest applies Kubernetes' pretty rules that are not part of
