@@ -72,8 +72,13 @@
 // multipleOf, minProperties/maxProperties, format (the string formats
 // Kubernetes checks: byte, date, date-time, duration, ipv4, ipv6, cidr,
 // mac, hostname, uuid, ...), nullable, items, additionalProperties,
-// x-kubernetes-int-or-string, x-kubernetes-preserve-unknown-fields and
-// x-kubernetes-embedded-resource. A failure is a 422 whose causes carry
+// x-kubernetes-int-or-string, x-kubernetes-preserve-unknown-fields,
+// x-kubernetes-embedded-resource, and allOf, anyOf, oneOf and not as
+// kube-openapi evaluates them (`"spec" must validate one and only one
+// schema (oneOf). Found none valid`, with the errors of the alternative
+// it finds closest; on an update an unchanged value's junctor errors
+// ratchet with the value's, but an alternative's members are checked
+// without ratcheting, as Kubernetes checks them). A failure is a 422 whose causes carry
 // kube-openapi's messages, such as `Invalid value: 11: spec.replicas in
 // body should be less than or equal to 10`; the errors of embedded
 // resources' apiVersion and kind come after the scale paths', then the
@@ -98,7 +103,10 @@
 // Options.Resource and Options.Start, with the same Options, in place of
 // Resource and Start; conversion webhooks are
 // not called (all versions share storage with the None strategy);
-// allOf, anyOf, oneOf and not are not evaluated; the metadata of an
+// without Options.Rules a definition with rules gets no Warning that they
+// are not enforced, and requests to a deprecated version get no
+// deprecation Warning (the server has no warnings hook for resources
+// yet); the metadata of an
 // embedded resource is not validated (its apiVersion and kind are), nor
 // are the defaults of resources' metadata. Where Kubernetes prints a Go
 // structure as a bad value (spec.versions), the versions' names are

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -285,4 +286,80 @@ func jsonOf(t testing.TB, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// kubectl get crd prints what apiextensions-apiserver's Table holds
+// (kube-apiserver 1.37 answers these columns, and an empty list has
+// "rows": null, as its converter appends rows one by one, where the
+// Table of custom resources has "rows": []).
+func TestDefinitionTable(t *testing.T) {
+	s, c, url := newServer(t)
+	const table = "application/json;as=Table;v=v1;g=meta.k8s.io"
+	base := url + "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+	empty := do(t, "GET", base, "", 200, "Accept", table).body
+	if !strings.Contains(empty, `"rows":null`) {
+		t.Errorf("empty Table: %s", empty)
+	}
+	do(t, "POST", base, widgetCRD(t), 201)
+	waitFor(t, s, "established", func() bool {
+		d, err := c.WaitEstablished(t.Context(), "widgets.example.com")
+		return err == nil && d.IsEstablished()
+	})
+	var got struct {
+		ColumnDefinitions []struct {
+			Name, Type string
+			Priority   int
+		}
+		Rows []struct{ Cells []any }
+	}
+	if err := json.Unmarshal([]byte(do(t, "GET", base, "", 200, "Accept", table).body), &got); err != nil {
+		t.Fatal(err)
+	}
+	var cols []string
+	for _, d := range got.ColumnDefinitions {
+		cols = append(cols, d.Name+":"+d.Type+":"+strconv.Itoa(d.Priority))
+	}
+	if want := "Name:string:0 Scope:string:0 Versions:string:0 Created At:date:0 Group:string:1 Kind:string:1 ShortNames:string:1 Established:boolean:1"; strings.Join(cols, " ") != want {
+		t.Errorf("columns %s\nwant %s", strings.Join(cols, " "), want)
+	}
+	if len(got.Rows) != 1 {
+		t.Fatalf("rows %+v", got.Rows)
+	}
+	if w := do(t, "GET", url+"/apis/example.com/v1/namespaces/none/widgets", "", 200, "Accept", table).body; !strings.Contains(w, `"rows":[]`) {
+		t.Errorf("empty Table of custom resources: %s", w)
+	}
+	cells := got.Rows[0].Cells
+	if len(cells) != 8 || cells[0] != "widgets.example.com" || cells[1] != "Namespaced" || cells[2] != "v1(storage)" || cells[4] != "example.com" ||
+		cells[5] != "Widget" || cells[6] != "wd" || cells[7] != true {
+		t.Errorf("cells %v", cells)
+	}
+}
+
+// A group's versions are listed by Kubernetes' version priority and the
+// first is preferred, whatever the order of spec.versions: kube-apiserver
+// 1.37 answered GET /apis/multi.apisem.dev, after this definition was
+// created, with exactly the document below, and listed the versions in
+// that order in aggregated discovery too.
+func TestDefinitionVersionPriority(t *testing.T) {
+	s, c, url := newServer(t)
+	v := func(name string, storage bool) string {
+		return `{"name":"` + name + `","served":true,"storage":` + strconv.FormatBool(storage) +
+			`,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}`
+	}
+	def := `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"things.multi.apisem.dev"},` +
+		`"spec":{"group":"multi.apisem.dev","scope":"Namespaced","names":{"plural":"things","singular":"thing","kind":"Thing","listKind":"ThingList"},` +
+		`"versions":[` + v("v1alpha1", false) + `,` + v("v1beta1", true) + `,` + v("foo", false) + `,` + v("v1", false) + `,` +
+		v("v1beta2", false) + `,` + v("v10alpha3", false) + `]}}`
+	do(t, "POST", url+"/apis/apiextensions.k8s.io/v1/customresourcedefinitions", def, 201)
+	waitFor(t, s, "established", func() bool {
+		d, err := c.WaitEstablished(t.Context(), "things.multi.apisem.dev")
+		return err == nil && d.IsEstablished()
+	})
+	const want = `{"kind":"APIGroup","apiVersion":"v1","name":"multi.apisem.dev","versions":[{"groupVersion":"multi.apisem.dev/v1","version":"v1"},` +
+		`{"groupVersion":"multi.apisem.dev/v1beta2","version":"v1beta2"},{"groupVersion":"multi.apisem.dev/v1beta1","version":"v1beta1"},` +
+		`{"groupVersion":"multi.apisem.dev/v10alpha3","version":"v10alpha3"},{"groupVersion":"multi.apisem.dev/v1alpha1","version":"v1alpha1"},` +
+		`{"groupVersion":"multi.apisem.dev/foo","version":"foo"}],"preferredVersion":{"groupVersion":"multi.apisem.dev/v1","version":"v1"}}`
+	if got := strings.TrimSpace(do(t, "GET", url+"/apis/multi.apisem.dev", "", 200).body); got != want {
+		t.Errorf("GET /apis/multi.apisem.dev =\n%s\nwant\n%s", got, want)
+	}
 }

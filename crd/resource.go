@@ -15,6 +15,43 @@ import (
 	"github.com/apisem/apisem/validation"
 )
 
+// definitionColumns are the Table of definitions, as
+// apiextensions-apiserver's (pkg/registry/customresourcedefinition/
+// tableconvertor) prints it: kubectl get crd shows the name, scope,
+// served versions (sorted, the storage one marked) and creation time,
+// and -o wide the group, kind, short names and whether it is established.
+var definitionColumns = []server.Column{
+	server.NameColumn,
+	{Name: "Scope", Type: "string", Description: "Cluster/Namespaced",
+		Cell: func(o server.Object, _ time.Time) any { return string(o.(*CustomResourceDefinition).Spec.Scope) }},
+	{Name: "Versions", Type: "string", Description: "Served versions", Cell: func(o server.Object, _ time.Time) any {
+		var vs []string
+		for _, v := range o.(*CustomResourceDefinition).Spec.Versions {
+			if v.Served {
+				if v.Storage {
+					vs = append(vs, v.Name+"(storage)")
+				} else {
+					vs = append(vs, v.Name)
+				}
+			}
+		}
+		slices.Sort(vs)
+		return strings.Join(vs, ",")
+	}},
+	{Name: "Created At", Type: "date", Description: server.CreationTimestampDescription,
+		Cell: func(o server.Object, _ time.Time) any { return o.Meta().CreationTimestamp.UTC().Format(time.RFC3339) }},
+	{Name: "Group", Type: "string", Priority: 1, Description: "API group",
+		Cell: func(o server.Object, _ time.Time) any { return o.(*CustomResourceDefinition).Spec.Group }},
+	{Name: "Kind", Type: "string", Priority: 1, Description: "CustomResource kind",
+		Cell: func(o server.Object, _ time.Time) any { return o.(*CustomResourceDefinition).Spec.Names.Kind }},
+	{Name: "ShortNames", Type: "string", Priority: 1, Description: "Short names",
+		Cell: func(o server.Object, _ time.Time) any {
+			return strings.Join(o.(*CustomResourceDefinition).Spec.Names.ShortNames, ",")
+		}},
+	{Name: "Established", Type: "boolean", Priority: 1, Description: "Established status",
+		Cell: func(o server.Object, _ time.Time) any { return o.(*CustomResourceDefinition).IsEstablished() }},
+}
+
 // Resource returns the description of the customresourcedefinitions
 // resource (apiextensions.k8s.io/v1, cluster-scoped, with the status
 // subresource), for server.Options.Resources. Start a Controller on the
@@ -29,11 +66,9 @@ func Resource() *server.Resource {
 		Generation:             true,
 		RequireResourceVersion: true,
 		New:                    func() server.Object { return &CustomResourceDefinition{} },
-		Columns: []server.Column{server.NameColumn, {Name: "Created At", Type: "date",
-			Description: server.CreationTimestampDescription,
-			Cell: func(o server.Object, _ time.Time) any {
-				return o.Meta().CreationTimestamp.UTC().Format(time.RFC3339)
-			}}},
+		Columns:                definitionColumns,
+		// apiextensions-apiserver's Table converter appends its rows.
+		NullTableRows: true,
 		// A built-in type: strategic merge patches apply, with metadata's
 		// strategies (finalizers merge as a set, ownerReferences by uid).
 		PatchSchema: &patch.Schema{Fields: map[string]*patch.Schema{"metadata": patch.ObjectMetaSchema()}},

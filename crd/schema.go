@@ -177,7 +177,25 @@ func (v *validator) check(content, old map[string]any, wholeObject bool) (errs, 
 	}
 	w := &walk{}
 	v.validate(w, "", content, &root, c)
-	return w.errs, w.embedded
+	return unique(w.errs), w.embedded
+}
+
+// unique drops the repeats of errors from errs, as kube-openapi keeps
+// one of each message (allOf's alternatives, or a schema and one of its
+// alternatives, may find the same fault).
+func unique(errs []status.FieldError) []status.FieldError {
+	if len(errs) < 2 {
+		return errs
+	}
+	seen := make(map[string]bool, len(errs))
+	return slices.DeleteFunc(errs, func(e status.FieldError) bool {
+		k := e.Error()
+		if seen[k] {
+			return true
+		}
+		seen[k] = true
+		return false
+	})
 }
 
 // walk is one validation's errors: the schema's, and those of embedded
@@ -185,6 +203,19 @@ func (v *validator) check(content, old map[string]any, wholeObject bool) (errs, 
 // schema, without ratcheting.
 type walk struct {
 	errs, embedded []status.FieldError
+	// mc is kube-openapi's match count of the values walked
+	// (kindMatches), kept when count is set: in the walks of allOf,
+	// anyOf, oneOf and not alternatives, where it decides which errors
+	// are reported.
+	mc    int
+	count bool
+}
+
+// merge adds the errors and match count of r, an alternative's walk.
+func (w *walk) merge(r *walk) {
+	w.errs = append(w.errs, r.errs...)
+	w.embedded = append(w.embedded, r.embedded...)
+	w.mc += r.mc
 }
 
 // child is the path of member k of the value at path.
@@ -247,6 +278,15 @@ func (v *validator) validateValue(w *walk, path string, x any, s *JSONSchemaProp
 		return
 	}
 	errs := &w.errs
+	if x == nil {
+		// kube-openapi checks a null's type and enum only, and counts
+		// the type check as a match when it passes.
+		if s.Type == "" && !s.XIntOrString || s.Nullable {
+			w.mc++
+		}
+	} else if w.count {
+		w.mc += kindMatches(x, s)
+	}
 	// The type: int-or-string is either, a float that is an integer is an
 	// integer, an integer is a number.
 	types := []string{s.Type}
@@ -270,14 +310,17 @@ func (v *validator) validateValue(w *walk, path string, x any, s *JSONSchemaProp
 			return
 		case s.Format != "" && t != "string" && t != "array" && !slices.Contains(types, t) && format != s.Format && !floatInt && !intFloat:
 			*errs = append(*errs, typeInvalid(path, format, fmt.Sprintf("%s in body must be of type %s: %q", path, s.Format, format)))
+			v.junctors(w, path, x, s)
 			if numeric && (t == "integer" || t == "number") {
 				validateNumber(errs, path, x, s)
 			}
 			v.enum(errs, path, x, s)
 			return
 		case s.Format != "" && !numeric && (t == "string" || t == "array"):
+			w.mc++ // the type check passed
 		case !slices.Contains(types, t) && !floatInt && !intFloat:
 			*errs = append(*errs, typeInvalid(path, t, fmt.Sprintf("%s in body must be of type %s: %q", path, strings.Join(types, ","), t)))
+			v.junctors(w, path, x, s)
 			if t == "number" && slices.Contains(types, "integer") {
 				// The number checks still run, and first say that the
 				// value is no integer.
@@ -285,7 +328,23 @@ func (v *validator) validateValue(w *walk, path string, x any, s *JSONSchemaProp
 			}
 			v.enum(errs, path, x, s)
 			return
+		default:
+			w.mc++ // the type check passed
 		}
+	} else if f := checkedFormat(s); f != "" && x != nil {
+		// A schema under allOf, anyOf, oneOf or not has no type, but its
+		// format still asks for a string (or an array).
+		switch t := jsonType(x); {
+		case t == "string" || t == "array":
+			w.mc++
+		case goFormat(x) == f:
+			w.mc++
+		default:
+			*errs = append(*errs, typeInvalid(path, goFormat(x), fmt.Sprintf("%s in body must be of type %s: %q", path, f, goFormat(x))))
+		}
+	}
+	if x != nil {
+		v.junctors(w, path, x, s)
 	}
 	switch x := x.(type) {
 	case nil:
@@ -312,6 +371,153 @@ func (v *validator) validateValue(w *walk, path string, x any, s *JSONSchemaProp
 	if m, ok := x.(map[string]any); ok {
 		v.validateMap(w, path, m, s, c)
 	}
+}
+
+// kindMatches is what kube-openapi's schema validator adds to its match
+// count for a value that is not null, apart from the type check's own
+// match and what the values below it and the logical junctors add: one
+// for each of its validators that applies to the value (the type check
+// when the schema names a type or format, the logical junctors always,
+// the string, format, number, list, enum and object checks by the
+// value's kind), one for the list check itself and one for the whole.
+// kube-openapi picks the errors of the failed anyOf or oneOf
+// alternative with the highest count.
+func kindMatches(x any, s *JSONSchemaProps) int {
+	n := 1 + 2 + 1 // the whole; the junctors, which count themselves; the enum
+	if s.Type != "" || s.XIntOrString || checkedFormat(s) != "" {
+		n++
+	}
+	switch x.(type) {
+	case string:
+		n++
+		if f := checkedFormat(s); f != "" && stringFormats[f] {
+			n++
+		}
+	case int64, float64, json.Number:
+		n += 2 // the number check counts itself
+	case []any:
+		n += 2 // the list check counts itself
+	case map[string]any:
+		n++
+	}
+	return n
+}
+
+// stringFormats are the string formats a CRD schema may name (without
+// dashes, as kube-openapi compares their names); Kubernetes drops the
+// others from the schemas it validates with (k8s.io/apiextensions-apiserver
+// pkg/apiserver/validation/formats.go).
+var stringFormats = map[string]bool{
+	"bsonobjectid": true, "uri": true, "email": true, "hostname": true, "ipv4": true, "ipv6": true,
+	"cidr": true, "mac": true, "uuid": true, "uuid3": true, "uuid4": true, "uuid5": true, "isbn": true,
+	"isbn10": true, "isbn13": true, "creditcard": true, "ssn": true, "hexcolor": true, "rgbcolor": true,
+	"byte": true, "password": true, "date": true, "duration": true, "datetime": true,
+	"k8sshortname": true, "k8slongname": true,
+}
+
+// checkedFormat is the format of s that Kubernetes keeps to validate
+// with, without dashes for string formats, or "": a string format it
+// knows on a string or untyped schema, int32 or int64 on an integer,
+// float or double on a number.
+func checkedFormat(s *JSONSchemaProps) string {
+	switch t := s.Type; {
+	case s.Format == "":
+	case t == "" || t == "string" || s.XIntOrString:
+		if f := strings.ReplaceAll(s.Format, "-", ""); stringFormats[f] {
+			return f
+		}
+	case t == "integer" && (s.Format == "int32" || s.Format == "int64"),
+		t == "number" && (s.Format == "float" || s.Format == "double"):
+		return s.Format
+	}
+	return ""
+}
+
+// junctors checks x, not null, against the allOf, anyOf, oneOf and not
+// of s, as kube-openapi does, with its messages (on a field it leaves
+// unnamed): anyOf reports, when no alternative holds, the errors of the
+// alternative that matched most (the first of those); oneOf does so when
+// none holds, and says how many did when several do; allOf reports the
+// errors of every alternative. On an update, the value's errors ratchet
+// as a whole, those of the junctors included, but an alternative's
+// values are not correlated with the old object's: kube-openapi checks
+// alternatives without ratcheting.
+func (v *validator) junctors(w *walk, path string, x any, s *JSONSchemaProps) {
+	if len(s.AnyOf) > 0 {
+		var best *walk
+		held := false
+		for i := range s.AnyOf {
+			r := v.alternative(path, x, &s.AnyOf[i])
+			if len(r.errs) == 0 {
+				best, held = r, true
+				break
+			}
+			if best == nil || r.mc > best.mc {
+				best = r
+			}
+		}
+		if !held {
+			w.errs = append(w.errs, invalid("<nil>", "", fmt.Sprintf("%q must validate at least one schema (anyOf)", path)))
+		}
+		w.merge(best)
+	}
+	if len(s.OneOf) > 0 {
+		var best, first *walk
+		held := 0
+		for i := range s.OneOf {
+			r := v.alternative(path, x, &s.OneOf[i])
+			if len(r.errs) == 0 {
+				held++
+				best = nil
+				if first == nil {
+					first = r
+				}
+				continue
+			}
+			if held == 0 && (best == nil || r.mc > best.mc) {
+				best = r
+			}
+		}
+		switch held {
+		case 1:
+			w.merge(first)
+		case 0:
+			w.errs = append(w.errs, invalid("<nil>", "", fmt.Sprintf("%q must validate one and only one schema (oneOf). Found none valid", path)))
+			w.merge(best)
+		default:
+			w.errs = append(w.errs, invalid("<nil>", "", fmt.Sprintf("%q must validate one and only one schema (oneOf). Found %d valid alternatives", path, held)))
+		}
+	}
+	if len(s.AllOf) > 0 {
+		held := 0
+		for i := range s.AllOf {
+			r := v.alternative(path, x, &s.AllOf[i])
+			if len(r.errs) == 0 {
+				held++
+			}
+			w.merge(r)
+		}
+		if held < len(s.AllOf) {
+			none := ""
+			if held == 0 {
+				none = ". None validated"
+			}
+			w.errs = append(w.errs, invalid("<nil>", "", fmt.Sprintf("%q must validate all the schemas (allOf)%s", path, none)))
+		}
+	}
+	if s.Not != nil {
+		if r := v.alternative(path, x, s.Not); len(r.errs) == 0 {
+			w.errs = append(w.errs, invalid("<nil>", "", fmt.Sprintf("%q must not validate the schema (not)", path)))
+		}
+	}
+}
+
+// alternative is the walk of x, the value at path, against a schema of
+// allOf, anyOf, oneOf or not.
+func (v *validator) alternative(path string, x any, s *JSONSchemaProps) *walk {
+	r := &walk{count: true}
+	v.validateValue(r, path, x, s, nil)
+	return r
 }
 
 // enum checks x against s.Enum: Kubernetes reports the values as

@@ -118,6 +118,37 @@ func TestValidate(t *testing.T) {
 			`{"t":{"apiVersion":"a/b/c","kind":1}}`, []string{`t.apiVersion: Invalid value: "a/b/c": unexpected GroupVersion string: a/b/c`, `t.kind: Invalid value: 1: must be a string`}},
 		{"embedded resource", `{type: object, properties: {t: {type: object, x-kubernetes-embedded-resource: true, x-kubernetes-preserve-unknown-fields: true}}}`,
 			`{"t":{"metadata":{}}}`, []string{`t.apiVersion: Required value`, `t.kind: Required value`}},
+		// Logical junctors: kube-openapi's messages, on a field it
+		// leaves unnamed, then the errors it keeps of the alternatives.
+		{"oneOf none", `{type: object, properties: {s: {type: object, properties: {a: {type: string}, b: {type: string}}, oneOf: [{required: [a]}, {required: [b]}]}}}`,
+			`{"s":{}}`, []string{`<nil>: Invalid value: "": "s" must validate one and only one schema (oneOf). Found none valid`, `s.a: Required value`}},
+		{"oneOf one", `{type: object, properties: {s: {type: object, properties: {a: {type: string}, b: {type: string}}, oneOf: [{required: [a]}, {required: [b]}]}}}`,
+			`{"s":{"a":"x"}}`, nil},
+		{"oneOf two", `{type: object, properties: {s: {type: object, properties: {a: {type: string}, b: {type: string}}, oneOf: [{required: [a]}, {required: [b]}]}}}`,
+			`{"s":{"a":"x","b":"y"}}`, []string{`<nil>: Invalid value: "": "s" must validate one and only one schema (oneOf). Found 2 valid alternatives`}},
+		// The failed alternative that matched most is reported: the
+		// second, whose member counts, not the first.
+		{"anyOf best failure", `{type: object, properties: {o: {type: object, properties: {a: {type: integer}, b: {type: integer}},
+			anyOf: [{required: [b]}, {properties: {a: {minimum: 5}}}]}}}`,
+			`{"o":{"a":3}}`, []string{`<nil>: Invalid value: "": "o" must validate at least one schema (anyOf)`, `o.a: Invalid value: 3: o.a in body should be greater than or equal to 5`}},
+		{"anyOf first of equal failures", `{type: object, properties: {num: {type: number, anyOf: [{minimum: 5}, {maximum: 1}]}}}`,
+			`{"num":3}`, []string{`<nil>: Invalid value: "": "num" must validate at least one schema (anyOf)`, `num: Invalid value: 3: num in body should be greater than or equal to 5`}},
+		{"anyOf holds", `{type: object, properties: {num: {type: number, anyOf: [{minimum: 5}, {maximum: 1}]}}}`, `{"num":0}`, nil},
+		{"allOf", `{type: object, properties: {s: {type: string, allOf: [{minLength: 2}, {pattern: '^[a-z]+$'}]}}}`,
+			`{"s":"A"}`, []string{`s: Invalid value: "A": s in body should be at least 2 chars long`, `s: Invalid value: "A": s in body should match '^[a-z]+$'`,
+				`<nil>: Invalid value: "": "s" must validate all the schemas (allOf). None validated`}},
+		{"allOf reports a fault once", `{type: object, properties: {s: {type: string, maxLength: 1, allOf: [{maxLength: 1}, {maxLength: 1}]}}}`,
+			`{"s":"ab"}`, []string{`s: Too long: may not be more than 1 byte`, `<nil>: Invalid value: "": "s" must validate all the schemas (allOf). None validated`}},
+		{"not", `{type: object, properties: {s: {type: string, not: {enum: [x]}}}}`,
+			`{"s":"x"}`, []string{`<nil>: Invalid value: "": "s" must not validate the schema (not)`}},
+		{"junctors at the root", `{type: object, properties: {a: {type: string}}, anyOf: [{required: [a]}]}`,
+			`{}`, []string{`<nil>: Invalid value: "": "" must validate at least one schema (anyOf)`, `a: Required value`}},
+		{"junctors run on a value of the wrong type", `{type: object, properties: {s: {type: string, oneOf: [{pattern: a}, {pattern: b}]}}}`,
+			`{"s":1}`, []string{`s: Invalid value: "integer": s in body must be of type string: "integer"`,
+				`<nil>: Invalid value: "": "s" must validate one and only one schema (oneOf). Found 2 valid alternatives`}},
+		{"a format without a type", `{type: object, properties: {num: {type: integer, anyOf: [{format: date}, {minimum: 1}]}}}`,
+			`{"num":0}`, []string{`<nil>: Invalid value: "": "num" must validate at least one schema (anyOf)`, `num: Invalid value: "int64": num in body must be of type date: "int64"`}},
+		{"null skips junctors", `{type: object, properties: {s: {type: string, nullable: true, not: {}}}}`, `{"s":null}`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -39,6 +39,12 @@ type Converter[T any] struct {
 	Object func(obj T) ([]byte, error)
 	// Columns are the Table columns; nil means DefaultColumns.
 	Columns []Column[T]
+	// EmptyRows writes the rows of an empty list's Table as [] rather
+	// than null. Kubernetes' printers (those of its built-in types, and
+	// custom resources' converter) make the rows up front and write [];
+	// its default converter, and the definitions', append them one by
+	// one and write null.
+	EmptyRows bool
 }
 
 // Table converts objs into a Table for target (TargetTable or
@@ -50,6 +56,9 @@ func (c *Converter[T]) Table(target Target, include IncludeObjectPolicy, list me
 		return nil, fmt.Errorf("negotiation: Table called for target %v", target)
 	}
 	t := &Table{Kind: "Table", APIVersion: target.APIVersion(), Metadata: list, ColumnDefinitions: c.columns()}
+	if c.EmptyRows {
+		t.Rows = make([]TableRow, 0, len(objs))
+	}
 	for _, obj := range objs {
 		row, err := c.row(target, include, obj)
 		if err != nil {
@@ -173,8 +182,8 @@ func (c *Converter[T]) ListBody(res Result, include IncludeObjectPolicy, list me
 	default:
 		return l, status.NewNotAcceptable(fmt.Sprintf("you requested PartialObjectMetadata, but the requested object is a list (%T)", objs))
 	}
-	// Kubernetes writes no rows and no items as null.
-	if l.Len = len(objs); l.Len == 0 {
+	// Kubernetes writes no items as null, and no rows as null or [].
+	if l.Len = len(objs); l.Len == 0 && !(res.Target.IsTable() && c.EmptyRows) {
 		l.Tail = []byte("null}")
 	} else {
 		l.Head = append(l.Head, '[')

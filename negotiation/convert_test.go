@@ -132,6 +132,10 @@ func TestConverterTables(t *testing.T) {
 				`{"cells":["a","2024-01-02T03:04:05Z"],"object":{"kind":"ConfigMap","apiVersion":"v1","metadata":` + metaA + `,"data":{"k":"v"}}}]}`},
 		{name: "empty list", conv: testConverter, target: TargetTable, objs: nil,
 			want: `{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":` + listJSON + `,"columnDefinitions":` + cols + `,"rows":null}`},
+		// kube-apiserver 1.37 answers "rows":[] for an empty list of
+		// ConfigMaps, Secrets, Namespaces or custom resources.
+		{name: "empty list, a printer's", conv: &Converter[*testObj]{Meta: testMeta, EmptyRows: true}, target: TargetTable, objs: nil,
+			want: `{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":` + listJSON + `,"columnDefinitions":` + cols + `,"rows":[]}`},
 		{name: "user columns", conv: dataConverter, target: TargetTable, objs: objs,
 			want: `{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":` + listJSON + `,"columnDefinitions":[` +
 				cols[1:strings.Index(cols, `},{"name":"Created At"`)+1] + `,` +

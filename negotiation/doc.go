@@ -17,9 +17,15 @@
 // PartialObjectMetadata or PartialObjectMetadataList, each in
 // meta.k8s.io/v1 or v1beta1), whether to indent JSON, and whether the
 // answer is a watch stream. When nothing is acceptable it returns
-// Kubernetes' 406, for a watch listing the stream forms:
+// Kubernetes' 406, which names the media types of Kubernetes' serializers
+// whatever the endpoint serves (as kube-apiserver does for custom
+// resources, which have no protobuf form):
 //
 //	only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf
+//
+// A watch is negotiated as a list first, as Kubernetes does: only when
+// that finds a media type without a stream form (YAML) does the 406 name
+// the stream forms instead.
 //
 // The Accept header is parsed by RFC 9110: media ranges with wildcards,
 // parameters (token or quoted-string), q values, optional whitespace, type

@@ -80,7 +80,10 @@ func FuzzRequestParsers(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		acceptsGzip([]string{s})
-		queryBool(s, "pretty")
+		got := queryValue(s, "pretty")
+		if v, err := url.ParseQuery(s); err == nil && got != v.Get("pretty") {
+			t.Fatalf("queryValue(%q) = %q; url.Values.Get = %q", s, got, v.Get("pretty"))
+		}
 		if _, err := (Endpoint{}).BodyMediaType(s); err != nil && !status.IsUnsupportedMediaType(err) {
 			t.Fatalf("BodyMediaType(%q) = %v", s, err)
 		}

@@ -180,12 +180,14 @@ func TestConverterListBody(t *testing.T) {
 	remaining := int64(3)
 	list := meta.ListMeta{ResourceVersion: "42", Continue: "tok", RemainingItemCount: &remaining}
 	targets := []Target{TargetTable, TargetTableV1beta1, TargetPartialObjectMetadataList, TargetPartialObjectMetadataListV1beta1}
-	for _, conv := range []*Converter[*testObj]{testConverter, dataConverter} {
+	printer := *dataConverter
+	printer.EmptyRows = true
+	for _, conv := range []*Converter[*testObj]{testConverter, dataConverter, &printer} {
 		for _, target := range targets {
 			for _, res := range []Result{{MediaType: JSON}, {MediaType: JSON, Pretty: true}, {MediaType: YAML}, {MediaType: Protobuf}} {
 				for _, inc := range []IncludeObjectPolicy{IncludeMetadata, IncludeObject, IncludeNone} {
 					for _, n := range []int{0, 1, len(objs)} {
-						if inc == IncludeObject && (conv == dataConverter || !target.IsTable()) {
+						if inc == IncludeObject && (conv.Object == nil || !target.IsTable()) {
 							continue // no Object function; a conversion without objects
 						}
 						res.Target = target

@@ -252,12 +252,7 @@ func (r Result) ContentType() string {
 // serves; when Accept entries were malformed the error also matches
 // ErrMalformedAccept.
 func (e Endpoint) Negotiate(r *http.Request) (Result, error) {
-	var n negotiator
-	n.init(e)
-	for _, h := range r.Header["Accept"] {
-		n.add(h)
-	}
-	res, err := n.result()
+	res, err := e.negotiate(r.Header["Accept"])
 	if err == nil && res.MediaType == JSON && !res.Stream && !res.Pretty {
 		res.Pretty = prettyRequest(r)
 	}
@@ -268,10 +263,30 @@ func (e Endpoint) Negotiate(r *http.Request) (Result, error) {
 // "" means no header. It is Negotiate without the request's query and
 // User-Agent.
 func (e Endpoint) NegotiateAccept(accept string) (Result, error) {
+	if accept == "" {
+		return e.negotiate(nil)
+	}
+	return e.negotiate([]string{accept})
+}
+
+func (e Endpoint) negotiate(headers []string) (Result, error) {
 	var n negotiator
 	n.init(e)
-	n.add(accept)
-	return n.result()
+	for _, h := range headers {
+		n.add(h)
+	}
+	res, err := n.result()
+	if err != nil && e.Response == Watch {
+		// Kubernetes negotiates a watch as a list first, and names the
+		// stream forms only when that found a media type without one
+		// (YAML): Accept text/html lists the plain media types.
+		l := e
+		l.Response = List
+		if _, lerr := l.negotiate(headers); lerr != nil {
+			return Result{}, lerr
+		}
+	}
+	return res, err
 }
 
 // clause is what negotiation keeps of an Accept entry.
@@ -450,34 +465,28 @@ func (n *negotiator) notAcceptable() error {
 	return err
 }
 
-// notAcceptable returns Kubernetes' 406 for e: the media types it serves,
-// or for a watch the stream forms.
+// notAcceptable returns Kubernetes' 406 for e: the media types of
+// Kubernetes' serializers, or for a watch the stream forms. They are the
+// same for every endpoint, whatever it serves: kube-apiserver 1.37 lists
+// protobuf in the 406 and 415 of custom resources, which have none.
 func notAcceptable(e Endpoint) *status.Error {
-	m := e.mediaTypes()
-	types := make([]string, 0, 3)
 	if e.Response == Watch {
-		if m&JSON != 0 {
-			types = append(types, "application/json;stream=watch")
-		}
-		if m&Protobuf != 0 {
-			types = append(types, ContentTypeProtobufStream)
-		}
-	} else {
-		for _, t := range []MediaType{JSON, YAML, Protobuf} {
-			if m&t != 0 {
-				types = append(types, t.String())
-			}
-		}
+		return status.NewNotAcceptableMediaTypes("application/json;stream=watch", ContentTypeProtobufStream)
 	}
-	return status.NewNotAcceptableMediaTypes(types...)
+	return status.NewNotAcceptableMediaTypes(ContentTypeJSON, ContentTypeYAML, ContentTypeProtobuf)
 }
 
 // prettyRequest applies Kubernetes' pretty rules that are not part of
-// Accept: ?pretty=<true> (strconv.ParseBool) and the User-Agent of curl,
-// Wget and browsers.
+// Accept (isPrettyPrint in k8s.io/apiserver's negotiation): a non-empty
+// first ?pretty= value decides, true as strconv.ParseBool reads it, so
+// that ?pretty=false turns off what the User-Agent of curl, Wget and
+// browsers turns on.
 func prettyRequest(r *http.Request) bool {
-	if r.URL != nil && queryBool(r.URL.RawQuery, "pretty") {
-		return true
+	if r.URL != nil {
+		if v := queryValue(r.URL.RawQuery, "pretty"); v != "" {
+			b, _ := strconv.ParseBool(v)
+			return b
+		}
 	}
 	// The server stores header keys canonically; indexing the map skips
 	// Header.Get's canonicalization on this hot path.
@@ -488,12 +497,16 @@ func prettyRequest(r *http.Request) bool {
 	return strings.HasPrefix(ua[0], "curl") || strings.HasPrefix(ua[0], "Wget") || strings.HasPrefix(ua[0], "Mozilla/5.0")
 }
 
-// queryBool reports whether the first value of key in a raw query parses
-// as true (strconv.ParseBool), without building url.Values.
-func queryBool(raw, key string) bool {
+// queryValue is the first value of key in a raw query, as url.Values.Get
+// finds it (pairs that url.ParseQuery refuses are skipped), without
+// building url.Values.
+func queryValue(raw, key string) string {
 	for raw != "" {
 		var kv string
 		kv, raw, _ = strings.Cut(raw, "&")
+		if strings.IndexByte(kv, ';') >= 0 {
+			continue // url.ParseQuery refuses semicolons
+		}
 		k, v, _ := strings.Cut(kv, "=")
 		if k != key {
 			if !escaped(k) {
@@ -505,12 +518,14 @@ func queryBool(raw, key string) bool {
 			}
 		}
 		if escaped(v) {
-			v, _ = url.QueryUnescape(v)
+			var err error
+			if v, err = url.QueryUnescape(v); err != nil {
+				continue
+			}
 		}
-		b, _ := strconv.ParseBool(v)
-		return b
+		return v
 	}
-	return false
+	return ""
 }
 
 func escaped(s string) bool {

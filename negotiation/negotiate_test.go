@@ -99,13 +99,20 @@ var clientHeaders = []struct {
 	{name: "malformed only", accept: "json", ep: listEP, err: notAcceptableAll},
 	{name: "protobuf table", accept: "application/vnd.kubernetes.protobuf;as=Table;g=meta.k8s.io;v=v1", ep: listEP, err: notAcceptableAll},
 	{name: "table without tables", accept: "application/json;as=Table;g=meta.k8s.io;v=v1", ep: Endpoint{NoTable: true}, err: notAcceptableAll},
-	{name: "protobuf on a JSON type", accept: "application/vnd.kubernetes.protobuf", ep: Endpoint{MediaTypes: JSON}, err: "only the following media types are accepted: application/json"},
-	{name: "protobuf on a JSON and YAML type", accept: "application/vnd.kubernetes.protobuf", ep: jsonListEP, err: "only the following media types are accepted: application/json, application/yaml"},
+	// kube-apiserver 1.37 names its serializers' media types whatever the
+	// type serves: a custom resource's 406 lists protobuf too.
+	{name: "protobuf on a JSON type", accept: "application/vnd.kubernetes.protobuf", ep: Endpoint{MediaTypes: JSON}, err: notAcceptableAll},
+	{name: "protobuf on a JSON and YAML type", accept: "application/vnd.kubernetes.protobuf", ep: jsonListEP, err: notAcceptableAll},
 	{name: "yaml watch", accept: "application/yaml", ep: watchEP, err: notAcceptableStream},
-	{name: "yaml stream", accept: "application/yaml;stream=watch", ep: watchEP, err: notAcceptableStream},
-	{name: "bad stream", accept: "application/json;stream=foo", ep: watchEP, err: notAcceptableStream},
-	{name: "watch on a JSON type", accept: "application/vnd.kubernetes.protobuf", ep: Endpoint{Response: Watch, MediaTypes: JSON | YAML}, err: "only the following media types are accepted: application/json;stream=watch"},
-	{name: "watch on a YAML-only type", accept: "", ep: Endpoint{Response: Watch, MediaTypes: YAML}, err: "only the following media types are accepted: "},
+	// A watch is negotiated as a list first: the stream forms are named
+	// only when that finds a media type without one (kube-apiserver 1.37
+	// answers so for ConfigMaps and custom resources).
+	{name: "yaml stream", accept: "application/yaml;stream=watch", ep: watchEP, err: notAcceptableAll},
+	{name: "bad stream", accept: "application/json;stream=foo", ep: watchEP, err: notAcceptableAll},
+	{name: "yaml watch", accept: "application/yaml", ep: watchEP, err: notAcceptableStream},
+	{name: "html watch", accept: "text/html", ep: watchEP, err: notAcceptableAll},
+	{name: "watch on a JSON type", accept: "application/vnd.kubernetes.protobuf", ep: Endpoint{Response: Watch, MediaTypes: JSON | YAML}, err: notAcceptableAll},
+	{name: "watch on a YAML-only type", accept: "", ep: Endpoint{Response: Watch, MediaTypes: YAML}, err: notAcceptableStream},
 }
 
 func TestNegotiateClients(t *testing.T) {
@@ -154,7 +161,15 @@ func TestNegotiateRequest(t *testing.T) {
 		{name: "pretty query first value wins", target: "/api/v1/pods?pretty=false&pretty=true", want: Result{MediaType: JSON}},
 		{name: "pretty query escaped", target: "/api/v1/pods?pr%65tty=%74rue", want: Result{MediaType: JSON, Pretty: true}},
 		{name: "pretty query garbage", target: "/api/v1/pods?pretty=yes", want: Result{MediaType: JSON}},
+		{name: "pretty query bad escape skipped", target: "/api/v1/pods?pretty=%zz&pretty=true", want: Result{MediaType: JSON, Pretty: true}},
 		{name: "curl", agent: "curl/8.5.0", want: Result{MediaType: JSON, Pretty: true}},
+		// The query decides when it says anything (kube-apiserver's isPrettyPrint).
+		{name: "curl, pretty=false", target: "/api/v1/pods?pretty=false", agent: "curl/8.5.0", want: Result{MediaType: JSON}},
+		{name: "curl, pretty=0", target: "/api/v1/pods?pretty=0", agent: "curl/8.5.0", want: Result{MediaType: JSON}},
+		{name: "curl, pretty=garbage", target: "/api/v1/pods?pretty=yes", agent: "curl/8.5.0", want: Result{MediaType: JSON}},
+		{name: "curl, empty pretty", target: "/api/v1/pods?pretty=", agent: "curl/8.5.0", want: Result{MediaType: JSON, Pretty: true}},
+		{name: "browser, pretty=false", target: "/api/v1/pods?pretty=false", agent: "Mozilla/5.0 (X11; Linux x86_64)", accept: []string{firefoxAccept}, want: Result{MediaType: JSON}},
+		{name: "Accept pretty=1 wins over pretty=false", target: "/api/v1/pods?pretty=false", accept: []string{"application/json;pretty=1"}, want: Result{MediaType: JSON, Pretty: true}},
 		{name: "wget", agent: "Wget/1.21", want: Result{MediaType: JSON, Pretty: true}},
 		{name: "browser", agent: "Mozilla/5.0 (X11; Linux x86_64)", accept: []string{firefoxAccept}, want: Result{MediaType: JSON, Pretty: true}},
 		{name: "kubectl", agent: "kubectl/v1.34.0 (linux/amd64) kubernetes/abcdef", accept: []string{kubectlAccept}, want: Result{MediaType: JSON, Target: TargetTable}},

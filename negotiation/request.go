@@ -44,13 +44,9 @@ func (e Endpoint) BodyMediaType(contentType string) (MediaType, error) {
 			return m, nil
 		}
 	}
-	types := make([]string, 0, 3)
-	for _, m := range []MediaType{JSON, YAML, Protobuf} {
-		if served&m != 0 {
-			types = append(types, m.String())
-		}
-	}
-	return 0, status.NewUnsupportedBodyMediaType(types...)
+	// Kubernetes names its serializers' media types, whatever the
+	// endpoint serves (protobuf for custom resources too).
+	return 0, status.NewUnsupportedBodyMediaType(ContentTypeJSON, ContentTypeYAML, ContentTypeProtobuf)
 }
 
 func (e Endpoint) maxBodyBytes() int64 {

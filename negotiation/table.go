@@ -20,7 +20,8 @@ type Table struct {
 	Metadata meta.ListMeta `json:"metadata"`
 	// ColumnDefinitions is null in every watch event but the first.
 	ColumnDefinitions []TableColumnDefinition `json:"columnDefinitions"`
-	// Rows is null for an empty list, as Kubernetes' generic printer.
+	// Rows is null for an empty list, as Kubernetes' default converter
+	// writes it, or [] (Converter.EmptyRows), as its printers do.
 	Rows []TableRow `json:"rows"`
 }
 

@@ -144,7 +144,9 @@ func (e Endpoint) WriteError(w http.ResponseWriter, r *http.Request, err error) 
 	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
 	}
-	errEP := Endpoint{MediaTypes: e.MediaTypes, NoTable: true, NoPartialMetadata: true}
+	// A Status has every form, whatever the endpoint serves: kube-apiserver
+	// answers a custom resource's errors in protobuf to a protobuf client.
+	errEP := Endpoint{NoTable: true, NoPartialMetadata: true}
 	res, nerr := errEP.Negotiate(r)
 	if nerr != nil {
 		body, _ := json.MarshalIndent(&st, "", "  ")

@@ -85,7 +85,13 @@ status: Failure
   "reason": "BadRequest",
   "code": 400
 }`},
+		// A Status has a protobuf form whatever the type: kube-apiserver
+		// 1.37 answers a custom resource's 406 in protobuf to a protobuf
+		// client.
 		{name: "protobuf on a JSON type", ep: Endpoint{MediaTypes: JSON}, accept: "application/vnd.kubernetes.protobuf",
+			err: status.NewBadRequest("no"), code: 400, ctype: "application/vnd.kubernetes.protobuf",
+			body: string(AppendStatusProtobuf(nil, &status.NewBadRequest("no").Status))},
+		{name: "nothing acceptable", ep: Endpoint{MediaTypes: JSON}, accept: "text/html",
 			err: status.NewBadRequest("no"), code: 400, ctype: "application/json", body: "{\n  \"kind\": \"Status\",\n  \"apiVersion\": \"v1\",\n  \"metadata\": {},\n  \"status\": \"Failure\",\n  \"message\": \"no\",\n  \"reason\": \"BadRequest\",\n  \"code\": 400\n}"},
 		{name: "watch endpoint errors are plain objects", ep: watchEP, accept: "application/yaml", err: status.NewBadRequest("no"), code: 400, ctype: "application/yaml",
 			body: "apiVersion: v1\ncode: 400\nkind: Status\nmessage: \"no\"\nmetadata: {}\nreason: BadRequest\nstatus: Failure\n"},

@@ -35,7 +35,10 @@
 // revision and, optionally, the issue time as varints, then the relative
 // start key. Encoding and decoding use no reflection and allocate once
 // (the string returned), a fraction of what Kubernetes' JSON tokens cost;
-// the benchmarks measure both. A token of an unknown format
+// the benchmarks measure both. The start ends with the NUL NextStart
+// appends and Decode requires it, so that a token cut short is the 400 a
+// cluster answers for a cut JSON token, not a page from an earlier
+// start. A token of an unknown format
 // version, including Kubernetes' own JSON tokens, is rejected with a clear
 // 400 rather than misread. Tokens are opaque to clients and are not bound
 // to a selector, limit or collection, as in Kubernetes.
@@ -73,6 +76,10 @@
 // Client errors are *status.Error values with Kubernetes' texts: `invalid
 // continue token: continue key is not valid: <why>` (400, wrapping
 // ErrMalformed, ErrSignature or ErrUnsafeStart) and the 410 of Expired.
+// A token cut short says why as a cluster says it of its cut JSON tokens,
+// `unexpected end of JSON input` (or, for a cut that leaves a lone
+// base64 character, `illegal base64 data at input byte <n>`); other
+// reasons name what is wrong with this package's layout.
 // The 400 `specifying resource version is not allowed when using
 // continue` for a token sent with a resourceVersion other than "" or "0"
 // is package rv's (ListOptions.ResolveList), which runs first.

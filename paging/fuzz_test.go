@@ -78,7 +78,8 @@ func FuzzDecode(f *testing.F) {
 }
 
 // FuzzRoundTrip encodes arbitrary tokens: a start Decode accepts must come
-// back unchanged, any other must be rejected as unsafe, and every token
+// back unchanged, any other must be rejected as unsafe (or, safe but
+// without the final NUL, as malformed), and every token
 // must be usable in a query string as it is.
 func FuzzRoundTrip(f *testing.F) {
 	f.Add(uint64(10245), "ns1/pod-500\x00", int64(0), false, uint8(0))
@@ -102,6 +103,12 @@ func FuzzRoundTrip(f *testing.F) {
 		if checkStart(start) != "" {
 			if !errors.Is(err, ErrUnsafeStart) && !(len(token) > MaxTokenLen && errors.Is(err, ErrMalformed)) {
 				t.Fatalf("Decode(Encode(%+v)) = %q, %v; want ErrUnsafeStart", in, key, err)
+			}
+			return
+		}
+		if start[len(start)-1] != 0 {
+			if !errors.Is(err, ErrMalformed) {
+				t.Fatalf("Decode(Encode(%+v)) = %q, %v; want ErrMalformed (no final NUL)", in, key, err)
 			}
 			return
 		}

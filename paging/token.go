@@ -21,9 +21,9 @@ type Token struct {
 	// (the token a 410 Expired offers; Kubernetes writes it as rv -1).
 	Version rv.Version
 	// Start is the key the next page starts at, relative to the
-	// collection's key prefix (NextStart computes it). It is never an
-	// absolute key, so a token cannot name a key outside the collection it
-	// is used on.
+	// collection's key prefix (NextStart computes it, ending with a NUL,
+	// which Decode requires). It is never an absolute key, so a token
+	// cannot name a key outside the collection it is used on.
 	Start string
 	// IssuedAt is when the list's first page was served. It is zero unless
 	// Codec.Now or Codec.MaxAge is in use, and is kept to the second.
@@ -130,6 +130,17 @@ const (
 	expiredShort  = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter."
 )
 
+// cutShort is the detail of a token cut short: Kubernetes' for its JSON
+// tokens (encoding/json's io.ErrUnexpectedEOF text), which a cut token
+// always gets from a cluster.
+const cutShort = "unexpected end of JSON input"
+
+// errTrailingBits is decodeBase64's error for a last character whose
+// unused bits are not zero: never in a token a server issued, so the
+// token was cut (Kubernetes, which decodes leniently, then finds its JSON
+// cut) or altered.
+var errTrailingBits = errors.New("paging: nonzero trailing bits")
+
 func invalid(cause error, detail string) *status.Error {
 	return status.NewBadRequest(invalidPrefix + detail).Wrap(cause)
 }
@@ -142,7 +153,8 @@ func (c *Codec) now() time.Time {
 }
 
 // Encode returns t as a continue token. It never fails: a Start that
-// Decode would reject (see NextStart) yields a token Decode rejects.
+// Decode would reject (see NextStart; it must end with the NUL NextStart
+// appends) yields a token Decode rejects.
 func (c *Codec) Encode(t Token) string {
 	var buf [stackPayload]byte
 	p := c.build(buf[:0], t)
@@ -224,12 +236,15 @@ func (c *Codec) Decode(token, keyPrefix string) (startKey string, t Token, err e
 		buf = make([]byte, n)
 	}
 	n, err := decodeBase64(buf, token)
+	if err == errTrailingBits {
+		return "", Token{}, invalid(ErrMalformed, cutShort)
+	}
 	if err != nil {
 		return "", Token{}, invalid(ErrMalformed, err.Error())
 	}
 	p := buf[:n]
 	if len(p) < 2 {
-		return "", Token{}, invalid(ErrMalformed, "token is truncated")
+		return "", Token{}, invalid(ErrMalformed, cutShort)
 	}
 	if p[0] != formatV1 {
 		return "", Token{}, invalid(ErrMalformed, "server does not recognize this encoded version "+strconv.Itoa(int(p[0])))
@@ -240,7 +255,7 @@ func (c *Codec) Decode(token, keyPrefix string) (startKey string, t Token, err e
 	}
 	if flags&flagSigned != 0 {
 		if len(p) < 2+macLen {
-			return "", Token{}, invalid(ErrMalformed, "token is truncated")
+			return "", Token{}, invalid(ErrMalformed, cutShort)
 		}
 		tag := p[len(p)-macLen:]
 		p = p[:len(p)-macLen]
@@ -256,13 +271,19 @@ func (c *Codec) Decode(token, keyPrefix string) (startKey string, t Token, err e
 
 	i := 2
 	v, w := binary.Uvarint(p[i:])
-	if w <= 0 || (w > 1 && p[i+w-1] == 0) {
+	if w == 0 {
+		return "", Token{}, invalid(ErrMalformed, cutShort)
+	}
+	if w < 0 || (w > 1 && p[i+w-1] == 0) {
 		return "", Token{}, invalid(ErrMalformed, "incorrect encoded start resourceVersion (version 1)")
 	}
 	t.Version = rv.Version(v)
 	i += w
 	if flags&flagIssuedAt != 0 {
 		s, w := binary.Varint(p[i:])
+		if w == 0 {
+			return "", Token{}, invalid(ErrMalformed, cutShort)
+		}
 		// The zero time would re-encode as "no issue time": one token, one
 		// spelling.
 		t.IssuedAt = time.Unix(s, 0).UTC()
@@ -288,6 +309,14 @@ func (c *Codec) Decode(token, keyPrefix string) (startKey string, t Token, err e
 	if why := checkStart(t.Start); why != "" {
 		return "", Token{}, invalid(ErrUnsafeStart, "start key "+quoteShort(t.Start)+" "+why)
 	}
+	// Every start a server issues ends with the NUL NextStart appends,
+	// and the layout has no length: a token cut short (by a client, a
+	// proxy, a copy and paste) would otherwise decode to an earlier
+	// start and repeat part of the list, where Kubernetes' JSON tokens
+	// fail to parse.
+	if t.Start[len(t.Start)-1] != 0 {
+		return "", Token{}, invalid(ErrMalformed, cutShort)
+	}
 	if c.MaxAge > 0 && (t.IssuedAt.IsZero() || c.now().Sub(t.IssuedAt) > c.MaxAge) {
 		return "", Token{}, c.Expired(t)
 	}
@@ -298,7 +327,7 @@ func (c *Codec) Decode(token, keyPrefix string) (startKey string, t Token, err e
 // room for b64.DecodedLen(len(s)) bytes. Unlike encoding/base64 it reads
 // the string without converting it to []byte, and it rejects CR and LF
 // (which encoding/base64 skips) and nonzero unused bits in the last
-// character, so every token has one spelling.
+// character (errTrailingBits), so every token has one spelling.
 func decodeBase64(dst []byte, s string) (int, error) {
 	n := 0
 	// Whole groups of four characters decode to three bytes.
@@ -323,7 +352,7 @@ func decodeBase64(dst []byte, s string) (int, error) {
 			return 0, corruptAt(s, i)
 		}
 		if b&0x0f != 0 {
-			return 0, base64.CorruptInputError(i + 1)
+			return 0, errTrailingBits
 		}
 		dst[n] = a<<2 | b>>4
 		n++
@@ -333,7 +362,7 @@ func decodeBase64(dst []byte, s string) (int, error) {
 			return 0, corruptAt(s, i)
 		}
 		if c&0x03 != 0 {
-			return 0, base64.CorruptInputError(i + 2)
+			return 0, errTrailingBits
 		}
 		v := uint32(a)<<12 | uint32(b)<<6 | uint32(c)
 		dst[n], dst[n+1] = byte(v>>10), byte(v>>2)

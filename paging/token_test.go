@@ -52,15 +52,14 @@ func TestRoundTrip(t *testing.T) {
 		{"cluster scoped", &Codec{}, "namespaces/", Token{Version: 1, Start: "kube-system\x00"}},
 		{"inconsistent", &Codec{}, "pods/", Token{Version: 0, Start: "ns1/a\x00"}},
 		{"max version", &Codec{}, "pods/", Token{Version: rv.Version(^uint64(0)), Start: "a\x00"}},
-		{"no NUL", &Codec{}, "pods/", Token{Version: 7, Start: "a"}},
 		{"unicode", &Codec{}, "things/", Token{Version: 7, Start: "ns/naïve-名前\x00"}},
 		{"dots inside names", &Codec{}, "things/", Token{Version: 7, Start: "a.b/..c/...\x00"}},
 		{"longest start", &Codec{}, "things/", Token{Version: 7, Start: strings.Repeat("x", MaxStartLen-1) + "\x00"}},
 		{"issued at", &Codec{}, "pods/", Token{Version: 9, Start: "a\x00", IssuedAt: issued}},
 		{"signed", &Codec{Keys: [][]byte{key1}}, "pods/", Token{Version: 10245, Start: "ns1/pod-500\x00"}},
 		{"signed issued at", &Codec{Keys: [][]byte{key1}}, "pods/", Token{Version: 10245, Start: "b\x00", IssuedAt: issued}},
-		{"signed long start", &Codec{Keys: [][]byte{key1}}, "pods/", Token{Version: 3, Start: strings.Repeat("y", 1000)}},
-		{"long key", &Codec{Keys: [][]byte{[]byte(strings.Repeat("k", 200))}}, "pods/", Token{Version: 3, Start: "c"}},
+		{"signed long start", &Codec{Keys: [][]byte{key1}}, "pods/", Token{Version: 3, Start: strings.Repeat("y", 1000) + "\x00"}},
+		{"long key", &Codec{Keys: [][]byte{[]byte(strings.Repeat("k", 200))}}, "pods/", Token{Version: 3, Start: "c\x00"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -122,7 +121,7 @@ func TestIssuedAt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, got, err := tt.codec.Decode(tt.codec.Encode(Token{Version: 5, Start: "a", IssuedAt: tt.in}), "p/")
+			_, got, err := tt.codec.Decode(tt.codec.Encode(Token{Version: 5, Start: "a\x00", IssuedAt: tt.in}), "p/")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -200,6 +199,47 @@ func TestConfinement(t *testing.T) {
 	}
 }
 
+// TestTruncated: every token cut short, by any number of characters, is
+// the 400 a cluster answers for a cut JSON token, never a list from an
+// earlier start; a start without the final NUL NextStart appends is
+// refused too. kube-apiserver 1.37 answered GET
+// /api/v1/namespaces?limit=1&continue=<its token cut by 1, 3 or 64
+// characters> with 400 BadRequest `invalid continue token: continue key
+// is not valid: unexpected end of JSON input`, and a cut that leaves one
+// character of a base64 group (length 4n+1) with `... illegal base64 data
+// at input byte <n>`.
+func TestTruncated(t *testing.T) {
+	for _, c := range []*Codec{{}, {Keys: [][]byte{key1}}, {Now: func() time.Time { return time.Unix(1_800_000_000, 0) }}} {
+		for _, start := range []string{"default/widget-17\x00", "a\x00", "ns/" + strings.Repeat("n", 300) + "\x00"} {
+			tok := c.Encode(Token{Version: 12345, Start: start})
+			for i := 1; i < len(tok); i++ {
+				key, got, err := c.Decode(tok[:i], "widgets/")
+				if err == nil {
+					t.Fatalf("Decode(%q, cut to %d of %d) = %q, %+v; want a 400", tok, i, len(tok), key, got)
+				}
+				want := invalidPrefix + cutShort
+				if i%4 == 1 {
+					want = invalidPrefix + "illegal base64 data at input byte " + strconv.Itoa(i-1)
+				}
+				// Cut right after the revision, no start at all; or a cut
+				// start that the confinement checks refuse first ("a/",
+				// "a/."): 400s that say why, where a cluster says its JSON
+				// is cut.
+				// A signed token (not Kubernetes') cut fails its signature.
+				other := strings.HasPrefix(err.Error(), invalidPrefix+"encoded start key empty") ||
+					strings.HasPrefix(err.Error(), invalidPrefix+"start key ") ||
+					len(c.Keys) > 0 && errors.Is(err, ErrSignature)
+				if !status.IsBadRequest(err) || err.Error() != want && !other {
+					t.Fatalf("Decode(%q, cut to %d) error %v; want a 400 %q", tok, i, err, want)
+				}
+			}
+		}
+	}
+	var c Codec
+	_, _, err := c.Decode(c.Encode(Token{Version: 7, Start: "a"}), "pods/")
+	checkInvalid(t, err, ErrMalformed, cutShort)
+}
+
 // TestStricterThanKubernetes: every start Kubernetes rejects, we reject.
 func TestStricterThanKubernetes(t *testing.T) {
 	starts := []string{"a", "a\x00", "a/b", "/a", "/a/b", "a/", "//a", "a//", "./a", "a/.", "a/..\x00",
@@ -260,20 +300,22 @@ func TestDecodeErrors(t *testing.T) {
 		{"space", &Codec{}, "AQCF UG5z", ErrMalformed, "illegal base64 data at input byte 4"},
 		{"dangling character", &Codec{}, "AQCFU", ErrMalformed, "illegal base64 data at input byte 4"},
 		{"bad character in tail", &Codec{}, "AQCFU.", ErrMalformed, "illegal base64 data at input byte 5"},
-		{"nonzero padding bits", &Codec{}, "AQCFUG5zMS9wb2QtNTAwAB", ErrMalformed, "illegal base64 data at input byte 21"},
-		{"nonzero padding bits 3", &Codec{}, "AQCFUG5zMS9wb2QtNTAwAAB", ErrMalformed, "illegal base64 data at input byte 22"},
-		{"one byte", &Codec{}, raw(1), ErrMalformed, "token is truncated"},
+		// Rejected (one spelling per token) as a cut token: a cluster,
+		// whose base64 decoding ignores these bits, finds its JSON cut.
+		{"nonzero padding bits", &Codec{}, "AQCFUG5zMS9wb2QtNTAwAB", ErrMalformed, cutShort},
+		{"nonzero padding bits 3", &Codec{}, "AQCFUG5zMS9wb2QtNTAwAAB", ErrMalformed, cutShort},
+		{"one byte", &Codec{}, raw(1), ErrMalformed, cutShort},
 		{"kubernetes token", &Codec{}, "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MTIzNDUsInN0YXJ0IjoiZm9vXHUwMDAwIn0",
 			ErrMalformed, "server does not recognize this encoded version 123"},
 		{"version 0", &Codec{}, raw(0, 0, 5, 'a'), ErrMalformed, "server does not recognize this encoded version 0"},
 		{"version 2", &Codec{}, raw(2, 0, 5, 'a'), ErrMalformed, "server does not recognize this encoded version 2"},
 		{"unknown flag", &Codec{}, raw(1, 4, 5, 'a'), ErrMalformed, "unknown flags 0x4 (version 1)"},
-		{"no revision", &Codec{}, raw(1, 0), ErrMalformed, "incorrect encoded start resourceVersion (version 1)"},
-		{"truncated revision", &Codec{}, raw(1, 0, 0x80), ErrMalformed, "incorrect encoded start resourceVersion (version 1)"},
+		{"no revision", &Codec{}, raw(1, 0), ErrMalformed, cutShort},
+		{"truncated revision", &Codec{}, raw(1, 0, 0x80), ErrMalformed, cutShort},
 		{"non-minimal revision", &Codec{}, raw(1, 0, 0x85, 0x00, 'a'), ErrMalformed, "incorrect encoded start resourceVersion (version 1)"},
 		{"revision overflow", &Codec{}, raw(1, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 'a'),
 			ErrMalformed, "incorrect encoded start resourceVersion (version 1)"},
-		{"truncated issue time", &Codec{}, raw(1, flagIssuedAt, 5, 0x80), ErrMalformed, "incorrect encoded issue time (version 1)"},
+		{"truncated issue time", &Codec{}, raw(1, flagIssuedAt, 5, 0x80), ErrMalformed, cutShort},
 		{"non-minimal issue time", &Codec{}, raw(1, flagIssuedAt, 5, 0x82, 0x00, 'a'), ErrMalformed, "incorrect encoded issue time (version 1)"},
 		{"zero-time issue time", &Codec{}, raw(append([]byte{1, flagIssuedAt, 5}, append(binary.AppendVarint(nil, time.Time{}.Unix()), 'a')...)...),
 			ErrMalformed, "incorrect encoded issue time (version 1)"},
@@ -288,7 +330,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"flag cleared", k1, altered(1, flagSigned), ErrSignature, "token is not signed"},
 		{"flag set", k1, altered(1, flagIssuedAt), ErrSignature, "signature does not match"},
 		{"MAC cut off", k1, raw(gp...), ErrSignature, "signature does not match"},
-		{"only MAC", k1, raw(append([]byte{1, flagSigned}, make([]byte, macLen-1)...)...), ErrMalformed, "token is truncated"},
+		{"only MAC", k1, raw(append([]byte{1, flagSigned}, make([]byte, macLen-1)...)...), ErrMalformed, cutShort},
 		{"signed by unsigned codec's rules", k1, signed(key1, payload(flagSigned, 1, "../x")), ErrUnsafeStart, "start key \"../x\" has a dot segment"},
 		{"MAC of other message", k1, raw(append(payload(flagSigned, 10245, "ns1/other-pod-nam\x00"), mustTag(key1, gp)...)...), ErrSignature, "signature does not match"},
 	}

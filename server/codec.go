@@ -96,9 +96,10 @@ func newCodec(r *Resource, st *store.Store[Object], now func() time.Time, f *inf
 	object := func(o Object) ([]byte, error) { return c.objectJSON(o) }
 	// The protobuf form of metadata is only worth computing for protobuf
 	// responses.
-	c.conv = &negotiation.Converter[Object]{Columns: cols, Object: object,
+	emptyRows := len(cols) > 0 && !r.NullTableRows
+	c.conv = &negotiation.Converter[Object]{Columns: cols, Object: object, EmptyRows: emptyRows,
 		Meta: func(o Object) negotiation.Meta { return c.objectMeta(o, false) }}
-	c.convProto = &negotiation.Converter[Object]{Columns: cols, Object: object,
+	c.convProto = &negotiation.Converter[Object]{Columns: cols, Object: object, EmptyRows: emptyRows,
 		Meta: func(o Object) negotiation.Meta { return c.objectMeta(o, true) }}
 	return c
 }

@@ -71,15 +71,19 @@ type apiResourceList struct {
 
 // versionInfo is what /version answers (k8s.io/apimachinery's version.Info).
 type versionInfo struct {
-	Major        string `json:"major"`
-	Minor        string `json:"minor"`
-	GitVersion   string `json:"gitVersion"`
-	GitCommit    string `json:"gitCommit"`
-	GitTreeState string `json:"gitTreeState"`
-	BuildDate    string `json:"buildDate"`
-	GoVersion    string `json:"goVersion"`
-	Compiler     string `json:"compiler"`
-	Platform     string `json:"platform"`
+	Major                 string `json:"major"`
+	Minor                 string `json:"minor"`
+	EmulationMajor        string `json:"emulationMajor,omitempty"`
+	EmulationMinor        string `json:"emulationMinor,omitempty"`
+	MinCompatibilityMajor string `json:"minCompatibilityMajor,omitempty"`
+	MinCompatibilityMinor string `json:"minCompatibilityMinor,omitempty"`
+	GitVersion            string `json:"gitVersion"`
+	GitCommit             string `json:"gitCommit"`
+	GitTreeState          string `json:"gitTreeState"`
+	BuildDate             string `json:"buildDate"`
+	GoVersion             string `json:"goVersion"`
+	Compiler              string `json:"compiler"`
+	Platform              string `json:"platform"`
 }
 
 // Version is what the server says it is, at /version and in the info of
@@ -89,6 +93,15 @@ type versionInfo struct {
 type Version struct {
 	// Major and Minor default to "1" and "37".
 	Major, Minor string
+	// EmulationMajor and EmulationMinor are the version whose API the
+	// server emulates (kube-apiserver's --emulated-version); each
+	// defaults to Major and Minor.
+	EmulationMajor, EmulationMinor string
+	// MinCompatibilityMajor and MinCompatibilityMinor are the oldest
+	// version the server stays compatible with; they default to the
+	// emulated major and the minor before the emulated one, as
+	// kube-apiserver's do (1.36 for 1.37).
+	MinCompatibilityMajor, MinCompatibilityMinor string
 	// GitVersion defaults to "v<Major>.<Minor>.0+apisem".
 	GitVersion string
 	// GitCommit defaults to "".
@@ -105,6 +118,21 @@ func (v Version) withDefaults() Version {
 	}
 	if v.Minor == "" {
 		v.Minor = "37"
+	}
+	if v.EmulationMajor == "" {
+		v.EmulationMajor = v.Major
+	}
+	if v.EmulationMinor == "" {
+		v.EmulationMinor = v.Minor
+	}
+	if v.MinCompatibilityMajor == "" {
+		v.MinCompatibilityMajor = v.EmulationMajor
+	}
+	if v.MinCompatibilityMinor == "" {
+		v.MinCompatibilityMinor = v.EmulationMinor
+		if n, err := strconv.Atoi(v.EmulationMinor); err == nil && n > 0 {
+			v.MinCompatibilityMinor = strconv.Itoa(n - 1)
+		}
 	}
 	if v.GitVersion == "" {
 		v.GitVersion = "v" + v.Major + "." + v.Minor + ".0+apisem"
@@ -208,7 +236,8 @@ func buildDiscovery(resources []*Resource, ver Version) (*discovery, error) {
 			if r.Group != "" {
 				// Kubernetes strips apiVersion only for the core group.
 				l.APIVersion = "v1"
-				// The first version registered is the preferred one.
+				// Versions are sorted, and the preferred one chosen,
+				// below.
 				if g := byGroup[r.Group]; g != nil {
 					g.Versions = append(g.Versions, gvs)
 				} else {
@@ -260,6 +289,17 @@ func buildDiscovery(resources []*Resource, ver Version) (*discovery, error) {
 			Subresources: subs,
 		})
 	}
+	// A cluster lists a group's versions by Kubernetes' version priority
+	// and prefers the first: the custom resource discovery controller
+	// sorts them so (k8s.io/apiextensions-apiserver), and aggregated
+	// discovery orders versions of equal priority so.
+	for _, g := range groups {
+		slices.SortStableFunc(g.Versions, func(a, b groupVersion) int { return compareVersions(b.Version, a.Version) })
+		g.PreferredVersion = g.Versions[0]
+	}
+	for _, g := range agg {
+		slices.SortStableFunc(g.Versions, func(a, b versionDiscovery) int { return compareVersions(b.Version, a.Version) })
+	}
 	var err error
 	for _, gv := range order {
 		if d.resources[gv], err = json.Marshal(byGV[gv]); err != nil {
@@ -302,7 +342,9 @@ func buildDiscovery(resources []*Resource, ver Version) (*discovery, error) {
 		return &openAPIDocs{root, docs, v2}, err
 	})
 	d.version, err = json.Marshal(versionInfo{
-		Major: ver.Major, Minor: ver.Minor, GitVersion: ver.GitVersion, GitCommit: ver.GitCommit,
+		Major: ver.Major, Minor: ver.Minor, EmulationMajor: ver.EmulationMajor, EmulationMinor: ver.EmulationMinor,
+		MinCompatibilityMajor: ver.MinCompatibilityMajor, MinCompatibilityMinor: ver.MinCompatibilityMinor,
+		GitVersion: ver.GitVersion, GitCommit: ver.GitCommit,
 		GitTreeState: ver.GitTreeState, BuildDate: ver.BuildDate,
 		GoVersion: runtime.Version(), Compiler: runtime.Compiler, Platform: runtime.GOOS + "/" + runtime.GOARCH,
 	})
@@ -474,4 +516,80 @@ func (s *Server) discoveryDoc(w http.ResponseWriter, r *http.Request, doc []byte
 	if r.Method == http.MethodGet {
 		w.Write(doc)
 	}
+}
+
+// compareVersions compares two API version names by Kubernetes' version
+// priority (k8s.io/apimachinery/pkg/version, CompareKubeAwareVersionStrings),
+// returning a positive number when a comes first: names of the form
+// v<major>[alpha|beta<minor>] come before others, GA before beta before
+// alpha, then the higher major, then the higher minor (v2 > v1 >
+// v1beta2 > v1beta1 > v1alpha1); other names come last, alphabetically
+// (foo before goo). Discovery lists a group's versions in this order and
+// prefers the first.
+func compareVersions(a, b string) int {
+	if a == b {
+		return 0
+	}
+	am, at, an, aok := parseVersion(a)
+	bm, bt, bn, bok := parseVersion(b)
+	switch {
+	case !aok && !bok:
+		return strings.Compare(b, a)
+	case !aok:
+		return -1
+	case !bok:
+		return 1
+	case at != bt:
+		return at - bt
+	case am != bm:
+		return cmpInt(am, bm)
+	}
+	return cmpInt(an, bn)
+}
+
+func cmpInt(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// parseVersion splits a version name of the form v<major>[alpha|beta<minor>]
+// into its major number, its stability (alpha 0, beta 1, GA 2) and its
+// minor number (0 for GA).
+func parseVersion(v string) (major, stability, minor int, ok bool) {
+	rest, found := strings.CutPrefix(v, "v")
+	if !found {
+		return 0, 0, 0, false
+	}
+	i := 0
+	for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+		i++
+	}
+	major, err := strconv.Atoi(rest[:i])
+	if err != nil {
+		return 0, 0, 0, false
+	}
+	rest = rest[i:]
+	switch {
+	case rest == "":
+		return major, 2, 0, true
+	case strings.HasPrefix(rest, "alpha"):
+		stability, rest = 0, rest[len("alpha"):]
+	case strings.HasPrefix(rest, "beta"):
+		stability, rest = 1, rest[len("beta"):]
+	default:
+		return 0, 0, 0, false
+	}
+	if rest == "" || strings.Trim(rest, "0123456789") != "" {
+		return 0, 0, 0, false
+	}
+	minor, err = strconv.Atoi(rest)
+	if err != nil {
+		return 0, 0, 0, false
+	}
+	return major, stability, minor, true
 }

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -218,10 +219,15 @@ func TestVersion(t *testing.T) {
 		opt  Version
 		want string
 	}{
-		{Version{}, `"major":"1","minor":"37","gitVersion":"v1.37.0+apisem","gitCommit":"","gitTreeState":"clean","buildDate":"1970-01-01T00:00:00Z"`},
+		// kube-apiserver 1.37.1 answers "major":"1","minor":"37","emulationMajor":"1","emulationMinor":"37",
+		// "minCompatibilityMajor":"1","minCompatibilityMinor":"36","gitVersion":"v1.37.1",...
+		{Version{}, `"major":"1","minor":"37","emulationMajor":"1","emulationMinor":"37","minCompatibilityMajor":"1","minCompatibilityMinor":"36",` +
+			`"gitVersion":"v1.37.0+apisem","gitCommit":"","gitTreeState":"clean","buildDate":"1970-01-01T00:00:00Z"`},
 		{Version{Major: "1", Minor: "36", GitCommit: "abc", BuildDate: "2026-01-02T03:04:05Z"},
-			`"major":"1","minor":"36","gitVersion":"v1.36.0+apisem","gitCommit":"abc","gitTreeState":"clean","buildDate":"2026-01-02T03:04:05Z"`},
-		{Version{GitVersion: "v9.9.9", GitTreeState: "dirty"}, `"major":"1","minor":"37","gitVersion":"v9.9.9","gitCommit":"","gitTreeState":"dirty"`},
+			`"major":"1","minor":"36","emulationMajor":"1","emulationMinor":"36","minCompatibilityMajor":"1","minCompatibilityMinor":"35",` +
+				`"gitVersion":"v1.36.0+apisem","gitCommit":"abc","gitTreeState":"clean","buildDate":"2026-01-02T03:04:05Z"`},
+		{Version{GitVersion: "v9.9.9", GitTreeState: "dirty", EmulationMinor: "35", MinCompatibilityMinor: "34"},
+			`"major":"1","minor":"37","emulationMajor":"1","emulationMinor":"35","minCompatibilityMajor":"1","minCompatibilityMinor":"34","gitVersion":"v9.9.9","gitCommit":"","gitTreeState":"dirty"`},
 	} {
 		s := newTestServer(t, Options{Version: tt.opt})
 		if w := get(s, "/version"); w.Code != 200 || !strings.Contains(w.Body.String(), tt.want) {
@@ -293,5 +299,56 @@ func TestSchemaErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v; want %q", tt.name, err, tt.want)
 		}
+	}
+}
+
+// compareVersions orders versions as Kubernetes' version priority
+// (k8s.io/apimachinery/pkg/version's tests list the same order).
+func TestCompareVersions(t *testing.T) {
+	want := []string{"v10", "v2", "v1", "v11beta2", "v10beta3", "v3beta1", "v12alpha1", "v11alpha2",
+		"foo1", "foo10", "v1beta", "v1beta1x", "v1gamma1", "v99999999999999999999", "version1"}
+	got := slices.Clone(want)
+	for i := range got { // a fixed shuffle
+		j := (i*7 + 3) % len(got)
+		got[i], got[j] = got[j], got[i]
+	}
+	slices.SortStableFunc(got, func(a, b string) int { return compareVersions(b, a) })
+	if !slices.Equal(got, want) {
+		t.Errorf("sorted = %q\nwant %q", got, want)
+	}
+}
+
+// A group's versions are listed by version priority, the first
+// preferred, whatever the order they were registered in: a cluster
+// prefers cluster-api's v1beta2 over v1beta1, and v1 over both.
+func TestDiscoveryPreferredVersion(t *testing.T) {
+	var rs []*Resource
+	for _, v := range []string{"v1alpha1", "v1beta1", "v1", "v1beta2"} {
+		rs = append(rs, &Resource{Group: "x.apisem.dev", Version: v, Kind: "Thing", ListKind: "ThingList",
+			Plural: "things", Singular: "thing", New: func() Object { return &gadget{} }})
+	}
+	s := newTestServer(t, Options{Resources: rs})
+	const versions = `"versions":[{"groupVersion":"x.apisem.dev/v1","version":"v1"},{"groupVersion":"x.apisem.dev/v1beta2","version":"v1beta2"},` +
+		`{"groupVersion":"x.apisem.dev/v1beta1","version":"v1beta1"},{"groupVersion":"x.apisem.dev/v1alpha1","version":"v1alpha1"}],` +
+		`"preferredVersion":{"groupVersion":"x.apisem.dev/v1","version":"v1"}`
+	for _, path := range []string{"/apis", "/apis/x.apisem.dev"} {
+		if w := get(s, path); !strings.Contains(w.Body.String(), versions) {
+			t.Errorf("GET %s = %s\nwant %s", path, w.Body, versions)
+		}
+	}
+	var agg struct {
+		Items []struct {
+			Versions []struct{ Version string }
+		}
+	}
+	if err := json.Unmarshal(get(s, "/apis", "Accept", acceptAggregated).Body.Bytes(), &agg); err != nil || len(agg.Items) != 1 {
+		t.Fatalf("aggregated /apis: %v %+v", err, agg)
+	}
+	var got []string
+	for _, v := range agg.Items[0].Versions {
+		got = append(got, v.Version)
+	}
+	if want := []string{"v1", "v1beta2", "v1beta1", "v1alpha1"}; !slices.Equal(got, want) {
+		t.Errorf("aggregated versions %q; want %q", got, want)
 	}
 }

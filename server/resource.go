@@ -76,6 +76,11 @@ type Resource struct {
 
 	// Columns describe the resource's Table, as kubectl prints it.
 	Columns []Column
+	// NullTableRows writes the rows of an empty list's Table as null,
+	// as Kubernetes' default Table converter does, where the resource has
+	// Columns: with them a Table's rows are [] when there are none, as
+	// Kubernetes' printers write them (without Columns they are null).
+	NullTableRows bool
 
 	// PatchSchema declares the strategic merge patch strategies of the
 	// type's fields (package patch); nil means the type has none, and a

@@ -11,12 +11,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -36,7 +39,9 @@ type Config struct {
 	Bookmarks time.Duration
 	Seed      bool
 	Verbose   bool
-	// CRDDir holds CustomResourceDefinitions to install at start.
+	// CRDDir holds CustomResourceDefinitions to install at start, in its
+	// files and those of its subdirectories (projects ship theirs in
+	// trees, such as config/crd/bases).
 	CRDDir string
 	// CRD configures the definitions and their controller (its peers on
 	// shared storage, say).
@@ -55,7 +60,7 @@ func (c *Config) Register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.Bookmarks, "bookmark-interval", time.Minute, "period of watch bookmarks")
 	fs.BoolVar(&c.Seed, "seed", true, "create demo namespaces, configmaps, secrets and widgets (those that do not exist yet)")
 	fs.BoolVar(&c.Verbose, "v", false, "log every request (by default only writes and failures)")
-	fs.StringVar(&c.CRDDir, "crd-dir", "", "install the CustomResourceDefinitions of the YAML and JSON files in this directory at start")
+	fs.StringVar(&c.CRDDir, "crd-dir", "", "install the CustomResourceDefinitions of the YAML and JSON files in this directory and its subdirectories at start")
 	l := &c.Limits
 	fs.DurationVar(&l.RequestTimeout, "request-timeout", server.DefaultRequestTimeout,
 		"longest time a request other than a watch may take before it is answered with 504 Timeout")
@@ -207,9 +212,12 @@ func installCRDDir(ctx context.Context, log *slog.Logger, dir string, s *demo.Se
 	if dir == "" {
 		return nil
 	}
-	defs, err := crd.Load(dir)
+	defs, err := loadCRDs(dir)
 	if err != nil {
 		return err
+	}
+	if len(defs) == 0 {
+		log.Warn("no CustomResourceDefinitions found in the .yaml, .yml and .json files of the directory or its subdirectories", "dir", dir)
 	}
 	ctrl := s.CustomResourceDefinitions()
 	for _, d := range defs {
@@ -307,4 +315,23 @@ func seedDemo(s *demo.Server) error {
 		Source: api.EventSource{Component: "apisem-example"}, FirstTimestamp: now, LastTimestamp: now, Count: 1, Type: "Normal",
 	})
 	return err
+}
+
+// loadCRDs reads the CustomResourceDefinitions under dir: those of its
+// files, then those of each subdirectory in name order (crd.Load reads
+// one directory), skipping hidden directories such as .git.
+func loadCRDs(dir string) ([]*crd.CustomResourceDefinition, error) {
+	var out []*crd.CustomResourceDefinition
+	err := filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err != nil || !e.IsDir() {
+			return err
+		}
+		if path != dir && strings.HasPrefix(e.Name(), ".") {
+			return filepath.SkipDir
+		}
+		defs, err := crd.Load(path)
+		out = append(out, defs...)
+		return err
+	})
+	return out, err
 }

@@ -44,7 +44,7 @@ func TestWriteErrors(t *testing.T) {
 		{"not protobuf", "POST", cms, `{}`, []string{"Content-Type", "application/vnd.kubernetes.protobuf"}, 400, "BadRequest",
 			"the object provided is unrecognized (must be of type ConfigMap): provided data does not appear to be a protobuf message, expected prefix [107 56 115 0] ({} ...)"},
 		{"widget protobuf", "POST", "/apis/example.apisem.dev/v1/namespaces/ns1/widgets", "k8s\x00", []string{"Content-Type", "application/vnd.kubernetes.protobuf"}, 415, "UnsupportedMediaType",
-			"the body of the request was in an unknown format - accepted media types include: application/json, application/yaml"},
+			"the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf"},
 		{"update missing", "PUT", cms + "/nope", `{"metadata":{"name":"nope"}}`, nil, 404, "NotFound", `configmaps "nope" not found`},
 		{"update name mismatch", "PUT", cms + "/cm", `{"metadata":{"name":"other"}}`, nil, 400, "BadRequest",
 			"the name of the object (other) does not match the name on the URL (cm)"},
