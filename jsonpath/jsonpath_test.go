@@ -189,7 +189,7 @@ func TestParse(t *testing.T) {
 		{"{.a.b[*,0]}", "10 20 30 10"},
 		{"{.a['b'][0]}", "10"},
 		{"{.a.['b'][0]}", "error: b is not found"}, // .a. is the member "" of a
-		{"{.a['*']}", `empty [10,20,30] 1`}, // a quoted name is a path: here a wildcard
+		{"{.a['*']}", `empty [10,20,30] 1`},        // a quoted name is a path: here a wildcard
 		{"{$.x}{@.x}", "77"},
 		{"{.x}}{", ""}, // the text "}" then an unclosed action: an error below
 		{"text only", "text only"},
