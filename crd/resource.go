@@ -337,10 +337,11 @@ var (
 	printerColumnFormatsText = strings.Join(printerColumnFormats, ",")
 )
 
-// validateColumns checks printer columns. Kubernetes names the path
-// of a column "JSONPath" in its errors, as its internal type does. A path
-// must start with "."; here it must also be one the server can evaluate
-// (members and indexes).
+// validateColumns checks printer columns as Kubernetes does. It names
+// the path of a column "JSONPath" in its errors, as its internal type
+// does, and asks only that it start with '.': a path that does not parse
+// as JSONPath is accepted, and the Table leaves that column and those
+// after it out (see customResources).
 func validateColumns(p string, cols []CustomResourceColumnDefinition) []status.FieldError {
 	var errs []status.FieldError
 	for i, col := range cols {
@@ -359,7 +360,7 @@ func validateColumns(p string, cols []CustomResourceColumnDefinition) []status.F
 		}
 		if col.JSONPath == "" {
 			errs = append(errs, status.Required(cp+".JSONPath", ""))
-		} else if _, err := server.ParseFieldPath(col.JSONPath); err != nil || col.JSONPath[0] != '.' {
+		} else if col.JSONPath[0] != '.' {
 			errs = append(errs, status.InvalidValue(cp+".JSONPath", col.JSONPath, "must be a simple json path starting with ."))
 		}
 	}
@@ -404,6 +405,10 @@ func customResources(c *CustomResourceDefinition, admit func(context.Context, se
 			}
 		}
 		var cols []server.Column
+		// A column whose path does not parse ends the columns, as
+		// Kubernetes' table convertor stops at it; with none left the
+		// Table is the name alone, not name and age.
+		nameOnly := false
 		for _, pc := range v.AdditionalPrinterColumns {
 			desc := pc.Description
 			if desc == "" {
@@ -413,7 +418,8 @@ func customResources(c *CustomResourceDefinition, admit func(context.Context, se
 			col, err := server.JSONPathColumn(server.Column{Name: pc.Name, Type: pc.Type, Format: pc.Format,
 				Description: desc, Priority: pc.Priority}, pc.JSONPath)
 			if err != nil {
-				return nil, err
+				nameOnly = len(cols) == 0
+				break
 			}
 			cols = append(cols, col)
 		}
@@ -437,6 +443,9 @@ func customResources(c *CustomResourceDefinition, admit func(context.Context, se
 			Columns:           cols,
 			Fields:            fields,
 		})
+		if nameOnly {
+			r.Columns = r.Columns[:1]
+		}
 		sch := schemaOf(val)
 		r.Coerce = func(o server.Object, strict []error) []error {
 			return coerce(o.(*server.Unstructured), sch, strict)
