@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/patch"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
@@ -421,7 +422,7 @@ func customResources(c *CustomResourceDefinition, admit func(context.Context, se
 				nameOnly = len(cols) == 0
 				break
 			}
-			cols = append(cols, col)
+			cols = append(cols, withTypeMeta(col, pc.JSONPath, meta.TypeMeta{Kind: n.Kind, APIVersion: apiVersion}))
 		}
 		var fields map[string]func(server.Object) string
 		for _, f := range v.SelectableFields {
@@ -585,4 +586,24 @@ func openAPISchema(s *JSONSchemaProps) *server.Schema {
 		out.AdditionalProperties = openAPISchema(s.AdditionalProperties.Schema)
 	}
 	return out
+}
+
+// withTypeMeta returns col with a Cell that sees stored objects, whose
+// TypeMeta is empty, with the kind and apiVersion tm they are served as,
+// as a cluster's objects have them, when its path may read them.
+func withTypeMeta(col server.Column, path string, tm meta.TypeMeta) server.Column {
+	if !strings.ContainsAny(path, "*\\{}") && !strings.Contains(path, "..") &&
+		!strings.Contains(path, "kind") && !strings.Contains(path, "apiVersion") {
+		return col
+	}
+	cell := col.Cell
+	col.Cell = func(o server.Object, now time.Time) any {
+		if u, ok := o.(*server.Unstructured); ok && u.Kind == "" {
+			c := *u // shallow: the cell only reads it
+			c.TypeMeta = tm
+			o = &c
+		}
+		return cell(o, now)
+	}
+	return col
 }
