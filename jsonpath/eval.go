@@ -14,6 +14,10 @@ import (
 type Template struct {
 	text string
 	root *listNode
+	// members is the path of a template that is one action of member
+	// names only ({.spec.replicas}), the most common printer column,
+	// which FindResults follows without the general evaluator.
+	members []string
 }
 
 // Parse parses a template: text, in which each {...} is an action (a
@@ -24,7 +28,20 @@ func Parse(text string) (*Template, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Template{text: text, root: root}, nil
+	t := &Template{text: text, root: root}
+	if len(root.nodes) == 1 {
+		if l, ok := root.nodes[0].(*listNode); ok && len(l.nodes) > 0 {
+			for _, n := range l.nodes {
+				f, ok := n.(*fieldNode)
+				if !ok {
+					t.members = nil
+					break
+				}
+				t.members = append(t.members, f.name)
+			}
+		}
+	}
+	return t, nil
 }
 
 // String returns the template as it was parsed.
@@ -75,6 +92,9 @@ type Missing struct{}
 // visited in the order of their names, where Kubernetes visits them in
 // Go's random map order.
 func (t *Template) FindResults(data any, o Options) ([][]any, error) {
+	if t.members != nil {
+		return t.findMembers(data, o)
+	}
 	e := &evaluator{o: o, budget: o.MaxValues, lastEnd: -1}
 	if e.budget <= 0 {
 		e.budget = DefaultMaxValues
@@ -83,6 +103,26 @@ func (t *Template) FindResults(data any, o Options) ([][]any, error) {
 		data = Missing{}
 	}
 	return e.find(t.root.nodes, 0, data)
+}
+
+// findMembers evaluates a template of member names only, as the general
+// evaluator would: the first member not found ends the path, with an
+// error unless missing members are allowed.
+func (t *Template) findMembers(data any, o Options) ([][]any, error) {
+	v := data
+	for _, name := range t.members {
+		m, ok := v.(map[string]any)
+		if ok {
+			v, ok = m[name]
+		}
+		if !ok {
+			if o.AllowMissingKeys {
+				return [][]any{{}}, nil
+			}
+			return nil, fmt.Errorf("%s is not found", name)
+		}
+	}
+	return [][]any{{v}}, nil
 }
 
 // Execute evaluates t on data and writes the results as kubectl's

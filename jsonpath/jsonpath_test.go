@@ -347,3 +347,30 @@ func BenchmarkColumn(b *testing.B) {
 		})
 	}
 }
+
+// TestMembersFastPath: templates of member names only take a shortcut;
+// it answers as the general evaluator does.
+func TestMembersFastPath(t *testing.T) {
+	data := decode(t, pod)
+	for _, s := range []string{"{.metadata.name}", "{.spec.nothing}", "{.spec.nothing.x}", "{.spec.containers.name}",
+		"{.nope}", "{.metadata.nope.deeper}", "{.spec}", `{.metadata.labels.app\.kubernetes\.io/name}`, "{.}"} {
+		tmpl, err := Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tmpl.members == nil {
+			t.Errorf("Parse(%q) takes no shortcut", s)
+		}
+		for _, missing := range []bool{false, true} {
+			o := Options{AllowMissingKeys: missing}
+			fast, ferr := tmpl.FindResults(data, o)
+			e := &evaluator{o: o, budget: DefaultMaxValues, lastEnd: -1}
+			slow, serr := e.find(tmpl.root.nodes, 0, data)
+			fj, _ := json.Marshal(fast)
+			sj, _ := json.Marshal(slow)
+			if string(fj) != string(sj) || (ferr == nil) != (serr == nil) || ferr != nil && ferr.Error() != serr.Error() {
+				t.Errorf("%q, missing=%v: shortcut %s, %v; evaluator %s, %v", s, missing, fj, ferr, sj, serr)
+			}
+		}
+	}
+}
