@@ -169,10 +169,36 @@ func TestRealCRDs(t *testing.T) {
 	}
 }
 
-// TestRealCRDExamples creates gateway-api's own examples (the standard
-// channel's) on the server and reads them back: each is stored, and
-// printed in its Table with the columns of its definition.
+// realExamples are where the projects keep example objects of their
+// kinds, and how many of them are at least expected to be created.
+var realExamples = []struct {
+	module, version, dir string
+	min                  int
+}{
+	{"sigs.k8s.io/gateway-api", "v1.6.3", "examples/standard", 60},
+	{"github.com/prometheus-operator/prometheus-operator", "v0.85.0", "example", 15},
+}
+
+// realExamplesRefused are the examples that their definitions refuse,
+// and the error a cluster gives: the selector the ServiceMonitor's
+// schema requires is missing.
+var realExamplesRefused = map[string]string{
+	"ServiceMonitor/servicemonitor-example": `spec.selector: Required value`,
+}
+
+// TestRealCRDExamples creates the projects' own example objects (those
+// of gateway-api's standard channel and prometheus-operator's) on the
+// server and reads them back: each is stored, and printed in its Table
+// with the columns of its definition.
 func TestRealCRDExamples(t *testing.T) {
+	for _, ex := range realExamples {
+		t.Run(filepath.Base(ex.module), func(t *testing.T) {
+			testRealExamples(t, ex.module, ex.version, ex.dir, ex.min)
+		})
+	}
+}
+
+func testRealExamples(t *testing.T, module, version, dir string, min int) {
 	defs := realCRDs(t)
 	s := newRealServer(t)
 	if failed := installReal(t, s, defs); len(failed) > 0 {
@@ -185,9 +211,9 @@ func TestRealCRDExamples(t *testing.T) {
 	ts := httptest.NewServer(s)
 	defer ts.Close()
 
-	root := moduleDir(t, "sigs.k8s.io/gateway-api", "v1.6.3")
+	root := moduleDir(t, module, version)
 	var objs []map[string]any
-	err := filepath.WalkDir(filepath.Join(root, "examples/standard"), func(path string, e fs.DirEntry, err error) error {
+	err := filepath.WalkDir(filepath.Join(root, dir), func(path string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() || filepath.Ext(path) != ".yaml" {
 			return err
 		}
@@ -196,12 +222,12 @@ func TestRealCRDExamples(t *testing.T) {
 			return err
 		}
 		for doc := range strings.SplitSeq(string(b), "\n---") {
-			var o map[string]any
+			var o any // a document may be a list (kustomize patches, mixins)
 			if err := yaml.Unmarshal([]byte(doc), &o); err != nil {
 				return err
 			}
-			if o != nil {
-				objs = append(objs, o)
+			if m, ok := o.(map[string]any); ok {
+				objs = append(objs, m)
 			}
 		}
 		return nil
@@ -225,8 +251,8 @@ func TestRealCRDExamples(t *testing.T) {
 			continue
 		}
 		d := plural[group+"/"+kind]
-		if d == nil {
-			continue // a Service, a Deployment: not this test's
+		if d == nil || name == "" {
+			continue // a Service, a Deployment, a kustomize patch: not this test's
 		}
 		url := ts.URL + "/apis/" + apiVersion + "/"
 		if d.Spec.Scope == crd.NamespaceScoped {
@@ -244,6 +270,12 @@ func TestRealCRDExamples(t *testing.T) {
 		code, body := realDo(t, "POST", url, o)
 		if code == http.StatusConflict {
 			continue // examples reuse names across files
+		}
+		if want, ok := realExamplesRefused[kind+"/"+name]; ok {
+			if code != http.StatusUnprocessableEntity || !strings.Contains(body, want) {
+				t.Errorf("creating %s %s: %d %s; want 422 with %q", kind, name, code, body, want)
+			}
+			continue
 		}
 		if code != http.StatusCreated {
 			t.Errorf("creating %s %s: %d %s", kind, name, code, body)
@@ -275,10 +307,10 @@ func TestRealCRDExamples(t *testing.T) {
 			}
 		}
 	}
-	if created < 20 {
-		t.Errorf("created %d of gateway-api's examples; want at least 20", created)
+	if created < min {
+		t.Errorf("created %d of the examples; want at least %d", created, min)
 	}
-	t.Logf("created and read back %d of gateway-api's example objects", created)
+	t.Logf("created and read back %d example objects of %s", created, module)
 }
 
 // specContains reports whether every member the example sets is stored
