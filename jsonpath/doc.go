@@ -26,8 +26,9 @@
 // found is an error unless Options.AllowMissingKeys is set; [n] out of
 // range is an error; a filter comparing values of different kinds (a
 // string with a number) is an error, and so an unmatched column; a
-// wildcard over a string yields its bytes; recursive descent yields the
-// objects, arrays and non-empty strings below a value, not its leaves.
+// wildcard over a string yields its bytes; recursive descent yields a
+// value and the objects, arrays and non-empty strings below it, not its
+// leaves. Parse and evaluation errors carry Kubernetes' messages.
 // A test in the nested module examples/interop runs the same templates
 // on the same objects through k8s.io/client-go/util/jsonpath and this
 // package and compares every result.
