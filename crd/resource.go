@@ -592,9 +592,11 @@ func openAPISchema(s *JSONSchemaProps) *server.Schema {
 // TypeMeta is empty, with the kind and apiVersion tm they are served as,
 // as a cluster's objects have them, when its path may read them.
 func withTypeMeta(col server.Column, path string, tm meta.TypeMeta) server.Column {
-	if !strings.ContainsAny(path, "*\\{}") && !strings.Contains(path, "..") &&
-		!strings.Contains(path, "kind") && !strings.Contains(path, "apiVersion") {
-		return col
+	first, _, _ := strings.Cut(strings.TrimPrefix(path, "."), ".")
+	first, _, _ = strings.Cut(first, "[")
+	first, _, _ = strings.Cut(first, " ")
+	if !strings.ContainsAny(path, "*\\{}") && !strings.Contains(path, "..") && first != "kind" && first != "apiVersion" {
+		return col // the path starts with another member
 	}
 	cell := col.Cell
 	col.Cell = func(o server.Object, now time.Time) any {
