@@ -126,4 +126,15 @@
 // share are at spec.validation.openAPIV3Schema, spec.subresources,
 // spec.additionalPrinterColumns and spec.selectableFields, those of
 // versions that differ at spec.versions[i].
+//
+// # Printer columns
+//
+// A column's jsonPath is kubectl's JSONPath (package jsonpath: filters
+// such as .status.conditions[?(@.type=="Ready")].status, wildcards,
+// recursive descent, unions, slices), evaluated as a cluster's table
+// convertor does: the first value found makes the cell, by the column's
+// type; nothing found, or an evaluation error, is a null cell. As in
+// Kubernetes, a definition only needs each path to start with '.'; a
+// path that does not parse is accepted, and the Table then shows the
+// columns before it only.
 package crd

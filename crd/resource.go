@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/patch"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
@@ -372,10 +373,11 @@ var (
 	printerColumnFormatsText = strings.Join(printerColumnFormats, ",")
 )
 
-// validateColumns checks printer columns. Kubernetes names the path
-// of a column "JSONPath" in its errors, as its internal type does. A path
-// must start with "."; here it must also be one the server can evaluate
-// (members and indexes).
+// validateColumns checks printer columns as Kubernetes does. It names
+// the path of a column "JSONPath" in its errors, as its internal type
+// does, and asks only that it start with '.': a path that does not parse
+// as JSONPath is accepted, and the Table leaves that column and those
+// after it out (see customResources).
 func validateColumns(p string, cols []CustomResourceColumnDefinition) []status.FieldError {
 	var errs []status.FieldError
 	for i, col := range cols {
@@ -394,7 +396,7 @@ func validateColumns(p string, cols []CustomResourceColumnDefinition) []status.F
 		}
 		if col.JSONPath == "" {
 			errs = append(errs, status.Required(cp+".JSONPath", ""))
-		} else if _, err := server.ParseFieldPath(col.JSONPath); err != nil || col.JSONPath[0] != '.' {
+		} else if col.JSONPath[0] != '.' {
 			errs = append(errs, status.InvalidValue(cp+".JSONPath", col.JSONPath, "must be a simple json path starting with ."))
 		}
 	}
@@ -439,6 +441,10 @@ func customResources(c *CustomResourceDefinition, admit func(context.Context, se
 			}
 		}
 		var cols []server.Column
+		// A column whose path does not parse ends the columns, as
+		// Kubernetes' table convertor stops at it; with none left the
+		// Table is the name alone, not name and age.
+		nameOnly := false
 		for _, pc := range v.AdditionalPrinterColumns {
 			desc := pc.Description
 			if desc == "" {
@@ -448,9 +454,10 @@ func customResources(c *CustomResourceDefinition, admit func(context.Context, se
 			col, err := server.JSONPathColumn(server.Column{Name: pc.Name, Type: pc.Type, Format: pc.Format,
 				Description: desc, Priority: pc.Priority}, pc.JSONPath)
 			if err != nil {
-				return nil, err
+				nameOnly = len(cols) == 0
+				break
 			}
-			cols = append(cols, col)
+			cols = append(cols, withTypeMeta(col, pc.JSONPath, meta.TypeMeta{Kind: n.Kind, APIVersion: apiVersion}))
 		}
 		var fields map[string]func(server.Object) string
 		for _, f := range v.SelectableFields {
@@ -472,6 +479,9 @@ func customResources(c *CustomResourceDefinition, admit func(context.Context, se
 			Columns:           cols,
 			Fields:            fields,
 		})
+		if nameOnly {
+			r.Columns = r.Columns[:1]
+		}
 		sch := schemaOf(val)
 		r.Coerce = func(o server.Object, strict []error) []error {
 			return coerce(o.(*server.Unstructured), sch, strict)
@@ -611,4 +621,26 @@ func openAPISchema(s *JSONSchemaProps) *server.Schema {
 		out.AdditionalProperties = openAPISchema(s.AdditionalProperties.Schema)
 	}
 	return out
+}
+
+// withTypeMeta returns col with a Cell that sees stored objects, whose
+// TypeMeta is empty, with the kind and apiVersion tm they are served as,
+// as a cluster's objects have them, when its path may read them.
+func withTypeMeta(col server.Column, path string, tm meta.TypeMeta) server.Column {
+	first, _, _ := strings.Cut(strings.TrimPrefix(path, "."), ".")
+	first, _, _ = strings.Cut(first, "[")
+	first, _, _ = strings.Cut(first, " ")
+	if !strings.ContainsAny(path, "*\\{}") && !strings.Contains(path, "..") && first != "kind" && first != "apiVersion" {
+		return col // the path starts with another member
+	}
+	cell := col.Cell
+	col.Cell = func(o server.Object, now time.Time) any {
+		if u, ok := o.(*server.Unstructured); ok && u.Kind == "" {
+			c := *u // shallow: the cell only reads it
+			c.TypeMeta = tm
+			o = &c
+		}
+		return cell(o, now)
+	}
+	return col
 }

@@ -65,6 +65,12 @@ func TestDefinitionSchemaErrors(t *testing.T) {
 			"spec.additionalPrinterColumns[1].type: Required value: must be one of boolean,date,integer,number,string",
 			"spec.additionalPrinterColumns[1].JSONPath: Required value",
 		}},
+		{"printer columns with kubectl's JSONPath, parsed or not", []string{ok + `,"additionalPrinterColumns":[
+			{"name":"a","type":"string","jsonPath":".status.conditions[?(@.type==\"Ready\")].status"},
+			{"name":"b","type":"string","jsonPath":".spec.containers[*].name"},
+			{"name":"c","type":"string","jsonPath":"..name"},
+			{"name":"d","type":"string","jsonPath":".a[x]"},
+			{"name":"e","type":"string","jsonPath":"."}]`}, nil},
 		{"printer columns of two versions", []string{
 			ok + `,"additionalPrinterColumns":[{"name":"a","type":"string","jsonPath":"x"}]`,
 			ok + `,"additionalPrinterColumns":[{"name":"a","type":"string","jsonPath":"y"}]`}, []string{

@@ -11,6 +11,7 @@ import (
 
 	kjson "sigs.k8s.io/json"
 
+	"github.com/apisem/apisem/jsonpath"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/negotiation"
 )
@@ -334,12 +335,11 @@ func SetNestedField(obj map[string]any, value any, fields ...string) error {
 	return nil
 }
 
-// A FieldPath is a parsed JSONPath of the simple kind Kubernetes' printer
-// columns and selectable fields use: a sequence of member names and array
-// indexes from the object's root, such as .spec.color,
-// .status.conditions[0].type or .metadata.labels['app.kubernetes.io/name'].
-// Kubernetes parses these with its full JSONPath engine; wildcards,
-// recursive descent, slices, unions and filters are not supported here.
+// A FieldPath is a parsed JSONPath of the simple kind selectable fields
+// use: a sequence of member names and array indexes from the object's
+// root, such as .spec.color, .status.conditions[0].type or
+// .metadata.labels['app.kubernetes.io/name']. Printer columns take the
+// whole language (see JSONPathColumn and package jsonpath).
 type FieldPath struct {
 	text  string
 	steps []pathStep
@@ -472,51 +472,111 @@ func (p FieldPath) Get(obj Object) (any, bool) {
 	return v, true
 }
 
-// JSONPathColumn returns def with a Cell that reads path, as Kubernetes
-// computes the cells of a custom resource's additionalPrinterColumns
-// (k8s.io/apiextensions-apiserver pkg/registry/customresource/tableconvertor):
+// JSONPathColumn returns def with a Cell that evaluates path, as
+// Kubernetes computes the cells of a custom resource's
+// additionalPrinterColumns (k8s.io/apiextensions-apiserver
+// pkg/registry/customresource/tableconvertor): path is kubectl's JSONPath
+// (package jsonpath) evaluated as the template {path} with missing
+// members allowed, on the object as Kubernetes holds it unstructured
+// (apiVersion and kind only when set on the object), and the cell is made
+// of the first value it finds:
 //
-//   - a missing value is a null cell;
+//   - no value, or an evaluation error, is a null cell;
 //   - type "string": a string as is, an object or array as compact JSON,
 //     null as "<no value>", other values as Go's fmt prints them;
 //   - "integer": an integer, or a float64 truncated; "number": a float64;
 //     "boolean": a bool; anything else is null;
 //   - "date": an RFC 3339 string as an age ("5m", as kubectl's AGE),
-//     "<invalid>" when it does not parse; anything else is null.
+//     "" and "null" as "<unknown>", "<invalid>" when it does not parse;
+//     anything else is null.
 //
-// path is a simple JSONPath (see ParseFieldPath).
+// An error means path does not parse; Kubernetes then leaves the column
+// and those after it out of the Table.
 func JSONPathColumn(def Column, path string) (Column, error) {
-	p, err := ParseFieldPath(path)
+	t, err := jsonpath.Parse("{" + path + "}")
 	if err != nil {
-		return Column{}, err
+		return Column{}, fmt.Errorf("server: unrecognized column definition %q: %w", path, err)
 	}
 	typ := def.Type
+	top := readsTopLevel(path)
 	def.Cell = func(o Object, now time.Time) any {
-		v, ok := p.Get(o)
-		if !ok {
+		rs, err := t.FindResults(unstructuredRoot(o, top), jsonpath.Options{AllowMissingKeys: true})
+		if err != nil || len(rs) == 0 || len(rs[0]) == 0 {
 			return nil
 		}
-		return jsonCell(typ, v, now)
+		return jsonCell(typ, rs[0][0], now)
 	}
 	return def, nil
 }
 
+// readsTopLevel reports whether a column's path may read the object's
+// metadata, apiVersion or kind, which an Unstructured keeps apart from
+// its Content: it does unless it starts with another plain member name.
+func readsTopLevel(path string) bool {
+	if len(path) < 2 || path[0] != '.' || strings.ContainsAny(path, "{}\\") {
+		return true
+	}
+	name := path[1:]
+	if i := strings.IndexAny(name, ".[ "); i >= 0 {
+		name = name[:i]
+	}
+	switch name {
+	case "", "metadata", "kind", "apiVersion":
+		return true
+	}
+	for _, r := range name {
+		if r != '_' && r != '-' && !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
+			return true
+		}
+	}
+	return false
+}
+
+// unstructuredRoot returns o as the JSON value a path is evaluated on:
+// an Unstructured's Content alone when the path reads nothing else (see
+// readsTopLevel), otherwise the whole object; a typed object through its
+// JSON.
+func unstructuredRoot(o Object, top bool) any {
+	u, ok := o.(*Unstructured)
+	if !ok {
+		var root any
+		b, err := json.Marshal(o)
+		if err != nil || kjson.UnmarshalCaseSensitivePreserveInts(b, &root) != nil {
+			return nil
+		}
+		return root
+	}
+	if !top {
+		return u.Content
+	}
+	m := make(map[string]any, len(u.Content)+3)
+	maps.Copy(m, u.Content)
+	if u.APIVersion != "" {
+		m["apiVersion"] = u.APIVersion
+	}
+	if u.Kind != "" {
+		m["kind"] = u.Kind
+	}
+	if md, err := metaMap(&u.ObjectMeta); err == nil {
+		m["metadata"] = md
+	}
+	return m
+}
+
 // jsonCell is the cell of a printer column of type typ for value v.
 func jsonCell(typ string, v any, now time.Time) any {
+	if _, ok := v.(jsonpath.Missing); ok {
+		return nil // Kubernetes panics on a value that is not there
+	}
 	if typ == "string" {
-		switch v := v.(type) {
-		case nil:
+		if v == nil {
 			return "<no value>"
-		case string:
-			return v
-		case map[string]any, []any:
-			b, err := json.Marshal(v)
-			if err != nil {
-				return nil
-			}
-			return string(b)
 		}
-		return fmt.Sprint(v)
+		s, err := jsonpath.Format(v)
+		if err != nil {
+			return nil
+		}
+		return s
 	}
 	switch typ {
 	case "integer":
@@ -525,6 +585,10 @@ func jsonCell(typ string, v any, now time.Time) any {
 			return v
 		case float64:
 			return int64(v)
+		case json.Number:
+			if i, err := v.Int64(); err == nil {
+				return i
+			}
 		}
 	case "number":
 		switch v := v.(type) {
@@ -532,6 +596,10 @@ func jsonCell(typ string, v any, now time.Time) any {
 			return float64(v)
 		case float64:
 			return v
+		case json.Number:
+			if f, err := v.Float64(); err == nil {
+				return f
+			}
 		}
 	case "boolean":
 		if b, ok := v.(bool); ok {
@@ -539,6 +607,9 @@ func jsonCell(typ string, v any, now time.Time) any {
 		}
 	case "date":
 		if s, ok := v.(string); ok {
+			if s == "" || s == "null" {
+				return "<unknown>"
+			}
 			t, err := time.Parse(time.RFC3339, s)
 			if err != nil {
 				return "<invalid>"

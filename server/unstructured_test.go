@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/apisem/apisem/jsonpath"
 	"github.com/apisem/apisem/negotiation"
 )
 
@@ -278,12 +279,68 @@ func TestJSONCell(t *testing.T) {
 		{"date", "2024-05-06T07:08:09Z", "60m"},
 		{"date", "yesterday", "<invalid>"},
 		{"date", int64(1), nil},
+		{"date", "", "<unknown>"},
+		{"date", "null", "<unknown>"},
+		{"date", "0001-01-01T00:00:00Z", "<unknown>"},
+		{"date", nil, nil},
 		{"integer", nil, nil},
+		{"integer", 1, nil}, // a template's literal is an int, not an int64
+		{"integer", json.Number("7"), int64(7)},
+		{"number", json.Number("0.5"), 0.5},
+		{"string", json.Number("0.50"), "0.50"},
+		{"string", uint8('a'), "97"},
+		{"string", jsonpath.Missing{}, nil},
 	}
 	for _, tt := range tests {
 		if got := jsonCell(tt.typ, tt.v, now); got != tt.want {
 			t.Errorf("jsonCell(%q, %#v) = %#v; want %#v", tt.typ, tt.v, got, tt.want)
 		}
+	}
+}
+
+// TestJSONPathColumn: cells of columns with kubectl's full JSONPath, on
+// the whole object, the first value found.
+func TestJSONPathColumn(t *testing.T) {
+	var u Unstructured
+	if err := json.Unmarshal([]byte(`{"apiVersion":"demo.io/v1","kind":"Gizmo",
+		"metadata":{"name":"g1","labels":{"tier":"web"},"creationTimestamp":"2024-05-06T07:08:09Z"},
+		"spec":{"containers":[{"name":"a","port":80},{"name":"b","port":81}],"size":2.5},
+		"status":{"conditions":[{"type":"Synced","status":"False"},{"type":"Ready","status":"True"}]}}`), &u); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2024, 5, 6, 8, 8, 9, 0, time.UTC)
+	tests := []struct {
+		path, typ string
+		want      any
+	}{
+		{`.status.conditions[?(@.type=="Ready")].status`, "string", "True"},
+		{`.status.conditions[?(@.type=="Gone")].status`, "string", nil},
+		{`.status.conditions[?(@.type==1)].status`, "string", nil}, // an evaluation error
+		{".spec.containers[*].name", "string", "a"},
+		{".spec.containers[*].port", "integer", int64(80)},
+		{".spec.containers[-1:].port", "number", float64(81)},
+		{".spec.size", "integer", int64(2)},
+		{".spec", "string", `{"containers":[{"name":"a","port":80},{"name":"b","port":81}],"size":2.5}`},
+		{".metadata.name", "string", "g1"},
+		{".metadata.labels.tier", "string", "web"},
+		{".metadata.creationTimestamp", "date", "60m"},
+		{".kind", "string", "Gizmo"},
+		{"..type", "string", "Synced"},
+		{".spec.missing", "string", nil},
+		{`.metadata.labels['tier']`, "string", "web"},
+	}
+	for _, tt := range tests {
+		col, err := JSONPathColumn(Column{Name: "c", Type: tt.typ}, tt.path)
+		if err != nil {
+			t.Errorf("JSONPathColumn(%q) = %v", tt.path, err)
+			continue
+		}
+		if got := col.Cell(&u, now); got != tt.want {
+			t.Errorf("cell of %q (%s) = %#v; want %#v", tt.path, tt.typ, got, tt.want)
+		}
+	}
+	if _, err := JSONPathColumn(Column{Name: "c", Type: "string"}, ".a[x]"); err == nil {
+		t.Errorf("JSONPathColumn(.a[x]) parses; want an error")
 	}
 }
 
