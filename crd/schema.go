@@ -1,6 +1,7 @@
 package crd
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -668,7 +669,7 @@ func validateNumber(errs *[]status.FieldError, path string, x any, s *JSONSchema
 	past := func(b float64, exclusive bool, sign int) bool {
 		var c int
 		if isInt {
-			c = cmpInt(i, int64(b))
+			c = cmp.Compare(i, int64(b))
 		} else {
 			c = cmpFloat(f, b)
 		}
@@ -701,16 +702,6 @@ func minErr(path string, x any, b float64, exclusive bool) status.FieldError {
 		return invalid(path, x, fmt.Sprintf("%s in body should be greater than %v", path, bound(b, x)))
 	}
 	return invalid(path, x, fmt.Sprintf("%s in body should be greater than or equal to %v", path, bound(b, x)))
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func cmpFloat(a, b float64) int {

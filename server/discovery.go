@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"crypto/sha512"
 	"encoding/hex"
 	"encoding/json"
@@ -542,19 +543,9 @@ func compareVersions(a, b string) int {
 	case at != bt:
 		return at - bt
 	case am != bm:
-		return cmpInt(am, bm)
+		return cmp.Compare(am, bm)
 	}
-	return cmpInt(an, bn)
-}
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return cmp.Compare(an, bn)
 }
 
 // parseVersion splits a version name of the form v<major>[alpha|beta<minor>]

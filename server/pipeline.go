@@ -119,19 +119,7 @@ func keepSystemFields(m, oldMeta *meta.ObjectMeta) {
 		m.UID = oldMeta.UID
 	}
 	m.Name, m.Namespace = oldMeta.Name, oldMeta.Namespace
-	m.CreationTimestamp = oldMeta.CreationTimestamp
-	m.DeletionTimestamp = nil
-	if oldMeta.DeletionTimestamp != nil {
-		t := *oldMeta.DeletionTimestamp
-		m.DeletionTimestamp = &t
-	}
-	m.DeletionGracePeriodSeconds = nil
-	if oldMeta.DeletionGracePeriodSeconds != nil {
-		g := *oldMeta.DeletionGracePeriodSeconds
-		m.DeletionGracePeriodSeconds = &g
-	}
-	m.SelfLink = ""
-	m.ResourceVersion = oldMeta.ResourceVersion
+	store.KeepSystemFields(m, oldMeta)
 }
 
 // createObject is the create path after decoding (see "Write path"); own

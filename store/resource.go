@@ -647,19 +647,7 @@ func (r *Resource[T]) planUpdate(cur, in T) (T, WriteOp, error) {
 		}
 	}
 	// Clients cannot change the system fields.
-	m.CreationTimestamp = old.CreationTimestamp
-	m.DeletionTimestamp = nil
-	if old.DeletionTimestamp != nil {
-		t := *old.DeletionTimestamp
-		m.DeletionTimestamp = &t
-	}
-	m.DeletionGracePeriodSeconds = nil
-	if old.DeletionGracePeriodSeconds != nil {
-		g := *old.DeletionGracePeriodSeconds
-		m.DeletionGracePeriodSeconds = &g
-	}
-	m.SelfLink = ""
-	m.ResourceVersion = old.ResourceVersion
+	KeepSystemFields(m, old)
 	if old.DeletionTimestamp != nil && !r.held(in) &&
 		(old.DeletionGracePeriodSeconds == nil || *old.DeletionGracePeriodSeconds == 0) {
 		// The last finalizer is gone: the deletion completes.
@@ -876,3 +864,25 @@ func (r *Resource[T]) scanRange(namespace string, fields selector.Fields) (lo, h
 // Sync implements Syncer: the Store is the source of truth, so it is
 // always current.
 func (r *Resource[T]) Sync(context.Context) error { return nil }
+
+// KeepSystemFields gives m the system fields of old that an update cannot
+// change, whatever it says: creationTimestamp, deletionTimestamp,
+// deletionGracePeriodSeconds and resourceVersion (the precondition's, as
+// the update replaces it), and clears selfLink. Callers that build the
+// updated object's encoding before the store sees it use it to encode what
+// the store will keep.
+func KeepSystemFields(m, old *meta.ObjectMeta) {
+	m.CreationTimestamp = old.CreationTimestamp
+	m.DeletionTimestamp = nil
+	if old.DeletionTimestamp != nil {
+		t := *old.DeletionTimestamp
+		m.DeletionTimestamp = &t
+	}
+	m.DeletionGracePeriodSeconds = nil
+	if old.DeletionGracePeriodSeconds != nil {
+		g := *old.DeletionGracePeriodSeconds
+		m.DeletionGracePeriodSeconds = &g
+	}
+	m.SelfLink = ""
+	m.ResourceVersion = old.ResourceVersion
+}
