@@ -36,6 +36,34 @@
 // built from the registered resources; and Kubernetes' exact Status for
 // every error a client can cause.
 //
+// # Schemas
+//
+// A resource's OpenAPI schema is published in /openapi/v2 and
+// /openapi/v3 (kubectl explain, client-side validation, kubectl apply's
+// merge rules) and types its server-side apply, so an applied field it
+// does not declare is refused, as on a cluster. Resource.Schema gives it;
+// left nil, it is derived from the Go type of Resource.New's objects:
+// json names, omitempty or omitzero for optional members (the others are
+// required, as Kubernetes' OpenAPI generator has it), embedded structs
+// promoted, pointers, slices ([]byte is base64), maps, meta.ObjectMeta,
+// meta.Time, time.Time and Kubernetes' intstr.IntOrString as Kubernetes
+// publishes them, named structs as definitions (which may be recursive),
+// and any value for interfaces and types that marshal themselves. Struct
+// tags say what json's cannot:
+//
+//	doc:"The color of the gizmo."             the description
+//	apisem:"enum=red|blue"                    the values a string may take
+//	apisem:"optional"  apisem:"required"      overrides omitempty's rule
+//	apisem:"listType=map,listMapKeys=name|protocol"
+//	apisem:"listType=set"  apisem:"mapType=atomic"
+//	patchStrategy:"merge" patchMergeKey:"name" (Kubernetes' own tags)
+//
+// apisem options are separated by commas, the values of one by "|";
+// listType, listMapKeys and mapType mean what Kubernetes' +listType,
+// +listMapKeys and +mapType markers mean to server-side apply. A tag
+// that does not fit its member fails New. The schema documents; it does
+// not validate (enum included): Resource.Validate does.
+//
 // # Hooks
 //
 // Options.Admission is asked about every write, as Kubernetes' admission

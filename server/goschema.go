@@ -22,19 +22,8 @@ import (
 // change (New, AddResource, RemoveResource) and when a resource's field
 // manager is first used, never per request.
 
-// Struct tags the derivation reads besides json's, on a field:
-//
-//	doc:"..."                    the field's description
-//	apisem:"optional"            not required though json has no omitempty
-//	apisem:"required"            required though json has omitempty
-//	apisem:"enum=a|b"            the values a string may take
-//	apisem:"listType=map,listMapKeys=name|port"
-//	apisem:"mapType=atomic"
-//	patchStrategy:"merge" patchMergeKey:"name"  (Kubernetes' own tags)
-//
-// The apisem options are separated by commas, the values of one option by
-// "|"; listType is atomic, set or map, mapType atomic or granular, as in
-// Kubernetes' +listType, +listMapKeys and +mapType markers.
+// The tags the derivation reads are documented in the package doc
+// (# Schemas).
 
 // derivedSchema is r's Schema and Definitions: its own when it has a
 // Schema, else derived from its Go type; a type that encodes itself
