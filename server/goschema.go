@@ -215,8 +215,8 @@ func jsonFields(t reflect.Type) []goField {
 				walk(ft, depth+1, seen)
 				continue
 			}
-			if !f.IsExported() {
-				continue
+			if !f.IsExported() && !(f.Anonymous && ft.Kind() == reflect.Struct) {
+				continue // an embedded struct of an unexported type, named by its tag, is encoded
 			}
 			g := goField{name: name, field: f, depth: depth, tagged: name != ""}
 			if name == "" {
