@@ -45,11 +45,11 @@
 // left nil, it is derived from the Go type of Resource.New's objects:
 // json names, omitempty or omitzero for optional members (the others are
 // required, as Kubernetes' OpenAPI generator has it), embedded structs
-// promoted, pointers, slices ([]byte is base64), maps, meta.ObjectMeta,
-// meta.Time, time.Time and Kubernetes' intstr.IntOrString as Kubernetes
-// publishes them, named structs as definitions (which may be recursive),
-// and any value for interfaces and types that marshal themselves. Struct
-// tags say what json's cannot:
+// promoted, pointers, slices ([]byte is base64), maps, the meta types
+// as the server publishes them, time.Time, time.Duration, Kubernetes'
+// intstr.IntOrString as a CustomResourceDefinition's, named structs as
+// definitions (which may be recursive), and any value for interfaces and
+// types that marshal themselves. Struct tags say what json's cannot:
 //
 //	doc:"The color of the gizmo."             the description
 //	apisem:"enum=red|blue"                    the values a string may take

@@ -109,7 +109,7 @@ func (d *deriver) typeSchema(t reflect.Type) (*Schema, error) {
 		return f(), nil
 	}
 	if t.Name() == "IntOrString" && t.PkgPath() == "k8s.io/apimachinery/pkg/util/intstr" {
-		return &Schema{IntOrString: true, Format: "int-or-string"}, nil
+		return &Schema{IntOrString: true}, nil // as a CustomResourceDefinition's
 	}
 	if marshals(t) {
 		return anyValue(), nil
@@ -181,10 +181,11 @@ func (d *deriver) typeSchema(t reflect.Type) (*Schema, error) {
 type goField struct {
 	name   string
 	field  reflect.StructField
-	depth  int  // of embedding
-	tagged bool // named by its json tag
-	omit   bool // omitempty or omitzero
-	quoted bool // the ",string" option
+	owner  reflect.Type // the struct that declares it
+	depth  int          // of embedding
+	tagged bool         // named by its json tag
+	omit   bool         // omitempty or omitzero
+	quoted bool         // the ",string" option
 }
 
 // jsonFields lists the members of t's JSON object as encoding/json
@@ -218,7 +219,7 @@ func jsonFields(t reflect.Type) []goField {
 			if !f.IsExported() && !(f.Anonymous && ft.Kind() == reflect.Struct) {
 				continue // an embedded struct of an unexported type, named by its tag, is encoded
 			}
-			g := goField{name: name, field: f, depth: depth, tagged: name != ""}
+			g := goField{name: name, field: f, owner: t, depth: depth, tagged: name != ""}
 			if name == "" {
 				g.name = f.Name
 			}
@@ -257,7 +258,7 @@ func jsonFields(t reflect.Type) []goField {
 func (d *deriver) structSchema(t reflect.Type, what string) (*Schema, error) {
 	s := &Schema{Type: "object", Properties: map[string]*Schema{}}
 	for _, f := range jsonFields(t) {
-		if f.depth > 0 && isTypeMetaField(f.field) {
+		if f.owner == reflect.TypeFor[meta.TypeMeta]() {
 			s.Properties[f.name] = map[string]*Schema{"apiVersion": apiVersionProperty, "kind": kindProperty}[f.name]
 			continue
 		}
@@ -272,12 +273,6 @@ func (d *deriver) structSchema(t reflect.Type, what string) (*Schema, error) {
 	}
 	slices.Sort(s.Required)
 	return s, nil
-}
-
-// isTypeMetaField reports whether f, a promoted field, is TypeMeta's.
-func isTypeMetaField(f reflect.StructField) bool {
-	g, ok := reflect.TypeFor[meta.TypeMeta]().FieldByName(f.Name)
-	return ok && g.Tag == f.Tag && g.Type == f.Type
 }
 
 // required: a member without omitempty is required, as Kubernetes'
