@@ -2,9 +2,11 @@ package server_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/server/servertest"
 	"github.com/google/go-cmp/cmp"
@@ -80,6 +82,73 @@ func TestUnknownFieldOfGoType(t *testing.T) {
 		}
 		if r.Code == 201 && strings.Contains(r.Body, "foo") {
 			t.Errorf("%s: the unknown field was kept: %s", tt.name, r.Body)
+		}
+	}
+}
+
+// doohickey has a status subresource and no Schema.
+type doohickey struct {
+	meta.TypeMeta
+	meta.ObjectMeta `json:"metadata,omitempty"`
+	Spec            struct {
+		Size  int      `json:"size,omitempty"`
+		Parts []string `json:"parts" apisem:"listType=set"` // null when nil
+	} `json:"spec,omitzero"`
+	Status struct {
+		Ready bool `json:"ready,omitempty"`
+	} `json:"status,omitzero"`
+}
+
+func (d *doohickey) Types() *meta.TypeMeta { return &d.TypeMeta }
+func (d *doohickey) DeepCopyObject() server.Object {
+	c := *d
+	d.ObjectMeta.DeepCopyInto(&c.ObjectMeta)
+	c.Spec.Parts = slices.Clone(d.Spec.Parts)
+	return &c
+}
+
+// Applies to a Go type's object and to its status, each typed by the
+// derived schema: each owns its own fields, a set merges by value, and an
+// undeclared status field is refused like a spec one.
+func TestApplyStatusOfGoType(t *testing.T) {
+	res := &server.Resource{Group: "demo.io", Version: "v1", Kind: "Doohickey", ListKind: "DoohickeyList",
+		Plural: "doohickeys", Namespaced: true, StatusSubresource: true, New: func() server.Object { return &doohickey{} }}
+	_, base := servertest.New(t, server.Options{Resources: []*server.Resource{res}})
+	url := base + "/apis/demo.io/v1/namespaces/ns/doohickeys/d"
+	const head = `{"apiVersion":"demo.io/v1","kind":"Doohickey","metadata":{"name":"d"},`
+	for _, tt := range []struct {
+		name, path, manager, body string
+		code                      int
+		want                      string // managedFields, or the error's message
+	}{
+		{"create by apply, parts nil (null)", "", "a", head + `"spec":{"size":1}}`, 201,
+			`a Apply  {"f:spec":{"f:size":{}}}`},
+		{"a second manager's part of the set", "", "b", head + `"spec":{"parts":["y"]}}`, 200,
+			`a Apply  {"f:spec":{"f:size":{}}}` + "\n" + `b Apply  {"f:spec":{"f:parts":{"v:\"y\"":{}}}}`},
+		{"the first manager's part", "", "a", head + `"spec":{"size":1,"parts":["x"]}}`, 200,
+			`a Apply  {"f:spec":{"f:parts":{"v:\"x\"":{}},"f:size":{}}}` + "\n" + `b Apply  {"f:spec":{"f:parts":{"v:\"y\"":{}}}}`},
+		{"status", "/status", "c", head + `"status":{"ready":true}}`, 200,
+			`a Apply  {"f:spec":{"f:parts":{"v:\"x\"":{}},"f:size":{}}}` + "\n" + `b Apply  {"f:spec":{"f:parts":{"v:\"y\"":{}}}}` + "\n" + `c Apply status {"f:status":{"f:ready":{}}}`},
+		{"an undeclared status field", "/status", "c", head + `"status":{"ready":true,"bogus":1}}`, 500,
+			`failed to create typed patch object (/d; demo.io/v1, Kind=Doohickey): .status.bogus: field not declared in schema`},
+	} {
+		r := servertest.Do(t, "PATCH", url+tt.path+"?fieldManager="+tt.manager, tt.body, "Content-Type", "application/apply-patch+yaml")
+		var got struct {
+			Message  string
+			Metadata struct{ ManagedFields []meta.ManagedFieldsEntry }
+		}
+		json.Unmarshal([]byte(r.Body), &got)
+		summary := got.Message
+		if r.Code < 400 {
+			var lines []string
+			for _, e := range got.Metadata.ManagedFields {
+				f, _ := json.Marshal(e.FieldsV1)
+				lines = append(lines, e.Manager+" "+e.Operation+" "+e.Subresource+" "+string(f))
+			}
+			summary = strings.Join(lines, "\n")
+		}
+		if r.Code != tt.code || summary != tt.want {
+			t.Errorf("%s: %d\n%s\nwant %d\n%s", tt.name, r.Code, summary, tt.code, tt.want)
 		}
 	}
 }
