@@ -48,8 +48,9 @@
 // promoted, pointers, slices ([]byte is base64), maps, the meta types
 // as the server publishes them, time.Time, time.Duration, Kubernetes'
 // intstr.IntOrString as a CustomResourceDefinition's, named structs as
-// definitions (which may be recursive), and any value for interfaces and
-// types that marshal themselves. Struct tags say what json's cannot:
+// definitions named by their Go package as Kubernetes names its own
+// (com.example.gizmo.v1.GizmoSpec; they may be recursive), and any value
+// for interfaces and types that marshal themselves. Struct tags say what json's cannot:
 //
 //	doc:"The color of the gizmo."             the description
 //	apisem:"enum=red|blue"                    the values a string may take

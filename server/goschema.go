@@ -41,10 +41,9 @@ func derivedSchema(r *Resource) (*Schema, map[string]*Schema, error) {
 		return nil, r.Definitions, nil
 	}
 	d := &deriver{
-		prefix: strings.TrimSuffix(r.schemaName(), r.Kind),
-		names:  map[reflect.Type]string{t: r.schemaName()},
-		taken:  map[string]bool{r.schemaName(): true},
-		defs:   map[string]*Schema{},
+		names: map[reflect.Type]string{t: r.schemaName()},
+		taken: map[string]bool{r.schemaName(): true},
+		defs:  map[string]*Schema{},
 	}
 	s, err := d.structSchema(t, r.Kind)
 	if err != nil {
@@ -61,10 +60,9 @@ func derivedSchema(r *Resource) (*Schema, map[string]*Schema, error) {
 
 // deriver derives the schemas of one resource's types.
 type deriver struct {
-	prefix string                  // of definition names: the kind's, without the kind
-	names  map[reflect.Type]string // named struct types' definitions, set before they are built, so recursion ends
-	taken  map[string]bool         // values of names
-	defs   map[string]*Schema
+	names map[reflect.Type]string // named struct types' definitions, set before they are built, so recursion ends
+	taken map[string]bool         // values of names
+	defs  map[string]*Schema
 }
 
 var (
@@ -162,7 +160,7 @@ func (d *deriver) typeSchema(t reflect.Type) (*Schema, error) {
 			// to themselves without a named type.
 			return d.structSchema(t, "")
 		}
-		name := d.prefix + t.Name()
+		name := definitionName(t)
 		if d.taken[name] {
 			return nil, fmt.Errorf("two types are named %s", t.Name())
 		}
@@ -336,4 +334,19 @@ func (d *deriver) fieldSchema(f goField) (*Schema, error) {
 		return nil, fmt.Errorf("apisem tag %q: listType=map goes with listMapKeys", opts)
 	}
 	return s, nil
+}
+
+// definitionName names the definition of a named struct type by its Go
+// package, as Kubernetes' OpenAPI generator does (k8s.io/api/core/v1's
+// PodSpec is io.k8s.api.core.v1.PodSpec), so that types of one name in
+// two packages do not collide: the path's first element with its dots
+// reversed, then the others, then the type's name.
+func definitionName(t reflect.Type) string {
+	host, rest, _ := strings.Cut(t.PkgPath(), "/")
+	parts := strings.Split(host, ".")
+	slices.Reverse(parts)
+	if rest != "" {
+		parts = append(parts, strings.Split(rest, "/")...)
+	}
+	return strings.Join(append(parts, t.Name()), ".")
 }

@@ -33,10 +33,10 @@ func TestOpenAPIOfGoType(t *testing.T) {
 			`"apiVersion":{"description":"APIVersion is the versioned schema of this representation of an object: group/version, or the version alone for the core group.","type":"string"},` +
 			`"kind":{"description":"Kind is the type of the object, in CamelCase: the REST resource it is written to or read from.","type":"string"},` +
 			`"metadata":{"allOf":[{"$ref":"#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}],"default":{},"description":"Standard object's metadata: its name, namespace, labels, annotations and the fields the server maintains."},` +
-			`"spec":{"allOf":[{"$ref":"#/components/schemas/io.demo.v1.GizmoSpec"}],"description":"What the gizmo should be."}},` +
+			`"spec":{"allOf":[{"$ref":"#/components/schemas/com.github.apisem.apisem.server_test.GizmoSpec"}],"description":"What the gizmo should be."}},` +
 			`"required":["spec"],"type":"object",` +
 			`"x-kubernetes-group-version-kind":[{"group":"demo.io","kind":"Gizmo","version":"v1"}]}`},
-		{"io.demo.v1.GizmoSpec", `{"properties":{"color":{"description":"The gizmo's color.","enum":["blue","red"],"type":"string"}},"type":"object"}`},
+		{"com.github.apisem.apisem.server_test.GizmoSpec", `{"properties":{"color":{"description":"The gizmo's color.","enum":["blue","red"],"type":"string"}},"type":"object"}`},
 	} {
 		if d := cmp.Diff(tt.want, string(doc.Components.Schemas[tt.name])); d != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, d)

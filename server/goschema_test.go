@@ -85,7 +85,7 @@ func TestDerivedSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const p = "com.example.toys.v1."
+	const p = "com.github.apisem.apisem.server."
 	wantTop := &Schema{Type: "object", Required: []string{"spec"}, Properties: map[string]*Schema{
 		"apiVersion": apiVersionProperty,
 		"kind":       kindProperty,
@@ -178,7 +178,7 @@ func (o *badTag[T]) DeepCopyObject() Object { return o }
 
 // What cannot be derived fails New, naming the member.
 func TestDerivedSchemaErrors(t *testing.T) {
-	type toyPort struct { // another package's, say
+	type toyPort struct { // a function's, named as the package's
 		Name string `json:"name"`
 	}
 	type twoPorts struct {
@@ -194,7 +194,7 @@ func TestDerivedSchemaErrors(t *testing.T) {
 		want string
 	}{
 		{"a channel", func() Object { return &badChan{} }, "server: the schema of K from Go type server.badChan: K.c: type chan int has no JSON form"},
-		{"two types of one name", func() Object { return &badTag[twoPorts]{} }, "K.F: twoPorts.b: two types are named toyPort"},
+		{"two types of one name in one package", func() Object { return &badTag[twoPorts]{} }, "K.F: twoPorts.b: two types are named toyPort"},
 		{"enum on an integer", func() Object { return &badTag[struct{ T tagged }]{} }, `.enum: apisem tag option "enum=1|2" does not apply to a field of type int`},
 		{"listType=map without keys", func() Object {
 			return &badTag[struct {
