@@ -136,7 +136,9 @@ func TestDerivedSchema(t *testing.T) {
 	}
 	// The definitions resolve, and the smd type accepts the type's own
 	// encoding, nulls of members without omitempty included.
-	if _, err := buildDefinitions([]*Resource{toyResource()}); err != nil {
+	v2 := toyResource()
+	v2.Version = "v2" // one Go type in two versions: one set of definitions
+	if _, err := buildDefinitions([]*Resource{toyResource(), v2}); err != nil {
 		t.Fatal(err)
 	}
 	pt, err := applyType(toyResource())
