@@ -15,15 +15,13 @@ import (
 // A resource without a Schema gets one derived from its Go type, the type
 // of Resource.New's objects, so that kubectl explain documents its fields
 // and server-side apply types them as a cluster types a built-in kind: an
-// applied field the type does not have is refused, as POST refuses it
-// under fieldValidation=Strict, instead of being dropped by the decoding.
+// applied field the type does not declare is refused, whatever
+// fieldValidation says, instead of being decoded away. The tags the
+// derivation reads are documented in the package doc (# Schemas).
 //
 // Reflection is fine here: derivation runs when the server's resources
 // change (New, AddResource, RemoveResource) and when a resource's field
 // manager is first used, never per request.
-
-// The tags the derivation reads are documented in the package doc
-// (# Schemas).
 
 // derivedSchema is r's Schema and Definitions: its own when it has a
 // Schema, else derived from its Go type; a type that encodes itself
