@@ -27,7 +27,7 @@
 // (for types that declare Resource.PatchSchema) strategic merge patch, delete with
 // preconditions, propagationPolicy and finalizers, deletecollection);
 // server-side apply (application/apply-patch+yaml, typed by the
-// resource's Schema or deduced without one) and metadata.managedFields on
+// resource's schema, see # Schemas) and metadata.managedFields on
 // every write (package managedfields);
 // every resourceVersion rule of package rv; label and field selectors;
 // dryRun and fieldValidation on every write; Tables, PartialObjectMetadata
