@@ -150,13 +150,14 @@ func smdList(s *Schema, preserve bool) *smdschema.List {
 	return l
 }
 
-// applyType is the smd type of r's objects: its schema's, with its own
-// definitions and the server's, or the deduced type for a resource
-// without one. Definitions mean one schema across resources, so a
-// resource's type needs no other resource's.
+// applyType is the smd type of r's objects: its schema's (its own or
+// the one derived from its Go type), with its definitions and the
+// server's, or the deduced type for a resource without one (whose type
+// encodes itself, as Unstructured). Definitions mean one schema across
+// resources, so a resource's type needs no other resource's.
 func applyType(r *Resource) (typed.ParseableType, error) {
-	if r.Schema == nil {
-		return typed.DeducedParseableType, nil
+	if s, _, err := derivedSchema(r); s == nil || err != nil {
+		return typed.DeducedParseableType, err
 	}
 	d, err := buildDefinitions([]*Resource{r})
 	if err != nil {

@@ -34,8 +34,9 @@ func (g *gadget) DeepCopyObject() Object {
 	return &c
 }
 
-// testResources are a cluster-scoped core kind without a schema and a
-// namespaced custom resource with one, in two versions of its group.
+// testResources are a cluster-scoped core kind without a Schema (so with
+// the one derived from its Go type) and a namespaced custom resource with
+// one, in two versions of its group.
 func testResources() []*Resource {
 	gadgetSchema := &Schema{Type: "object", Description: "Gadget is a test kind.",
 		Properties: map[string]*Schema{
@@ -128,7 +129,7 @@ func TestDocumentsGolden(t *testing.T) {
 		{"/apis", "application/json", "apis.json", "the unaggregated group list, both versions"},
 		{"/apis/test.apisem.dev/v1beta1", "", "resources-v1beta1.json", "an unaggregated resource list"},
 		{"/openapi/v3", "", "openapi-v3-root.json", "one document per group version, with its hash"},
-		{"/openapi/v3/api/v1", "", "openapi-v3-api-v1.json", "a kind without a schema is an object of any fields"},
+		{"/openapi/v3/api/v1", "", "openapi-v3-api-v1.json", "a kind without a Schema has its Go type's"},
 		{"/openapi/v3/apis/test.apisem.dev/v1", "", "openapi-v3-test-v1.json", "a kind with a schema, its definitions and the meta ones"},
 		{"/openapi/v2", "", "openapi-v2.json", "everything in Swagger 2.0"},
 	} {

@@ -27,7 +27,7 @@
 // (for types that declare Resource.PatchSchema) strategic merge patch, delete with
 // preconditions, propagationPolicy and finalizers, deletecollection);
 // server-side apply (application/apply-patch+yaml, typed by the
-// resource's Schema or deduced without one) and metadata.managedFields on
+// resource's schema, see # Schemas) and metadata.managedFields on
 // every write (package managedfields);
 // every resourceVersion rule of package rv; label and field selectors;
 // dryRun and fieldValidation on every write; Tables, PartialObjectMetadata
@@ -37,6 +37,35 @@
 // version priority, the first preferred: v1 before v1beta2 before
 // v1beta1, whatever the order they were registered in); and Kubernetes' exact Status for
 // every error a client can cause.
+//
+// # Schemas
+//
+// A resource's OpenAPI schema is published in /openapi/v2 and
+// /openapi/v3 (kubectl explain, client-side validation, kubectl apply's
+// merge rules) and types its server-side apply, so an applied field it
+// does not declare is refused, as on a cluster. Resource.Schema gives it;
+// left nil, it is derived from the Go type of Resource.New's objects:
+// json names, omitempty or omitzero for optional members (the others are
+// required, as Kubernetes' OpenAPI generator has it), embedded structs
+// promoted, pointers, slices ([]byte is base64), maps, the meta types
+// as the server publishes them, time.Time, time.Duration, Kubernetes'
+// intstr.IntOrString as a CustomResourceDefinition's, named structs as
+// definitions named by their Go package as Kubernetes names its own
+// (com.example.gizmo.v1.GizmoSpec; they may be recursive), and any value
+// for interfaces and types that marshal themselves. Struct tags say what json's cannot:
+//
+//	doc:"The color of the gizmo."             the description
+//	apisem:"enum=red|blue"                    the values a string may take
+//	apisem:"optional"  apisem:"required"      overrides omitempty's rule
+//	apisem:"listType=map,listMapKeys=name|protocol"
+//	apisem:"listType=set"  apisem:"mapType=atomic"
+//	patchStrategy:"merge" patchMergeKey:"name" (Kubernetes' own tags)
+//
+// apisem options are separated by commas, the values of one by "|";
+// listType, listMapKeys and mapType mean what Kubernetes' +listType,
+// +listMapKeys and +mapType markers mean to server-side apply. A tag
+// that does not fit its member fails New. The schema documents; it does
+// not validate (enum included): Resource.Validate does.
 //
 // # Hooks
 //

@@ -16,15 +16,16 @@ import (
 )
 
 // Gizmo is a user's own type: TypeMeta and ObjectMeta embedded, its spec
-// its own.
+// its own. Its OpenAPI schema (kubectl explain, server-side apply) comes
+// from the json tags and the doc and apisem tags.
 type Gizmo struct {
 	meta.TypeMeta
 	meta.ObjectMeta `json:"metadata"`
-	Spec            GizmoSpec `json:"spec"`
+	Spec            GizmoSpec `json:"spec" doc:"What the gizmo should be."`
 }
 
 type GizmoSpec struct {
-	Color string `json:"color,omitempty"`
+	Color string `json:"color,omitempty" doc:"The gizmo's color." apisem:"enum=blue|red"`
 }
 
 func (g *Gizmo) Types() *meta.TypeMeta { return &g.TypeMeta }

@@ -12,6 +12,8 @@ var (
 		Description: "APIVersion is the versioned schema of this representation of an object: group/version, or the version alone for the core group."}
 	kindProperty = &Schema{Type: "string",
 		Description: "Kind is the type of the object, in CamelCase: the REST resource it is written to or read from."}
+	metadataProperty = &Schema{Ref: ObjectMetaSchema, Default: map[string]any{},
+		Description: "Standard object's metadata: its name, namespace, labels, annotations and the fields the server maintains."}
 )
 
 func str(desc string) *Schema { return &Schema{Type: "string", Description: desc} }

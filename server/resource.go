@@ -56,7 +56,11 @@ type Resource struct {
 	// Schema is the OpenAPI schema of the resource's objects, published in
 	// /openapi/v2 and /openapi/v3 for kubectl explain, client-side
 	// validation and kubectl apply's merge rules. The apiVersion, kind and
-	// metadata properties every object has are added when absent. nil
+	// metadata properties every object has are added when absent. It also
+	// types server-side apply: an applied field it does not declare is
+	// refused. nil derives it from the Go type of New's objects (json
+	// tags, and the doc and apisem tags the package doc describes); for a
+	// type that encodes itself (json.Marshaler, as Unstructured) nil
 	// publishes an object of any fields.
 	Schema *Schema
 	// SchemaName names the schema's definition. "" means

@@ -207,12 +207,16 @@ func buildDefinitions(resources []*Resource) (*definitions, error) {
 	}
 	seenGV := map[string]bool{}
 	for _, r := range resources {
-		for _, name := range slices.Sorted(maps.Keys(r.Definitions)) {
-			if err := add(name, r.Definitions[name]); err != nil {
+		schema, defs, err := derivedSchema(r)
+		if err != nil {
+			return nil, err
+		}
+		for _, name := range slices.Sorted(maps.Keys(defs)) {
+			if err := add(name, defs[name]); err != nil {
 				return nil, err
 			}
 		}
-		if err := add(r.schemaName(), objectSchema(r)); err != nil {
+		if err := add(r.schemaName(), objectSchema(schema)); err != nil {
 			return nil, err
 		}
 		if err := add(r.listSchemaName(), listSchema(r)); err != nil {
@@ -226,7 +230,7 @@ func buildDefinitions(resources []*Resource) (*definitions, error) {
 				}
 			}
 			d.gvks[ScaleSchema] = []gvkExt{scaleGVK}
-			if err := add(ScaleSchema, objectSchema(scaleResource(r))); err != nil {
+			if err := add(ScaleSchema, objectSchema(scaleSchema)); err != nil {
 				return nil, err
 			}
 		}
@@ -288,13 +292,13 @@ func (d *definitions) encode(names []string, v3 bool, keep func(gvkExt) bool) ma
 	return out
 }
 
-// objectSchema is r's Schema with the apiVersion, kind and metadata every
-// object has added when absent; an absent Schema is an object of any
-// fields.
-func objectSchema(r *Resource) *Schema {
+// objectSchema is schema, r's (derivedSchema's), with the apiVersion,
+// kind and metadata every object has added when absent; no schema is an
+// object of any fields.
+func objectSchema(schema *Schema) *Schema {
 	s := &Schema{Type: "object", PreserveUnknownFields: true}
-	if r.Schema != nil {
-		c := *r.Schema
+	if schema != nil {
+		c := *schema
 		s = &c
 	}
 	props := maps.Clone(s.Properties)
@@ -308,8 +312,7 @@ func objectSchema(r *Resource) *Schema {
 		props["kind"] = kindProperty
 	}
 	if props["metadata"] == nil {
-		props["metadata"] = &Schema{Ref: ObjectMetaSchema, Default: map[string]any{},
-			Description: "Standard object's metadata: its name, namespace, labels, annotations and the fields the server maintains."}
+		props["metadata"] = metadataProperty
 	}
 	s.Properties = props
 	if s.Type == "" {
