@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"crypto/sha512"
 	"encoding/hex"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -273,7 +274,7 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, d *discove
 	case len(segs) == 2:
 		h.Set("Etag", docs.root.etag)
 		h.Set("Content-Type", contentTypeJSON)
-		http.ServeContent(w, r, "", docs.modified, bytes.NewReader(docs.root.json))
+		http.ServeContent(bodyWriter{w}, r, "", docs.modified, bytes.NewReader(docs.root.json))
 	default:
 		p := strings.Join(segs[2:], "/")
 		doc := docs.docs[p]
@@ -336,7 +337,7 @@ func (s *Server) serveOpenAPIDoc(w http.ResponseWriter, r *http.Request, docs *o
 	}
 	h.Set("Content-Type", f.contentType)
 	h.Set("Etag", doc.etag)
-	http.ServeContent(w, r, "", docs.modified, bytes.NewReader(body))
+	http.ServeContent(bodyWriter{w}, r, "", docs.modified, bytes.NewReader(body))
 }
 
 // acceptsGzip reports whether an Accept-Encoding header gives gzip a
@@ -360,4 +361,19 @@ func acceptsGzip(header string) bool {
 		return q > 0
 	}
 	return false
+}
+
+// bodyWriter lets http.ServeContent write an in-memory body without a
+// copy buffer: it copies with io.CopyN, which allocates one per response
+// unless the writer is an io.ReaderFrom, and the server's writers are
+// wrapped by its filters, which hides net/http's.
+type bodyWriter struct{ http.ResponseWriter }
+
+func (w bodyWriter) ReadFrom(r io.Reader) (int64, error) {
+	if lr, ok := r.(*io.LimitedReader); ok {
+		if br, ok := lr.R.(*bytes.Reader); ok && int64(br.Len()) <= lr.N {
+			return br.WriteTo(w.ResponseWriter)
+		}
+	}
+	return io.Copy(w.ResponseWriter, r)
 }

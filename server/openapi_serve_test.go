@@ -231,6 +231,18 @@ func TestOpenAPIGzip(t *testing.T) {
 	}
 }
 
+// A range of /openapi/v2 is a range of the identity body, gzip accepted
+// or not, and a byte range of what a full GET returns.
+func TestOpenAPIRange(t *testing.T) {
+	s := newTestServer(t, Options{})
+	full := get(s, "/openapi/v2").Body.Bytes()
+	w := get(s, "/openapi/v2", "Range", "bytes=10-19", "Accept-Encoding", "gzip")
+	if w.Code != http.StatusPartialContent || w.Header().Get("Content-Encoding") != "" || !bytes.Equal(w.Body.Bytes(), full[10:20]) ||
+		w.Header().Get("Content-Length") != "10" {
+		t.Errorf("GET /openapi/v2 bytes=10-19: %d %v %q; want 206 with %q", w.Code, w.Header(), w.Body, full[10:20])
+	}
+}
+
 // A resource added at run time changes the documents: new ETags, a new
 // hash for its group version, and a redirect from the old one; the
 // encodings are kept per registry version and not redone per request.
