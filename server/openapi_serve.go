@@ -39,7 +39,7 @@ import (
 //     (kube-openapi wraps it in NYTimes/gziphandler, whose minimum that
 //     is); /openapi/v3 is not, as a cluster's is not.
 //   - A request that accepts none of the forms gets a bare 406, as from a
-//     cluster.
+//     cluster. A path that names no document is a 404 Status.
 //
 // The documents belong to one registry version: a change of resources (a
 // CustomResourceDefinition) builds a new registry and with it new
