@@ -78,8 +78,7 @@ type openAPIDoc struct {
 	gzipProto func() ([]byte, error)
 }
 
-// newOpenAPIDocs wraps the documents buildOpenAPI returns. parse turns a
-// document's JSON into its gnostic protobuf message.
+// newOpenAPIDocs wraps the documents buildOpenAPI returns.
 func newOpenAPIDocs(root []byte, docs map[string][]byte, v2 []byte, err error) (*openAPIDocs, error) {
 	if err != nil {
 		return nil, err
@@ -99,6 +98,8 @@ func newOpenAPIDocs(root []byte, docs map[string][]byte, v2 []byte, err error) (
 func parseOpenAPIv2(b []byte) (proto.Message, error) { return openapiv2.ParseDocument(b) }
 func parseOpenAPIv3(b []byte) (proto.Message, error) { return openapiv3.ParseDocument(b) }
 
+// newOpenAPIDoc wraps a document's JSON; parse, if not nil, turns it into
+// its gnostic message, for the protobuf forms.
 func newOpenAPIDoc(b []byte, parse func([]byte) (proto.Message, error)) *openAPIDoc {
 	sum := sha512.Sum512(b)
 	hash := strings.ToUpper(hex.EncodeToString(sum[:]))
@@ -111,15 +112,15 @@ func newOpenAPIDoc(b []byte, parse func([]byte) (proto.Message, error)) *openAPI
 			}
 			return proto.MarshalOptions{Deterministic: true}.Marshal(m)
 		})
+		d.gzipProto = sync.OnceValues(func() ([]byte, error) {
+			p, err := d.proto()
+			if err != nil {
+				return nil, err
+			}
+			return gzipBytes(p)
+		})
 	}
 	d.gzipJSON = sync.OnceValues(func() ([]byte, error) { return gzipBytes(b) })
-	d.gzipProto = sync.OnceValues(func() ([]byte, error) {
-		p, err := d.proto()
-		if err != nil {
-			return nil, err
-		}
-		return gzipBytes(p)
-	})
 	return d
 }
 
