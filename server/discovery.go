@@ -213,13 +213,6 @@ type discovery struct {
 	openAPI func() (*openAPIDocs, error)
 }
 
-// openAPIDocs are the encoded OpenAPI documents.
-type openAPIDocs struct {
-	root []byte            // /openapi/v3
-	docs map[string][]byte // /openapi/v3/<path>
-	v2   []byte            // /openapi/v2
-}
-
 func buildDiscovery(resources []*Resource, ver Version) (*discovery, error) {
 	ver = ver.withDefaults()
 	d := &discovery{group: map[string][]byte{}, resources: map[string][]byte{}}
@@ -339,8 +332,7 @@ func buildDiscovery(resources []*Resource, ver Version) (*discovery, error) {
 		return nil, err
 	}
 	d.openAPI = sync.OnceValues(func() (*openAPIDocs, error) {
-		root, docs, v2, err := buildOpenAPI(resources, defs, ver.GitVersion)
-		return &openAPIDocs{root, docs, v2}, err
+		return newOpenAPIDocs(buildOpenAPI(resources, defs, ver.GitVersion))
 	})
 	d.version, err = json.Marshal(versionInfo{
 		Major: ver.Major, Minor: ver.Minor, EmulationMajor: ver.EmulationMajor, EmulationMinor: ver.EmulationMinor,
@@ -412,21 +404,6 @@ func wantsAggregated(accept string) bool {
 	return false
 }
 
-// acceptsJSON reports whether an Accept header allows plain JSON; an
-// absent header allows anything.
-func acceptsJSON(accept string) bool {
-	if strings.TrimSpace(accept) == "" {
-		return true
-	}
-	ranges, _ := negotiation.ParseAccept(accept)
-	for _, m := range ranges {
-		if m.Quality > 0 && (m.Type == "*" || strings.EqualFold(m.Type, "application") && (m.Subtype == "*" || strings.EqualFold(m.Subtype, "json"))) {
-			return true
-		}
-	}
-	return false
-}
-
 // serveDiscovery serves the paths that are not resources: /version,
 // health, OpenAPI, and the discovery documents of /api and /apis.
 func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, segs []string) {
@@ -435,32 +412,7 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, segs []s
 	case len(segs) == 1 && segs[0] == "version":
 		s.discoveryDoc(w, r, d.version, contentTypeJSON, "")
 	case segs[0] == "openapi" && len(segs) >= 2 && (segs[1] == "v2" || segs[1] == "v3"):
-		docs, err := d.openAPI()
-		if err != nil {
-			s.writeError(w, r, nil, err)
-			return
-		}
-		var b []byte
-		var ok bool
-		switch {
-		case segs[1] == "v2":
-			b, ok = docs.v2, len(segs) == 2
-		case len(segs) == 2:
-			b, ok = docs.root, true
-		default:
-			b, ok = docs.docs[strings.Join(segs[2:], "/")]
-		}
-		if !ok {
-			s.writeError(w, r, nil, errNotFound())
-			return
-		}
-		if segs[1] == "v2" && !acceptsJSON(r.Header.Get("Accept")) {
-			// The protobuf form client-go asks for is not served; a 406
-			// tells it so rather than JSON it would fail to parse.
-			s.writeError(w, r, nil, status.NewNotAcceptableMediaTypes(contentTypeJSON))
-			return
-		}
-		s.discoveryDoc(w, r, b, contentTypeJSON, "")
+		s.serveOpenAPI(w, r, d, segs)
 	case len(segs) == 1 && (segs[0] == "api" || segs[0] == "apis"):
 		if wantsAggregated(r.Header.Get("Accept")) {
 			if segs[0] == "api" {

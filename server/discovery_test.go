@@ -196,25 +196,6 @@ func TestDiscoveryETag(t *testing.T) {
 	}
 }
 
-// /openapi/v2 is JSON only: a client that accepts only the protobuf form
-// gets 406 rather than a body it cannot parse.
-func TestOpenAPIv2Negotiation(t *testing.T) {
-	s := newTestServer(t, Options{})
-	for _, tt := range []struct {
-		accept string
-		code   int
-	}{
-		{"", 200},
-		{"application/json", 200},
-		{"application/com.github.proto-openapi.spec.v2@v1.0+protobuf", 406},
-		{"application/com.github.proto-openapi.spec.v2@v1.0+protobuf,application/json", 200},
-	} {
-		if w := get(s, "/openapi/v2", "Accept", tt.accept); w.Code != tt.code {
-			t.Errorf("GET /openapi/v2 Accept %q: %d; want %d", tt.accept, w.Code, tt.code)
-		}
-	}
-}
-
 func TestVersion(t *testing.T) {
 	for _, tt := range []struct {
 		opt  Version

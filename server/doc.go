@@ -33,7 +33,8 @@
 // dryRun and fieldValidation on every write; Tables, PartialObjectMetadata
 // and protobuf where the type has it; metadata.generation
 // (Resource.Generation); name validation; discovery and OpenAPI documents
-// built from the registered resources (a group's versions in Kubernetes'
+// (JSON or gnostic's protobuf, cached as a cluster's are: ETag, hashed
+// immutable /openapi/v3 URLs) built from the registered resources (a group's versions in Kubernetes'
 // version priority, the first preferred: v1 before v1beta2 before
 // v1beta1, whatever the order they were registered in); and Kubernetes' exact Status for
 // every error a client can cause.

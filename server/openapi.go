@@ -141,22 +141,23 @@ func params(v3 bool, names ...string) []openAPIParam {
 	ps := make([]openAPIParam, len(names))
 	for i, n := range names {
 		q := queryParams[n]
-		ps[i] = openAPIParam{Name: n, In: "query", Description: q.desc, UniqueItems: true}
+		ps[i] = openAPIParam{Name: n, In: "query", Description: q.desc}
 		if v3 {
-			ps[i].Schema = &schemaJSON{Type: q.typ}
+			// OpenAPI 3 has uniqueItems in the schema only.
+			ps[i].Schema = &schemaJSON{Type: q.typ, UniqueItems: true}
 		} else {
-			ps[i].Type = q.typ
+			ps[i].Type, ps[i].UniqueItems = q.typ, true
 		}
 	}
 	return ps
 }
 
 func pathParam(v3 bool, name, desc string) openAPIParam {
-	p := openAPIParam{Name: name, In: "path", Description: desc, Required: true, UniqueItems: true}
+	p := openAPIParam{Name: name, In: "path", Description: desc, Required: true}
 	if v3 {
-		p.Schema = &schemaJSON{Type: "string"}
+		p.Schema = &schemaJSON{Type: "string", UniqueItems: true}
 	} else {
-		p.Type = "string"
+		p.Type, p.UniqueItems = "string", true
 	}
 	return p
 }

@@ -117,6 +117,7 @@ type schemaJSON struct {
 	Properties            map[string]*schemaJSON `json:"properties,omitempty"`
 	Required              []string               `json:"required,omitempty"`
 	Type                  string                 `json:"type,omitempty"`
+	UniqueItems           bool                   `json:"uniqueItems,omitempty"`
 	GVK                   []gvkExt               `json:"x-kubernetes-group-version-kind,omitempty"`
 	IntOrString           bool                   `json:"x-kubernetes-int-or-string,omitempty"`
 	ListMapKeys           []string               `json:"x-kubernetes-list-map-keys,omitempty"`
