@@ -25,6 +25,7 @@ import (
 	"github.com/apisem/apisem/examples/apiserver/api"
 	"github.com/apisem/apisem/examples/apiserver/demo"
 	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/metrics"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
 )
@@ -142,10 +143,14 @@ func Run(log *slog.Logger, c *Config, d Delegate) error {
 			}
 			return nil
 		}})
+	// /metrics, behind the authorizer, with kube-apiserver's series.
+	rec := &metrics.Recorder{}
+	opts.Metrics = rec
 	s, err := demo.NewWith(opts, c.CRD)
 	if err != nil {
 		return err
 	}
+	rec.Source = s // before it serves
 	started.Store(s)
 	l, err := net.Listen("tcp", c.Addr)
 	if err != nil {
