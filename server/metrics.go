@@ -285,26 +285,32 @@ func metricsVerb(r *http.Request, scope, sub string, legacyWatch bool) string {
 	return v
 }
 
-// watchParam reports whether the first watch parameter of raw is set to
-// something other than "0" or "false" (case aside), Kubernetes' test;
-// it does not allocate for a query without one.
+// watchParam reports whether the first watch parameter of raw, as
+// url.ParseQuery reads it, is set to something other than "0" or "false"
+// (case aside), Kubernetes' test (getVerbIfWatch); it does not allocate
+// for a query without one.
 func watchParam(raw string) bool {
-	if !strings.Contains(raw, "watch") {
+	if !strings.Contains(raw, "watch") && !strings.Contains(raw, "%") {
 		return false
 	}
 	for raw != "" {
 		var kv string
 		kv, raw, _ = strings.Cut(raw, "&")
+		if strings.Contains(kv, ";") {
+			continue // url.ParseQuery skips such a pair
+		}
 		k, v, _ := strings.Cut(kv, "=")
 		if k != "watch" {
 			if uk, err := url.QueryUnescape(k); err != nil || uk != "watch" {
 				continue
 			}
 		}
-		if uv, err := url.QueryUnescape(v); err == nil {
-			v = uv
+		v, err := url.QueryUnescape(v)
+		if err != nil {
+			continue
 		}
-		return !strings.EqualFold(v, "0") && !strings.EqualFold(v, "false")
+		v = strings.ToLower(v) // not EqualFold, whose folding is wider
+		return v != "0" && v != "false"
 	}
 	return false
 }
