@@ -28,7 +28,7 @@ func TestMetricsVerb(t *testing.T) {
 		{"GET", "/x?watch=0&watch=1", "", "cluster", "", false, "LIST"}, // the first value decides
 		{"GET", "/x?w%61tch=true", "", "cluster", "", false, "WATCH"},
 		{"HEAD", "/x?watch=true", "", "cluster", "", false, "LIST"}, // only a GET watches
-		{"GET", "/x", "", "namespace", "", true, "WATCH"},          // a /watch/ path
+		{"GET", "/x", "", "namespace", "", true, "WATCH"},           // a /watch/ path
 		{"POST", "/x", "application/json", "resource", "", false, "POST"},
 		{"PUT", "/x", "application/json", "resource", "", false, "PUT"},
 		{"PATCH", "/x", "application/merge-patch+json", "resource", "", false, "PATCH"},
