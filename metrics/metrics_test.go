@@ -427,3 +427,96 @@ func BenchmarkRecord(b *testing.B) {
 		}
 	})
 }
+
+// signalling is a Recorder that says when a watch has begun.
+type signalling struct {
+	*metrics.Recorder
+	began chan struct{}
+}
+
+func (s signalling) LongRunning(m server.RequestMetric, delta int) {
+	s.Recorder.LongRunning(m, delta)
+	if delta > 0 {
+		s.began <- struct{}{}
+	}
+}
+
+// A watch in progress is counted by apiserver_longrunning_requests, with
+// the scope of its attributes (a watch of one name is "resource"), and a
+// request the in-flight limits refuse is counted (429) but not timed; the
+// in-flight gauge counts what is being served.
+func TestInFlightAndLongRunning(t *testing.T) {
+	rec := &metrics.Recorder{}
+	sig := signalling{rec, make(chan struct{}, 1)}
+	entered, release := make(chan struct{}), make(chan struct{})
+	hold := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Query().Get("hold") != "" {
+				entered <- struct{}{}
+				<-release
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	s, err := server.New(server.Options{Resources: []*server.Resource{widgets, globes}, Metrics: sig,
+		MaxRequestsInFlight: 2, Filters: []func(http.Handler) http.Handler{hold}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Source = s
+	t.Cleanup(func() { s.Shutdown(context.Background()) })
+
+	// A watch of one name, in progress.
+	ctx, cancel := context.WithCancel(context.Background())
+	watchDone := make(chan struct{})
+	go func() {
+		defer close(watchDone)
+		w := httptest.NewRecorder()
+		r := httptest.NewRequest("GET", ns+"?watch=1&fieldSelector=metadata.name%3Da", nil).WithContext(ctx)
+		s.ServeHTTP(w, r)
+	}()
+	<-sig.began
+	// Two lists held in flight, a third refused.
+	held := make(chan struct{})
+	for range 2 {
+		go func() { do(s, "GET", ns+"?hold=1", "", ""); held <- struct{}{} }()
+		<-entered
+	}
+	if w := do(s, "GET", ns, "", ""); w.Code != http.StatusTooManyRequests {
+		t.Fatalf("third request = %d, want 429", w.Code)
+	}
+	during := parse(t, string(rec.AppendText(context.Background(), nil)))
+	close(release)
+	<-held
+	<-held
+	cancel()
+	<-watchDone
+	after := scrape(t, s)
+
+	if v, ok := find(during, "apiserver_current_inflight_requests", map[string]string{"request_kind": "readOnly"}); !ok || v != 2 {
+		t.Errorf("readOnly in flight = %v, %v; want 2", v, ok)
+	}
+	if v, ok := find(during, "apiserver_current_inflight_requests", map[string]string{"request_kind": "mutating"}); !ok || v != 0 {
+		t.Errorf("mutating in flight = %v, %v; want 0", v, ok)
+	}
+	watching := map[string]string{"verb": "WATCH", "group": "demo.io", "version": "v1", "resource": "widgets",
+		"subresource": "", "scope": "resource", "component": "apiserver"}
+	if v, ok := find(during, "apiserver_longrunning_requests", watching); !ok || v != 1 {
+		t.Errorf("apiserver_longrunning_requests%v = %v, %v during the watch; want 1", watching, v, ok)
+	}
+	if v, ok := find(after, "apiserver_longrunning_requests", watching); !ok || v != 0 {
+		t.Errorf("apiserver_longrunning_requests%v = %v, %v after the watch; want 0", watching, v, ok)
+	}
+	refused := map[string]string{"verb": "LIST", "resource": "widgets", "scope": "namespace", "code": "429", "component": "apiserver"}
+	if v, ok := find(after, "apiserver_request_total", refused); !ok || v != 1 {
+		t.Errorf("apiserver_request_total%v = %v, %v; want 1", refused, v, ok)
+	}
+	if v, ok := find(after, "apiserver_request_total", map[string]string{"verb": "LIST", "resource": "widgets", "code": "200"}); !ok || v != 2 {
+		t.Errorf("held LISTs counted %v, %v; want 2", v, ok)
+	}
+	// The refused request is not timed: the LISTs' histogram has the two
+	// held ones only.
+	if v, _ := find(after, "apiserver_request_duration_seconds_count", map[string]string{"verb": "LIST", "resource": "widgets"}); v != 2 {
+		t.Errorf("LIST durations observed %v; want 2", v)
+	}
+}
