@@ -19,7 +19,11 @@
 // From the server's reports, as k8s.io/apiserver/pkg/endpoints/metrics
 // names them: apiserver_request_total, apiserver_request_duration_seconds,
 // apiserver_response_sizes, apiserver_longrunning_requests,
-// apiserver_watch_events_total and apiserver_watch_events_sizes. Read at
+// apiserver_watch_events_total and apiserver_watch_events_sizes. From an
+// etcd backend's reports (etcdstore.Options.Metrics, to which a Recorder
+// can be given too): etcd_request_duration_seconds, etcd_requests_total
+// and etcd_request_errors_total, as k8s.io/apiserver/pkg/storage/etcd3
+// names them. Read at
 // each scrape from the Source: apiserver_current_inflight_requests,
 // apiserver_storage_objects and apiserver_resource_objects. Of the
 // process: go_* (runtime.ReadMemStats, debug.ReadGCStats) and, on Linux,

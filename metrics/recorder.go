@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
@@ -52,6 +53,15 @@ type Recorder struct {
 	sizes     map[sizeKey]*histogram
 	long      map[sizeKey]*atomic.Int64 // no dry_run label, as sizes
 	events    map[gvr]*watchSeries
+	etcd      map[etcdKey]*etcdSeries
+}
+
+// etcdKey is etcd_request_duration_seconds' labels.
+type etcdKey struct{ operation, group, resource string }
+
+type etcdSeries struct {
+	errors   atomic.Uint64
+	duration histogram
 }
 
 // requestKey is apiserver_request_total's labels.
@@ -107,6 +117,19 @@ func (r *Recorder) WatchEvent(group, version, resource string, size int) {
 	})
 	w.count.Add(1)
 	w.sizes.observe(float64(size))
+}
+
+// EtcdRequest records one etcd request of a resource (an
+// etcdstore.Metrics): etcd_request_duration_seconds,
+// etcd_requests_total and etcd_request_errors_total.
+func (r *Recorder) EtcdRequest(operation string, gr status.GroupResource, d time.Duration, err error) {
+	e := getOrAdd(r, &r.etcd, etcdKey{operation, gr.Group, gr.Resource}, func() *etcdSeries {
+		return &etcdSeries{duration: *newHistogram(durationBuckets)}
+	})
+	e.duration.observe(d.Seconds())
+	if err != nil {
+		e.errors.Add(1)
+	}
 }
 
 // getOrAdd returns (*m)[k], adding mk() under r.mu if absent. The usual

@@ -25,6 +25,13 @@ func (r *Recorder) AppendText(ctx context.Context, dst []byte) []byte {
 	events := sortedKeys(r.events, func(a, b gvr) int {
 		return cmp.Or(cmp.Compare(a.group, b.group), cmp.Compare(a.version, b.version), cmp.Compare(a.resource, b.resource))
 	})
+	etcd := sortedKeys(r.etcd, func(a, b etcdKey) int {
+		return cmp.Or(cmp.Compare(a.operation, b.operation), cmp.Compare(a.group, b.group), cmp.Compare(a.resource, b.resource))
+	})
+	es := make([]*etcdSeries, len(etcd))
+	for i, k := range etcd {
+		es[i] = r.etcd[k]
+	}
 	r.mu.RUnlock()
 
 	// The request maps only grow, so the series of the keys read above
@@ -70,6 +77,21 @@ func (r *Recorder) AppendText(ctx context.Context, dst []byte) []byte {
 	dst = header(dst, "apiserver_watch_events_sizes", "histogram", "Watch event size distribution in bytes")
 	for i, k := range events {
 		dst = ws[i].sizes.append(dst, "apiserver_watch_events_sizes", gvrLabels(k))
+	}
+
+	if len(etcd) > 0 {
+		dst = header(dst, "etcd_request_duration_seconds", "histogram", "Etcd request latency in seconds for each operation and object type.")
+		for i, k := range etcd {
+			dst = es[i].duration.append(dst, "etcd_request_duration_seconds", etcdLabels(k))
+		}
+		dst = header(dst, "etcd_requests_total", "counter", "Etcd request counts for each operation and object type.")
+		for i, k := range etcd {
+			dst = sample(dst, "etcd_requests_total", etcdLabels(k), float64(es[i].duration.total()))
+		}
+		dst = header(dst, "etcd_request_errors_total", "counter", "Etcd failed request counts for each operation and object type.")
+		for i, k := range etcd {
+			dst = sample(dst, "etcd_request_errors_total", etcdLabels(k), float64(es[i].errors.Load()))
+		}
 	}
 
 	if src := r.Source; src != nil {
@@ -137,6 +159,10 @@ func durationLabels(k durationKey) []string {
 
 func requestLabels(k requestKey) []string {
 	return append(durationLabels(k.durationKey), "code", strconv.Itoa(k.code))
+}
+
+func etcdLabels(k etcdKey) []string {
+	return []string{"operation", k.operation, "group", k.group, "resource", k.resource}
 }
 
 func gvrLabels(k gvr) []string {
@@ -218,6 +244,15 @@ func appendFloat(dst []byte, v float64) []byte {
 		return append(dst, "NaN"...)
 	}
 	return strconv.AppendFloat(dst, v, 'g', -1, 64)
+}
+
+// total is the number of observations.
+func (h *histogram) total() uint64 {
+	var n uint64
+	for i := range h.buckets {
+		n += h.buckets[i].Load()
+	}
+	return n
 }
 
 // append appends h's _bucket (cumulative, le last), _sum and _count

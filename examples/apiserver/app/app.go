@@ -143,14 +143,21 @@ func Run(log *slog.Logger, c *Config, d Delegate) error {
 			}
 			return nil
 		}})
-	// /metrics, behind the authorizer, with kube-apiserver's series.
-	rec := &metrics.Recorder{}
-	opts.Metrics = rec
+	// /metrics, behind the authorizer, with kube-apiserver's series; a
+	// Recorder of the caller's (the etcd build's, which its storage
+	// reports to as well) is used if there is one.
+	rec, _ := opts.Metrics.(*metrics.Recorder)
+	if opts.Metrics == nil {
+		rec = &metrics.Recorder{}
+		opts.Metrics = rec
+	}
 	s, err := demo.NewWith(opts, c.CRD)
 	if err != nil {
 		return err
 	}
-	rec.Source = s // before it serves
+	if rec != nil {
+		rec.Source = s // before it serves
+	}
 	started.Store(s)
 	l, err := net.Listen("tcp", c.Addr)
 	if err != nil {
