@@ -15,82 +15,63 @@ import (
 // recorded series, the Source's gauges, then the Go runtime's and the
 // process's. Series are sorted, so equal states print equal text.
 func (r *Recorder) AppendText(ctx context.Context, dst []byte) []byte {
+	// The series are gathered under the read lock; their values are
+	// atomic, read after it.
 	r.mu.RLock()
-	requests := sortedKeys(r.requests, func(a, b requestKey) int {
+	requests := sorted(r.requests, func(a, b requestKey) int {
 		return cmp.Or(compareDuration(a.durationKey, b.durationKey), cmp.Compare(a.code, b.code))
 	})
-	durations := sortedKeys(r.durations, compareDuration)
-	sizes := sortedKeys(r.sizes, compareSize)
-	long := sortedKeys(r.long, compareSize)
-	events := sortedKeys(r.events, func(a, b gvr) int {
+	durations := sorted(r.durations, compareDuration)
+	sizes := sorted(r.sizes, compareSize)
+	long := sorted(r.long, compareSize)
+	events := sorted(r.events, func(a, b gvr) int {
 		return cmp.Or(cmp.Compare(a.group, b.group), cmp.Compare(a.version, b.version), cmp.Compare(a.resource, b.resource))
 	})
-	etcd := sortedKeys(r.etcd, func(a, b etcdKey) int {
+	etcd := sorted(r.etcd, func(a, b etcdKey) int {
 		return cmp.Or(cmp.Compare(a.operation, b.operation), cmp.Compare(a.group, b.group), cmp.Compare(a.resource, b.resource))
 	})
-	es := make([]*etcdSeries, len(etcd))
-	for i, k := range etcd {
-		es[i] = r.etcd[k]
-	}
 	r.mu.RUnlock()
-
-	// The request maps only grow, so the series of the keys read above
-	// are still there; reading them again takes the read lock per series.
-	get := func(f func()) { r.mu.RLock(); f(); r.mu.RUnlock() }
 
 	dst = header(dst, "apiserver_request_total", "counter",
 		"Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.")
-	for _, k := range requests {
-		var n uint64
-		get(func() { n = r.requests[k].Load() })
-		dst = sample(dst, "apiserver_request_total", requestLabels(k), float64(n))
+	for _, e := range requests {
+		dst = sample(dst, "apiserver_request_total", requestLabels(e.k), float64(e.v.Load()))
 	}
 	dst = header(dst, "apiserver_request_duration_seconds", "histogram",
 		"Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.")
-	for _, k := range durations {
-		var h *histogram
-		get(func() { h = r.durations[k] })
-		dst = h.append(dst, "apiserver_request_duration_seconds", durationLabels(k))
+	for _, e := range durations {
+		dst = e.v.append(dst, "apiserver_request_duration_seconds", durationLabels(e.k))
 	}
 	dst = header(dst, "apiserver_response_sizes", "histogram",
 		"Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.")
-	for _, k := range sizes {
-		var h *histogram
-		get(func() { h = r.sizes[k] })
-		dst = h.append(dst, "apiserver_response_sizes", sizeLabels(k))
+	for _, e := range sizes {
+		dst = e.v.append(dst, "apiserver_response_sizes", sizeLabels(e.k))
 	}
 	dst = header(dst, "apiserver_longrunning_requests", "gauge",
 		"Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.")
-	for _, k := range long {
-		var n int64
-		get(func() { n = r.long[k].Load() })
-		dst = sample(dst, "apiserver_longrunning_requests", sizeLabels(k), float64(n))
+	for _, e := range long {
+		dst = sample(dst, "apiserver_longrunning_requests", sizeLabels(e.k), float64(e.v.Load()))
 	}
 	dst = header(dst, "apiserver_watch_events_total", "counter", "Number of events sent in watch clients")
-	var ws []*watchSeries
-	for _, k := range events {
-		var w *watchSeries
-		get(func() { w = r.events[k] })
-		ws = append(ws, w)
-		dst = sample(dst, "apiserver_watch_events_total", gvrLabels(k), float64(w.count.Load()))
+	for _, e := range events {
+		dst = sample(dst, "apiserver_watch_events_total", gvrLabels(e.k), float64(e.v.count.Load()))
 	}
 	dst = header(dst, "apiserver_watch_events_sizes", "histogram", "Watch event size distribution in bytes")
-	for i, k := range events {
-		dst = ws[i].sizes.append(dst, "apiserver_watch_events_sizes", gvrLabels(k))
+	for _, e := range events {
+		dst = e.v.sizes.append(dst, "apiserver_watch_events_sizes", gvrLabels(e.k))
 	}
-
 	if len(etcd) > 0 {
 		dst = header(dst, "etcd_request_duration_seconds", "histogram", "Etcd request latency in seconds for each operation and object type.")
-		for i, k := range etcd {
-			dst = es[i].duration.append(dst, "etcd_request_duration_seconds", etcdLabels(k))
+		for _, e := range etcd {
+			dst = e.v.duration.append(dst, "etcd_request_duration_seconds", etcdLabels(e.k))
 		}
 		dst = header(dst, "etcd_requests_total", "counter", "Etcd request counts for each operation and object type.")
-		for i, k := range etcd {
-			dst = sample(dst, "etcd_requests_total", etcdLabels(k), float64(es[i].duration.total()))
+		for _, e := range etcd {
+			dst = sample(dst, "etcd_requests_total", etcdLabels(e.k), float64(e.v.duration.total()))
 		}
 		dst = header(dst, "etcd_request_errors_total", "counter", "Etcd failed request counts for each operation and object type.")
-		for i, k := range etcd {
-			dst = sample(dst, "etcd_request_errors_total", etcdLabels(k), float64(es[i].errors.Load()))
+		for _, e := range etcd {
+			dst = sample(dst, "etcd_request_errors_total", etcdLabels(e.k), float64(e.v.errors.Load()))
 		}
 	}
 
@@ -126,13 +107,20 @@ func (r *Recorder) AppendText(ctx context.Context, dst []byte) []byte {
 	return appendProcess(dst)
 }
 
-func sortedKeys[K comparable, V any](m map[K]V, cmp func(a, b K) int) []K {
-	keys := make([]K, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// entry is one series: its labels and its value.
+type entry[K comparable, V any] struct {
+	k K
+	v *V
+}
+
+// sorted returns m's series sorted by their labels.
+func sorted[K comparable, V any](m map[K]*V, cmp func(a, b K) int) []entry[K, V] {
+	es := make([]entry[K, V], 0, len(m))
+	for k, v := range m {
+		es = append(es, entry[K, V]{k, v})
 	}
-	slices.SortFunc(keys, cmp)
-	return keys
+	slices.SortFunc(es, func(a, b entry[K, V]) int { return cmp(a.k, b.k) })
+	return es
 }
 
 func compareSize(a, b sizeKey) int {
