@@ -520,3 +520,15 @@ func TestInFlightAndLongRunning(t *testing.T) {
 		t.Errorf("LIST durations observed %v; want 2", v)
 	}
 }
+
+// BenchmarkRecordSerial is BenchmarkRecord on one goroutine: the cost
+// without contention.
+func BenchmarkRecordSerial(b *testing.B) {
+	rec := &metrics.Recorder{}
+	m := server.RequestMetric{Verb: "GET", Group: "demo.io", Version: "v1", Resource: "widgets",
+		Scope: "resource", Component: "apiserver", Code: 200, Duration: 3e6, ResponseSize: 1234}
+	b.ReportAllocs()
+	for b.Loop() {
+		rec.Request(m)
+	}
+}

@@ -48,7 +48,7 @@ type Recorder struct {
 	// requests, stored objects). Set it before the server serves.
 	Source    Source
 	mu        sync.RWMutex // guards the maps; the series in them are atomic
-	requests  map[requestKey]*atomic.Uint64
+	requests  map[requestKey]*requestSeries
 	durations map[durationKey]*histogram
 	sizes     map[sizeKey]*histogram
 	long      map[sizeKey]*atomic.Int64 // no dry_run label, as sizes
@@ -62,6 +62,16 @@ type etcdKey struct{ operation, group, resource string }
 type etcdSeries struct {
 	errors   atomic.Uint64
 	duration histogram
+}
+
+// requestSeries is apiserver_request_total's series of one requestKey,
+// with the histograms its requests are also observed in, found once: a
+// request costs one map lookup. The histograms are shared with the other
+// codes' series (they have no code label) and set on first use.
+type requestSeries struct {
+	count    atomic.Uint64
+	duration atomic.Pointer[histogram]
+	size     atomic.Pointer[histogram]
 }
 
 // requestKey is apiserver_request_total's labels.
@@ -93,14 +103,24 @@ var _ server.Metrics = (*Recorder)(nil)
 
 // Request records one request.
 func (r *Recorder) Request(m server.RequestMetric) {
-	sk := sizeKey{m.Verb, m.Group, m.Version, m.Resource, m.Subresource, m.Scope, m.Component}
-	dk := durationKey{m.DryRun, sk}
-	getOrAdd(r, &r.requests, requestKey{dk, m.Code}, func() *atomic.Uint64 { return new(atomic.Uint64) }).Add(1)
+	k := requestKey{durationKey{m.DryRun, sizeKey{m.Verb, m.Group, m.Version, m.Resource, m.Subresource, m.Scope, m.Component}}, m.Code}
+	rs := getOrAdd(r, &r.requests, k, func() *requestSeries { return new(requestSeries) })
+	rs.count.Add(1)
 	if m.Duration >= 0 {
-		getOrAdd(r, &r.durations, dk, func() *histogram { return newHistogram(durationBuckets) }).observe(m.Duration.Seconds())
+		h := rs.duration.Load()
+		if h == nil {
+			h = getOrAdd(r, &r.durations, k.durationKey, func() *histogram { return newHistogram(durationBuckets) })
+			rs.duration.Store(h) // the map's one histogram: every store is the same
+		}
+		h.observe(m.Duration.Seconds())
 	}
 	if m.ResponseSize >= 0 {
-		getOrAdd(r, &r.sizes, sk, func() *histogram { return newHistogram(sizeBuckets) }).observe(float64(m.ResponseSize))
+		h := rs.size.Load()
+		if h == nil {
+			h = getOrAdd(r, &r.sizes, k.sizeKey, func() *histogram { return newHistogram(sizeBuckets) })
+			rs.size.Store(h)
+		}
+		h.observe(float64(m.ResponseSize))
 	}
 }
 

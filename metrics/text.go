@@ -35,7 +35,7 @@ func (r *Recorder) AppendText(ctx context.Context, dst []byte) []byte {
 	dst = header(dst, "apiserver_request_total", "counter",
 		"Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.")
 	for _, e := range requests {
-		dst = sample(dst, "apiserver_request_total", requestLabels(e.k), float64(e.v.Load()))
+		dst = sample(dst, "apiserver_request_total", requestLabels(e.k), float64(e.v.count.Load()))
 	}
 	dst = header(dst, "apiserver_request_duration_seconds", "histogram",
 		"Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.")
