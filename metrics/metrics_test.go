@@ -276,11 +276,25 @@ func TestRequestSeries(t *testing.T) {
 		t.Errorf("apiserver_longrunning_requests{WATCH} = %v, %v; want 0 after the watches ended", v, ok)
 	}
 	// What a cluster does not route is not counted: the labels stay bounded.
-	do(s, "GET", "/apis/demo.io/v1/namespaces/default/nothings", "", "")
-	do(s, "GET", ns+"/a/bogus", "", "")
-	for _, sm := range scrape(t, s) {
-		if sm.labels["resource"] == "nothings" || sm.labels["subresource"] == "bogus" {
-			t.Errorf("unserved request counted: %s%v", sm.name, sm.labels)
+	unrouted := []struct {
+		path   string
+		labels map[string]string
+	}{
+		{"/apis/demo.io/v1/namespaces/default/nothings", map[string]string{"resource": "nothings"}},
+		{ns + "/a/bogus", map[string]string{"subresource": "bogus"}},
+		{ns + "/a/status/more", map[string]string{"subresource": "status", "code": "404"}},
+		{"/apis/demo.io/v1/widgets/a", map[string]string{"resource": "widgets", "scope": "resource", "verb": "GET", "code": "404"}},
+		{"/apis/demo.io/v1/namespaces/default/globes", map[string]string{"resource": "globes", "scope": "namespace"}},
+	}
+	before, _ := find(samples, "apiserver_request_total", unrouted[3].labels) // ns+"/zzz" above
+	for _, u := range unrouted {
+		do(s, "GET", u.path, "", "")
+	}
+	after := scrape(t, s)
+	for i, u := range unrouted {
+		v, ok := find(after, "apiserver_request_total", u.labels)
+		if i == 3 && v != before || i != 3 && ok {
+			t.Errorf("GET %s counted: apiserver_request_total%v = %v", u.path, u.labels, v)
 		}
 	}
 }

@@ -128,8 +128,8 @@ func (s *Server) withMetrics(next http.Handler) http.Handler {
 			// them (healthz.InstallPathHandler), not their checks.
 			rm = RequestMetric{Subresource: rq.info.Path, Verb: metricsVerb(r, "", "", false)}
 		case rq.info.ResourceRequest:
-			res := s.lookup(rq)
-			if res == nil || !servesSubresource(res, rq.info.Subresource) {
+			res := s.routed(rq)
+			if res == nil {
 				next.ServeHTTP(w, r)
 				return
 			}
@@ -140,6 +140,10 @@ func (s *Server) withMetrics(next http.Handler) http.Handler {
 			}
 			rm.Verb = metricsVerb(r, rm.Scope, rq.info.Subresource, rq.legacyWatch)
 			if rq.info.LongRunning {
+				// Labelled from the request's attributes, as Kubernetes'
+				// RecordLongRunning does: a watch of one name by field
+				// selector is "resource", and a /watch/ path, which has no
+				// watch parameter, reports LIST (or GET).
 				lm := rm
 				lm.Scope = requestScope(&rq.info)
 				lm.Verb = metricsVerb(r, lm.Scope, rq.info.Subresource, false)
@@ -177,8 +181,7 @@ func (s *Server) recordRefused(r *http.Request, rq *request) {
 	rm := RequestMetric{Component: "apiserver", Code: http.StatusTooManyRequests, Duration: -1, ResponseSize: -1}
 	rm.Scope = requestScope(&rq.info)
 	if rq.info.ResourceRequest {
-		res := s.lookup(rq)
-		if res == nil || !servesSubresource(res, rq.info.Subresource) {
+		if s.routed(rq) == nil {
 			return // not served: a cluster counts it, we keep the labels bounded
 		}
 		rm.Group, rm.Version, rm.Resource, rm.Subresource = rq.info.Group, rq.info.Version, rq.info.Resource, rq.info.Subresource
@@ -205,9 +208,22 @@ func (s *Server) watchEventMetric(t *target, encode func(*watch.Message[Object])
 	}
 }
 
-// servesSubresource reports whether res serves sub ("" for itself).
-func servesSubresource(res *resource, sub string) bool {
-	return sub == "" || sub == "status" && res.def.StatusSubresource || sub == "scale" && res.def.Scale != nil
+// routed returns the resource a resource request addresses if a cluster
+// would route the request's path to it (whatever its method), else nil:
+// a served resource, subresource and scope, no more segments.
+func (s *Server) routed(rq *request) *resource {
+	res := s.lookup(rq)
+	if res == nil || rq.tooLong {
+		return nil
+	}
+	def, sub := res.def, rq.info.Subresource
+	switch {
+	case sub != "" && !(sub == "status" && def.StatusSubresource || sub == "scale" && def.Scale != nil):
+		return nil
+	case !def.Namespaced && rq.nsPrefix, def.Namespaced && !rq.nsPrefix && rq.name != "":
+		return nil
+	}
+	return res
 }
 
 // routeScope is the scope label of a resource request's route, by
