@@ -284,7 +284,7 @@ func TestRequestSeries(t *testing.T) {
 		{ns + "/a/bogus", map[string]string{"subresource": "bogus"}},
 		{ns + "/a/status/more", map[string]string{"subresource": "status", "code": "404"}},
 		{"/apis/demo.io/v1/widgets/a", map[string]string{"resource": "widgets", "scope": "resource", "verb": "GET", "code": "404"}},
-		{"/apis/demo.io/v1/namespaces/default/globes", map[string]string{"resource": "globes", "scope": "namespace"}},
+		{"/apis/demo.io/v1/namespaces/default/globes", map[string]string{"resource": "globes", "code": "404"}},
 	}
 	before, _ := find(samples, "apiserver_request_total", unrouted[3].labels) // ns+"/zzz" above
 	for _, u := range unrouted {
