@@ -18,6 +18,8 @@
 //
 // From the server's reports, as k8s.io/apiserver/pkg/endpoints/metrics
 // names them: apiserver_request_total, apiserver_request_duration_seconds,
+// apiserver_request_sli_duration_seconds (the duration itself: the
+// server has no webhooks or priority-and-fairness queues to subtract),
 // apiserver_response_sizes, apiserver_longrunning_requests,
 // apiserver_watch_events_total and apiserver_watch_events_sizes. From an
 // etcd backend's reports (etcdstore.Options.Metrics, to which a Recorder

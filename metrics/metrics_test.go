@@ -263,6 +263,13 @@ func TestRequestSeries(t *testing.T) {
 	if v, _ := find(samples, "apiserver_request_total", map[string]string{"verb": "POST", "resource": "widgets", "dry_run": ""}); v != 1 {
 		t.Errorf("POST widgets counted %v times, want 1", v)
 	}
+	// A dry run is timed, but not as an SLI.
+	if v, _ := find(samples, "apiserver_request_duration_seconds_count", map[string]string{"verb": "POST", "resource": "widgets", "dry_run": "All"}); v != 1 {
+		t.Errorf("dry-run POST widgets timed %v times, want 1", v)
+	}
+	if v, _ := find(samples, "apiserver_request_sli_duration_seconds_count", map[string]string{"verb": "POST", "resource": "widgets"}); v != 1 {
+		t.Errorf("POST widgets SLI-timed %v times, want 1 (the dry run is not)", v)
+	}
 	if v, ok := find(samples, "apiserver_storage_objects", map[string]string{"resource": "globes.demo.io"}); !ok || v != 1 {
 		t.Errorf("apiserver_storage_objects{resource=globes.demo.io} = %v, %v; want 1", v, ok)
 	}
@@ -341,53 +348,67 @@ func TestMetricsAuthorized(t *testing.T) {
 	}
 }
 
-// The series kube-prometheus's apiserver recording and alerting rules read
-// exist with the labels they use (kube-prometheus,
-// manifests/kubernetesControlPlane-prometheusRule.yaml, from
-// kubernetes-mixin's rules/kube_apiserver-*.libsonnet and
-// alerts/kube_apiserver.libsonnet):
+// The series kube-prometheus's apiserver recording rules read exist, with
+// the labels and le values they use. kube-prometheus takes them from
+// kubernetes-mixin (github.com/kubernetes-monitoring/kubernetes-mixin):
 //
-//	apiserver_request_total{job, verb, code, resource, subresource, scope}
-//	  code:apiserver_request_total:increase30d, apiserver_request:availability30d,
-//	  apiserver_request:burnrate*, KubeAPIErrorBudgetBurn
-//	apiserver_request_duration_seconds_bucket{job, verb, le, scope, subresource, resource}
-//	  cluster_quantile:apiserver_request_duration_seconds:histogram_quantile,
-//	  apiserver_request_sli_duration_seconds is not served (it subtracts
-//	  webhook and APF waits we do not have)
-//	apiserver_request_duration_seconds_count{job, verb, scope}
-//	apiserver_longrunning_requests, apiserver_current_inflight_requests{request_kind}
-//	process_cpu_seconds_total, process_resident_memory_bytes, go_goroutines
-//	  (the apiserver dashboard)
+//	rules/kube_apiserver-availability.libsonnet:
+//	  apiserver_request_total{job, verb=~"LIST|GET|POST|PUT|PATCH|DELETE", code}
+//	    by (code, verb), and by (code, resource) for the read and write verbs
+//	  apiserver_request_sli_duration_seconds_bucket by (verb, scope, le):
+//	    reads with scope=~"resource|" and le=~"1(\.0)?", scope="namespace"
+//	    and le=~"5(\.0)?", scope="cluster" and le=~"30(\.0)?"; writes
+//	    (POST|PUT|PATCH|DELETE) with le=~"1(\.0)?"
+//	rules/kube_apiserver-burnrate.libsonnet:
+//	  apiserver_request_sli_duration_seconds_count{job, verb, subresource!~"proxy|attach|log|exec|portforward"}
+//	  apiserver_request_sli_duration_seconds_bucket{job, verb, subresource, scope, le}
+//	  apiserver_request_total{job, verb, code=~"5.."}
+//	rules/kube_apiserver-histogram.libsonnet:
+//	  apiserver_request_sli_duration_seconds_bucket{job, verb, subresource} by (le, resource)
 //
-// The job label is Prometheus' own (the scrape config), not the target's.
+// and the apiserver dashboard's process_cpu_seconds_total,
+// process_resident_memory_bytes and go_goroutines. The job (and cluster)
+// labels are Prometheus' own, from its scrape configuration.
 func TestKubePrometheusSeries(t *testing.T) {
 	s, _ := newServer(t, server.Options{})
-	do(s, "GET", ns, "", "")
 	do(s, "POST", ns, "application/json", `{"metadata":{"name":"a"}}`)
+	do(s, "GET", ns+"/a", "", "")
+	do(s, "GET", ns, "", "")
+	do(s, "GET", "/apis/demo.io/v1/widgets", "", "")
+	do(s, "PUT", ns+"/a", "application/json", `{"metadata":{"name":"a","namespace":"default"}}`)
+	do(s, "PATCH", ns+"/a", "application/merge-patch+json", `{}`)
+	do(s, "DELETE", ns+"/a", "", "")
 	samples := scrape(t, s)
 	want := []struct {
 		name   string
-		labels []string
-		verb   string
+		labels []string          // present, with any value
+		match  map[string]string // present, with this value
 	}{
-		{"apiserver_request_total", []string{"verb", "code", "resource", "subresource", "scope", "group", "version", "component", "dry_run"}, "LIST"},
-		{"apiserver_request_total", []string{"verb", "code", "resource", "subresource", "scope"}, "POST"},
-		{"apiserver_request_duration_seconds_bucket", []string{"verb", "le", "scope", "subresource", "resource"}, "LIST"},
-		{"apiserver_request_duration_seconds_count", []string{"verb", "scope"}, "POST"},
-		{"apiserver_request_duration_seconds_sum", []string{"verb", "scope"}, "POST"},
-		{"apiserver_response_sizes_bucket", []string{"verb", "le", "resource"}, "LIST"},
-		{"apiserver_current_inflight_requests", []string{"request_kind"}, ""},
-		{"process_cpu_seconds_total", nil, ""},
-		{"process_resident_memory_bytes", nil, ""},
-		{"process_start_time_seconds", nil, ""},
-		{"go_goroutines", nil, ""},
-		{"go_memstats_alloc_bytes", nil, ""},
-		{"go_gc_duration_seconds", []string{"quantile"}, ""},
+		{"apiserver_request_total", []string{"code", "resource"}, map[string]string{"verb": "LIST"}},
+		{"apiserver_request_total", []string{"code", "resource"}, map[string]string{"verb": "GET"}},
+		{"apiserver_request_total", []string{"code", "resource"}, map[string]string{"verb": "POST"}},
+		{"apiserver_request_total", []string{"code", "resource"}, map[string]string{"verb": "PUT"}},
+		{"apiserver_request_total", []string{"code", "resource"}, map[string]string{"verb": "PATCH"}},
+		{"apiserver_request_total", []string{"code", "resource"}, map[string]string{"verb": "DELETE"}},
+		{"apiserver_request_sli_duration_seconds_bucket", []string{"resource", "subresource"}, map[string]string{"verb": "GET", "scope": "resource", "le": "1"}},
+		{"apiserver_request_sli_duration_seconds_bucket", []string{"resource", "subresource"}, map[string]string{"verb": "LIST", "scope": "namespace", "le": "5"}},
+		{"apiserver_request_sli_duration_seconds_bucket", []string{"resource", "subresource"}, map[string]string{"verb": "LIST", "scope": "cluster", "le": "30"}},
+		{"apiserver_request_sli_duration_seconds_bucket", []string{"resource", "subresource", "scope"}, map[string]string{"verb": "POST", "le": "1"}},
+		{"apiserver_request_sli_duration_seconds_bucket", []string{"resource", "subresource", "scope"}, map[string]string{"verb": "DELETE", "le": "+Inf"}},
+		{"apiserver_request_sli_duration_seconds_count", []string{"subresource", "scope"}, map[string]string{"verb": "PUT"}},
+		{"apiserver_request_duration_seconds_bucket", []string{"scope", "subresource", "resource"}, map[string]string{"verb": "PATCH", "le": "1"}},
+		{"apiserver_current_inflight_requests", nil, map[string]string{"request_kind": "readOnly"}},
+		{"process_cpu_seconds_total", nil, nil},
+		{"process_resident_memory_bytes", nil, nil},
+		{"process_start_time_seconds", nil, nil},
+		{"go_goroutines", nil, nil},
+		{"go_memstats_alloc_bytes", nil, nil},
+		{"go_gc_duration_seconds", []string{"quantile"}, nil},
 	}
 	for _, w := range want {
 		found := false
 		for _, sm := range samples {
-			if sm.name != w.name || w.verb != "" && sm.labels["verb"] != w.verb {
+			if sm.name != w.name {
 				continue
 			}
 			ok := true
@@ -396,22 +417,34 @@ func TestKubePrometheusSeries(t *testing.T) {
 					ok = false
 				}
 			}
+			for l, v := range w.match {
+				if sm.labels[l] != v {
+					ok = false
+				}
+			}
 			found = found || ok
 		}
 		if !found {
-			t.Errorf("no %s{verb=%q} with labels %v", w.name, w.verb, w.labels)
+			t.Errorf("no %s%v with labels %v", w.name, w.match, w.labels)
 		}
 	}
 	// Kubernetes' buckets, le by le.
-	var les []string
-	for _, sm := range samples {
-		if sm.name == "apiserver_request_duration_seconds_bucket" && sm.labels["verb"] == "POST" {
-			les = append(les, sm.labels["le"])
+	buckets := func(name string) string {
+		var les []string
+		for _, sm := range samples {
+			if sm.name == name && sm.labels["verb"] == "POST" {
+				les = append(les, sm.labels["le"])
+			}
 		}
+		return strings.Join(les, " ")
 	}
-	wantLE := "0.005 0.025 0.05 0.1 0.2 0.4 0.6 0.8 1 1.25 1.5 2 3 4 5 6 8 10 15 20 30 45 60 +Inf"
-	if got := strings.Join(les, " "); got != wantLE {
-		t.Errorf("request duration buckets %s, want %s", got, wantLE)
+	for name, want := range map[string]string{
+		"apiserver_request_duration_seconds_bucket":     "0.005 0.025 0.05 0.1 0.2 0.4 0.6 0.8 1 1.25 1.5 2 3 4 5 6 8 10 15 20 30 45 60 +Inf",
+		"apiserver_request_sli_duration_seconds_bucket": "0.05 0.1 0.2 0.4 0.6 0.8 1 1.25 1.5 2 3 4 5 6 8 10 15 20 30 45 60 +Inf",
+	} {
+		if got := buckets(name); got != want {
+			t.Errorf("%s buckets %s, want %s", name, got, want)
+		}
 	}
 }
 

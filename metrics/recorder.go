@@ -18,6 +18,9 @@ var (
 	// etcd_request_duration_seconds'), in seconds.
 	durationBuckets = []float64{0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3,
 		4, 5, 6, 8, 10, 15, 20, 30, 45, 60}
+	// sliBuckets are apiserver_request_sli_duration_seconds', whose le
+	// values 1, 5 and 30 the SLO rules of kubernetes-mixin read.
+	sliBuckets = durationBuckets[2:]
 	// sizeBuckets are apiserver_response_sizes': 1 KB to 1 GB by tens.
 	sizeBuckets = exponential(1000, 10, 7)
 	// watchSizeBuckets are apiserver_watch_events_sizes': 1 KiB to 128 KiB.
@@ -50,6 +53,7 @@ type Recorder struct {
 	mu        sync.RWMutex // guards the maps; the series in them are atomic
 	requests  map[requestKey]*requestSeries
 	durations map[durationKey]*histogram
+	sli       map[sizeKey]*histogram
 	sizes     map[sizeKey]*histogram
 	long      map[sizeKey]*atomic.Int64 // no dry_run label, as sizes
 	events    map[gvr]*watchSeries
@@ -71,6 +75,7 @@ type etcdSeries struct {
 type requestSeries struct {
 	count    atomic.Uint64
 	duration atomic.Pointer[histogram]
+	sli      atomic.Pointer[histogram]
 	size     atomic.Pointer[histogram]
 }
 
@@ -113,6 +118,18 @@ func (r *Recorder) Request(m server.RequestMetric) {
 			rs.duration.Store(h) // the map's one histogram: every store is the same
 		}
 		h.observe(m.Duration.Seconds())
+		// The SLI duration is the duration less the time in webhooks
+		// and in priority-and-fairness queues, of which the server has
+		// neither; Kubernetes observes it for requests that are not dry
+		// runs.
+		if m.DryRun == "" {
+			h := rs.sli.Load()
+			if h == nil {
+				h = getOrAdd(r, &r.sli, k.sizeKey, func() *histogram { return newHistogram(sliBuckets) })
+				rs.sli.Store(h)
+			}
+			h.observe(m.Duration.Seconds())
+		}
 	}
 	if m.ResponseSize >= 0 {
 		h := rs.size.Load()

@@ -22,6 +22,7 @@ func (r *Recorder) AppendText(ctx context.Context, dst []byte) []byte {
 		return cmp.Or(compareDuration(a.durationKey, b.durationKey), cmp.Compare(a.code, b.code))
 	})
 	durations := sorted(r.durations, compareDuration)
+	sli := sorted(r.sli, compareSize)
 	sizes := sorted(r.sizes, compareSize)
 	long := sorted(r.long, compareSize)
 	events := sorted(r.events, func(a, b gvr) int {
@@ -41,6 +42,11 @@ func (r *Recorder) AppendText(ctx context.Context, dst []byte) []byte {
 		"Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.")
 	for _, e := range durations {
 		dst = e.v.append(dst, "apiserver_request_duration_seconds", durationLabels(e.k))
+	}
+	dst = header(dst, "apiserver_request_sli_duration_seconds", "histogram",
+		"Response latency distribution (not counting webhook duration and priority & fairness queue wait times) in seconds for each verb, group, version, resource, subresource, scope and component.")
+	for _, e := range sli {
+		dst = e.v.append(dst, "apiserver_request_sli_duration_seconds", sizeLabels(e.k))
 	}
 	dst = header(dst, "apiserver_response_sizes", "histogram",
 		"Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.")
