@@ -187,8 +187,15 @@ func header(dst []byte, name, typ, help string) []byte {
 
 // sample appends one sample line: name{labels} value.
 func sample(dst []byte, name string, labels []string, v float64) []byte {
+	return line(dst, name, "", labels, nil, v)
+}
+
+// line appends the sample line name+suffix{labels,le="le"} v, without le
+// if it is nil; it allocates nothing.
+func line(dst []byte, name, suffix string, labels []string, le []byte, v float64) []byte {
 	dst = append(dst, name...)
-	if len(labels) > 0 {
+	dst = append(dst, suffix...)
+	if len(labels) > 0 || le != nil {
 		dst = append(dst, '{')
 		for i := 0; i < len(labels); i += 2 {
 			if i > 0 {
@@ -197,6 +204,14 @@ func sample(dst []byte, name string, labels []string, v float64) []byte {
 			dst = append(dst, labels[i]...)
 			dst = append(dst, `="`...)
 			dst = appendLabelValue(dst, labels[i+1])
+			dst = append(dst, '"')
+		}
+		if le != nil {
+			if len(labels) > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `le="`...)
+			dst = append(dst, le...)
 			dst = append(dst, '"')
 		}
 		dst = append(dst, '}')
@@ -252,19 +267,18 @@ func (h *histogram) total() uint64 {
 // append appends h's _bucket (cumulative, le last), _sum and _count
 // samples.
 func (h *histogram) append(dst []byte, name string, labels []string) []byte {
-	ls := append(slices.Clip(labels), "le", "")
 	var cum uint64
+	var le [32]byte
 	for i := range h.buckets {
 		cum += h.buckets[i].Load()
-		le := "+Inf"
+		bound := math.Inf(1)
 		if i < len(h.bounds) {
-			le = string(appendFloat(nil, h.bounds[i]))
+			bound = h.bounds[i]
 		}
-		ls[len(ls)-1] = le
-		dst = sample(dst, name+"_bucket", ls, float64(cum))
+		dst = line(dst, name, "_bucket", labels, appendFloat(le[:0], bound), float64(cum))
 	}
-	dst = sample(dst, name+"_sum", labels, math.Float64frombits(h.sumBits.Load()))
+	dst = line(dst, name, "_sum", labels, nil, math.Float64frombits(h.sumBits.Load()))
 	// The count is the buckets' total, so that it never disagrees with
 	// +Inf's under concurrent observations.
-	return sample(dst, name+"_count", labels, float64(cum))
+	return line(dst, name, "_count", labels, nil, float64(cum))
 }
