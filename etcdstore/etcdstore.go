@@ -62,6 +62,17 @@ type Options[T meta.Object] struct {
 	// RequestTimeout bounds every etcd call and the wait of a consistent
 	// read for the replica. 0 means 10 seconds.
 	RequestTimeout time.Duration
+	// Metrics, if set, receives the duration of each etcd request a
+	// resource makes (metrics.Recorder is one). nil measures nothing.
+	Metrics Metrics
+}
+
+// Metrics receives the etcd requests' durations, labelled as
+// kube-apiserver's etcd_request_duration_seconds
+// (k8s.io/apiserver/pkg/storage/etcd3/metrics): operation is "get",
+// "create", "update", "delete" or "list", gr the resource's.
+type Metrics interface {
+	EtcdRequest(operation string, gr status.GroupResource, d time.Duration, err error)
 }
 
 const (
@@ -182,18 +193,21 @@ func etcdErr(err error, timeout *status.Error) error {
 }
 
 // call runs one etcd call of a write under the request timeout (see
-// Replica.call for a read's).
-func (r *Resource[T]) call(ctx context.Context, f func(ctx context.Context) error) error {
+// Replica.call for a read's); op names it for Options.Metrics.
+func (r *Resource[T]) call(ctx context.Context, op string, f func(ctx context.Context) error) error {
 	ctx, cancel := context.WithTimeout(ctx, r.p.timeout)
 	defer cancel()
-	return etcdErr(f(ctx), errWriteTimeout)
+	start := time.Now()
+	err := f(ctx)
+	r.p.observe(op, r.gr, start, err)
+	return etcdErr(err, errWriteTimeout)
 }
 
 // current reads key from etcd: the object with its resourceVersion, its
 // modification revision, or found false.
 func (r *Resource[T]) current(ctx context.Context, key string) (obj T, mod int64, found bool, err error) {
 	var resp *clientv3.GetResponse
-	if err = r.call(ctx, func(ctx context.Context) (err error) {
+	if err = r.call(ctx, "get", func(ctx context.Context) (err error) {
 		resp, err = r.p.client.Get(ctx, key)
 		return err
 	}); err != nil || len(resp.Kvs) == 0 {
@@ -227,9 +241,9 @@ func (r *Resource[T]) encode(obj T) (string, error) {
 
 // txn commits cmp => ops and returns whether it succeeded and the
 // revision, with the responses of the else branch.
-func (r *Resource[T]) txn(ctx context.Context, cmp clientv3.Cmp, then clientv3.Op, orElse ...clientv3.Op) (*clientv3.TxnResponse, error) {
+func (r *Resource[T]) txn(ctx context.Context, op string, cmp clientv3.Cmp, then clientv3.Op, orElse ...clientv3.Op) (*clientv3.TxnResponse, error) {
 	var resp *clientv3.TxnResponse
-	err := r.call(ctx, func(ctx context.Context) (err error) {
+	err := r.call(ctx, op, func(ctx context.Context) (err error) {
 		resp, err = r.p.client.Txn(ctx).If(cmp).Then(then).Else(orElse...).Commit()
 		return err
 	})
@@ -264,7 +278,7 @@ func (r *Resource[T]) Create(ctx context.Context, obj T, opts store.CreateOption
 		if err != nil {
 			return zero, err
 		}
-		resp, err := r.txn(ctx, clientv3.Compare(clientv3.CreateRevision(key), "=", 0),
+		resp, err := r.txn(ctx, "create", clientv3.Compare(clientv3.CreateRevision(key), "=", 0),
 			clientv3.OpPut(key, val), clientv3.OpGet(key))
 		if err != nil {
 			return zero, err
@@ -294,11 +308,12 @@ func (r *Resource[T]) Create(ctx context.Context, obj T, opts store.CreateOption
 func (r *Resource[T]) commit(ctx context.Context, key string, cur T, mod int64, next T, op store.WriteOp) (out T, ok bool, err error) {
 	cmp := clientv3.Compare(clientv3.ModRevision(key), "=", mod)
 	var then clientv3.Op
+	name := "update"
 	switch op {
 	case store.WriteNone:
 		return cur, true, nil
 	case store.WriteDelete:
-		then, out = clientv3.OpDelete(key), cur
+		then, out, name = clientv3.OpDelete(key), cur, "delete"
 	default:
 		val, err := r.encode(next)
 		if err != nil {
@@ -306,7 +321,7 @@ func (r *Resource[T]) commit(ctx context.Context, key string, cur T, mod int64, 
 		}
 		then, out = clientv3.OpPut(key, val), next
 	}
-	resp, err := r.txn(ctx, cmp, then)
+	resp, err := r.txn(ctx, name, cmp, then)
 	if err != nil || !resp.Succeeded {
 		return out, false, err
 	}

@@ -47,6 +47,7 @@ type Replica[T meta.Object] struct {
 	store    *store.Store[T]
 	sopts    store.Options[T] // the replica's, for a one-off store of a read from etcd
 	copy     func(T) T
+	metrics  Metrics // Options.Metrics
 
 	mu      sync.Mutex
 	byColl  map[string]*Resource[T] // by "<group>/<resource>" or "<resource>"; fixed once started
@@ -89,6 +90,7 @@ func NewReplica[T meta.Object](opts Options[T]) (*Replica[T], error) {
 		store:    store.New(opts.Replica),
 		sopts:    opts.Replica,
 		copy:     opts.Replica.DeepCopy,
+		metrics:  opts.Metrics,
 		byColl:   map[string]*Resource[T]{},
 		done:     make(chan struct{}),
 		ready:    make(chan struct{}),
@@ -223,6 +225,14 @@ func (p *Replica[T]) call(ctx context.Context, f func(ctx context.Context) error
 	return etcdErr(f(ctx), errReadTimeout)
 }
 
+// observe reports an etcd request of gr, begun at start, to
+// Options.Metrics.
+func (p *Replica[T]) observe(op string, gr status.GroupResource, start time.Time, err error) {
+	if p.metrics != nil {
+		p.metrics.EtcdRequest(op, gr, time.Since(start), err)
+	}
+}
+
 // lookup returns the resource of the etcd key key and its key in the
 // replica; nil if the key is none of the replica's resources'.
 func (p *Replica[T]) lookup(key string) (*Resource[T], string) {
@@ -285,7 +295,9 @@ func (p *Replica[T]) list(ctx context.Context) (rev int64, compacted uint64, obj
 	}
 	for _, r := range p.byColl {
 		if err := p.call(ctx, func(ctx context.Context) (err error) {
+			start := time.Now()
 			resp, err = p.client.Get(ctx, r.coll+"/", clientv3.WithPrefix(), clientv3.WithRev(rev))
+			p.observe("list", r.gr, start, err)
 			return err
 		}); err != nil {
 			return 0, 0, nil, err
@@ -588,7 +600,9 @@ func (r *Resource[T]) listAt(ctx context.Context, namespace string, opts store.L
 	var resp *clientv3.GetResponse
 	compacted := false
 	if err := r.p.call(ctx, func(ctx context.Context) (err error) {
+		start := time.Now()
 		resp, err = r.p.client.Get(ctx, key, clientv3.WithPrefix(), clientv3.WithRev(int64(rev)))
+		r.p.observe("list", r.gr, start, err)
 		if errors.Is(err, rpctypes.ErrCompacted) {
 			compacted = true
 			return nil

@@ -79,6 +79,8 @@
 // BroadcasterOf give controllers in the same process the store and the
 // watches the HTTP layer uses. AddResource and RemoveResource change what
 // is served while the server runs, as CustomResourceDefinitions do.
+// Options.Metrics receives each request with kube-apiserver's metric
+// labels (package metrics serves them at /metrics).
 //
 // # Write path
 //

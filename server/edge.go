@@ -209,6 +209,7 @@ func (s *Server) withInFlightLimit(next http.Handler) http.Handler {
 		}
 		if c := n.Add(1); max > 0 && c > max {
 			n.Add(-1)
+			s.recordRefused(r, rq)
 			tooManyRequests(w)
 			return
 		}

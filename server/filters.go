@@ -17,13 +17,16 @@ import "net/http"
 //  5. authorization (withAuthorization, server/auth.go): 403, from the
 //     URL alone;
 //  6. Options.Filters, the first outermost;
-//  7. the handler: health, discovery, and the resources' verbs.
+//  7. the metrics (withMetrics, server/metrics.go), if Options.Metrics
+//     is set: each request the handler answers is reported, and
+//     /metrics is served;
+//  8. the handler: health, discovery, and the resources' verbs.
 //
 // A request refused by one filter never reaches the next.
 
 // chain builds the handler of ServeHTTP from the filters, once, in New.
 func (s *Server) chain() http.Handler {
-	h := http.Handler(http.HandlerFunc(s.serve))
+	h := s.withMetrics(http.HandlerFunc(s.serve))
 	for i := len(s.opts.Filters) - 1; i >= 0; i-- {
 		if f := s.opts.Filters[i]; f != nil {
 			h = f(h)

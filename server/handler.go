@@ -24,11 +24,13 @@ func (s *Server) maxBody() int64 {
 }
 
 // statusRecorder remembers the code a handler wrote and the user who
-// sent the request, for the request log.
+// sent the request, for the request log, and the body's size, for
+// Options.Metrics.
 type statusRecorder struct {
 	http.ResponseWriter
-	code int
-	user string
+	code  int
+	user  string
+	bytes int64
 }
 
 // noteUser tells the request log behind w who sent the request.
@@ -57,7 +59,9 @@ func (w *statusRecorder) Write(b []byte) (int, error) {
 	if w.code == 0 {
 		w.code = http.StatusOK
 	}
-	return w.ResponseWriter.Write(b)
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += int64(n)
+	return n, err
 }
 
 // Flush passes flushes through, which watch streams need.

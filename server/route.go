@@ -51,6 +51,19 @@ func errMethodNotAllowed(method string, t *target) *status.Error {
 	return status.NewMethodNotSupported(t.res.gr, method)
 }
 
+// lookup returns the served resource a resource request names, or nil.
+func (s *Server) lookup(rq *request) *resource {
+	// The key "<group>/<version>/<plural>" is built on the stack: a map
+	// index by string(bytes) does not allocate (BenchmarkHTTPGet).
+	var buf [128]byte
+	key := buf[:0]
+	if !rq.core {
+		key = append(append(key, rq.info.Group...), '/')
+	}
+	key = append(append(append(key, rq.info.Version...), '/'), rq.info.Resource...)
+	return s.reg.Load().byPath[string(key)]
+}
+
 // route finds what a resource request addresses: the resource the
 // request value names, the verb that resource serves for it, and the
 // namespace of its objects. It parses nothing (parseRequest did); it
@@ -60,15 +73,7 @@ func (s *Server) route(method string, rq *request) (*target, error) {
 	if rq.tooLong {
 		return nil, errNotFound()
 	}
-	// The key "<group>/<version>/<plural>" is built on the stack: a map
-	// index by string(bytes) does not allocate (BenchmarkHTTPGet).
-	var buf [128]byte
-	key := buf[:0]
-	if !rq.core {
-		key = append(append(key, rq.info.Group...), '/')
-	}
-	key = append(append(append(key, rq.info.Version...), '/'), rq.info.Resource...)
-	res := s.reg.Load().byPath[string(key)]
+	res := s.lookup(rq)
 	if res == nil {
 		return nil, errNotFound()
 	}

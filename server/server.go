@@ -190,6 +190,12 @@ type Options struct {
 	// as well. The full order is in the package doc, "# Filters". nil
 	// entries are skipped.
 	Filters []func(http.Handler) http.Handler
+
+	// Metrics receives the server's measurements (request counts and
+	// durations, watches, watch events) with kube-apiserver's metric
+	// labels; if it is an http.Handler too (metrics.Recorder), the server
+	// serves it at /metrics behind the authorizer. nil measures nothing.
+	Metrics Metrics
 }
 
 // resource is one served resource: its description, its part of the

@@ -105,6 +105,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t *target, opts r
 	default:
 		encode = func(m *watch.Message[Object]) ([]byte, error) { return m.Encoded(t.res.codec.eventJSON) }
 	}
+	encode = s.watchEventMetric(t, encode)
 
 	ns := t.namespace
 	filter := func(o Object) bool {

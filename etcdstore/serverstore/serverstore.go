@@ -84,6 +84,9 @@ type Options struct {
 	// and /healthz before they fail. 0 means 30 seconds; negative, no
 	// grace (they fail at once, as kube-apiserver's do).
 	LivenessGrace time.Duration
+	// Metrics, if set, receives each etcd request's duration
+	// (etcd_request_duration_seconds; metrics.Recorder is one).
+	Metrics etcdstore.Metrics
 }
 
 // Storage returns a server.Options.Storage that keeps objects in etcd.
@@ -97,6 +100,7 @@ func Storage(opts Options) func(store.Options[server.Object]) (server.Storage, e
 func newStorage(opts Options, so store.Options[server.Object]) (*storage, error) {
 	eo := etcdstore.Options[server.Object]{
 		Client: opts.Client, Prefix: opts.Prefix, Replica: so, RequestTimeout: opts.RequestTimeout,
+		Metrics: opts.Metrics,
 	}
 	p, err := etcdstore.NewReplica(eo)
 	if err != nil {

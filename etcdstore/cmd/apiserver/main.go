@@ -31,6 +31,7 @@ import (
 	"github.com/apisem/apisem/etcdstore"
 	"github.com/apisem/apisem/etcdstore/serverstore"
 	"github.com/apisem/apisem/examples/apiserver/app"
+	"github.com/apisem/apisem/metrics"
 )
 
 func main() {
@@ -68,7 +69,11 @@ func main() {
 		go etcdstore.RunCompactor(ctx, client, *prefix, *compaction)
 	}
 	log.Info("storing objects in etcd", "servers", *servers, "prefix", *prefix, "media-type", *mediaType)
-	so := serverstore.Options{Client: client, Prefix: *prefix, JSON: asJSON}
+	// One Recorder for the server's metrics and etcd's
+	// (etcd_request_duration_seconds), served at /metrics by app.Run.
+	rec := &metrics.Recorder{}
+	c.Limits.Metrics = rec
+	so := serverstore.Options{Client: client, Prefix: *prefix, JSON: asJSON, Metrics: rec}
 	// /readyz fails while etcd or the replica cannot serve; /livez only
 	// once etcd has been down for a while (serverstore.Backend).
 	b := serverstore.New(so)

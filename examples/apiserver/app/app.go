@@ -28,6 +28,7 @@ import (
 	"github.com/apisem/apisem/examples/apiserver/api"
 	"github.com/apisem/apisem/examples/apiserver/demo"
 	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/metrics"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
 )
@@ -147,9 +148,20 @@ func Run(log *slog.Logger, c *Config, d Delegate) error {
 			}
 			return nil
 		}})
+	// /metrics, behind the authorizer, with kube-apiserver's series; a
+	// Recorder of the caller's (the etcd build's, which its storage
+	// reports to as well) is used if there is one.
+	rec, _ := opts.Metrics.(*metrics.Recorder)
+	if opts.Metrics == nil {
+		rec = &metrics.Recorder{}
+		opts.Metrics = rec
+	}
 	s, err := demo.NewWith(opts, c.CRD)
 	if err != nil {
 		return err
+	}
+	if rec != nil {
+		rec.Source = s // before it serves
 	}
 	started.Store(s)
 	l, err := net.Listen("tcp", c.Addr)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"github.com/apisem/apisem/examples/apiserver/api"
+	"github.com/apisem/apisem/metrics"
 )
 
 // The HTTP benchmarks measure the server as its clients see it: real HTTP
@@ -72,8 +74,16 @@ func benchServer(b *testing.B) *httpFixture {
 	return fixture
 }
 
+// benchMetrics has the HTTP benchmarks' server record metrics, as the
+// example server does (app.Run): -metrics measures their cost.
+var benchMetrics = flag.Bool("metrics", false, "record metrics (metrics.Recorder) in the HTTP benchmarks' server")
+
 func newHTTPFixture() (*httpFixture, error) {
-	s, err := New(Options{})
+	var opts Options
+	if *benchMetrics {
+		opts.Metrics = &metrics.Recorder{}
+	}
+	s, err := New(opts)
 	if err != nil {
 		return nil, err
 	}

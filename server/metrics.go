@@ -1,0 +1,351 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/apisem/apisem/rv"
+	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/store"
+	"github.com/apisem/apisem/watch"
+)
+
+// Metrics receives the numbers the server measures, with the labels
+// kube-apiserver gives them (k8s.io/apiserver/pkg/endpoints/metrics), so
+// that a user can feed them to the metrics system of their choice;
+// package metrics records them in process and serves /metrics in
+// Prometheus' text format. The server calls the methods concurrently.
+//
+// If the value given as Options.Metrics is also an http.Handler, the
+// server serves it at /metrics, a non-resource URL behind the
+// authenticator and the authorizer, as a cluster does.
+type Metrics interface {
+	// Request is called once for each request the API answered: a served
+	// resource's verbs (watches included, when they end), the health
+	// endpoints, and the requests the in-flight limits refused (429).
+	Request(RequestMetric)
+	// LongRunning is called with +1 when a watch begins and -1 when it
+	// ends (apiserver_longrunning_requests).
+	LongRunning(m RequestMetric, delta int)
+	// WatchEvent is called for each event a watch sends, with its
+	// encoded size in bytes (apiserver_watch_events_total and
+	// apiserver_watch_events_sizes).
+	WatchEvent(group, version, resource string, size int)
+}
+
+// RequestMetric is one request, labelled as kube-apiserver labels
+// apiserver_request_total and its companions.
+type RequestMetric struct {
+	// Verb is Kubernetes' metrics verb, in upper case: GET, LIST, WATCH,
+	// POST, PUT, PATCH, APPLY (a server-side apply patch), DELETE (of one
+	// object or a collection), CONNECT, or "other".
+	Verb string
+	// DryRun is "" without ?dryRun, "All", or "invalid".
+	DryRun string
+	// Group, Version, Resource and Subresource are the resource's; for a
+	// health endpoint Subresource is its path and the others are "".
+	Group, Version, Resource, Subresource string
+	// Scope is "resource" (one object, or a create), "namespace" (a
+	// namespace's collection), "cluster" (a cluster-wide collection), or
+	// "" for a health endpoint.
+	Scope string
+	// Component is "apiserver" for resource requests, "" for health.
+	Component string
+	// Code is the response's HTTP status code.
+	Code int
+	// Duration is the time the request took; negative for a request the
+	// in-flight limits refused, which Kubernetes counts but does not time.
+	Duration time.Duration
+	// ResponseSize is the response body's size in bytes; negative where
+	// Kubernetes does not observe it (it does for GET routes only: get,
+	// list, and watch by ?watch).
+	ResponseSize int64
+}
+
+// InFlight returns the numbers of read-only and mutating requests in
+// flight, as the in-flight limits count them (watches and health checks
+// are not counted): apiserver_current_inflight_requests.
+func (s *Server) InFlight() (readOnly, mutating int) {
+	return int(s.edge.readOnly.Load()), int(s.edge.mutating.Load())
+}
+
+// ObjectCounts calls fn with the number of objects of each served
+// resource (apiserver_storage_objects), read from the store as of now
+// without waiting for a replica to catch up; a resource whose count
+// cannot be read gets -1, as Kubernetes reports a failed count.
+func (s *Server) ObjectCounts(ctx context.Context, fn func(gr status.GroupResource, n int64)) {
+	seen := map[status.GroupResource]bool{}
+	for _, r := range s.reg.Load().resources {
+		if seen[r.gr] {
+			continue // another version of the same resource
+		}
+		seen[r.gr] = true
+		fn(r.gr, objectCount(ctx, r.store))
+	}
+}
+
+// objectCount counts b's objects with a one-item page: the store's
+// remainingItemCount is the rest, counted in O(log n).
+func objectCount(ctx context.Context, b store.Backend[Object]) int64 {
+	page, err := b.List(ctx, "", store.ListOptions{Read: rv.Read{Semantics: rv.Any, Limit: 1}})
+	if err != nil {
+		return -1
+	}
+	n := int64(page.Len())
+	if rem, ok := page.RemainingItemCount(); ok {
+		n += rem
+	}
+	return n
+}
+
+// withMetrics reports each request the API answers to Options.Metrics,
+// and serves /metrics if that is an http.Handler. It is the innermost
+// filter, as Kubernetes instruments its routes (InstrumentRouteFunc):
+// what the authenticator, the authorizer or a user's filter refused is
+// not counted. Requests for what the server does not serve are not
+// counted either, as a cluster does not route them: that bounds the
+// labels' values.
+func (s *Server) withMetrics(next http.Handler) http.Handler {
+	m := s.opts.Metrics
+	if m == nil {
+		return next
+	}
+	page, _ := m.(http.Handler)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rq := requestOf(r)
+		if page != nil && rq.info.Path == "/metrics" {
+			page.ServeHTTP(w, r)
+			return
+		}
+		var rm RequestMetric
+		switch {
+		case rq.health && len(rq.segs) == 1:
+			// Only the endpoints themselves, as Kubernetes instruments
+			// them (healthz.InstallPathHandler), not their checks.
+			rm = RequestMetric{Subresource: rq.info.Path, Verb: metricsVerb(r, "", "", false)}
+		case rq.info.ResourceRequest:
+			res := s.routed(rq)
+			if res == nil {
+				next.ServeHTTP(w, r)
+				return
+			}
+			rm = RequestMetric{
+				Group: rq.info.Group, Version: rq.info.Version, Resource: rq.info.Resource,
+				Subresource: rq.info.Subresource, Component: "apiserver",
+				Scope: routeScope(r.Method, rq, res.def.Namespaced),
+			}
+			rm.Verb = metricsVerb(r, rm.Scope, rq.info.Subresource, rq.legacyWatch)
+			if rq.info.LongRunning {
+				// Labelled from the request's attributes, as Kubernetes'
+				// RecordLongRunning does: a watch of one name by field
+				// selector is "resource", and a /watch/ path, which has no
+				// watch parameter, reports LIST (or GET).
+				lm := rm
+				lm.Scope = requestScope(&rq.info)
+				lm.Verb = metricsVerb(r, lm.Scope, rq.info.Subresource, false)
+				m.LongRunning(lm, 1)
+				defer m.LongRunning(lm, -1)
+			}
+		default:
+			next.ServeHTTP(w, r)
+			return
+		}
+		rm.DryRun = dryRunLabel(r.URL)
+		start := time.Now()
+		next.ServeHTTP(w, r)
+		rm.Duration = time.Since(start)
+		rm.Code = rq.rec.code
+		if rm.Code == 0 {
+			rm.Code = http.StatusOK
+		}
+		rm.ResponseSize = -1
+		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && !rq.legacyWatch {
+			rm.ResponseSize = rq.rec.bytes
+		}
+		m.Request(rm)
+	})
+}
+
+// recordRefused reports a request the in-flight limits refused (429), as
+// Kubernetes' RecordDroppedRequest does: counted, not timed, labelled
+// from the request alone.
+func (s *Server) recordRefused(r *http.Request, rq *request) {
+	m := s.opts.Metrics
+	if m == nil {
+		return
+	}
+	rm := RequestMetric{Component: "apiserver", Code: http.StatusTooManyRequests, Duration: -1, ResponseSize: -1}
+	rm.Scope = requestScope(&rq.info)
+	if rq.info.ResourceRequest {
+		if s.routed(rq) == nil {
+			return // not served: a cluster counts it, we keep the labels bounded
+		}
+		rm.Group, rm.Version, rm.Resource, rm.Subresource = rq.info.Group, rq.info.Version, rq.info.Resource, rq.info.Subresource
+	}
+	rm.Verb = metricsVerb(r, rm.Scope, rm.Subresource, false)
+	rm.DryRun = dryRunLabel(r.URL)
+	m.Request(rm)
+}
+
+// watchEventMetric wraps a watch's encoder so that each event it encodes
+// is reported; nil Options.Metrics leaves it as it is.
+func (s *Server) watchEventMetric(t *target, encode func(*watch.Message[Object]) ([]byte, error)) func(*watch.Message[Object]) ([]byte, error) {
+	m := s.opts.Metrics
+	if m == nil {
+		return encode
+	}
+	def := t.res.def
+	return func(msg *watch.Message[Object]) ([]byte, error) {
+		b, err := encode(msg)
+		if err == nil {
+			m.WatchEvent(def.Group, def.Version, def.Plural, len(b))
+		}
+		return b, err
+	}
+}
+
+// routed returns the resource a resource request addresses if a cluster
+// would route the request's path to it (whatever its method), else nil:
+// a served resource, subresource and scope, no more segments.
+func (s *Server) routed(rq *request) *resource {
+	res := s.lookup(rq)
+	if res == nil || rq.tooLong {
+		return nil
+	}
+	def, sub := res.def, rq.info.Subresource
+	switch {
+	case sub != "" && !(sub == "status" && def.StatusSubresource || sub == "scale" && def.Scale != nil):
+		return nil
+	case !def.Namespaced && rq.nsPrefix, def.Namespaced && !rq.nsPrefix && rq.name != "":
+		return nil
+	}
+	return res
+}
+
+// routeScope is the scope label of a resource request's route, by
+// Kubernetes' rule (k8s.io/apiserver/pkg/endpoints/installer.go): one
+// object or a create is "resource", a namespace's collection "namespace",
+// a cluster-scoped collection or a list across namespaces "cluster".
+func routeScope(method string, rq *request, namespaced bool) string {
+	switch {
+	case rq.name != "" || method == http.MethodPost:
+		return "resource"
+	case namespaced && rq.nsPrefix:
+		return "namespace"
+	}
+	return "cluster"
+}
+
+// requestScope is the scope label from the request's attributes alone
+// (Kubernetes' CleanScope), which labels long-running requests and the
+// in-flight limits' refusals: a name (a list or watch of one, by field
+// selector, too) or a create is "resource".
+func requestScope(info *RequestInfo) string {
+	switch {
+	case info.Name != "" || info.Verb == string(verbCreate):
+		return "resource"
+	case info.Namespace != "":
+		return "namespace"
+	case info.ResourceRequest:
+		return "cluster"
+	}
+	return ""
+}
+
+// connectSubresources are the subresources Kubernetes reports as CONNECT.
+var connectSubresources = []string{"log", "exec", "portforward", "attach", "proxy"}
+
+// metricsVerb is Kubernetes' reported verb (metrics.go: CanonicalVerb,
+// CleanVerb, cleanVerb): the upper-case method, a GET of a collection is
+// LIST, a GET with ?watch (not "0" or "false") or on a /watch/ path is
+// WATCH, a PATCH of content type application/apply-patch+yaml is APPLY,
+// a connect subresource is CONNECT, and a method outside Kubernetes' set
+// is "other".
+func metricsVerb(r *http.Request, scope, sub string, legacyWatch bool) string {
+	if legacyWatch {
+		return "WATCH"
+	}
+	var v string
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		v = "GET"
+		if scope != "resource" && scope != "" {
+			v = "LIST"
+		}
+		if r.Method == http.MethodGet && watchParam(r.URL.RawQuery) {
+			v = "WATCH"
+		}
+	case http.MethodPost:
+		v = "POST"
+	case http.MethodPut:
+		v = "PUT"
+	case http.MethodPatch:
+		v = "PATCH"
+		if r.Header.Get("Content-Type") == "application/apply-patch+yaml" {
+			v = "APPLY"
+		}
+	case http.MethodDelete:
+		v = "DELETE"
+	case http.MethodConnect:
+		v = "CONNECT"
+	default:
+		return "other"
+	}
+	if sub != "" && slices.Contains(connectSubresources, sub) {
+		v = "CONNECT"
+	}
+	return v
+}
+
+// watchParam reports whether the first watch parameter of raw, as
+// url.ParseQuery reads it, is set to something other than "0" or "false"
+// (case aside), Kubernetes' test (getVerbIfWatch); it does not allocate
+// for a query without one.
+func watchParam(raw string) bool {
+	if !strings.Contains(raw, "watch") && !strings.Contains(raw, "%") {
+		return false
+	}
+	for raw != "" {
+		var kv string
+		kv, raw, _ = strings.Cut(raw, "&")
+		if strings.Contains(kv, ";") {
+			continue // url.ParseQuery skips such a pair
+		}
+		k, v, _ := strings.Cut(kv, "=")
+		if k != "watch" {
+			if uk, err := url.QueryUnescape(k); err != nil || uk != "watch" {
+				continue
+			}
+		}
+		v, err := url.QueryUnescape(v)
+		if err != nil {
+			continue
+		}
+		v = strings.ToLower(v) // not EqualFold, whose folding is wider
+		return v != "0" && v != "false"
+	}
+	return false
+}
+
+// dryRunLabel is the dry_run label (Kubernetes' cleanDryRun): "" without
+// the parameter, the sorted distinct values if all are valid ("All" is
+// the only valid one), else "invalid".
+func dryRunLabel(u *url.URL) string {
+	if !strings.Contains(u.RawQuery, "dryRun") {
+		return ""
+	}
+	vals := u.Query()["dryRun"]
+	for _, v := range vals {
+		if v != "All" {
+			return "invalid"
+		}
+	}
+	if len(vals) == 0 {
+		return ""
+	}
+	return "All"
+}
