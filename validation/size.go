@@ -37,10 +37,7 @@ const objectTooLargeMessage = "etcdserver: request is too large"
 // apierrors.IsInternalError reports false for it (the reason is empty), so
 // Kubernetes clients recognise it by its message.
 func ObjectTooLarge() *status.Error {
-	return &status.Error{Status: status.Status{
-		Kind: "Status", APIVersion: "v1", Status: status.StatusFailure,
-		Message: objectTooLargeMessage, Code: 500,
-	}}
+	return status.New(500, status.ReasonUnknown, objectTooLargeMessage, nil)
 }
 
 // CheckObjectSize returns ObjectTooLarge when an encoded object of size
