@@ -24,8 +24,9 @@ import (
 // when a definition is deleted it deletes the definition's objects,
 // stops serving them and releases the definition (CleanupFinalizer).
 //
-// It runs one goroutine, started by Start and stopped by Stop; it reacts
-// to every write to the server's store.
+// It runs one goroutine, started by Start and stopped by Stop; it looks
+// again after each write to a definition, and after any write while it
+// waits on something else (see Controller.concerns).
 type Controller struct {
 	s    *server.Server
 	defs *server.Resource
@@ -45,9 +46,15 @@ type Controller struct {
 	// serve them before they are Established (see Peers).
 	waiting map[string]bool
 	// joined says a report made this server a peer; reported is the
-	// revision of its last report.
-	joined   bool
-	reported rv.Version
+	// revision of its last report; reportFailed that the last report
+	// failed, to be tried again.
+	joined       bool
+	reported     rv.Version
+	reportFailed bool
+	// listed says the last pass listed the definitions; finalizing that
+	// one of them is being deleted, whose objects the controller deletes
+	// and waits for.
+	listed, finalizing bool
 }
 
 // installed is what one definition serves.
@@ -100,12 +107,39 @@ func (c *Controller) run(ctx context.Context) {
 			synced = true
 			close(c.synced)
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-st.Changed(rev):
+		// Wait for a write that concerns the definitions: the writes
+		// of a server's other resources cost no pass.
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-st.Changed(rev):
+			}
+			var wake bool
+			if wake, rev = c.concerns(rev); wake {
+				break
+			}
 		}
 	}
+}
+
+// concerns reports whether the writes to the server's store after rev
+// call for a pass, and returns the revision up to which it looked. They
+// do when one is a write to a definition, and any write does while the
+// controller waits on something else: a pass or report that failed,
+// peers that do not serve a definition yet, or the objects of a deleted
+// definition (which live under other keys) to go away.
+func (c *Controller) concerns(rev rv.Version) (bool, rv.Version) {
+	if !c.listed || c.reportFailed || c.finalizing || len(c.waiting) > 0 {
+		return true, rev
+	}
+	src := c.store().Source()
+	cur := src.Revision() // read before Events: all of them up to cur
+	evs, err := src.Events(nil, rev, 1)
+	if err != nil || len(evs) > 0 {
+		return true, rev // a compacted history too: look
+	}
+	return false, cur
 }
 
 // sync looks at every definition: the new and changed ones, and those
@@ -113,10 +147,12 @@ func (c *Controller) run(ctx context.Context) {
 // could list them.
 func (c *Controller) sync(ctx context.Context) bool {
 	page, err := c.store().List(ctx, "", store.ListOptions{Read: rv.Read{Semantics: rv.Any}})
+	c.listed = err == nil
 	if err != nil {
 		c.logErr(ctx, "", "listing definitions", err)
 		return false
 	}
+	c.finalizing = false
 	defs := make([]*CustomResourceDefinition, 0, page.Len())
 	present := map[string]bool{}
 	for _, o := range page.Views() { // read only
@@ -138,6 +174,7 @@ func (c *Controller) sync(ctx context.Context) bool {
 		var err error
 		switch {
 		case d.DeletionTimestamp != nil:
+			c.finalizing = c.finalizing || slices.Contains(d.Finalizers, CleanupFinalizer)
 			err = c.finalize(ctx, d)
 		case c.seen[d.Name] != d.ResourceVersion || c.waiting[d.Name]:
 			if err = c.reconcile(ctx, d, defs); err == nil {
@@ -219,7 +256,9 @@ func (c *Controller) reconcile(ctx context.Context, d *CustomResourceDefinition,
 	return errors.Join(err, serveErr)
 }
 
-func (c *Controller) now() time.Time { return time.Now() }
+// now is the server's clock, so that the conditions' times agree with
+// the times the server's own writes record.
+func (c *Controller) now() time.Time { return c.s.Now() }
 
 // acceptNames returns the names of d that no other definition of its
 // group has accepted, and the NamesAccepted condition, as Kubernetes'

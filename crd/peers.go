@@ -53,9 +53,10 @@ func (c *Controller) report(ctx context.Context, rev rv.Version, defs []*CustomR
 	}
 	if err := c.opts.Peers.Report(ctx, rev); err != nil {
 		c.logErr(ctx, "", "reporting to the peers", err)
+		c.reportFailed = true
 		return
 	}
-	c.joined, c.reported = true, rev
+	c.joined, c.reported, c.reportFailed = true, rev, false
 }
 
 // peersServe reports whether every peer serves d as it is now.

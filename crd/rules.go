@@ -1,11 +1,9 @@
 package crd
 
 import (
-	"encoding/json"
 	"strconv"
 
-	kjson "sigs.k8s.io/json"
-
+	"github.com/apisem/apisem/jsonvalue"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
@@ -117,11 +115,7 @@ func fullObject(u *server.Unstructured, apiVersion, kind string) map[string]any 
 
 // metadataMap is m as decoded JSON.
 func metadataMap(m *meta.ObjectMeta) map[string]any {
-	out := map[string]any{}
-	b, err := json.Marshal(m)
-	if err == nil {
-		err = kjson.UnmarshalCaseSensitivePreserveInts(b, &out)
-	}
+	out, err := jsonvalue.MapOf(m)
 	if err != nil {
 		// ObjectMeta always encodes; keep what the rules can read.
 		out = map[string]any{}

@@ -5,83 +5,18 @@ import (
 	"math"
 	"strings"
 
+	"github.com/apisem/apisem/jsonvalue"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
 )
 
 // The scale subresource reads and writes the members its paths name the
 // way Kubernetes does (k8s.io/apimachinery's unstructured Nested
-// helpers), with their messages: `.spec.replicas accessor error: x is of
-// the type string, expected int64`.
+// helpers, which package jsonvalue follows), with their messages:
+// `.spec.replicas accessor error: x is of the type string, expected int64`.
 
 // splitPath splits a scale path (".spec.replicas") into member names.
 func splitPath(p string) []string { return strings.Split(strings.TrimPrefix(p, "."), ".") }
-
-// dotted is the path of fields as Kubernetes prints it.
-func dotted(fields []string) string { return "." + strings.Join(fields, ".") }
-
-// nested returns the value at fields in obj; found is false when a member
-// on the way is missing or null.
-func nested(obj map[string]any, fields []string) (v any, found bool, err error) {
-	v = obj
-	for i, f := range fields {
-		if v == nil {
-			return nil, false, nil
-		}
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, false, fmt.Errorf("%s accessor error: %v is of the type %T, expected map[string]interface{}", dotted(fields[:i+1]), v, v)
-		}
-		if v, ok = m[f]; !ok {
-			return nil, false, nil
-		}
-	}
-	return v, true, nil
-}
-
-func nestedInt64(obj map[string]any, fields []string) (int64, bool, error) {
-	v, found, err := nested(obj, fields)
-	if !found || err != nil {
-		return 0, found, err
-	}
-	i, ok := v.(int64)
-	if !ok {
-		return 0, false, fmt.Errorf("%s accessor error: %v is of the type %T, expected int64", dotted(fields), v, v)
-	}
-	return i, true, nil
-}
-
-func nestedString(obj map[string]any, fields []string) (string, bool, error) {
-	v, found, err := nested(obj, fields)
-	if !found || err != nil {
-		return "", found, err
-	}
-	s, ok := v.(string)
-	if !ok {
-		return "", false, fmt.Errorf("%s accessor error: %v is of the type %T, expected string", dotted(fields), v, v)
-	}
-	return s, true, nil
-}
-
-// setNested sets the value at fields in obj, making the objects on the
-// way that are missing.
-func setNested(obj map[string]any, v any, fields []string) error {
-	m := obj
-	for i, f := range fields[:len(fields)-1] {
-		next, ok := m[f]
-		if !ok {
-			n := map[string]any{}
-			m[f] = n
-			m = n
-			continue
-		}
-		if m, ok = next.(map[string]any); !ok {
-			return fmt.Errorf("value cannot be set because %s is not a map[string]interface{}", dotted(fields[:i+1]))
-		}
-	}
-	m[fields[len(fields)-1]] = v
-	return nil
-}
 
 // scaleSubresource serves the Scale view of sc's paths.
 func scaleSubresource(sc *CustomResourceSubresourceScale) *server.ScaleSubresource {
@@ -94,17 +29,17 @@ func scaleSubresource(sc *CustomResourceSubresourceScale) *server.ScaleSubresour
 		SpecReplicasPath: sc.SpecReplicasPath,
 		Get: func(o server.Object) (server.ScaleSpec, server.ScaleStatus, bool, error) {
 			c := o.(*server.Unstructured).Content
-			want, found, err := nestedInt64(c, spec)
+			want, found, err := jsonvalue.NestedInt64(c, spec...)
 			if err != nil {
 				return server.ScaleSpec{}, server.ScaleStatus{}, false, err
 			}
-			have, _, err := nestedInt64(c, stat)
+			have, _, err := jsonvalue.NestedInt64(c, stat...)
 			if err != nil {
 				return server.ScaleSpec{}, server.ScaleStatus{}, false, err
 			}
 			var selector string
 			if sel != nil {
-				if selector, _, err = nestedString(c, sel); err != nil {
+				if selector, _, err = jsonvalue.NestedString(c, sel...); err != nil {
 					return server.ScaleSpec{}, server.ScaleStatus{}, false, err
 				}
 			}
@@ -117,7 +52,7 @@ func scaleSubresource(sc *CustomResourceSubresourceScale) *server.ScaleSubresour
 			if u.Content == nil {
 				u.Content = map[string]any{}
 			}
-			return setNested(u.Content, int64(replicas), spec)
+			return jsonvalue.SetNestedField(u.Content, int64(replicas), spec...)
 		},
 	}
 }
@@ -132,7 +67,7 @@ func validateScale(content map[string]any, sc *CustomResourceSubresourceScale) [
 	}
 	var errs []status.FieldError
 	replicas := func(path string) {
-		n, _, err := nestedInt64(content, splitPath(path))
+		n, _, err := jsonvalue.NestedInt64(content, splitPath(path)...)
 		switch {
 		case err != nil:
 			errs = append(errs, status.InvalidValue(path, n, err.Error()))
@@ -145,7 +80,7 @@ func validateScale(content map[string]any, sc *CustomResourceSubresourceScale) [
 	replicas(sc.SpecReplicasPath)
 	replicas(sc.StatusReplicasPath)
 	if p := sc.LabelSelectorPath; p != nil {
-		if s, _, err := nestedString(content, splitPath(*p)); err != nil {
+		if s, _, err := jsonvalue.NestedString(content, splitPath(*p)...); err != nil {
 			errs = append(errs, status.InvalidValue(*p, s, err.Error()))
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apisem/apisem/jsonvalue"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
 )
@@ -95,7 +96,7 @@ func TestScale(t *testing.T) {
 				t.Errorf("answer %+v; want spec replicas %d", got, tc.want)
 			}
 			w := unstructured(t, do(t, "GET", url+widgetsURL+"/w1", "", 200).body)
-			if n, _ := server.NestedInt64(w.Content, "spec", "replicas"); n != int64(tc.want) {
+			if n, _, _ := jsonvalue.NestedInt64(w.Content, "spec", "replicas"); n != int64(tc.want) {
 				t.Errorf("stored spec.replicas = %d; want %d", n, tc.want)
 			}
 		})
@@ -175,7 +176,7 @@ func TestScaleSubresourceValues(t *testing.T) {
 	if err := sub.Set(u, 4); err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := server.NestedInt64(u.Content, "spec", "replicas"); n != 4 {
+	if n, _, _ := jsonvalue.NestedInt64(u.Content, "spec", "replicas"); n != 4 {
 		t.Errorf("Set: %v", u.Content)
 	}
 	u = unstructured(t, `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":"x"}`)

@@ -1169,22 +1169,3 @@ func (s *SchemaOrBool) schema() *JSONSchemaProps {
 	}
 	return s.Schema
 }
-
-// copyValue deep-copies a decoded JSON value.
-func copyValue(x any) any {
-	switch x := x.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, v := range x {
-			out[k] = copyValue(v)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, v := range x {
-			out[i] = copyValue(v)
-		}
-		return out
-	}
-	return x
-}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/apisem/apisem/jsonvalue"
 	"github.com/apisem/apisem/status"
 )
 
@@ -668,7 +669,7 @@ func checkDefaults(errs *[]status.FieldError, p string, s *JSONSchemaProps, meta
 	}
 	if s.Default != nil && !meta {
 		dp := p + ".default"
-		d := copyValue(s.Default)
+		d := jsonvalue.DeepCopy(s.Default)
 		var pruned []string
 		prune(d, s, "", s.XEmbeddedResource, &pruned)
 		if len(pruned) > 0 {

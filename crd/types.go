@@ -6,6 +6,7 @@ import (
 
 	kjson "sigs.k8s.io/json"
 
+	"github.com/apisem/apisem/jsonvalue"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/server"
 )
@@ -298,8 +299,8 @@ func (s *JSONSchemaProps) DeepCopy() *JSONSchemaProps {
 	}
 	out := *s
 	out.Ref = clonePtr(s.Ref)
-	out.Default = copyValue(s.Default)
-	out.Example = copyValue(s.Example)
+	out.Default = jsonvalue.DeepCopy(s.Default)
+	out.Example = jsonvalue.DeepCopy(s.Example)
 	out.Maximum, out.Minimum, out.MultipleOf = clonePtr(s.Maximum), clonePtr(s.Minimum), clonePtr(s.MultipleOf)
 	out.MaxLength, out.MinLength = clonePtr(s.MaxLength), clonePtr(s.MinLength)
 	out.MaxItems, out.MinItems = clonePtr(s.MaxItems), clonePtr(s.MinItems)
@@ -307,7 +308,7 @@ func (s *JSONSchemaProps) DeepCopy() *JSONSchemaProps {
 	if s.Enum != nil {
 		out.Enum = make([]any, len(s.Enum))
 		for i, e := range s.Enum {
-			out.Enum[i] = copyValue(e)
+			out.Enum[i] = jsonvalue.DeepCopy(e)
 		}
 	}
 	out.Required = slices.Clone(s.Required)

@@ -4,10 +4,9 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-)
 
-// MaxManagerLength is the longest field manager name, in bytes.
-const MaxManagerLength = 128
+	"github.com/apisem/apisem/validation"
+)
 
 // ManagerFromUserAgent is the field manager of a write whose request names
 // none, as Kubernetes derives it from the User-Agent: the part before the
@@ -20,7 +19,7 @@ func ManagerFromUserAgent(userAgent string) string {
 		if !unicode.IsPrint(r) {
 			continue
 		}
-		if b.Len()+utf8.RuneLen(r) > MaxManagerLength {
+		if b.Len()+utf8.RuneLen(r) > validation.MaxFieldManagerLength {
 			break
 		}
 		b.WriteRune(r)

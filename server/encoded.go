@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/apisem/apisem/jsonvalue"
 	"github.com/apisem/apisem/meta"
 )
 
@@ -75,7 +76,7 @@ func metaByConstruction(o Object) bool {
 // an Unstructured's members are sorted, a typed object's in struct order.
 func (c *codec) metadataJSON(m *meta.ObjectMeta) ([]byte, error) {
 	if c.unstructured {
-		mm, err := metaMap(m)
+		mm, err := jsonvalue.MapOf(m)
 		if err != nil {
 			return nil, err
 		}

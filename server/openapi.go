@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/apisem/apisem/patch"
 )
 
 // OpenAPI: the server publishes what it serves, as kube-apiserver does,
@@ -202,9 +204,9 @@ func addPaths(paths map[string]*openAPIPath, r *Resource, v3 bool) {
 	if r.Protobuf() {
 		produces = append(produces, "application/vnd.kubernetes.protobuf")
 	}
-	patchTypes := []string{applyPatchType, jsonPatchType, mergePatchType}
+	patchTypes := []string{applyPatchType, patch.JSONPatchType, patch.MergePatchType}
 	if r.PatchSchema != nil {
-		patchTypes = append(patchTypes, strategicPatchType)
+		patchTypes = append(patchTypes, patch.StrategicMergePatchType)
 	}
 	responsesIn := func(produces []string, body *Schema, codes ...string) map[string]*openAPIResponse {
 		m := map[string]*openAPIResponse{"401": {Description: "Unauthorized"}}

@@ -60,12 +60,9 @@ func (s *Server) run(ctx context.Context, w *write, own *owner) (same bool, err 
 	if def.Generation {
 		m := w.obj.Meta()
 		if w.old == nil {
-			m.Generation = 1
+			m.Generation = validation.InitialGeneration
 		} else {
-			m.Generation = w.old.Meta().Generation
-			if specChanged(w.enc.b, w.oldJSON) {
-				m.Generation++
-			}
+			m.Generation = validation.NextGeneration(w.old.Meta().Generation, specChanged(w.enc.b, w.oldJSON))
 		}
 	}
 	if err := validate(rs, w.obj, w.old); err != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apisem/apisem/jsonvalue"
 	"github.com/apisem/apisem/store"
 )
 
@@ -18,7 +19,7 @@ func TestRead(t *testing.T) {
 	res := gizmoResource(t)
 	res.Read = func(o Object) Object {
 		u := o.(*Unstructured)
-		if _, ok := NestedString(u.Content, "spec", "color"); ok {
+		if _, ok, _ := jsonvalue.NestedString(u.Content, "spec", "color"); ok {
 			return o
 		}
 		c := u.DeepCopy()

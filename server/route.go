@@ -39,11 +39,7 @@ var namespaceSubresources = map[string]bool{"status": true, "finalize": true}
 
 // errNotFound is Kubernetes' answer for a path no route serves.
 func errNotFound() *status.Error {
-	return &status.Error{Status: status.Status{
-		Kind: "Status", APIVersion: "v1", Status: status.StatusFailure,
-		Message: "the server could not find the requested resource",
-		Reason:  status.ReasonNotFound, Details: &status.Details{}, Code: http.StatusNotFound,
-	}}
+	return status.New(http.StatusNotFound, status.ReasonNotFound, "the server could not find the requested resource", &status.Details{})
 }
 
 // errMethodNotAllowed is the 405 for a method a path does not serve.

@@ -505,6 +505,11 @@ func (s *Server) BroadcasterOf(res *Resource) *watch.Broadcaster[Object] {
 // discards).
 func (s *Server) Logger() *slog.Logger { return s.log }
 
+// Now returns the time on the server's clock (Options.Now), which what
+// runs beside the server, such as package crd's controller, stamps its
+// writes with.
+func (s *Server) Now() time.Time { return s.now() }
+
 // Compact discards all history up to the current revision, as if the
 // retention window had passed: reads and watches at older resourceVersions
 // answer 410 Gone from now on. It returns the compaction revision. Tests

@@ -2,7 +2,6 @@ package server
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	kjson "sigs.k8s.io/json"
 
 	"github.com/apisem/apisem/jsonpath"
+	"github.com/apisem/apisem/jsonvalue"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/negotiation"
 )
@@ -41,9 +41,9 @@ type Unstructured struct {
 	meta.ObjectMeta
 	// Content holds every top-level member other than apiVersion, kind
 	// and metadata, as JSON values: map[string]any, []any, string,
-	// int64, float64, bool and nil. The Nested functions read it.
-	// DeepCopyObject panics on other types, as Kubernetes' DeepCopyJSON
-	// does.
+	// int64, float64, bool and nil; package jsonvalue's Nested
+	// functions read and write it. DeepCopyObject copies its objects and
+	// arrays (jsonvalue.DeepCopy) and shares a value of any other type.
 	Content map[string]any
 }
 
@@ -67,40 +67,8 @@ func (u *Unstructured) DeepCopy() *Unstructured {
 	}
 	out := &Unstructured{TypeMeta: u.TypeMeta}
 	u.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
-	if u.Content != nil {
-		out.Content = copyJSONMap(u.Content)
-	}
+	out.Content = jsonvalue.DeepCopyMap(u.Content)
 	return out
-}
-
-func copyJSONMap(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = copyJSON(v)
-	}
-	return out
-}
-
-func copyJSON(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		if v == nil {
-			return v
-		}
-		return copyJSONMap(v)
-	case []any:
-		if v == nil {
-			return v
-		}
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = copyJSON(e)
-		}
-		return out
-	case string, int64, float64, bool, nil, json.Number:
-		return v
-	}
-	panic(fmt.Sprintf("server: Unstructured holds a %T, which is not a JSON value", v))
 }
 
 // MarshalJSON writes u as Kubernetes writes an unstructured object: all
@@ -112,7 +80,7 @@ func (u *Unstructured) MarshalJSON() ([]byte, error) {
 // appendJSON appends u's JSON with kind and apiVersion tm (the codec's
 // for stored objects, whose TypeMeta is empty).
 func (u *Unstructured) appendJSON(dst []byte, tm meta.TypeMeta) ([]byte, error) {
-	meta, err := metaMap(&u.ObjectMeta)
+	meta, err := jsonvalue.MapOf(&u.ObjectMeta)
 	if err != nil {
 		return dst, err
 	}
@@ -132,18 +100,6 @@ func (u *Unstructured) appendJSON(dst []byte, tm meta.TypeMeta) ([]byte, error) 
 		return dst, err
 	}
 	return append(dst, b...), nil
-}
-
-// metaMap returns the metadata as the generic map Kubernetes keeps in an
-// unstructured object, so that it too is written in sorted order.
-func metaMap(m *meta.ObjectMeta) (map[string]any, error) {
-	b, err := json.Marshal(m)
-	if err != nil {
-		return nil, err
-	}
-	var out map[string]any
-	err = kjson.UnmarshalCaseSensitivePreserveInts(b, &out)
-	return out, err
 }
 
 // UnmarshalJSON decodes an object: case-sensitive, integers as int64,
@@ -248,93 +204,6 @@ func jsonKind(v any) string {
 	return "number"
 }
 
-// NestedField returns the value at fields in obj: each field but the last
-// must name an object. It reports whether the value exists.
-func NestedField(obj map[string]any, fields ...string) (any, bool) {
-	var v any = obj
-	for _, f := range fields {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if v, ok = m[f]; !ok {
-			return nil, false
-		}
-	}
-	return v, true
-}
-
-// NestedString returns the string at fields in obj; false when it is
-// missing or not a string.
-func NestedString(obj map[string]any, fields ...string) (string, bool) {
-	v, _ := NestedField(obj, fields...)
-	s, ok := v.(string)
-	return s, ok
-}
-
-// NestedInt64 returns the integer at fields in obj; false when it is
-// missing or not an integer (a number with a fraction or beyond int64 is
-// a float64).
-func NestedInt64(obj map[string]any, fields ...string) (int64, bool) {
-	v, _ := NestedField(obj, fields...)
-	i, ok := v.(int64)
-	return i, ok
-}
-
-// NestedFloat64 returns the float64 at fields in obj; false when it is
-// missing or not a float64 (integers decode as int64).
-func NestedFloat64(obj map[string]any, fields ...string) (float64, bool) {
-	v, _ := NestedField(obj, fields...)
-	f, ok := v.(float64)
-	return f, ok
-}
-
-// NestedBool returns the boolean at fields in obj; false when it is
-// missing or not a boolean.
-func NestedBool(obj map[string]any, fields ...string) (value, ok bool) {
-	v, _ := NestedField(obj, fields...)
-	value, ok = v.(bool)
-	return value, ok
-}
-
-// NestedMap returns the object at fields in obj, not a copy; false when
-// it is missing or not an object.
-func NestedMap(obj map[string]any, fields ...string) (map[string]any, bool) {
-	v, _ := NestedField(obj, fields...)
-	m, ok := v.(map[string]any)
-	return m, ok
-}
-
-// NestedSlice returns the array at fields in obj, not a copy; false when
-// it is missing or not an array.
-func NestedSlice(obj map[string]any, fields ...string) ([]any, bool) {
-	v, _ := NestedField(obj, fields...)
-	s, ok := v.([]any)
-	return s, ok
-}
-
-// SetNestedField sets the value at fields in obj, creating the objects on
-// the way; it fails when one of them exists and is not an object.
-func SetNestedField(obj map[string]any, value any, fields ...string) error {
-	if len(fields) == 0 {
-		return errors.New("server: SetNestedField needs a field")
-	}
-	m := obj
-	for i, f := range fields[:len(fields)-1] {
-		next, ok := m[f]
-		if !ok || next == nil {
-			n := map[string]any{}
-			m[f], m = n, n
-			continue
-		}
-		if m, ok = next.(map[string]any); !ok {
-			return fmt.Errorf("server: %s is a %s, not an object", strings.Join(fields[:i+1], "."), jsonKind(next))
-		}
-	}
-	m[fields[len(fields)-1]] = value
-	return nil
-}
-
 // A FieldPath is a parsed JSONPath of the simple kind selectable fields
 // use: a sequence of member names and array indexes from the object's
 // root, such as .spec.color, .status.conditions[0].type or
@@ -424,7 +293,7 @@ func (p FieldPath) Get(obj Object) (any, bool) {
 	case !first.field:
 		return nil, false
 	case first.name == "metadata":
-		m, err := metaMap(obj.Meta())
+		m, err := jsonvalue.MapOf(obj.Meta())
 		if err != nil {
 			return nil, false
 		}
@@ -557,7 +426,7 @@ func unstructuredRoot(o Object, top bool) any {
 	if u.Kind != "" {
 		m["kind"] = u.Kind
 	}
-	if md, err := metaMap(&u.ObjectMeta); err == nil {
+	if md, err := jsonvalue.MapOf(&u.ObjectMeta); err == nil {
 		m["metadata"] = md
 	}
 	return m

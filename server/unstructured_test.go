@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/apisem/apisem/jsonpath"
+	"github.com/apisem/apisem/jsonvalue"
 	"github.com/apisem/apisem/negotiation"
 )
 
@@ -140,56 +141,6 @@ func TestUnstructuredDeepCopy(t *testing.T) {
 	}
 	if (&Unstructured{}).DeepCopy().Content != nil {
 		t.Error("DeepCopy of an empty object has Content")
-	}
-}
-
-func TestNested(t *testing.T) {
-	var u Unstructured
-	if err := json.Unmarshal([]byte(`{"spec":{"color":"red","size":3,"ratio":0.5,"on":true,"tags":["a"],"sub":{"k":"v"}}}`), &u); err != nil {
-		t.Fatal(err)
-	}
-	obj := u.Content
-	if s, ok := NestedString(obj, "spec", "color"); s != "red" || !ok {
-		t.Errorf("NestedString = %q, %v", s, ok)
-	}
-	if i, ok := NestedInt64(obj, "spec", "size"); i != 3 || !ok {
-		t.Errorf("NestedInt64 = %d, %v", i, ok)
-	}
-	if f, ok := NestedFloat64(obj, "spec", "ratio"); f != 0.5 || !ok {
-		t.Errorf("NestedFloat64 = %v, %v", f, ok)
-	}
-	if b, ok := NestedBool(obj, "spec", "on"); !b || !ok {
-		t.Errorf("NestedBool = %v, %v", b, ok)
-	}
-	if s, ok := NestedSlice(obj, "spec", "tags"); len(s) != 1 || !ok {
-		t.Errorf("NestedSlice = %v, %v", s, ok)
-	}
-	if m, ok := NestedMap(obj, "spec", "sub"); m["k"] != "v" || !ok {
-		t.Errorf("NestedMap = %v, %v", m, ok)
-	}
-	// Wrong types and missing paths are false.
-	if _, ok := NestedString(obj, "spec", "size"); ok {
-		t.Error("NestedString of a number is ok")
-	}
-	if _, ok := NestedInt64(obj, "spec", "ratio"); ok {
-		t.Error("NestedInt64 of a float is ok")
-	}
-	if _, ok := NestedField(obj, "spec", "color", "deeper"); ok {
-		t.Error("NestedField through a string is ok")
-	}
-	if err := SetNestedField(obj, "blue", "spec", "color"); err != nil {
-		t.Fatal(err)
-	}
-	if err := SetNestedField(obj, int64(1), "status", "observed", "generation"); err != nil {
-		t.Fatal(err)
-	}
-	if err := SetNestedField(obj, 1, "spec", "color", "x"); err == nil {
-		t.Error("SetNestedField through a string succeeded")
-	}
-	got, _ := json.Marshal(&u)
-	want := `{"metadata":{},"spec":{"color":"blue","on":true,"ratio":0.5,"size":3,"sub":{"k":"v"},"tags":["a"]},"status":{"observed":{"generation":1}}}`
-	if string(got) != want {
-		t.Errorf("after SetNestedField: %s; want %s", got, want)
 	}
 }
 
@@ -354,12 +305,12 @@ func ExampleUnstructured() {
 	if err != nil {
 		panic(err)
 	}
-	color, _ := NestedString(u.Content, "spec", "color")
-	size, _ := NestedInt64(u.Content, "spec", "size")
+	color, _, _ := jsonvalue.NestedString(u.Content, "spec", "color")
+	size, _, _ := jsonvalue.NestedInt64(u.Content, "spec", "size")
 	fmt.Println(u.Kind, u.Name, color, size)
 
 	u.Labels["tier"] = "db"
-	_ = SetNestedField(u.Content, "blue", "spec", "color")
+	_ = jsonvalue.SetNestedField(u.Content, "blue", "spec", "color")
 	b, _ := json.Marshal(&u)
 	fmt.Println(string(b))
 	// Output:

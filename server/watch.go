@@ -48,6 +48,13 @@ func (e *eventEncoder) AppendEvent(dst []byte, typ watch.EventType, o Object) ([
 	} else {
 		b, err = e.c.objectJSON(o)
 	}
+	if len(dst) == 0 && err == nil {
+		// The encoding itself, capped so that an append copies it. For
+		// a custom resource it is the stored version's cached list item,
+		// which the store's event cache then shares instead of holding
+		// a second copy (and a third, for ADDED and MODIFIED).
+		return b[:len(b):len(b)], nil
+	}
 	return append(dst, b...), err
 }
 

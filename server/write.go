@@ -15,13 +15,9 @@ import (
 	"github.com/apisem/apisem/store"
 )
 
-// The patch media types.
-const (
-	jsonPatchType      = "application/json-patch+json"
-	mergePatchType     = "application/merge-patch+json"
-	strategicPatchType = "application/strategic-merge-patch+json"
-	applyPatchType     = "application/apply-patch+yaml"
-)
+// applyPatchType is the media type of a server-side apply; package patch
+// names the other three PATCH bodies.
+const applyPatchType = "application/apply-patch+yaml"
 
 func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error {
 	r = withWarningsOf(w, r)
@@ -32,16 +28,16 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 	}
 	// The patch types of the object's own endpoint, for its views too: a
 	// custom resource takes no strategic merge patch.
-	accepted := []string{jsonPatchType, mergePatchType, applyPatchType}
+	accepted := []string{patch.JSONPatchType, patch.MergePatchType, applyPatchType}
 	if t.res.def.PatchSchema != nil {
-		accepted = []string{jsonPatchType, mergePatchType, strategicPatchType, applyPatchType}
+		accepted = []string{patch.JSONPatchType, patch.MergePatchType, patch.StrategicMergePatchType, applyPatchType}
 	}
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch {
 	case ct == applyPatchType:
 		return s.apply(w, r, t, v, res)
-	case ct == strategicPatchType && t.res.def.PatchSchema == nil,
-		ct != jsonPatchType && ct != mergePatchType && ct != strategicPatchType:
+	case ct == patch.StrategicMergePatchType && t.res.def.PatchSchema == nil,
+		ct != patch.JSONPatchType && ct != patch.MergePatchType && ct != patch.StrategicMergePatchType:
 		return status.NewUnsupportedBodyMediaType(accepted...)
 	}
 	opts, err := parseWriteOptions(r, negotiation.PatchOptions, false)

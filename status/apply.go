@@ -6,5 +6,5 @@ package status
 // its details name no object (Kubernetes' NewApplyConflict in
 // k8s.io/apimachinery/pkg/api/errors).
 func NewApplyConflict(causes []Cause, msg string) *Error {
-	return newError(409, ReasonConflict, msg, &Details{Causes: causes})
+	return New(409, ReasonConflict, msg, &Details{Causes: causes})
 }

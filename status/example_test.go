@@ -29,3 +29,14 @@ func ExampleNewInvalid() {
 	// Output:
 	// 422 ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided
 }
+
+// New writes a status no other constructor does: here Kubernetes' answer
+// to a path no route serves, a NotFound without a resource's name.
+func ExampleNew() {
+	err := status.New(404, status.ReasonNotFound, "the server could not find the requested resource", &status.Details{})
+	fmt.Println(status.IsNotFound(err))
+	_ = json.NewEncoder(os.Stdout).Encode(status.FromError(err))
+	// Output:
+	// true
+	// {"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}
+}

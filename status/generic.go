@@ -10,7 +10,7 @@ const GenericInvalidMessage = "the server rejected our request due to an error i
 // Kubernetes drops the reason from the response; cause (the patch library's
 // error) is kept for Unwrap and logs, and is not sent.
 func NewGenericInvalid(cause error) *Error {
-	e := newError(422, ReasonInvalid, GenericInvalidMessage, &Details{})
+	e := New(422, ReasonInvalid, GenericInvalidMessage, &Details{})
 	e.cause = cause
 	return e
 }

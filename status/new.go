@@ -38,7 +38,11 @@ func (gk GroupKind) String() string {
 // in the 409 for an update with a stale resourceVersion.
 const OptimisticLockMessage = "the object has been modified; please apply your changes to the latest version and try again"
 
-func newError(code int32, reason Reason, msg string, d *Details) *Error {
+// New returns a failure with the given HTTP code, reason, message and
+// details (nil for none): the general constructor, for a status no other
+// constructor here writes, such as Kubernetes' plain 500 from storage,
+// which has no reason. Kind, APIVersion and Status are filled in.
+func New(code int32, reason Reason, msg string, d *Details) *Error {
 	return &Error{Status: Status{
 		Kind: "Status", APIVersion: "v1", Status: StatusFailure,
 		Message: msg, Reason: reason, Details: d, Code: code,
@@ -47,7 +51,7 @@ func newError(code int32, reason Reason, msg string, d *Details) *Error {
 
 // NewBadRequest returns a 400 BadRequest with msg as the message.
 func NewBadRequest(msg string) *Error {
-	return newError(400, ReasonBadRequest, msg, nil)
+	return New(400, ReasonBadRequest, msg, nil)
 }
 
 // NewInvalid returns the 422 Invalid for a failed validation of the object
@@ -77,20 +81,20 @@ func NewInvalid(gk GroupKind, name string, errs ...FieldError) *Error {
 	if agg != "" {
 		msg += ": " + agg
 	}
-	return newError(422, ReasonInvalid, msg, &Details{
+	return New(422, ReasonInvalid, msg, &Details{
 		Name: name, Group: gk.Group, Kind: gk.Kind, Causes: causes,
 	})
 }
 
 // NewNotFound returns the 404 `<resource.group> "<name>" not found`.
 func NewNotFound(gr GroupResource, name string) *Error {
-	return newError(404, ReasonNotFound, gr.String()+" "+strconv.Quote(name)+" not found",
+	return New(404, ReasonNotFound, gr.String()+" "+strconv.Quote(name)+" not found",
 		&Details{Name: name, Group: gr.Group, Kind: gr.Resource})
 }
 
 // NewAlreadyExists returns the 409 `<resource.group> "<name>" already exists`.
 func NewAlreadyExists(gr GroupResource, name string) *Error {
-	return newError(409, ReasonAlreadyExists, gr.String()+" "+strconv.Quote(name)+" already exists",
+	return New(409, ReasonAlreadyExists, gr.String()+" "+strconv.Quote(name)+" already exists",
 		&Details{Name: name, Group: gr.Group, Kind: gr.Resource})
 }
 
@@ -107,7 +111,7 @@ func NewAlreadyExistsTerminating(gr GroupResource, name string) *Error {
 // generateName ends with when no unique name was found; it asks the client
 // to retry after retryAfterSeconds.
 func NewGenerateNameConflict(gr GroupResource, name string, retryAfterSeconds int) *Error {
-	return newError(409, ReasonAlreadyExists,
+	return New(409, ReasonAlreadyExists,
 		gr.String()+" "+strconv.Quote(name)+" already exists, the server was not able to generate a unique name for the object",
 		&Details{Name: name, Group: gr.Group, Kind: gr.Resource, RetryAfterSeconds: int32(retryAfterSeconds)})
 }
@@ -116,7 +120,7 @@ func NewGenerateNameConflict(gr GroupResource, name string, retryAfterSeconds in
 // <resource.group> "<name>": <detail>`. For a stale resourceVersion, detail
 // is OptimisticLockMessage.
 func NewConflict(gr GroupResource, name, detail string) *Error {
-	return newError(409, ReasonConflict,
+	return New(409, ReasonConflict,
 		"Operation cannot be fulfilled on "+gr.String()+" "+strconv.Quote(name)+": "+detail,
 		&Details{Name: name, Group: gr.Group, Kind: gr.Resource})
 }
@@ -135,7 +139,7 @@ func NewForbidden(gr GroupResource, name string, err error) *Error {
 	default:
 		msg = gr.String() + " " + strconv.Quote(name) + " is forbidden: " + err.Error()
 	}
-	e := newError(403, ReasonForbidden, msg, &Details{Name: name, Group: gr.Group, Kind: gr.Resource})
+	e := New(403, ReasonForbidden, msg, &Details{Name: name, Group: gr.Group, Kind: gr.Resource})
 	e.cause = err
 	return e
 }
@@ -143,13 +147,13 @@ func NewForbidden(gr GroupResource, name string, err error) *Error {
 // NewExpired returns a 410 Expired with msg as the message: the answer for a
 // resourceVersion or continue token older than retained history.
 func NewExpired(msg string) *Error {
-	return newError(410, ReasonExpired, msg, nil)
+	return New(410, ReasonExpired, msg, nil)
 }
 
 // NewTimeout returns the 504 Timeout `Timeout: <msg>`. Kubernetes always
 // includes details, holding retryAfterSeconds when it is positive.
 func NewTimeout(msg string, retryAfterSeconds int) *Error {
-	return newError(504, ReasonTimeout, "Timeout: "+msg,
+	return New(504, ReasonTimeout, "Timeout: "+msg,
 		&Details{RetryAfterSeconds: int32(retryAfterSeconds)})
 }
 
@@ -166,13 +170,13 @@ func NewTooLargeResourceVersion(requested, current uint64, retryAfterSeconds int
 
 // NewTooManyRequests returns a 429 TooManyRequests with msg as the message.
 func NewTooManyRequests(msg string, retryAfterSeconds int) *Error {
-	return newError(429, ReasonTooManyRequests, msg,
+	return New(429, ReasonTooManyRequests, msg,
 		&Details{RetryAfterSeconds: int32(retryAfterSeconds)})
 }
 
 // NewNotAcceptable returns a 406 NotAcceptable with msg as the message.
 func NewNotAcceptable(msg string) *Error {
-	return newError(406, ReasonNotAcceptable, msg, nil)
+	return New(406, ReasonNotAcceptable, msg, nil)
 }
 
 // NewNotAcceptableMediaTypes returns the 406 of content negotiation: `only
@@ -184,7 +188,7 @@ func NewNotAcceptableMediaTypes(accepted ...string) *Error {
 // NewUnsupportedMediaType returns a 415 UnsupportedMediaType with msg as the
 // message.
 func NewUnsupportedMediaType(msg string) *Error {
-	return newError(415, ReasonUnsupportedMediaType, msg, nil)
+	return New(415, ReasonUnsupportedMediaType, msg, nil)
 }
 
 // NewUnsupportedBodyMediaType returns the 415 for a request body whose
@@ -197,7 +201,7 @@ func NewUnsupportedBodyMediaType(accepted ...string) *Error {
 
 // NewRequestEntityTooLarge returns the 413 `Request entity too large: <msg>`.
 func NewRequestEntityTooLarge(msg string) *Error {
-	return newError(413, ReasonRequestEntityTooLarge, "Request entity too large: "+msg, nil)
+	return New(413, ReasonRequestEntityTooLarge, "Request entity too large: "+msg, nil)
 }
 
 // NewRequestBodyTooLarge returns the 413 for a body over limit bytes:
@@ -209,7 +213,7 @@ func NewRequestBodyTooLarge(limit int64) *Error {
 // NewMethodNotSupported returns the 405 `<action> is not supported on
 // resources of kind "<resource.group>"`.
 func NewMethodNotSupported(gr GroupResource, action string) *Error {
-	return newError(405, ReasonMethodNotAllowed,
+	return New(405, ReasonMethodNotAllowed,
 		action+" is not supported on resources of kind "+strconv.Quote(gr.String()),
 		&Details{Group: gr.Group, Kind: gr.Resource})
 }
@@ -221,7 +225,7 @@ func NewInternalError(err error) *Error {
 	if err != nil {
 		msg = err.Error()
 	}
-	e := newError(500, ReasonInternalError, "Internal error occurred: "+msg,
+	e := New(500, ReasonInternalError, "Internal error occurred: "+msg,
 		&Details{Causes: []Cause{{Message: msg}}})
 	e.cause = err
 	return e
@@ -230,7 +234,7 @@ func NewInternalError(err error) *Error {
 // NewServiceUnavailable returns a 503 ServiceUnavailable with msg as the
 // message.
 func NewServiceUnavailable(msg string) *Error {
-	return newError(503, ReasonServiceUnavailable, msg, nil)
+	return New(503, ReasonServiceUnavailable, msg, nil)
 }
 
 // NewSuccess returns the Status a delete answers with when it does not

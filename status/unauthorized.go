@@ -10,7 +10,7 @@ func NewUnauthorized(msg string) *Error {
 	if msg == "" {
 		msg = "not authorized"
 	}
-	return newError(401, ReasonUnauthorized, msg, nil)
+	return New(401, ReasonUnauthorized, msg, nil)
 }
 
 // IsUnauthorized reports whether err is a 401 Unauthorized.

@@ -197,10 +197,8 @@ var ErrResourceVersionSetOnCreate = errors.New("store: resourceVersion set on cr
 // errRVOnCreate is Kubernetes' answer: a plain storage error, which the API
 // server renders as a 500 without a reason.
 func errRVOnCreate() error {
-	return (&status.Error{Status: status.Status{
-		Kind: "Status", APIVersion: "v1", Status: status.StatusFailure,
-		Message: "resourceVersion should not be set on objects to be created", Code: 500,
-	}}).Wrap(ErrResourceVersionSetOnCreate)
+	return status.New(500, status.ReasonUnknown, "resourceVersion should not be set on objects to be created", nil).
+		Wrap(ErrResourceVersionSetOnCreate)
 }
 
 // nowSeconds is the store's time cut to whole seconds, the precision

@@ -36,8 +36,8 @@
 //
 // InitialGeneration and NextGeneration give metadata.generation on create
 // and update. MaxObjectBytes and CheckObjectSize reproduce the limit etcd
-// sets on a stored object and the answer kube-apiserver gives past it;
-// MaxRequestBodyBytes is kube-apiserver's limit on request bodies.
+// sets on a stored object and the answer kube-apiserver gives past it
+// (the limit on request bodies is package negotiation's, as it reads them).
 //
 // # Exactness
 //

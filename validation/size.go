@@ -4,14 +4,6 @@ import "github.com/apisem/apisem/status"
 
 // Size limits a Kubernetes API server imposes on what it stores.
 const (
-	// MaxRequestBodyBytes is the largest create, update or patch body
-	// kube-apiserver reads, 3 MiB; a larger body is the 413
-	// status.NewRequestBodyTooLarge(MaxRequestBodyBytes), "Request entity
-	// too large: limit is 3145728" (MaxRequestBodyBytes in
-	// k8s.io/apiserver/pkg/server/config.go). It is twice etcd's limit
-	// because JSON shrinks when stored as protobuf.
-	MaxRequestBodyBytes = 3 << 20
-
 	// MaxObjectBytes is etcd's default --max-request-bytes, 1.5 MiB: the
 	// largest write etcd accepts. etcd measures the whole request (key,
 	// value and framing), so an object somewhat under this size can already
@@ -37,10 +29,7 @@ const objectTooLargeMessage = "etcdserver: request is too large"
 // apierrors.IsInternalError reports false for it (the reason is empty), so
 // Kubernetes clients recognise it by its message.
 func ObjectTooLarge() *status.Error {
-	return &status.Error{Status: status.Status{
-		Kind: "Status", APIVersion: "v1", Status: status.StatusFailure,
-		Message: objectTooLargeMessage, Code: 500,
-	}}
+	return status.New(500, status.ReasonUnknown, objectTooLargeMessage, nil)
 }
 
 // CheckObjectSize returns ObjectTooLarge when an encoded object of size

@@ -148,13 +148,9 @@ func (d *Server) admitNamespace(ctx context.Context, a server.Attributes, obj se
 	}
 	gr := status.GroupResource{Group: res.Group, Resource: res.Plural}
 	msg := "unable to create new content in namespace " + m.Namespace + " because it is being terminated"
-	return &status.Error{Status: status.Status{
-		Kind: "Status", APIVersion: "v1", Status: status.StatusFailure,
-		Message: gr.String() + " " + strconv.Quote(name) + " is forbidden: " + msg,
-		Reason:  status.ReasonForbidden, Code: http.StatusForbidden,
-		Details: &status.Details{Name: name, Group: gr.Group, Kind: gr.Resource,
-			Causes: []status.Cause{{Type: "NamespaceTerminating", Message: "namespace " + m.Namespace + " is being terminated", Field: "metadata.namespace"}}},
-	}}
+	return status.New(http.StatusForbidden, status.ReasonForbidden, gr.String()+" "+strconv.Quote(name)+" is forbidden: "+msg,
+		&status.Details{Name: name, Group: gr.Group, Kind: gr.Resource,
+			Causes: []status.Cause{{Type: "NamespaceTerminating", Message: "namespace " + m.Namespace + " is being terminated", Field: "metadata.namespace"}}})
 }
 
 // log is the server's logger.

@@ -10,7 +10,8 @@ import (
 	"github.com/apisem/apisem/examples/apiserver/demo"
 )
 
-// kubectlBinary is a kubectl to run: $KUBECTL, else one on PATH.
+// kubectlBinary is a kubectl to run: $KUBECTL, else one on PATH. The
+// interop module's tests build one from k8s.io/kubectl and set $KUBECTL.
 func kubectlBinary(t *testing.T) string {
 	if k := os.Getenv("KUBECTL"); k != "" {
 		return k
