@@ -450,7 +450,13 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, segs []s
 			b, ok = docs.docs[strings.Join(segs[2:], "/")]
 		}
 		if !ok {
-			s.writeError(w, r, nil, errNotFound())
+			// kube-apiserver's OpenAPI v3 handler answers an unknown
+			// document with an empty 404; under v2 nothing is served.
+			if segs[1] == "v3" {
+				w.WriteHeader(http.StatusNotFound)
+			} else {
+				http.NotFound(w, r)
+			}
 			return
 		}
 		if segs[1] == "v2" && !acceptsJSON(r.Header.Get("Accept")) {
@@ -485,8 +491,55 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, segs []s
 	case len(segs) == 3 && segs[0] == "apis" && d.resources[segs[1]+"/"+segs[2]] != nil:
 		s.discoveryDoc(w, r, d.resources[segs[1]+"/"+segs[2]], contentTypeJSON, "")
 	default:
-		s.writeError(w, r, nil, errNotFound())
+		s.notFound(w, r, segs)
 	}
+}
+
+// notFound answers a path nothing serves as kube-apiserver does: with a
+// Status under /api, /version and the groups the server serves, where its
+// API routers answer, and elsewhere (an unknown group included) with the
+// plain text of its last-resort handler, Go's http.NotFound.
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request, segs []string) {
+	if len(segs) > 0 && (segs[0] == "api" || segs[0] == "version" ||
+		segs[0] == "apis" && len(segs) > 1 && s.reg.Load().disco.group[segs[1]] != nil) {
+		s.writeError(w, r, nil, errNotFound())
+		return
+	}
+	http.NotFound(w, r)
+}
+
+// serveRoot answers / (and /index.html), whatever the method, with the
+// paths the server serves, sorted and indented as kube-apiserver lists
+// them: the API's discovery documents, each health endpoint and check,
+// the OpenAPI documents and /version.
+func (s *Server) serveRoot(w http.ResponseWriter) {
+	d := s.reg.Load().disco
+	paths := []string{"/api", "/apis", "/apis/", "/openapi/v2", "/openapi/v3", "/openapi/v3/", "/version"}
+	for gv := range d.resources {
+		if gv == "v1" {
+			paths = append(paths, "/api/v1")
+		} else {
+			paths = append(paths, "/apis/"+gv)
+		}
+	}
+	for g := range d.group {
+		paths = append(paths, "/apis/"+g)
+	}
+	for ep, checks := range s.health {
+		paths = append(paths, "/"+ep)
+		for _, c := range checks {
+			paths = append(paths, "/"+ep+"/"+c.name)
+		}
+	}
+	slices.Sort(paths)
+	b, err := json.MarshalIndent(struct {
+		Paths []string `json:"paths"`
+	}{paths}, "", "  ")
+	if err != nil {
+		panic(err) // strings always marshal
+	}
+	w.Header().Set("Content-Type", contentTypeJSON)
+	w.Write(b)
 }
 
 // discoveryDoc answers a GET with a document. An etag makes the response
@@ -495,9 +548,7 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, segs []s
 // Not Modified to an If-None-Match that names the current ETag.
 func (s *Server) discoveryDoc(w http.ResponseWriter, r *http.Request, doc []byte, contentType, etag string) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		st := status.NewMethodNotSupported(status.GroupResource{}, r.Method)
-		st.Status.Message = "the server does not allow this method on the requested resource"
-		s.writeError(w, r, nil, st)
+		s.writeError(w, r, nil, errMethodNotAllowed())
 		return
 	}
 	h := w.Header()

@@ -38,6 +38,17 @@
 // v1beta1, whatever the order they were registered in); and Kubernetes' exact Status for
 // every error a client can cause.
 //
+// Where kube-apiserver's answer is a quirk, it is kept so that clients
+// see one answer: a get or watch with a resourceVersion that is not a
+// number is a 500 with no reason (its watch cache passes on a bare field
+// error; a list's is the 400); a path outside the API, or in a group not
+// served, gets Go's plain-text "404 page not found"; / lists the served
+// paths. A method a path does not take is the 405 kube-apiserver's
+// router gives built-in resources (`the server does not allow this method
+// on the requested resource`), for custom resources too, whose handler
+// answers such requests with whatever its parsing meets first (400, 404
+// or 415).
+//
 // # Hooks
 //
 // Options.Admission is asked about every write, as Kubernetes' admission

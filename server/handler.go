@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/apisem/apisem/meta"
@@ -105,8 +106,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch {
-	case !rq.pathOK || len(rq.segs) == 0:
-		s.writeError(w, r, nil, errNotFound())
+	case rq.pathOK && (len(rq.segs) == 0 || len(rq.segs) == 1 && rq.segs[0] == "index.html"):
+		s.serveRoot(w)
+	case !rq.pathOK:
+		s.notFound(w, r, rq.segs)
+	case rq.info.ResourceRequest && !rq.core && s.reg.Load().disco.group[rq.info.Group] == nil:
+		// No API router of kube-apiserver's claims a group it does not
+		// serve.
+		http.NotFound(w, r)
 	case rq.info.ResourceRequest && (!rq.core || rq.info.Version == "v1"):
 		s.serveResource(w, r, rq)
 	default:
@@ -138,8 +145,30 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, rq *reque
 	}
 	// A verb returns an error only when it has written nothing yet.
 	if err != nil {
+		if t.verb == verbGet || t.verb == verbWatch {
+			err = readVersionError(err)
+		}
 		s.writeError(w, r, t.res, err)
 	}
+}
+
+// readVersionError turns the 400 for a resourceVersion that is not a
+// number into the answer kube-apiserver gives a get or a watch: its watch
+// cache returns the storage layer's bare field error, which no
+// translation maps to a Status, so the client gets a 500 with no reason
+// and the field error as the message. A 500 for a client's mistake is a
+// quirk of the cluster's, kept so that clients see one answer (lists
+// answer the 400).
+func readVersionError(err error) error {
+	var se *status.Error
+	if !errors.Is(err, rv.ErrInvalidVersion) || !errors.As(err, &se) {
+		return err
+	}
+	return &status.Error{Status: status.Status{
+		Kind: "Status", APIVersion: "v1", Status: status.StatusFailure,
+		Message: strings.TrimPrefix(se.Status.Message, "invalid resource version: "),
+		Code:    http.StatusInternalServerError,
+	}}
 }
 
 // endpoint describes what a resource's endpoint of shape resp serves and

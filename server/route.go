@@ -46,9 +46,18 @@ func errNotFound() *status.Error {
 	}}
 }
 
-// errMethodNotAllowed is the 405 for a method a path does not serve.
-func errMethodNotAllowed(method string, t *target) *status.Error {
-	return status.NewMethodNotSupported(t.res.gr, method)
+// errMethodNotAllowed is the 405 for a method a path does not serve, as
+// kube-apiserver's router (go-restful) answers for its built-in
+// resources: a fixed text and empty details, whatever the method and
+// resource. (Custom resources' handler answers these requests with a
+// mixture of 400, 404 and 415 that follows from its own parsing; the
+// server answers them as it answers built-ins.)
+func errMethodNotAllowed() *status.Error {
+	return &status.Error{Status: status.Status{
+		Kind: "Status", APIVersion: "v1", Status: status.StatusFailure,
+		Message: "the server does not allow this method on the requested resource",
+		Reason:  status.ReasonMethodNotAllowed, Details: &status.Details{}, Code: http.StatusMethodNotAllowed,
+	}}
 }
 
 // route finds what a resource request addresses: the resource the
@@ -92,24 +101,24 @@ func (s *Server) route(method string, rq *request) (*target, error) {
 		// parent.
 		return nil, errNotFound()
 	case method == http.MethodHead:
-		return nil, errMethodNotAllowed(method, t)
+		return nil, errMethodNotAllowed()
 	case t.sub != "":
 		// get, update and patch of the object's status or scale.
 		if v != verbGet && v != verbUpdate && v != verbPatch {
-			return nil, errMethodNotAllowed(method, t)
+			return nil, errMethodNotAllowed()
 		}
 	case t.legacyWatch:
 		if method != http.MethodGet {
-			return nil, errMethodNotAllowed(method, t)
+			return nil, errMethodNotAllowed()
 		}
 	case v == verbGet || v == verbList || v == verbWatch:
 	case res.def.Namespaced && t.namespace == "":
 		// All-namespaces collections are read-only.
-		return nil, errMethodNotAllowed(method, t)
+		return nil, errMethodNotAllowed()
 	case v == verbCreate && collection, v == verbDeleteCollection,
 		(v == verbUpdate || v == verbPatch || v == verbDelete) && !collection:
 	default:
-		return nil, errMethodNotAllowed(method, t)
+		return nil, errMethodNotAllowed()
 	}
 	t.verb = v
 	return t, nil
