@@ -294,11 +294,11 @@ func buildDiscovery(resources []*Resource, ver Version) (*discovery, error) {
 	// sorts them so (k8s.io/apiextensions-apiserver), and aggregated
 	// discovery orders versions of equal priority so.
 	for _, g := range groups {
-		slices.SortStableFunc(g.Versions, func(a, b groupVersion) int { return compareVersions(b.Version, a.Version) })
+		slices.SortStableFunc(g.Versions, func(a, b groupVersion) int { return CompareVersions(b.Version, a.Version) })
 		g.PreferredVersion = g.Versions[0]
 	}
 	for _, g := range agg {
-		slices.SortStableFunc(g.Versions, func(a, b versionDiscovery) int { return compareVersions(b.Version, a.Version) })
+		slices.SortStableFunc(g.Versions, func(a, b versionDiscovery) int { return CompareVersions(b.Version, a.Version) })
 	}
 	var err error
 	for _, gv := range order {
@@ -569,15 +569,15 @@ func (s *Server) discoveryDoc(w http.ResponseWriter, r *http.Request, doc []byte
 	}
 }
 
-// compareVersions compares two API version names by Kubernetes' version
+// CompareVersions compares two API version names by Kubernetes' version
 // priority (k8s.io/apimachinery/pkg/version, CompareKubeAwareVersionStrings),
-// returning a positive number when a comes first: names of the form
+// returning a positive number when a has the higher priority: names of the form
 // v<major>[alpha|beta<minor>] come before others, GA before beta before
 // alpha, then the higher major, then the higher minor (v2 > v1 >
 // v1beta2 > v1beta1 > v1alpha1); other names come last, alphabetically
 // (foo before goo). Discovery lists a group's versions in this order and
 // prefers the first.
-func compareVersions(a, b string) int {
+func CompareVersions(a, b string) int {
 	if a == b {
 		return 0
 	}

@@ -127,6 +127,10 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, rq *reque
 		s.writeError(w, r, nil, err)
 		return
 	}
+	if text := t.res.def.DeprecationWarning; text != "" {
+		r = withWarningsOf(w, r)
+		AddWarning(r.Context(), text)
+	}
 	switch t.verb {
 	case verbGet:
 		err = s.get(w, r, t)

@@ -74,6 +74,11 @@ type Resource struct {
 	// of the objects' replicas (see ScaleSubresource).
 	Scale *ScaleSubresource
 
+	// DeprecationWarning, when set, is sent in a Warning header of every
+	// response to a request for the resource, errors included, as
+	// Kubernetes warns of a deprecated version.
+	DeprecationWarning string
+
 	// Columns describe the resource's Table, as kubectl prints it.
 	Columns []Column
 	// NullTableRows writes the rows of an empty list's Table as null,
@@ -144,6 +149,11 @@ type Resource struct {
 	Prepare func(obj, old Object)
 	// Validate checks obj (old as for Prepare), after Prepare.
 	Validate func(obj, old Object) []status.FieldError
+	// Warnings, when set, returns the warnings of a valid create or
+	// update of obj (old as for Prepare), as a Kubernetes strategy's
+	// WarningsOnCreate and WarningsOnUpdate: the client gets them in
+	// Warning headers.
+	Warnings func(obj, old Object) []string
 }
 
 // GroupVersion returns "group/version", or the version alone for the core
