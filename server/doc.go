@@ -38,6 +38,18 @@
 // v1beta1, whatever the order they were registered in); and Kubernetes' exact Status for
 // every error a client can cause.
 //
+// Deletion follows kube-apiserver's store: an object with finalizers is
+// marked (deletionTimestamp) and answered with 200, and the write that
+// removes its last finalizer answers with the object as written and
+// deletes it; an immediate deletion answers with a Status, for custom
+// resources too; a DeleteOptions body of another kind is a 400. The
+// server collects no garbage (no dependents are deleted or orphaned), so
+// propagationPolicy is checked but otherwise ignored, as by
+// kube-apiserver with its garbage collector turned off, unless
+// Options.GarbageCollection says a collector runs: Foreground and Orphan
+// then mark the object with the foregroundDeletion or orphan finalizer
+// for it to remove.
+//
 // Where kube-apiserver's answer is a quirk, it is kept so that clients
 // see one answer: a get or watch with a resourceVersion that is not a
 // number is a 500 with no reason (its watch cache passes on a bare field

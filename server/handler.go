@@ -391,6 +391,16 @@ func (s *Server) parseDelete(r *http.Request, rs *resource) (opts store.DeleteOp
 		return opts, false, err
 	}
 	opts.DryRun = queryDryRun || dry
+	if s.opts.GarbageCollection {
+		switch {
+		case body.PropagationPolicy != nil:
+			opts.Propagation = store.Propagation(*body.PropagationPolicy)
+		case body.OrphanDependents != nil && *body.OrphanDependents:
+			opts.Propagation = store.PropagationOrphan
+		case body.OrphanDependents != nil:
+			opts.Propagation = store.PropagationBackground
+		}
+	}
 	if body.Preconditions != nil {
 		opts.Preconditions = store.Preconditions{UID: body.Preconditions.UID, ResourceVersion: body.Preconditions.ResourceVersion}
 	}

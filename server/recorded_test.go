@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -157,5 +158,149 @@ func TestRecordedRootPaths(t *testing.T) {
 		{method: "GET", path: "/index.html", code: 200, want: want},
 	} {
 		tt.check(t, s)
+	}
+}
+
+// serve sends one request to s and returns the response.
+func serve(s http.Handler, method, path, ctype, body string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(method, path, strings.NewReader(body))
+	if ctype != "" {
+		r.Header.Set("Content-Type", ctype)
+	}
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, r)
+	return w
+}
+
+// A DeleteOptions body of another kind is a 400 (kube-apiserver 1.37.1,
+// DELETE .../configmaps/wk with each body; a kind the options scheme
+// knows fails to convert, any other is not registered).
+func TestRecordedDeleteOptionsKind(t *testing.T) {
+	s := newTestServer(t, Options{})
+	bad := func(msg string) string {
+		return `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":` + msg + `,"reason":"BadRequest","code":400}` + "\n"
+	}
+	const path = "/apis/test.apisem.dev/v1/namespaces/default/gadgets/none"
+	notFound := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"gadgets.test.apisem.dev \"none\" not found","reason":"NotFound","details":{"name":"none","group":"test.apisem.dev","kind":"gadgets"},"code":404}` + "\n"
+	for _, tt := range []struct{ body, want string }{
+		{`{"kind":"ConfigMap","apiVersion":"v1"}`, bad(`"no kind \"ConfigMap\" is registered for version \"v1\" in scheme \"pkg/runtime/scheme.go:111\""`)},
+		{`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"x"}}`, bad(`"no kind \"Pod\" is registered for version \"v1\" in scheme \"pkg/runtime/scheme.go:111\""`)},
+		{`{"kind":"Foo","apiVersion":"example.com/v1"}`, bad(`"no kind \"Foo\" is registered for version \"example.com/v1\" in scheme \"pkg/runtime/scheme.go:111\""`)},
+		{`{"kind":"Foo"}`, bad(`"no kind \"Foo\" is registered for version \"meta.k8s.io/v1\" in scheme \"pkg/runtime/scheme.go:111\""`)},
+		{`{"kind":"Status","apiVersion":"v1"}`, bad(`"converting (v1.Status) to (v1.DeleteOptions): unknown conversion"`)},
+		{`{"kind":"ListOptions","apiVersion":"v1"}`, bad(`"no kind \"ListOptions\" is registered for version \"v1\" in scheme \"pkg/runtime/scheme.go:111\""`)},
+		{`{"kind":"ListOptions","apiVersion":"meta.k8s.io/v1"}`, bad(`"converting (v1.ListOptions) to (v1.DeleteOptions): unknown conversion"`)},
+		{`{"kind":"ListOptions"}`, bad(`"converting (v1.ListOptions) to (v1.DeleteOptions): unknown conversion"`)},
+		{`{"kind":"CreateOptions","apiVersion":"v1"}`, bad(`"converting (v1.CreateOptions) to (v1.DeleteOptions): unknown conversion"`)},
+		{`{"kind":"PatchOptions","apiVersion":"meta.k8s.io/v1beta1"}`, bad(`"no kind \"PatchOptions\" is registered for version \"meta.k8s.io/v1beta1\" in scheme \"pkg/runtime/scheme.go:111\""`)},
+		{`{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1beta1"}`, bad(`"converting (v1beta1.PartialObjectMetadataList) to (v1.DeleteOptions): unknown conversion"`)},
+		{`{"kind":"APIGroup","apiVersion":"meta.k8s.io/v1beta1"}`, bad(`"converting (v1.APIGroup) to (v1.DeleteOptions): unknown conversion"`)},
+		{`{"kind":"ExportOptions","apiVersion":"meta.k8s.io/v1"}`, bad(`"no kind \"ExportOptions\" is registered for version \"meta.k8s.io/v1\" in scheme \"pkg/runtime/scheme.go:111\""`)},
+		// Fine: the deletion goes on (to the 404 of an object that is not there).
+		{`{"apiVersion":"v1"}`, notFound},
+		{`{"kind":"DeleteOptions","apiVersion":"apps/v1"}`, notFound},
+		{`{"kind":"DeleteOptions","apiVersion":"meta.k8s.io/v1"}`, notFound},
+		{`{"propagationPolicy":"Background","foo":1}`, notFound},
+	} {
+		w := serve(s, "DELETE", path, "application/json", tt.body)
+		if w.Body.String() != tt.want {
+			t.Errorf("DELETE with %s: %d %s\nwant %s", tt.body, w.Code, w.Body, tt.want)
+		}
+	}
+}
+
+// With a garbage collector (Options.GarbageCollection), propagationPolicy
+// Foreground or Orphan marks the object with the collector's finalizer
+// and answers 200 with it; the write that removes the last finalizer
+// answers with the object without it (at its last resourceVersion), and
+// the object is gone. kube-apiserver 1.37.1 answered
+//
+//	DELETE .../configmaps/fg?propagationPolicy=Foreground => 200 {"kind":"ConfigMap",...,"resourceVersion":"349",
+//	  "deletionTimestamp":"...","deletionGracePeriodSeconds":0,"finalizers":["foregroundDeletion"],...}
+//	DELETE .../configmaps/or {"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Orphan"} => 200, "finalizers":["orphan"]
+//	DELETE .../configmaps/bg?orphanDependents=true => 200, "finalizers":["orphan"]
+//	PATCH .../configmaps/fg {"metadata":{"finalizers":null}} => 200, the object without finalizers, "resourceVersion":"349"; then GET => 404
+//	DELETE .../configmaps/or?propagationPolicy=Background => 200 {"kind":"Status",...,"status":"Success",...}
+//	DELETE .../widgets/f?propagationPolicy=Foreground => 200, the Widget with "finalizers":["foregroundDeletion"],"generation":2
+func TestRecordedDeletePropagation(t *testing.T) {
+	type meta struct {
+		Kind     string `json:"kind"`
+		Status   string `json:"status"`
+		Metadata struct {
+			ResourceVersion            string   `json:"resourceVersion"`
+			DeletionTimestamp          *string  `json:"deletionTimestamp"`
+			DeletionGracePeriodSeconds *int64   `json:"deletionGracePeriodSeconds"`
+			Finalizers                 []string `json:"finalizers"`
+			Generation                 int64    `json:"generation"`
+		} `json:"metadata"`
+	}
+	const col = "/apis/test.apisem.dev/v1/namespaces/default/gadgets"
+	for _, gc := range []bool{true, false} {
+		s := newTestServer(t, Options{GarbageCollection: gc})
+		create := func(name string) {
+			if w := serve(s, "POST", col, "application/json", `{"metadata":{"name":"`+name+`"}}`); w.Code != 201 {
+				t.Fatalf("create %s: %d %s", name, w.Code, w.Body)
+			}
+		}
+		del := func(path, body string) (int, meta) {
+			ctype := ""
+			if body != "" {
+				ctype = "application/json"
+			}
+			w := serve(s, "DELETE", col+"/"+path, ctype, body)
+			var m meta
+			if err := json.Unmarshal(w.Body.Bytes(), &m); err != nil {
+				t.Fatalf("DELETE %s: %v: %s", path, err, w.Body)
+			}
+			return w.Code, m
+		}
+		for _, tt := range []struct {
+			name, query, body string
+			finalizer         string
+		}{
+			{"fg", "?propagationPolicy=Foreground", "", "foregroundDeletion"},
+			{"or", "", `{"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Orphan"}`, "orphan"},
+			{"bg", "?orphanDependents=true", "", "orphan"},
+		} {
+			create(tt.name)
+			code, m := del(tt.name+tt.query, tt.body)
+			if !gc {
+				if code != 200 || m.Kind != "Status" || m.Status != "Success" {
+					t.Errorf("without a collector, DELETE %s%s: %d %+v; want the Status of a deletion", tt.name, tt.query, code, m)
+				}
+				continue
+			}
+			md := m.Metadata
+			if code != 200 || m.Kind != "Gadget" || md.DeletionTimestamp == nil || md.DeletionGracePeriodSeconds == nil ||
+				*md.DeletionGracePeriodSeconds != 0 || len(md.Finalizers) != 1 || md.Finalizers[0] != tt.finalizer {
+				t.Errorf("DELETE %s%s %s: %d %+v; want the Gadget marked with %s", tt.name, tt.query, tt.body, code, m, tt.finalizer)
+			}
+		}
+		if !gc {
+			continue
+		}
+		// The write that removes the last finalizer.
+		w := serve(s, "GET", col+"/fg", "", "")
+		var before meta
+		json.Unmarshal(w.Body.Bytes(), &before)
+		w = serve(s, "PATCH", col+"/fg", "application/merge-patch+json", `{"metadata":{"finalizers":null}}`)
+		var after meta
+		json.Unmarshal(w.Body.Bytes(), &after)
+		if w.Code != 200 || after.Kind != "Gadget" || after.Metadata.Finalizers != nil || after.Metadata.DeletionTimestamp == nil ||
+			after.Metadata.ResourceVersion != before.Metadata.ResourceVersion {
+			t.Errorf("PATCH removing the last finalizer: %d %s; want the object without it at resourceVersion %s",
+				w.Code, w.Body, before.Metadata.ResourceVersion)
+		}
+		if w := serve(s, "GET", col+"/fg", "", ""); w.Code != 404 {
+			t.Errorf("GET after the last finalizer went: %d", w.Code)
+		}
+		// Background takes the collector's finalizers away: nothing holds it.
+		if code, m := del("or?propagationPolicy=Background", ""); code != 200 || m.Kind != "Status" || m.Status != "Success" {
+			t.Errorf("Background on an object held by orphan: %d %+v; want the Status of a deletion", code, m)
+		}
+		// Foreground on an object already marked by orphan swaps them.
+		if code, m := del("bg?propagationPolicy=Foreground", ""); code != 200 || len(m.Metadata.Finalizers) != 1 || m.Metadata.Finalizers[0] != "foregroundDeletion" {
+			t.Errorf("Foreground on an object held by orphan: %d %+v", code, m)
+		}
 	}
 }
