@@ -470,6 +470,7 @@ func customResources(c *CustomResourceDefinition, admit func(context.Context, se
 			Categories: slices.Clone(n.Categories), Namespaced: c.Spec.Scope == NamespaceScoped,
 			StatusSubresource:  v.Subresources != nil && v.Subresources.Status != nil,
 			DeprecationWarning: deprecationWarning(&c.Spec, &v),
+			Custom:             true,
 			Schema:             openAPISchema(root),
 			Columns:            cols,
 			Fields:             fields,

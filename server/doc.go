@@ -59,7 +59,11 @@
 // router gives built-in resources (`the server does not allow this method
 // on the requested resource`), for custom resources too, whose handler
 // answers such requests with whatever its parsing meets first (400, 404
-// or 415).
+// or 415). A request for a resource that is not Resource.Custom first
+// meets that router's checks of the Accept header and a patch's
+// Content-Type, with their own 406 and 415 texts: so Accept:
+// application/* alone is refused there, and taken (as JSON) by a custom
+// resource.
 //
 // # Hooks
 //

@@ -127,6 +127,12 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, rq *reque
 		s.writeError(w, r, nil, err)
 		return
 	}
+	if !t.res.def.Custom {
+		if err := routerAccepts(r.Header, t); err != nil {
+			s.writeError(w, r, nil, err)
+			return
+		}
+	}
 	if text := t.res.def.DeprecationWarning; text != "" {
 		r = withWarningsOf(w, r)
 		AddWarning(r.Context(), text)

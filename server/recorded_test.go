@@ -16,6 +16,7 @@ type recorded struct {
 	code               int
 	ctype              string // "" means application/json
 	want               string // the body, exactly
+	header             []string
 }
 
 func (tt recorded) check(t *testing.T, s http.Handler) {
@@ -25,6 +26,9 @@ func (tt recorded) check(t *testing.T, s http.Handler) {
 		r.Header.Set("Content-Type", "application/json")
 	}
 	r.Header.Set("User-Agent", "recorded")
+	for i := 0; i+1 < len(tt.header); i += 2 {
+		r.Header.Set(tt.header[i], tt.header[i+1])
+	}
 	w := httptest.NewRecorder()
 	s.ServeHTTP(w, r)
 	ctype := tt.ctype
@@ -302,5 +306,78 @@ func TestRecordedDeletePropagation(t *testing.T) {
 		if code, m := del("bg?propagationPolicy=Foreground", ""); code != 200 || len(m.Metadata.Finalizers) != 1 || m.Metadata.Finalizers[0] != "foregroundDeletion" {
 			t.Errorf("Foreground on an object held by orphan: %d %+v", code, m)
 		}
+	}
+}
+
+// kube-apiserver's router (go-restful) checks a built-in resource's
+// Accept header, and a patch's Content-Type, before its handler: each
+// entry without parameters must equal a type the route produces or
+// consumes, case included (GET .../configmaps/acc and .../configmaps with
+// Accept: application/*, ?watch=1 with text/html, POST, PATCH, DELETE
+// and deletecollection with application/*, PATCH with Content-Type
+// text/plain, none, application/json or Application/merge-patch+json;
+// a custom resource's list with application/* is a 200).
+func TestRecordedRouterMediaTypes(t *testing.T) {
+	custom := testResources()
+	for _, r := range custom {
+		r.Custom = r.Group != ""
+	}
+	builtin := newTestServer(t, Options{})
+	cr := newTestServer(t, Options{Resources: custom})
+	const (
+		obj   = "/apis/test.apisem.dev/v1/namespaces/default/gadgets/acc"
+		col   = "/apis/test.apisem.dev/v1/namespaces/default/gadgets"
+		n406  = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf","reason":"NotAcceptable","details":{},"code":406}` + "\n"
+		n406s = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch","reason":"NotAcceptable","details":{},"code":406}` + "\n"
+		u415  = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"415: Unsupported Media Type","reason":"UnsupportedMediaType","details":{},"code":415}` + "\n"
+	)
+	// Written indented where the Accept header names nothing the error
+	// could be written in, as kube-apiserver's WriteRawJSON does.
+	indented406 := "{\n  \"kind\": \"Status\",\n  \"apiVersion\": \"v1\",\n  \"metadata\": {},\n  \"status\": \"Failure\",\n" +
+		"  \"message\": \"406: Not Acceptable\\n\\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch\",\n" +
+		"  \"reason\": \"NotAcceptable\",\n  \"details\": {},\n  \"code\": 406\n}"
+	if w := serve(builtin, "POST", col, "application/json", `{"metadata":{"name":"acc"}}`); w.Code != 201 {
+		t.Fatalf("create: %d %s", w.Code, w.Body)
+	}
+	for _, tt := range []recorded{
+		{method: "GET", path: obj, code: 406, want: n406, header: []string{"Accept", "application/*"}},
+		{method: "GET", path: col, code: 406, want: n406s, header: []string{"Accept", "application/*"}},
+		{method: "GET", path: col + "?watch=1", code: 406, want: indented406, header: []string{"Accept", "text/html"}},
+		{method: "POST", path: col, body: `{"metadata":{"name":"acc2"}}`, code: 406, want: n406, header: []string{"Accept", "application/*"}},
+		{method: "PATCH", path: obj, body: `{}`, code: 406, want: n406, header: []string{"Accept", "application/*", "Content-Type", "application/merge-patch+json"}},
+		{method: "DELETE", path: obj, code: 406, want: n406, header: []string{"Accept", "application/*"}},
+		{method: "DELETE", path: col + "?labelSelector=x%3Dy", code: 406, want: n406, header: []string{"Accept", "application/*"}},
+		{method: "PATCH", path: obj, body: `{}`, code: 415, want: u415, header: []string{"Content-Type", "text/plain", "Accept", "application/*"}},
+		{method: "PATCH", path: obj, body: `{}`, code: 415, want: u415, header: []string{"Content-Type", "application/json"}},
+		{method: "PATCH", path: obj, body: `{}`, code: 415, want: u415, header: []string{"Content-Type", "Application/merge-patch+json"}},
+		{method: "PATCH", path: obj, body: `{}`, code: 415, want: u415, header: []string{"Content-Type", ""}},
+	} {
+		tt.check(t, builtin)
+	}
+	// Accepted: parameters are cut off; one entry in a list will do.
+	for _, h := range [][]string{
+		{"Content-Type", "application/merge-patch+json; charset=utf-8"},
+		{"Content-Type", "application/merge-patch+json", "Accept", "text/html, application/json;as=Table;g=meta.k8s.io;v=v1"},
+	} {
+		r := httptest.NewRequest("PATCH", obj, strings.NewReader(`{}`))
+		for i := 0; i+1 < len(h); i += 2 {
+			r.Header.Set(h[i], h[i+1])
+		}
+		w := httptest.NewRecorder()
+		builtin.ServeHTTP(w, r)
+		if w.Code != 200 {
+			t.Errorf("PATCH with %q: %d %s", h, w.Code, w.Body)
+		}
+	}
+	// A custom resource's handler takes application/* (JSON).
+	if w := serve(cr, "GET", col, "", ""); w.Code != 200 {
+		t.Fatalf("list: %d", w.Code)
+	}
+	r := httptest.NewRequest("GET", col, nil)
+	r.Header.Set("Accept", "application/*")
+	w := httptest.NewRecorder()
+	cr.ServeHTTP(w, r)
+	if w.Code != 200 || w.Header().Get("Content-Type") != "application/json" {
+		t.Errorf("custom resource list with application/*: %d %s", w.Code, w.Body)
 	}
 }

@@ -74,6 +74,13 @@ type Resource struct {
 	// of the objects' replicas (see ScaleSubresource).
 	Scale *ScaleSubresource
 
+	// Custom marks a custom resource, served as apiextensions-apiserver
+	// serves one: its requests skip the checks kube-apiserver's router
+	// (go-restful) makes of a built-in resource's Accept header, and of
+	// a patch's Content-Type, which answer with texts of their own
+	// (`406: Not Acceptable ...`, `415: Unsupported Media Type`).
+	Custom bool
+
 	// DeprecationWarning, when set, is sent in a Warning header of every
 	// response to a request for the resource, errors included, as
 	// Kubernetes warns of a deprecated version.
