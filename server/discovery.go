@@ -202,6 +202,11 @@ type discovery struct {
 	groups    []byte            // /apis
 	group     map[string][]byte // /apis/<group>
 	resources map[string][]byte // /api/v1 and /apis/<group>/<version>, by group version
+	// builtin: the groups with a resource that is not Custom, whose
+	// paths kube-apiserver's routers answer (custom resources' groups
+	// are apiextensions-apiserver's, which leaves what it does not serve
+	// to the plain-text 404).
+	builtin map[string]bool
 	version   []byte            // /version
 	// aggregated /api and /apis, with their ETags.
 	aggCore, aggGroups         []byte
@@ -221,13 +226,16 @@ type openAPIDocs struct {
 
 func buildDiscovery(resources []*Resource, ver Version) (*discovery, error) {
 	ver = ver.withDefaults()
-	d := &discovery{group: map[string][]byte{}, resources: map[string][]byte{}}
+	d := &discovery{group: map[string][]byte{}, resources: map[string][]byte{}, builtin: map[string]bool{}}
 	byGV := map[string]*apiResourceList{}
 	var order []string
 	var groups []*apiGroup
 	byGroup := map[string]*apiGroup{}
 	agg := map[string]*groupDiscovery{} // by group name
 	for _, r := range resources {
+		if !r.Custom {
+			d.builtin[r.Group] = true
+		}
 		gv := r.GroupVersion()
 		l, ok := byGV[gv]
 		if !ok {
@@ -496,12 +504,13 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, segs []s
 }
 
 // notFound answers a path nothing serves as kube-apiserver does: with a
-// Status under /api, /version and the groups the server serves, where its
-// API routers answer, and elsewhere (an unknown group included) with the
-// plain text of its last-resort handler, Go's http.NotFound.
+// Status under /api, /version and the groups of built-in resources, where
+// its API routers answer, and elsewhere (unknown groups and those of
+// custom resources included) with the plain text of its last-resort
+// handler, Go's http.NotFound.
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request, segs []string) {
 	if len(segs) > 0 && (segs[0] == "api" || segs[0] == "version" ||
-		segs[0] == "apis" && len(segs) > 1 && s.reg.Load().disco.group[segs[1]] != nil) {
+		segs[0] == "apis" && len(segs) > 1 && s.reg.Load().disco.builtin[segs[1]]) {
 		s.writeError(w, r, nil, errNotFound())
 		return
 	}

@@ -114,6 +114,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		// No API router of kube-apiserver's claims a group it does not
 		// serve.
 		http.NotFound(w, r)
+	case rq.info.ResourceRequest && !rq.core && !s.reg.Load().disco.builtin[rq.info.Group]:
+		// A group of custom resources alone: what is not served there
+		// is the plain-text 404 too (apiextensions-apiserver passes it
+		// on).
+		t, err := s.route(r.Method, rq)
+		if err != nil && status.IsNotFound(err) {
+			http.NotFound(w, r)
+			return
+		}
+		s.serveTarget(w, r, t, err)
 	case rq.info.ResourceRequest && (!rq.core || rq.info.Version == "v1"):
 		s.serveResource(w, r, rq)
 	default:
@@ -123,6 +133,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, rq *request) {
 	t, err := s.route(r.Method, rq)
+	s.serveTarget(w, r, t, err)
+}
+
+// serveTarget serves the request for t, or answers route's error err.
+func (s *Server) serveTarget(w http.ResponseWriter, r *http.Request, t *target, err error) {
 	if err != nil {
 		s.writeError(w, r, nil, err)
 		return

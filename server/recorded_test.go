@@ -122,6 +122,24 @@ func TestRecordedNotFound(t *testing.T) {
 		}
 		tt.check(t, s)
 	}
+	// A group of custom resources is apiextensions-apiserver's, which
+	// passes what it does not serve on to the plain-text 404
+	// (/apis/example.com/v9/widgets, /apis/example.com/v1/configmaps,
+	// .../v1/namespaces/default/widgetsx).
+	custom := testResources()
+	for _, r := range custom {
+		r.Custom = r.Group != ""
+	}
+	cs := newTestServer(t, Options{Resources: custom})
+	for _, tt := range []recorded{
+		{method: "GET", path: "/apis/test.apisem.dev/v9/gadgets", code: 404, ctype: textPlain, want: recordedPage404},
+		{method: "GET", path: "/apis/test.apisem.dev/v1/configmaps", code: 404, ctype: textPlain, want: recordedPage404},
+		{method: "GET", path: "/apis/test.apisem.dev/v1/namespaces/default/gadgetsx", code: 404, ctype: textPlain, want: recordedPage404},
+		{method: "GET", path: "/apis/test.apisem.dev/v9", code: 404, ctype: textPlain, want: recordedPage404},
+		{method: "GET", path: "/api/v2", code: 404, want: recordedJSON404},
+	} {
+		tt.check(t, cs)
+	}
 }
 
 // GET / lists the served paths, sorted, indented and without a final
