@@ -207,7 +207,7 @@ type discovery struct {
 	// are apiextensions-apiserver's, which leaves what it does not serve
 	// to the plain-text 404).
 	builtin map[string]bool
-	version   []byte            // /version
+	version []byte // /version
 	// aggregated /api and /apis, with their ETags.
 	aggCore, aggGroups         []byte
 	aggCoreETag, aggGroupsETag string
