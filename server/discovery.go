@@ -202,12 +202,7 @@ type discovery struct {
 	groups    []byte            // /apis
 	group     map[string][]byte // /apis/<group>
 	resources map[string][]byte // /api/v1 and /apis/<group>/<version>, by group version
-	// builtin: the groups with a resource that is not Custom, whose
-	// paths kube-apiserver's routers answer (custom resources' groups
-	// are apiextensions-apiserver's, which leaves what it does not serve
-	// to the plain-text 404).
-	builtin map[string]bool
-	version []byte // /version
+	version   []byte            // /version
 	// aggregated /api and /apis, with their ETags.
 	aggCore, aggGroups         []byte
 	aggCoreETag, aggGroupsETag string
@@ -215,6 +210,11 @@ type discovery struct {
 	// explain, create and apply ask, and building them would double the
 	// server's start-up.
 	openAPI func() (*openAPIDocs, error)
+	// builtin: the groups with a resource that is not Custom, whose
+	// paths kube-apiserver's routers answer (custom resources' groups
+	// are apiextensions-apiserver's, which leaves what it does not serve
+	// to the plain-text 404).
+	builtin map[string]bool
 }
 
 // openAPIDocs are the encoded OpenAPI documents.
