@@ -131,7 +131,7 @@ func decodeDeleteOptions(rs *resource, r *http.Request) (deleteBody, error) {
 		if err != nil {
 			return body, unrecognized("DeleteOptions", err, b)
 		}
-		return body, nil
+		return body, deleteOptionsKind(e.Kind, e.APIVersion)
 	}
 	_, err = negotiation.Decode(b, media, &body, negotiation.DecodeOptions{
 		Kind: "DeleteOptions", Version: "v1", FieldValidation: negotiation.FieldValidationIgnore,

@@ -229,6 +229,11 @@ func TestRecordedDeleteOptionsKind(t *testing.T) {
 			t.Errorf("DELETE with %s: %d %s\nwant %s", tt.body, w.Code, w.Body, tt.want)
 		}
 	}
+	// In protobuf too: the envelope's kind (apiVersion v1, kind Pod).
+	w := serve(s, "DELETE", path, "application/vnd.kubernetes.protobuf", "k8s\x00\x0a\x09\x0a\x02v1\x12\x03Pod\x12\x00")
+	if want := bad(`"no kind \"Pod\" is registered for version \"v1\" in scheme \"pkg/runtime/scheme.go:111\""`); w.Body.String() != want {
+		t.Errorf("DELETE with a protobuf Pod: %d %s\nwant %s", w.Code, w.Body, want)
+	}
 }
 
 // With a garbage collector (Options.GarbageCollection), propagationPolicy
