@@ -98,6 +98,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	rq := requestOf(r)
 	if rq.health {
+		if strings.HasSuffix(r.URL.Path, "/") {
+			http.NotFound(w, r) // kube-apiserver's mux serves /healthz, not /healthz/
+			return
+		}
 		s.serveHealth(w, r, rq.segs)
 		return
 	}

@@ -88,6 +88,7 @@ const (
 // Outside the API, and in a group the server does not serve, a cluster
 // answers with Go's plain-text 404; its API routers (/api, /version and
 // the groups it serves) with a Status (GET /foo, /healthz/etcdx,
+// /healthz/, /readyz/ping/,
 // /openapi, /openapi/v2/x, /versionx, /apis/nogroup,
 // /apis/nogroup/v1/x; /api/v2, /apis/apps/v2, /apis/apps/v1/foo,
 // /version/x, /api/v1//configmaps; /openapi/v3/apis/nogroup/v1 is an
@@ -97,6 +98,8 @@ func TestRecordedNotFound(t *testing.T) {
 	for _, tt := range []recorded{
 		{method: "GET", path: "/foo", code: 404, ctype: textPlain, want: recordedPage404},
 		{method: "GET", path: "/healthz/etcdx", code: 404, ctype: textPlain, want: recordedPage404},
+		{method: "GET", path: "/healthz/", code: 404, ctype: textPlain, want: recordedPage404},
+		{method: "GET", path: "/readyz/ping/", code: 404, ctype: textPlain, want: recordedPage404},
 		{method: "GET", path: "/openapi", code: 404, ctype: textPlain, want: recordedPage404},
 		{method: "GET", path: "/openapi/v2/x", code: 404, ctype: textPlain, want: recordedPage404},
 		{method: "GET", path: "/versionx", code: 404, ctype: textPlain, want: recordedPage404},
