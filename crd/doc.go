@@ -38,6 +38,13 @@
 // the definition is gone. Watches of the resource end once they have
 // sent the DELETED events of its objects.
 //
+// Every request to a deprecated version gets a Warning, errors included:
+// the version's deprecationWarning, else Kubernetes' default
+// `<group>/<version> <Kind> is deprecated; use <group>/<version> <Kind>`,
+// which proposes the served, non-deprecated version of the highest
+// priority among those of a higher priority (server.CompareVersions) and
+// stops after "is deprecated" when there is none.
+//
 // # Scale
 //
 // A version with the scale subresource serves <name>/scale as
@@ -103,10 +110,8 @@
 // Options.Resource and Options.Start, with the same Options, in place of
 // Resource and Start; conversion webhooks are
 // not called (all versions share storage with the None strategy);
-// without Options.Rules a definition with rules gets no Warning that they
-// are not enforced, and requests to a deprecated version get no
-// deprecation Warning (the server has no warnings hook for resources
-// yet); the metadata of an
+// without Options.Rules the create or update of a definition with rules
+// gets a Warning that they are not enforced (RulesNotEnforced); the metadata of an
 // embedded resource is not validated (its apiVersion and kind are), nor
 // are the defaults of resources' metadata. Where Kubernetes prints a Go
 // structure as a bad value (spec.versions), the versions' names are

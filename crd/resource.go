@@ -79,6 +79,7 @@ func Resource() *server.Resource {
 		Delete:   deleteDefinition,
 		Prepare:  prepareDefinition,
 		Validate: validateDefinition,
+		Warnings: rulesWarnings,
 	}
 }
 
@@ -474,10 +475,12 @@ func customResources(c *CustomResourceDefinition, admit func(context.Context, se
 			Group: c.Spec.Group, Version: v.Name, Kind: n.Kind, ListKind: n.ListKind,
 			Plural: n.Plural, Singular: n.Singular, ShortNames: slices.Clone(n.ShortNames),
 			Categories: slices.Clone(n.Categories), Namespaced: c.Spec.Scope == NamespaceScoped,
-			StatusSubresource: v.Subresources != nil && v.Subresources.Status != nil,
-			Schema:            openAPISchema(root),
-			Columns:           cols,
-			Fields:            fields,
+			StatusSubresource:  v.Subresources != nil && v.Subresources.Status != nil,
+			DeprecationWarning: deprecationWarning(&c.Spec, &v),
+			Custom:             true,
+			Schema:             openAPISchema(root),
+			Columns:            cols,
+			Fields:             fields,
 		})
 		if nameOnly {
 			r.Columns = r.Columns[:1]
@@ -643,4 +646,30 @@ func withTypeMeta(col server.Column, path string, tm meta.TypeMeta) server.Colum
 		return cell(o, now)
 	}
 	return col
+}
+
+// deprecationWarning is the Warning of every request to version v of a
+// definition: its deprecationWarning, else apiextensions-apiserver's
+// default text, which names the served, non-deprecated version of the
+// highest priority among those of higher priority than v (none named
+// when there is none); "" when v is not deprecated.
+func deprecationWarning(spec *CustomResourceDefinitionSpec, v *CustomResourceDefinitionVersion) string {
+	if !v.Deprecated {
+		return ""
+	}
+	if v.DeprecationWarning != nil {
+		return *v.DeprecationWarning
+	}
+	msg := spec.Group + "/" + v.Name + " " + spec.Names.Kind + " is deprecated"
+	use := ""
+	for _, o := range spec.Versions {
+		if o.Served && !o.Deprecated && server.CompareVersions(o.Name, v.Name) > 0 &&
+			(use == "" || server.CompareVersions(o.Name, use) > 0) {
+			use = o.Name
+		}
+	}
+	if use != "" {
+		msg += "; use " + spec.Group + "/" + use + " " + spec.Names.Kind
+	}
+	return msg
 }

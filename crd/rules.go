@@ -56,6 +56,7 @@ type RuleValidator interface {
 func (o Options) Resource() *server.Resource {
 	r := Resource()
 	if o.Rules != nil {
+		r.Warnings = nil
 		r.Validate = func(obj, old server.Object) []status.FieldError {
 			oldDef, _ := old.(*CustomResourceDefinition)
 			return definitionErrors(o.Rules, obj.(*CustomResourceDefinition), oldDef)
@@ -136,4 +137,26 @@ func fullObjectOrNil(old server.Object, apiVersion, kind string) map[string]any 
 		return nil
 	}
 	return fullObject(u, apiVersion, kind)
+}
+
+// RulesNotEnforced is the Warning a create or update of a definition
+// with x-kubernetes-validations rules gets from a definitions resource
+// without a rule compiler (Resource, or Options.Resource without
+// Options.Rules): its rules are kept and published, but objects are not
+// checked against them.
+const RulesNotEnforced = "x-kubernetes-validations rules are not enforced by this server (it has no CEL rule compiler); objects are stored without being checked against them"
+
+// rulesWarnings warns that the rules of a definition are not enforced.
+func rulesWarnings(obj, _ server.Object) []string {
+	for _, v := range obj.(*CustomResourceDefinition).Spec.Versions {
+		if v.Schema == nil {
+			continue
+		}
+		found := false
+		walkSchema(v.Schema.OpenAPIV3Schema, func(s *JSONSchemaProps) { found = found || len(s.XValidations) > 0 })
+		if found {
+			return []string{RulesNotEnforced}
+		}
+	}
+	return nil
 }

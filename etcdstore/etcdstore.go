@@ -359,6 +359,11 @@ func (r *Resource[T]) Update(ctx context.Context, obj T, opts store.UpdateOption
 			return next, nil
 		}
 		out, ok, err := r.commit(ctx, key, cur, mod, next, op)
+		if ok && err == nil && op == store.WriteDelete {
+			// The last finalizer went: the writer gets what it wrote,
+			// as from the in-memory store.
+			return next, nil
+		}
 		if ok || err != nil {
 			return out, err
 		}
@@ -394,6 +399,11 @@ func (r *Resource[T]) GuaranteedUpdate(ctx context.Context, namespace, name stri
 			return next, nil
 		}
 		res, ok, err := r.commit(ctx, key, cur, mod, next, op)
+		if ok && err == nil && op == store.WriteDelete {
+			// The last finalizer went: the writer gets what it wrote,
+			// as from the in-memory store.
+			return next, nil
+		}
 		if ok || err != nil {
 			return res, err
 		}

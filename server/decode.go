@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/hex"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/apisem/apisem/envelope"
 	"github.com/apisem/apisem/meta"
@@ -129,12 +131,49 @@ func decodeDeleteOptions(rs *resource, r *http.Request) (deleteBody, error) {
 		if err != nil {
 			return body, unrecognized("DeleteOptions", err, b)
 		}
-		return body, nil
+		return body, deleteOptionsKind(e.Kind, e.APIVersion)
 	}
 	_, err = negotiation.Decode(b, media, &body, negotiation.DecodeOptions{
 		Kind: "DeleteOptions", Version: "v1", FieldValidation: negotiation.FieldValidationIgnore,
 	})
+	if err == nil {
+		err = deleteOptionsKind(body.Kind, body.APIVersion)
+	}
 	return body, err
+}
+
+// metaKinds are the kinds kube-apiserver's scheme for options knows, by
+// the versions it knows them in ("*": every version); any of them but
+// DeleteOptions in a DeleteOptions body fails to convert.
+var metaKinds = map[string]string{
+	"Status": "*", "APIVersions": "*", "APIGroup": "*", "APIGroupList": "*", "APIResourceList": "*",
+	"CreateOptions": "*", "UpdateOptions": "*",
+	"ListOptions": "meta.k8s.io/v1", "GetOptions": "meta.k8s.io/v1", "PatchOptions": "meta.k8s.io/v1",
+	"WatchEvent": "meta.k8s.io/v1",
+	"Table":      "meta.k8s.io/v1 meta.k8s.io/v1beta1", "TableOptions": "meta.k8s.io/v1 meta.k8s.io/v1beta1",
+	"PartialObjectMetadata": "meta.k8s.io/v1 meta.k8s.io/v1beta1", "PartialObjectMetadataList": "meta.k8s.io/v1 meta.k8s.io/v1beta1",
+}
+
+// deleteOptionsKind checks the kind a DeleteOptions body names, with the
+// 400s of kube-apiserver 1.37.1: none and DeleteOptions (in any version)
+// are fine; a kind its options scheme knows does not convert; any other
+// is not registered, in the version given (meta.k8s.io/v1 when none is).
+func deleteOptionsKind(kind, apiVersion string) error {
+	if kind == "" || kind == "DeleteOptions" {
+		return nil
+	}
+	if apiVersion == "" {
+		apiVersion = "meta.k8s.io/v1"
+	}
+	if vs := metaKinds[kind]; vs == "*" || slices.Contains(strings.Fields(vs), apiVersion) {
+		goType := "v1." + kind
+		if kind == "PartialObjectMetadataList" && apiVersion == "meta.k8s.io/v1beta1" {
+			goType = "v1beta1." + kind // its own type there
+		}
+		return status.NewBadRequest("converting (" + goType + ") to (v1.DeleteOptions): unknown conversion")
+	}
+	return status.NewBadRequest("no kind " + strconv.Quote(kind) + " is registered for version " +
+		strconv.Quote(apiVersion) + ` in scheme "pkg/runtime/scheme.go:111"`)
 }
 
 // consumeDeleteOptions decodes metav1.DeleteOptions: gracePeriodSeconds 1,

@@ -13,7 +13,6 @@ import (
 	"sync"
 
 	"github.com/apisem/apisem/negotiation"
-	"github.com/apisem/apisem/status"
 )
 
 // Discovery documents, the unaggregated kind kubectl and client-go fall back
@@ -211,17 +210,25 @@ type discovery struct {
 	// explain, create and apply ask, and building them would double the
 	// server's start-up.
 	openAPI func() (*openAPIDocs, error)
+	// builtin: the groups with a resource that is not Custom, whose
+	// paths kube-apiserver's routers answer (custom resources' groups
+	// are apiextensions-apiserver's, which leaves what it does not serve
+	// to the plain-text 404).
+	builtin map[string]bool
 }
 
 func buildDiscovery(resources []*Resource, ver Version) (*discovery, error) {
 	ver = ver.withDefaults()
-	d := &discovery{group: map[string][]byte{}, resources: map[string][]byte{}}
+	d := &discovery{group: map[string][]byte{}, resources: map[string][]byte{}, builtin: map[string]bool{}}
 	byGV := map[string]*apiResourceList{}
 	var order []string
 	var groups []*apiGroup
 	byGroup := map[string]*apiGroup{}
 	agg := map[string]*groupDiscovery{} // by group name
 	for _, r := range resources {
+		if !r.Custom {
+			d.builtin[r.Group] = true
+		}
 		gv := r.GroupVersion()
 		l, ok := byGV[gv]
 		if !ok {
@@ -288,11 +295,11 @@ func buildDiscovery(resources []*Resource, ver Version) (*discovery, error) {
 	// sorts them so (k8s.io/apiextensions-apiserver), and aggregated
 	// discovery orders versions of equal priority so.
 	for _, g := range groups {
-		slices.SortStableFunc(g.Versions, func(a, b groupVersion) int { return compareVersions(b.Version, a.Version) })
+		slices.SortStableFunc(g.Versions, func(a, b groupVersion) int { return CompareVersions(b.Version, a.Version) })
 		g.PreferredVersion = g.Versions[0]
 	}
 	for _, g := range agg {
-		slices.SortStableFunc(g.Versions, func(a, b versionDiscovery) int { return compareVersions(b.Version, a.Version) })
+		slices.SortStableFunc(g.Versions, func(a, b versionDiscovery) int { return CompareVersions(b.Version, a.Version) })
 	}
 	var err error
 	for _, gv := range order {
@@ -438,8 +445,56 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, segs []s
 	case len(segs) == 3 && segs[0] == "apis" && d.resources[segs[1]+"/"+segs[2]] != nil:
 		s.discoveryDoc(w, r, d.resources[segs[1]+"/"+segs[2]], contentTypeJSON, "")
 	default:
-		s.writeError(w, r, nil, errNotFound())
+		s.notFound(w, r, segs)
 	}
+}
+
+// notFound answers a path nothing serves as kube-apiserver does: with a
+// Status under /api, /version and the groups of built-in resources, where
+// its API routers answer, and elsewhere (unknown groups and those of
+// custom resources included) with the plain text of its last-resort
+// handler, Go's http.NotFound.
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request, segs []string) {
+	if len(segs) > 0 && (segs[0] == "api" || segs[0] == "version" ||
+		segs[0] == "apis" && len(segs) > 1 && s.reg.Load().disco.builtin[segs[1]]) {
+		s.writeError(w, r, nil, errNotFound())
+		return
+	}
+	http.NotFound(w, r)
+}
+
+// serveRoot answers / (and /index.html), whatever the method, with the
+// paths the server serves, sorted and indented as kube-apiserver lists
+// them: the API's discovery documents, each health endpoint and check,
+// the OpenAPI documents and /version.
+func (s *Server) serveRoot(w http.ResponseWriter) {
+	d := s.reg.Load().disco
+	paths := []string{"/api", "/apis", "/apis/", "/openapi/v2", "/openapi/v3", "/openapi/v3/", "/version"}
+	for gv := range d.resources {
+		if gv == "v1" {
+			paths = append(paths, "/api/v1")
+		} else {
+			paths = append(paths, "/apis/"+gv)
+		}
+	}
+	for g := range d.group {
+		paths = append(paths, "/apis/"+g)
+	}
+	for ep, checks := range s.health {
+		paths = append(paths, "/"+ep)
+		for _, c := range checks {
+			paths = append(paths, "/"+ep+"/"+c.name)
+		}
+	}
+	slices.Sort(paths)
+	b, err := json.MarshalIndent(struct {
+		Paths []string `json:"paths"`
+	}{paths}, "", "  ")
+	if err != nil {
+		panic(err) // strings always marshal
+	}
+	w.Header().Set("Content-Type", contentTypeJSON)
+	w.Write(b)
 }
 
 // discoveryDoc answers a GET with a document. An etag makes the response
@@ -448,9 +503,7 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, segs []s
 // Not Modified to an If-None-Match that names the current ETag.
 func (s *Server) discoveryDoc(w http.ResponseWriter, r *http.Request, doc []byte, contentType, etag string) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		st := status.NewMethodNotSupported(status.GroupResource{}, r.Method)
-		st.Status.Message = "the server does not allow this method on the requested resource"
-		s.writeError(w, r, nil, st)
+		s.writeError(w, r, nil, errMethodNotAllowed())
 		return
 	}
 	h := w.Header()
@@ -471,15 +524,15 @@ func (s *Server) discoveryDoc(w http.ResponseWriter, r *http.Request, doc []byte
 	}
 }
 
-// compareVersions compares two API version names by Kubernetes' version
+// CompareVersions compares two API version names by Kubernetes' version
 // priority (k8s.io/apimachinery/pkg/version, CompareKubeAwareVersionStrings),
-// returning a positive number when a comes first: names of the form
+// returning a positive number when a has the higher priority: names of the form
 // v<major>[alpha|beta<minor>] come before others, GA before beta before
 // alpha, then the higher major, then the higher minor (v2 > v1 >
 // v1beta2 > v1beta1 > v1alpha1); other names come last, alphabetically
 // (foo before goo). Discovery lists a group's versions in this order and
 // prefers the first.
-func compareVersions(a, b string) int {
+func CompareVersions(a, b string) int {
 	if a == b {
 		return 0
 	}

@@ -284,7 +284,7 @@ func TestSchemaErrors(t *testing.T) {
 	}
 }
 
-// compareVersions orders versions as Kubernetes' version priority
+// CompareVersions orders versions as Kubernetes' version priority
 // (k8s.io/apimachinery/pkg/version's tests list the same order).
 func TestCompareVersions(t *testing.T) {
 	want := []string{"v10", "v2", "v1", "v11beta2", "v10beta3", "v3beta1", "v12alpha1", "v11alpha2",
@@ -294,7 +294,7 @@ func TestCompareVersions(t *testing.T) {
 		j := (i*7 + 3) % len(got)
 		got[i], got[j] = got[j], got[i]
 	}
-	slices.SortStableFunc(got, func(a, b string) int { return compareVersions(b, a) })
+	slices.SortStableFunc(got, func(a, b string) int { return CompareVersions(b, a) })
 	if !slices.Equal(got, want) {
 		t.Errorf("sorted = %q\nwant %q", got, want)
 	}

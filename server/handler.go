@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/apisem/apisem/meta"
@@ -101,6 +102,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	rq := requestOf(r)
 	if rq.health {
+		if strings.HasSuffix(r.URL.Path, "/") {
+			http.NotFound(w, r) // kube-apiserver's mux serves /healthz, not /healthz/
+			return
+		}
 		s.serveHealth(w, r, rq.segs)
 		return
 	}
@@ -109,8 +114,24 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch {
-	case !rq.pathOK || len(rq.segs) == 0:
-		s.writeError(w, r, nil, errNotFound())
+	case rq.pathOK && (len(rq.segs) == 0 || len(rq.segs) == 1 && rq.segs[0] == "index.html"):
+		s.serveRoot(w)
+	case !rq.pathOK:
+		s.notFound(w, r, rq.segs)
+	case rq.info.ResourceRequest && !rq.core && s.reg.Load().disco.group[rq.info.Group] == nil:
+		// No API router of kube-apiserver's claims a group it does not
+		// serve.
+		http.NotFound(w, r)
+	case rq.info.ResourceRequest && !rq.core && !s.reg.Load().disco.builtin[rq.info.Group]:
+		// A group of custom resources alone: what is not served there
+		// is the plain-text 404 too (apiextensions-apiserver passes it
+		// on).
+		t, err := s.route(r.Method, rq)
+		if err != nil && status.IsNotFound(err) {
+			http.NotFound(w, r)
+			return
+		}
+		s.serveTarget(w, r, t, err)
 	case rq.info.ResourceRequest && (!rq.core || rq.info.Version == "v1"):
 		s.serveResource(w, r, rq)
 	default:
@@ -120,9 +141,24 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, rq *request) {
 	t, err := s.route(r.Method, rq)
+	s.serveTarget(w, r, t, err)
+}
+
+// serveTarget serves the request for t, or answers route's error err.
+func (s *Server) serveTarget(w http.ResponseWriter, r *http.Request, t *target, err error) {
 	if err != nil {
 		s.writeError(w, r, nil, err)
 		return
+	}
+	if !t.res.def.Custom {
+		if err := routerAccepts(r.Header, t); err != nil {
+			s.writeError(w, r, nil, err)
+			return
+		}
+	}
+	if text := t.res.def.DeprecationWarning; text != "" {
+		r = withWarningsOf(w, r)
+		AddWarning(r.Context(), text)
 	}
 	switch t.verb {
 	case verbGet:
@@ -142,8 +178,30 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, rq *reque
 	}
 	// A verb returns an error only when it has written nothing yet.
 	if err != nil {
+		if t.verb == verbGet || t.verb == verbWatch {
+			err = readVersionError(err)
+		}
 		s.writeError(w, r, t.res, err)
 	}
+}
+
+// readVersionError turns the 400 for a resourceVersion that is not a
+// number into the answer kube-apiserver gives a get or a watch: its watch
+// cache returns the storage layer's bare field error, which no
+// translation maps to a Status, so the client gets a 500 with no reason
+// and the field error as the message. A 500 for a client's mistake is a
+// quirk of the cluster's, kept so that clients see one answer (lists
+// answer the 400).
+func readVersionError(err error) error {
+	var se *status.Error
+	if !errors.Is(err, rv.ErrInvalidVersion) || !errors.As(err, &se) {
+		return err
+	}
+	return &status.Error{Status: status.Status{
+		Kind: "Status", APIVersion: "v1", Status: status.StatusFailure,
+		Message: strings.TrimPrefix(se.Status.Message, "invalid resource version: "),
+		Code:    http.StatusInternalServerError,
+	}}
 }
 
 // endpoint describes what a resource's endpoint of shape resp serves and
@@ -362,6 +420,16 @@ func (s *Server) parseDelete(r *http.Request, rs *resource) (opts store.DeleteOp
 		return opts, false, err
 	}
 	opts.DryRun = queryDryRun || dry
+	if s.opts.GarbageCollection {
+		switch {
+		case body.PropagationPolicy != nil:
+			opts.Propagation = store.Propagation(*body.PropagationPolicy)
+		case body.OrphanDependents != nil && *body.OrphanDependents:
+			opts.Propagation = store.PropagationOrphan
+		case body.OrphanDependents != nil:
+			opts.Propagation = store.PropagationBackground
+		}
+	}
 	if body.Preconditions != nil {
 		opts.Preconditions = store.Preconditions{UID: body.Preconditions.UID, ResourceVersion: body.Preconditions.ResourceVersion}
 	}

@@ -244,7 +244,7 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request, segs []stri
 		name := strings.Join(segs[1:], "/")
 		i := slices.IndexFunc(checks, func(c healthCheck) bool { return c.name == name })
 		if i < 0 {
-			s.writeError(w, r, nil, errNotFound())
+			http.NotFound(w, r) // as kube-apiserver's mux answers
 			return
 		}
 		if err := s.runChecks(r.Context(), checks[i:i+1])[0]; err != nil {

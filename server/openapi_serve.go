@@ -39,7 +39,8 @@ import (
 //     (kube-openapi wraps it in NYTimes/gziphandler, whose minimum that
 //     is); /openapi/v3 is not, as a cluster's is not.
 //   - A request that accepts none of the forms gets a bare 406, as from a
-//     cluster. A path that names no document is a 404 Status.
+//     cluster. A path that names no document is a 404 as a cluster's: empty
+//     under /openapi/v3/, plain text under /openapi/v2/.
 //
 // The documents belong to one registry version: a change of resources (a
 // CustomResourceDefinition) builds a new registry and with it new
@@ -271,7 +272,9 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, d *discove
 		}
 		s.serveOpenAPIDoc(w, r, docs, docs.v2, f, true)
 	case segs[1] == "v2":
-		s.writeError(w, r, nil, errNotFound())
+		// Nothing is served under /openapi/v2/: kube-apiserver's mux
+		// answers its plain-text 404.
+		http.NotFound(w, r)
 	case len(segs) == 2:
 		h.Set("Etag", docs.root.etag)
 		h.Set("Content-Type", contentTypeJSON)
@@ -280,7 +283,9 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, d *discove
 		p := strings.Join(segs[2:], "/")
 		doc := docs.docs[p]
 		if doc == nil {
-			s.writeError(w, r, nil, errNotFound())
+			// kube-openapi's v3 handler answers a document it does not
+			// have with an empty 404.
+			w.WriteHeader(http.StatusNotFound)
 			return
 		}
 		h.Add("Vary", "Accept")

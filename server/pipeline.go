@@ -69,6 +69,9 @@ func (s *Server) run(ctx context.Context, w *write, own *owner) (same bool, err 
 		return false, err
 	}
 	s.warnFinalizers(ctx, w)
+	if def.Warnings != nil {
+		addWarnings(ctx, def.Warnings(w.obj, w.old))
+	}
 	if err := s.admit(ctx, w.attrs, w.obj, w.old); err != nil {
 		return false, err
 	}

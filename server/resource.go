@@ -78,6 +78,18 @@ type Resource struct {
 	// of the objects' replicas (see ScaleSubresource).
 	Scale *ScaleSubresource
 
+	// Custom marks a custom resource, served as apiextensions-apiserver
+	// serves one: its requests skip the checks kube-apiserver's router
+	// (go-restful) makes of a built-in resource's Accept header, and of
+	// a patch's Content-Type, which answer with texts of their own
+	// (`406: Not Acceptable ...`, `415: Unsupported Media Type`).
+	Custom bool
+
+	// DeprecationWarning, when set, is sent in a Warning header of every
+	// response to a request for the resource, errors included, as
+	// Kubernetes warns of a deprecated version.
+	DeprecationWarning string
+
 	// Columns describe the resource's Table, as kubectl prints it.
 	Columns []Column
 	// NullTableRows writes the rows of an empty list's Table as null,
@@ -148,6 +160,11 @@ type Resource struct {
 	Prepare func(obj, old Object)
 	// Validate checks obj (old as for Prepare), after Prepare.
 	Validate func(obj, old Object) []status.FieldError
+	// Warnings, when set, returns the warnings of a valid create or
+	// update of obj (old as for Prepare), as a Kubernetes strategy's
+	// WarningsOnCreate and WarningsOnUpdate: the client gets them in
+	// Warning headers.
+	Warnings func(obj, old Object) []string
 }
 
 // GroupVersion returns "group/version", or the version alone for the core

@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/apisem/apisem/status"
 )
@@ -42,9 +43,78 @@ func errNotFound() *status.Error {
 	return status.New(http.StatusNotFound, status.ReasonNotFound, "the server could not find the requested resource", &status.Details{})
 }
 
-// errMethodNotAllowed is the 405 for a method a path does not serve.
-func errMethodNotAllowed(method string, t *target) *status.Error {
-	return status.NewMethodNotSupported(t.res.gr, method)
+// routerError is an error of kube-apiserver's router (go-restful), as
+// its service error handler writes one: empty details.
+func routerError(code int32, reason status.Reason, msg string) *status.Error {
+	return &status.Error{Status: status.Status{
+		Kind: "Status", APIVersion: "v1", Status: status.StatusFailure,
+		Message: msg, Reason: reason, Details: &status.Details{}, Code: code,
+	}}
+}
+
+// The media types kube-apiserver's routes for built-in resources produce
+// (a collection's GET, list and watch, adds the stream types) and its
+// PATCH routes consume, as go-restful's 406 and 415 list them.
+const (
+	routeProduces       = "application/json, application/yaml, application/vnd.kubernetes.protobuf"
+	routeStreamProduces = routeProduces + ", application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch"
+)
+
+var routePatchConsumes = []string{
+	"application/json-patch+json", "application/merge-patch+json",
+	"application/strategic-merge-patch+json", "application/apply-patch+yaml",
+}
+
+// routerAccepts makes the checks kube-apiserver's router makes of a
+// request for a built-in resource before its handler sees it: a patch's
+// Content-Type must name a patch type (415), and the Accept header must
+// name a type the route produces, or */*, in one of its entries (406).
+// Both compare the type without parameters, exactly, case included: so
+// application/* alone is refused although the handler would take it.
+func routerAccepts(h http.Header, t *target) error {
+	if t.verb == verbPatch && !mediaListHas(h.Get("Content-Type"), routePatchConsumes...) {
+		// An absent Content-Type is application/octet-stream to it.
+		return routerError(http.StatusUnsupportedMediaType, status.ReasonUnsupportedMediaType, "415: Unsupported Media Type")
+	}
+	accept := h.Get("Accept")
+	if accept == "" || mediaListHas(accept, "*/*", "application/json", "application/yaml", "application/vnd.kubernetes.protobuf") {
+		return nil
+	}
+	produces := routeProduces
+	if t.name == "" && (t.verb == verbList || t.verb == verbWatch) || t.legacyWatch {
+		produces = routeStreamProduces
+	}
+	// The stream types, compared whole with entries whose parameters are
+	// cut off, never match; they are only listed.
+	return routerError(http.StatusNotAcceptable, status.ReasonNotAcceptable, "406: Not Acceptable\n\nAvailable representations: "+produces)
+}
+
+// mediaListHas reports whether one entry of the comma-separated list,
+// its parameters cut off and spaces trimmed, is one of types exactly.
+func mediaListHas(list string, types ...string) bool {
+	for list != "" {
+		var entry string
+		entry, list, _ = strings.Cut(list, ",")
+		entry, _, _ = strings.Cut(entry, ";")
+		entry = strings.TrimSpace(entry)
+		for _, t := range types {
+			if entry == t {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// errMethodNotAllowed is the 405 for a method a path does not serve, as
+// kube-apiserver's router (go-restful) answers for its built-in
+// resources: a fixed text and empty details, whatever the method and
+// resource. (Custom resources' handler answers these requests with a
+// mixture of 400, 404 and 415 that follows from its own parsing; the
+// server answers them as it answers built-ins.)
+func errMethodNotAllowed() *status.Error {
+	return routerError(http.StatusMethodNotAllowed, status.ReasonMethodNotAllowed,
+		"the server does not allow this method on the requested resource")
 }
 
 // lookup returns the served resource a resource request names, or nil.
@@ -93,24 +163,24 @@ func (s *Server) route(method string, rq *request) (*target, error) {
 		// parent.
 		return nil, errNotFound()
 	case method == http.MethodHead:
-		return nil, errMethodNotAllowed(method, t)
+		return nil, errMethodNotAllowed()
 	case t.sub != "":
 		// get, update and patch of the object's status or scale.
 		if v != verbGet && v != verbUpdate && v != verbPatch {
-			return nil, errMethodNotAllowed(method, t)
+			return nil, errMethodNotAllowed()
 		}
 	case t.legacyWatch:
 		if method != http.MethodGet {
-			return nil, errMethodNotAllowed(method, t)
+			return nil, errMethodNotAllowed()
 		}
 	case v == verbGet || v == verbList || v == verbWatch:
 	case res.def.Namespaced && t.namespace == "":
 		// All-namespaces collections are read-only.
-		return nil, errMethodNotAllowed(method, t)
+		return nil, errMethodNotAllowed()
 	case v == verbCreate && collection, v == verbDeleteCollection,
 		(v == verbUpdate || v == verbPatch || v == verbDelete) && !collection:
 	default:
-		return nil, errMethodNotAllowed(method, t)
+		return nil, errMethodNotAllowed()
 	}
 	t.verb = v
 	return t, nil

@@ -44,6 +44,18 @@ type Options struct {
 	// missing or terminating, is a typical Mutate.
 	Admission Admission
 
+	// GarbageCollection says that a garbage collector acts on deletions'
+	// propagation policies, as kube-apiserver's store assumes with
+	// --enable-garbage-collector (its default): a delete with
+	// propagationPolicy Foreground (or Orphan, or orphanDependents=true)
+	// then puts the foregroundDeletion (orphan) finalizer on the object
+	// and answers 200 with it marked, for the collector to finish.
+	// Without it the server, which has no collector of its own, answers
+	// as kube-apiserver with the collector turned off: the policy is
+	// checked and otherwise ignored, so that no object waits for ever for
+	// a finalizer nobody removes.
+	GarbageCollection bool
+
 	// Version is what /version reports; see Version for the defaults.
 	Version Version
 

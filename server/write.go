@@ -121,9 +121,11 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t *target) error
 	switch {
 	case err != nil:
 		return err
-	case deleted && !t.res.def.TypedListItems:
-		// Core resources answer an immediate deletion with a Status;
-		// custom resources return the deleted object.
+	case deleted:
+		// kube-apiserver answers an immediate deletion with a Status,
+		// of built-in and custom resources alike (kube-apiserver 1.37.1:
+		// DELETE .../widgets/a => {"kind":"Status",...,"status":"Success",
+		// "details":{"name":"a","group":"example.com","kind":"widgets","uid":...}}).
 		return s.writeSuccess(w, r, res, status.NewSuccess(&status.Details{
 			Name: t.name, Group: t.res.gr.Group, Kind: t.res.gr.Resource, UID: o.Meta().UID}))
 	case !deleted && accepted:

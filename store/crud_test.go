@@ -483,7 +483,12 @@ func TestDeleteWithFinalizers(t *testing.T) {
 		t.Errorf("object still there after its last finalizer: %v", err)
 	}
 	evs := f.events(t, 3)
-	if len(evs) != 1 || evs[0].Type != watch.Deleted || evs[0].Object.ResourceVersion != gone.ResourceVersion {
+	// The writer gets what it wrote, at the version it updated; watchers
+	// the deletion.
+	if gone.ResourceVersion != last.ResourceVersion || gone.Finalizers != nil {
+		t.Errorf("update removing the last finalizer = %s", mustJSON(gone))
+	}
+	if len(evs) != 1 || evs[0].Type != watch.Deleted || evs[0].Object.ResourceVersion == gone.ResourceVersion {
 		t.Errorf("events = %+v", evs)
 	}
 	if _, err := f.r.Create(ctx, newWidget("ns", "a"), CreateOptions{}); err != nil {
@@ -609,39 +614,44 @@ func TestReadOnlyResult(t *testing.T) {
 				name string
 				key  string
 				prev bool // the result is the state before the write
-				op   func() (*widget, error)
+				// written: the result is the object the write gave, not
+				// a stored one: the state before without its finalizers
+				// (kube-apiserver's answer to the update that ends a
+				// deletion).
+				written bool
+				op      func() (*widget, error)
 			}{
-				{"create", "a", false, func() (*widget, error) { return f.r.Create(ctx, newWidget("ns", "a"), co) }},
-				{"create held", "held", false, func() (*widget, error) { return f.r.Create(ctx, held, co) }},
-				{"update", "a", false, func() (*widget, error) {
+				{"create", "a", false, false, func() (*widget, error) { return f.r.Create(ctx, newWidget("ns", "a"), co) }},
+				{"create held", "held", false, false, func() (*widget, error) { return f.r.Create(ctx, held, co) }},
+				{"update", "a", false, false, func() (*widget, error) {
 					w := newWidget("ns", "a")
 					w.Spec = map[string]string{"v": "2"}
 					return f.r.Update(ctx, w, uo)
 				}},
-				{"update without change", "a", false, func() (*widget, error) {
+				{"update without change", "a", false, false, func() (*widget, error) {
 					return f.r.Update(ctx, f.get(t, "ns", "a"), uo)
 				}},
-				{"create on update", "b", false, func() (*widget, error) {
+				{"create on update", "b", false, false, func() (*widget, error) {
 					return f.r.Update(ctx, newWidget("ns", "b"), UpdateOptions{AllowCreate: true, ReadOnlyResult: readOnly})
 				}},
-				{"guaranteed update", "b", false, func() (*widget, error) {
+				{"guaranteed update", "b", false, false, func() (*widget, error) {
 					return f.r.GuaranteedUpdate(ctx, "ns", "b", uo, func(w *widget) (*widget, error) {
 						w.Spec = map[string]string{"g": "1"}
 						return w, nil
 					})
 				}},
-				{"delete", "b", false, func() (*widget, error) { w, _, err := f.r.Delete(ctx, "ns", "b", do); return w, err }},
-				{"delete marks", "held", false, func() (*widget, error) { w, _, err := f.r.Delete(ctx, "ns", "held", do); return w, err }},
-				{"delete already marked", "held", false, func() (*widget, error) {
+				{"delete", "b", false, false, func() (*widget, error) { w, _, err := f.r.Delete(ctx, "ns", "b", do); return w, err }},
+				{"delete marks", "held", false, false, func() (*widget, error) { w, _, err := f.r.Delete(ctx, "ns", "held", do); return w, err }},
+				{"delete already marked", "held", false, false, func() (*widget, error) {
 					w, _, err := f.r.Delete(ctx, "ns", "held", do)
 					return w, err
 				}},
-				{"update removes the last finalizer", "held", false, func() (*widget, error) {
+				{"update removes the last finalizer", "held", true, true, func() (*widget, error) {
 					w := f.get(t, "ns", "held")
 					w.Finalizers = nil
 					return f.r.Update(ctx, w, uo)
 				}},
-				{"deletecollection", "a", true, func() (*widget, error) {
+				{"deletecollection", "a", true, false, func() (*widget, error) {
 					items, err := f.r.DeleteCollection(ctx, "ns", ListOptions{}, do)
 					if len(items) != 1 {
 						return nil, fmt.Errorf("deleted %d objects; want 1", len(items))
@@ -654,6 +664,14 @@ func TestReadOnlyResult(t *testing.T) {
 					t.Fatalf("%s: %v", tc.name, err)
 				}
 				want := stored(f.r.Key("ns", tc.key), tc.prev)
+				if tc.written {
+					w := *want
+					w.Finalizers = nil
+					if got == want || mustJSON(got) != mustJSON(&w) {
+						t.Errorf("%s: result %s; want the object written, %s", tc.name, mustJSON(got), mustJSON(&w))
+					}
+					continue
+				}
 				if (got == want) != readOnly {
 					t.Errorf("%s: result is the stored object: %v; want %v", tc.name, got == want, readOnly)
 				}

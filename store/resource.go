@@ -179,6 +179,56 @@ type DeleteOptions struct {
 	// ReadOnlyResult returns the stored objects themselves instead of
 	// copies; see CreateOptions.ReadOnlyResult.
 	ReadOnlyResult bool
+	// Propagation is the deletion's propagation policy, for a server
+	// whose garbage collector acts on it (kube-apiserver with
+	// --enable-garbage-collector): Foreground puts the foregroundDeletion
+	// finalizer on the object and Orphan the orphan finalizer, each
+	// taking the other away, so that the object stays, marked, until the
+	// collector has dealt with its dependents; Background takes both
+	// away. "" leaves the object's finalizers as they are.
+	Propagation Propagation
+}
+
+// Propagation is a deletion's propagation policy (DeleteOptions).
+type Propagation string
+
+// The propagation policies, and the finalizers of the first two.
+const (
+	PropagationForeground Propagation = "Foreground"
+	PropagationBackground Propagation = "Background"
+	PropagationOrphan     Propagation = "Orphan"
+
+	FinalizerForeground = "foregroundDeletion"
+	FinalizerOrphan     = "orphan"
+)
+
+// withPropagation returns the finalizers fins with those of policy p, as
+// kube-apiserver's store computes them (deletionFinalizersForGarbageCollection):
+// both collector finalizers taken away, then the policy's put back last;
+// changed is false, and fins returned, when the set is the same.
+func withPropagation(fins []string, p Propagation) (out []string, changed bool) {
+	if p == "" {
+		return fins, false
+	}
+	for _, f := range fins {
+		if f != FinalizerForeground && f != FinalizerOrphan {
+			out = append(out, f)
+		}
+	}
+	switch p {
+	case PropagationForeground:
+		out = append(out, FinalizerForeground)
+	case PropagationOrphan:
+		out = append(out, FinalizerOrphan)
+	}
+	same := len(out) == len(fins)
+	for _, f := range out {
+		same = same && slices.Contains(fins, f)
+	}
+	if same {
+		return fins, false
+	}
+	return out, true
 }
 
 // result returns obj, a stored object, as the result of a write: a copy
@@ -619,7 +669,12 @@ func (r *Resource[T]) updateLocked(e *entry[T], cur *version[T], in T, opts Upda
 	case opts.DryRun:
 		return next, nil
 	case op == WriteDelete:
-		return r.s.result(r.s.deleteLocked(e, cur).obj, opts.ReadOnlyResult), nil
+		// The update removed the last finalizer: the deletion completes,
+		// and the writer gets the object as it wrote it (at the
+		// resourceVersion it updated), as from kube-apiserver's
+		// deleteWithoutFinalizers; watchers get the deleted version.
+		r.s.deleteLocked(e, cur)
+		return next, nil
 	case op == WriteNone:
 		return r.s.result(cur.obj, opts.ReadOnlyResult), nil
 	}
@@ -722,8 +777,9 @@ func (r *Resource[T]) deleteOneLocked(e *entry[T], cur *version[T], opts DeleteO
 // PlanDelete is Delete's decision for a backend that stores objects
 // elsewhere (etcdstore), given the live stored object cur: WriteDelete if
 // nothing holds it (next is cur), WritePut of the marked object (next: a
-// copy with deletionTimestamp, deletionGracePeriodSeconds 0 and the
-// generation incremented on the first deletion) if finalizers hold it,
+// copy with deletionTimestamp, deletionGracePeriodSeconds 0, the
+// generation incremented on the first deletion and the finalizers of
+// opts.Propagation) if finalizers hold it,
 // WriteNone if it is already marked, or the 409 of a failed precondition.
 // cur is not modified.
 func (r *Resource[T]) PlanDelete(cur T, opts DeleteOptions) (next T, op WriteOp, err error) {
@@ -737,16 +793,24 @@ func (r *Resource[T]) PlanDelete(cur T, opts DeleteOptions) (next T, op WriteOp,
 			"the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified",
 			*p.ResourceVersion, m.ResourceVersion))
 	}
-	if !r.held(cur) {
+	fins, changed := withPropagation(m.Finalizers, opts.Propagation)
+	if !changed && !r.held(cur) {
 		return cur, WriteDelete, nil
 	}
 	now := r.s.nowSeconds()
 	keepTime := m.DeletionTimestamp != nil && !m.DeletionTimestamp.After(now.Time)
-	if keepTime && m.DeletionGracePeriodSeconds != nil && *m.DeletionGracePeriodSeconds == 0 {
+	if !changed && keepTime && m.DeletionGracePeriodSeconds != nil && *m.DeletionGracePeriodSeconds == 0 {
 		return cur, WriteNone, nil // already marked: nothing changes
 	}
 	upd := r.s.copyFn(cur)
 	um := upd.Meta()
+	if changed {
+		um.Finalizers = fins
+		if !r.held(upd) {
+			// Background took away the collector's finalizers, the last.
+			return cur, WriteDelete, nil
+		}
+	}
 	if um.DeletionTimestamp == nil && um.Generation > 0 {
 		um.Generation++
 	}

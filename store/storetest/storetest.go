@@ -92,6 +92,7 @@ func CheckBackend(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"PagedListIsOneSnapshot", checkPagedListIsOneSnapshot},
 		{"PagedListConcurrentWriters", checkPagedListConcurrentWriters},
 		{"Isolation", checkIsolation},
+		{"DeletionFinalizers", checkDeletionFinalizers},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.check(t, newHarness) })
 	}
@@ -178,4 +179,50 @@ func wantStatus(t testing.TB, what string, err error, code int, reason status.Re
 		t.Fatalf("%s: got %d %q %q\nwant %d %q %q", what, se.Code(), se.Status.Reason, se.Error(), code, reason, msg)
 	}
 	return se
+}
+
+// checkDeletionFinalizers: a deletion's propagation policy puts or takes
+// away the collector's finalizers; the update that removes the last
+// finalizer deletes the object and returns it as written.
+func checkDeletionFinalizers(t *testing.T, newHarness func(*testing.T) Harness) {
+	b := newHarness(t).Backend
+	ctx := context.Background()
+	w := NewWidget("ns", "held")
+	w.Finalizers = []string{"example.com/f"}
+	create(t, b, w)
+	for _, tt := range []struct {
+		p    store.Propagation
+		want string
+	}{
+		{store.PropagationForeground, "example.com/f,foregroundDeletion"},
+		{store.PropagationOrphan, "example.com/f,orphan"},
+		{"", "example.com/f,orphan"},
+		{store.PropagationBackground, "example.com/f"},
+	} {
+		out, deleted, err := b.Delete(ctx, "ns", "held", store.DeleteOptions{Propagation: tt.p})
+		if err != nil || deleted || out.DeletionTimestamp == nil || strings.Join(out.Finalizers, ",") != tt.want {
+			t.Fatalf("Delete with %q = %v %v %+v; want marked with %s", tt.p, deleted, err, out.ObjectMeta, tt.want)
+		}
+	}
+	cur := get(t, b, "ns", "held")
+	out, err := b.GuaranteedUpdate(ctx, "ns", "held", store.UpdateOptions{}, func(w *Widget) (*Widget, error) {
+		w.Finalizers = nil
+		return w, nil
+	})
+	if err != nil || out.Finalizers != nil || out.ResourceVersion != cur.ResourceVersion {
+		t.Errorf("update removing the last finalizer = %+v, %v; want the object written, at %s", out.ObjectMeta, err, cur.ResourceVersion)
+	}
+	if _, err := b.Get(ctx, "ns", "held", latest); !status.IsNotFound(err) {
+		t.Errorf("Get after the last finalizer went: %v", err)
+	}
+	// Background on an object held by the collector's finalizer alone
+	// deletes it.
+	w = NewWidget("ns", "orphaned")
+	create(t, b, w)
+	if _, deleted, err := b.Delete(ctx, "ns", "orphaned", store.DeleteOptions{Propagation: store.PropagationOrphan}); err != nil || deleted {
+		t.Fatalf("Delete with Orphan = %v, %v; want marked", deleted, err)
+	}
+	if _, deleted, err := b.Delete(ctx, "ns", "orphaned", store.DeleteOptions{Propagation: store.PropagationBackground}); err != nil || !deleted {
+		t.Errorf("Delete with Background of an object held by orphan = %v, %v; want deleted", deleted, err)
+	}
 }
