@@ -2,7 +2,7 @@
 // a Kubernetes API server does: authenticators that turn a request into a
 // User, authorizers that turn a User and the request's Attributes into a
 // decision, and the 401 and 403 Statuses Kubernetes answers. Package
-// server runs them before every handler (server.Options.Authenticator
+// server runs them before every handler (server.Options.Security.Authenticator
 // and Authorizer) and puts the user in the request's context (UserFrom).
 //
 // # Authentication

@@ -6,7 +6,7 @@
 //
 // # Usage
 //
-// A Recorder is server.Options.Metrics; the server serves it at /metrics
+// A Recorder is server.Options.Hooks.Metrics; the server serves it at /metrics
 // behind its authorizer and reports each request to it. Its Source (the
 // server) gives the gauges read at each scrape:
 //

@@ -53,7 +53,7 @@ var (
 func newServer(t testing.TB, opts server.Options) (*server.Server, *metrics.Recorder) {
 	rec := &metrics.Recorder{}
 	opts.Resources = []*server.Resource{widgets, globes}
-	opts.Metrics = rec
+	opts.Hooks.Metrics = rec
 	s, err := server.New(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -333,13 +333,13 @@ func TestHealthSeries(t *testing.T) {
 // /metrics is a non-resource URL behind the authorizer, as in a cluster.
 func TestMetricsAuthorized(t *testing.T) {
 	var paths []string
-	s, _ := newServer(t, server.Options{Authorizer: auth.AuthorizerFunc(func(_ context.Context, a auth.Attributes) (auth.Decision, string, error) {
+	s, _ := newServer(t, server.Options{Security: server.SecurityOptions{Authorizer: auth.AuthorizerFunc(func(_ context.Context, a auth.Attributes) (auth.Decision, string, error) {
 		if a.Path == "/metrics" {
 			paths = append(paths, a.Path)
 			return auth.DecisionDeny, "no", nil
 		}
 		return auth.DecisionAllow, "", nil
-	})})
+	})}})
 	if w := do(s, "GET", "/metrics", "", ""); w.Code != http.StatusForbidden {
 		t.Fatalf("GET /metrics denied by the authorizer = %d, want 403", w.Code)
 	}
@@ -505,8 +505,10 @@ func TestInFlightAndLongRunning(t *testing.T) {
 			next.ServeHTTP(w, r)
 		})
 	}
-	s, err := server.New(server.Options{Resources: []*server.Resource{widgets, globes}, Metrics: sig,
-		MaxRequestsInFlight: 2, Filters: []func(http.Handler) http.Handler{hold}})
+	s, err := server.New(server.Options{Resources: []*server.Resource{widgets, globes},
+		Limits: server.LimitOptions{MaxRequestsInFlight: 2},
+		Hooks:  server.HookOptions{Metrics: sig, Filters: []func(http.Handler) http.Handler{hold}},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

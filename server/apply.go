@@ -42,7 +42,7 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, t *target, v *vie
 	// Refuse what cannot fit before the merge, which costs CPU in
 	// proportion. A typed object without a schema may drop fields.
 	if t.res.codec.unstructured || t.res.def.Schema != nil {
-		if err := fm.CheckApplySize(config, t.sub, s.opts.MaxObjectBytes); err != nil {
+		if err := fm.CheckApplySize(config, t.sub, s.opts.Limits.MaxObjectBytes); err != nil {
 			return err
 		}
 	}

@@ -23,7 +23,7 @@ import (
 
 // withAuthentication is the authentication filter.
 func (s *Server) withAuthentication(next http.Handler) http.Handler {
-	if s.opts.Authenticator == nil {
+	if s.opts.Security.Authenticator == nil {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -35,7 +35,7 @@ func (s *Server) withAuthentication(next http.Handler) http.Handler {
 
 // withAuthorization is the authorization filter.
 func (s *Server) withAuthorization(next http.Handler) http.Handler {
-	if s.opts.Authorizer == nil {
+	if s.opts.Security.Authorizer == nil {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -48,7 +48,7 @@ func (s *Server) withAuthorization(next http.Handler) http.Handler {
 // authenticate establishes r's user. It returns the request to serve,
 // carrying the user, or nil when it has answered the request itself.
 func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) *http.Request {
-	authn := s.opts.Authenticator
+	authn := s.opts.Security.Authenticator
 	if authn == nil {
 		return r
 	}
@@ -70,7 +70,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) *http.Requ
 // authorize reports whether r's user may do what r asks; when not, it has
 // answered r itself.
 func (s *Server) authorize(w http.ResponseWriter, r *http.Request) bool {
-	authz := s.opts.Authorizer
+	authz := s.opts.Security.Authorizer
 	if authz == nil {
 		return true
 	}

@@ -117,7 +117,7 @@ func TestAuthenticateStripsHeaders(t *testing.T) {
 	bob := auth.AuthenticatorFunc(func(*http.Request) (auth.User, bool, error) {
 		return auth.User{Name: "bob"}, true, nil
 	})
-	s := newTestServer(t, Options{Authenticator: bob})
+	s := newTestServer(t, Options{Security: SecurityOptions{Authenticator: bob}})
 	r := httptest.NewRequest("GET", "/api/v1/knobs", nil)
 	r.Header.Set("X-Remote-User", "eve")
 	r.Header.Set("X-Remote-Group", "system:masters")

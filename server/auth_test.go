@@ -70,7 +70,7 @@ func serveTLS(t *testing.T, p *frontProxyPKI, opts server.Options) string {
 	t.Helper()
 	clientCAs := p.proxyCA.Pool()
 	clientCAs.AddCert(p.clientCA.Cert)
-	opts.TLS = certs.ServerConfig(p.serving, clientCAs)
+	opts.Security.TLS = certs.ServerConfig(p.serving, clientCAs)
 	if opts.Resources == nil {
 		opts.Resources = []*server.Resource{gizmos}
 	}
@@ -207,8 +207,7 @@ func TestFrontProxy(t *testing.T) {
 			var seen []auth.User // users in the handlers' contexts
 			var mu sync.Mutex
 			base := serveTLS(t, p, server.Options{
-				Authenticator: p.authnFor(tt.anonymous),
-				Authorizer:    rec,
+
 				Admission: server.Admission{Mutate: func(ctx context.Context, _ server.Attributes, _, _ server.Object) error {
 					u, _ := auth.UserFrom(ctx)
 					mu.Lock()
@@ -216,6 +215,7 @@ func TestFrontProxy(t *testing.T) {
 					mu.Unlock()
 					return nil
 				}},
+				Security: server.SecurityOptions{Authenticator: p.authnFor(tt.anonymous), Authorizer: rec},
 			})
 			c := clientWith(t, p, tt.cert)
 			got := authCall(t, c, "POST", base+"/apis/demo.io/v1/namespaces/ns/gizmos", bobHeaders,
@@ -261,7 +261,7 @@ func TestForgedHeadersOverHTTP(t *testing.T) {
 	forged := http.Header{"X-Remote-User": {"admin"}, "X-Remote-Group": {"system:masters"}}
 	authz := auth.Authorizers{auth.AllowPaths(auth.DefaultAlwaysAllowPaths), auth.AllowGroups{auth.SystemPrivilegedGroup}}
 	for _, anonymous := range []bool{false, true} {
-		s, err := server.New(server.Options{Resources: []*server.Resource{gizmos}, Authenticator: p.authnFor(anonymous), Authorizer: authz})
+		s, err := server.New(server.Options{Resources: []*server.Resource{gizmos}, Security: server.SecurityOptions{Authenticator: p.authnFor(anonymous), Authorizer: authz}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -288,7 +288,7 @@ func TestForgedHeadersOverHTTP(t *testing.T) {
 func TestAuthorizerAttributes(t *testing.T) {
 	p := newFrontProxyPKI(t)
 	rec := &recorder{decide: func(auth.Attributes) (auth.Decision, string, error) { return auth.DecisionNoOpinion, "", nil }}
-	base := serveTLS(t, p, server.Options{Authenticator: p.authnFor(false), Authorizer: rec})
+	base := serveTLS(t, p, server.Options{Security: server.SecurityOptions{Authenticator: p.authnFor(false), Authorizer: rec}})
 	c := clientWith(t, p, &p.proxy)
 	bob := auth.User{Name: "bob", Groups: []string{"viewers", auth.AllAuthenticated}}
 	hdr := http.Header{"X-Remote-User": {"bob"}, "X-Remote-Group": {"viewers"}}
@@ -365,7 +365,7 @@ func TestAuthorizerError(t *testing.T) {
 	rec := &recorder{decide: func(auth.Attributes) (auth.Decision, string, error) {
 		return auth.DecisionNoOpinion, "", errors.New("Post \"https://host/apis/authorization.k8s.io/v1/subjectaccessreviews\": context deadline exceeded")
 	}}
-	base := serveTLS(t, p, server.Options{Authenticator: p.authnFor(false), Authorizer: rec})
+	base := serveTLS(t, p, server.Options{Security: server.SecurityOptions{Authenticator: p.authnFor(false), Authorizer: rec}})
 	got := authCall(t, clientWith(t, p, &p.proxy), "GET", base+"/apis/demo.io/v1/namespaces/ns/gizmos/x?y=<b>&z", http.Header{"X-Remote-User": {"bob"}}, "")
 	want := authReply{500, `Internal Server Error: "/apis/demo.io/v1/namespaces/ns/gizmos/x?y=&lt;b&gt;&amp;z": Post "https://host/apis/authorization.k8s.io/v1/subjectaccessreviews": context deadline exceeded` + "\n", 2}
 	if got != want {
@@ -377,7 +377,7 @@ func TestAuthorizerError(t *testing.T) {
 // so clients such as curl and kubectl pick the right certificate.
 func TestServingAdvertisesClientCAs(t *testing.T) {
 	p := newFrontProxyPKI(t)
-	base := serveTLS(t, p, server.Options{Authenticator: p.authnFor(true), Authorizer: auth.AlwaysAllow{}})
+	base := serveTLS(t, p, server.Options{Security: server.SecurityOptions{Authenticator: p.authnFor(true), Authorizer: auth.AlwaysAllow{}}})
 	var names []string
 	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: p.servingCA.Pool(),
 		GetClientCertificate: func(cri *tls.CertificateRequestInfo) (*tls.Certificate, error) {
@@ -421,8 +421,10 @@ func TestRequestLogNamesUser(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var log logBuffer
-			s, err := server.New(server.Options{Resources: []*server.Resource{gizmos}, Authenticator: tc.authn,
-				Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+			s, err := server.New(server.Options{Resources: []*server.Resource{gizmos},
+				Logger:   slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug})),
+				Security: server.SecurityOptions{Authenticator: tc.authn},
+			})
 			if err != nil {
 				t.Fatal(err)
 			}

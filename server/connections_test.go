@@ -12,12 +12,12 @@ import (
 	"github.com/apisem/apisem/server/connlimit"
 )
 
-// TestServeCapsConnections: Serve applies Options.Connections. With one
+// TestServeCapsConnections: Serve applies Options.Limits.Connections. With one
 // connection held, a new one is served health checks only.
 func TestServeCapsConnections(t *testing.T) {
 	s, err := server.New(server.Options{
-		Resources:   []*server.Resource{gizmos},
-		Connections: connlimit.Limits{Max: 1, Reserve: 2},
+		Resources: []*server.Resource{gizmos},
+		Limits:    server.LimitOptions{Connections: connlimit.Limits{Max: 1, Reserve: 2}},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -106,7 +106,7 @@
 // BroadcasterOf give controllers in the same process the store and the
 // watches the HTTP layer uses. AddResource and RemoveResource change what
 // is served while the server runs, as CustomResourceDefinitions do.
-// Options.Metrics receives each request with kube-apiserver's metric
+// Options.Hooks.Metrics receives each request with kube-apiserver's metric
 // labels (package metrics serves them at /metrics).
 //
 // # Write path
@@ -133,7 +133,7 @@
 //  8. validation: Kubernetes' metadata rules, then Resource.Validate; the
 //     finalizer warnings of a non-core resource;
 //  9. Options.Admission.Validate;
-//  10. the size check (Options.MaxObjectBytes) and the no-op check on the
+//  10. the size check (Options.Limits.MaxObjectBytes) and the no-op check on the
 //     final encoding, step 4's with the final metadata in place of its
 //     own: an update equal to the current object writes nothing and
 //     answers it, with its resourceVersion and no watch event;
@@ -149,12 +149,12 @@
 //
 // The handler bounds every request as kube-apiserver does, so that slow
 // or stuck clients cannot hold memory, goroutines or connections: a
-// deadline (Options.RequestTimeout, 60 s, answered with the 504 Timeout
+// deadline (Options.Limits.RequestTimeout, 60 s, answered with the 504 Timeout
 // Status), a body read deadline, caps on the reads and writes in flight
 // (400 and 200, answered with 429 and Retry-After), and write deadlines,
 // which also drop a watcher whose client stops reading. Serve adds header
 // and idle timeouts and a header size limit; Shutdown closes what its
-// grace period did not end. Options documents each limit and its
+// grace period did not end. LimitOptions documents each limit and its
 // default; all but Serve's hold for httptest servers too.
 //
 // # How the packages fit
@@ -173,16 +173,16 @@
 // A list response never holds the list: compact JSON and protobuf lists
 // are written from the items' cached encodings, other forms (YAML,
 // indented JSON, Tables, PartialObjectMetadata) are converted one item at
-// a time, and those conversions share Options.MaxListEncodingBytes. A
+// a time, and those conversions share Options.Limits.MaxListEncodingBytes. A
 // response therefore holds a few of its items, whatever the list's size.
 // History is bounded by time, revisions and estimated bytes
-// (Options.HistoryWindow, MaxRevisions, MaxHistoryBytes); what falls out
+// (Options.History: Window, MaxRevisions, MaxBytes); what falls out
 // of it answers 410 Gone, and it expires on a timer while the server is
 // idle.
 //
 // # Authentication, authorization and TLS
 //
-// Options.Authenticator and Options.Authorizer (package auth) run before
+// Options.Security.Authenticator and Authorizer (package auth) run before
 // every handler, as in Kubernetes: 401 Unauthorized for a request no
 // authenticator accepts, 403 Forbidden for one the authorizer does not
 // allow, with Kubernetes' attributes and messages; handlers find the user
@@ -190,7 +190,7 @@
 // deadline, then authentication, then the in-flight limit, then
 // authorization, so that an authenticator is bounded by the deadline and
 // only authenticated requests take (and wait for authorization in) the
-// in-flight slots. Options.TLS makes Serve speak HTTPS and HTTP/2
+// in-flight slots. Options.Security.TLS makes Serve speak HTTPS and HTTP/2
 // (package auth/certs builds it). Left nil, the server is open over plain
 // HTTP, for trusted callers and tests.
 //
@@ -205,11 +205,11 @@
 // order:
 //
 //	deadline        RequestTimeout or a shorter ?timeout= (504); not for watches
-//	authentication  Options.Authenticator (401)
+//	authentication  Security.Authenticator (401)
 //	in flight       MaxRequestsInFlight, MaxMutatingRequestsInFlight (429);
 //	                not for watches and health checks
-//	authorization   Options.Authorizer (403), from the URL alone
-//	Options.Filters the user's own, the first outermost
+//	authorization   Security.Authorizer (403), from the URL alone
+//	Hooks.Filters   the user's own, the first outermost
 //	handler         health, discovery, OpenAPI, the resources' verbs
 //
 // A user's filter therefore sees only requests the server's filters let

@@ -64,7 +64,7 @@ type edge struct {
 	mutating atomic.Int64
 }
 
-func newEdge(o *Options) *edge {
+func newEdge(o *LimitOptions) *edge {
 	e := &edge{
 		requestTimeout: orDefault(o.RequestTimeout, DefaultRequestTimeout),
 		writeTimeout:   orDefault(o.WriteTimeout, DefaultWriteTimeout),
@@ -95,7 +95,7 @@ func limit(v, def int) int64 {
 
 // httpServer returns the http.Server of Serve, with the connection limits.
 func (s *Server) httpServer() *http.Server {
-	o := &s.opts
+	o := &s.opts.Limits
 	return &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: orDefault(o.ReadHeaderTimeout, DefaultReadHeaderTimeout),

@@ -231,7 +231,7 @@ func TestStuckWatcher(t *testing.T) {
 	}{
 		{"timeoutSeconds first", "timeoutSeconds=5", server.Options{}, 5 * time.Second},
 		{"WriteTimeout first", "timeoutSeconds=300", server.Options{}, server.DefaultWriteTimeout},
-		{"default window", "", server.Options{WriteTimeout: time.Minute}, time.Minute},
+		{"default window", "", server.Options{Limits: server.LimitOptions{WriteTimeout: time.Minute}}, time.Minute},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -316,7 +316,7 @@ func TestRequestTimeout(t *testing.T) {
 		body  string
 	}{
 		{"default 60 s", "", server.Options{}, 504, time.Minute, timeoutStatus},
-		{"configured", "", server.Options{RequestTimeout: time.Second}, 504, time.Second, timeoutStatus},
+		{"configured", "", server.Options{Limits: server.LimitOptions{RequestTimeout: time.Second}}, 504, time.Second, timeoutStatus},
 		{"?timeout= shortens it", "?timeout=5s", server.Options{}, 504, 5 * time.Second, timeoutStatus},
 		{"?timeout= cannot lengthen it", "?timeout=2m", server.Options{}, 504, time.Minute, timeoutStatus},
 		{"?timeout=0 is the default", "?timeout=0s", server.Options{}, 504, time.Minute, timeoutStatus},
@@ -359,7 +359,7 @@ func TestRequestTimeout(t *testing.T) {
 func TestSlowClients(t *testing.T) {
 	t.Run("slow body", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			e := startEdge(t, server.Options{BodyReadTimeout: 20 * time.Second})
+			e := startEdge(t, server.Options{Limits: server.LimitOptions{BodyReadTimeout: 20 * time.Second}})
 			defer e.stop(t)
 			c, sc := e.net.Dial()
 			defer c.Close()
@@ -388,9 +388,9 @@ func TestSlowClients(t *testing.T) {
 		closeAt time.Duration
 	}{
 		{"no header, default", "", server.Options{}, 32 * time.Second},
-		{"half a header", "GET /healthz HTTP/1.1\r\nHost: pi", server.Options{ReadHeaderTimeout: time.Second}, time.Second},
+		{"half a header", "GET /healthz HTTP/1.1\r\nHost: pi", server.Options{Limits: server.LimitOptions{ReadHeaderTimeout: time.Second}}, time.Second},
 		{"idle after a request, default", "GET /healthz HTTP/1.1\r\nHost: pipe\r\n\r\n", server.Options{}, 90 * time.Second},
-		{"idle after a request", "GET /healthz HTTP/1.1\r\nHost: pipe\r\n\r\n", server.Options{IdleTimeout: time.Second}, time.Second},
+		{"idle after a request", "GET /healthz HTTP/1.1\r\nHost: pipe\r\n\r\n", server.Options{Limits: server.LimitOptions{IdleTimeout: time.Second}}, time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -439,14 +439,13 @@ func TestMaxInFlight(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		release := make(chan struct{})
 		s, err := server.New(server.Options{
-			Resources:                   []*server.Resource{blobs},
-			MaxRequestsInFlight:         2,
-			MaxMutatingRequestsInFlight: 3,
-			FutureWait:                  time.Hour,
+			Resources: []*server.Resource{blobs},
 			Admission: server.Admission{Mutate: func(ctx context.Context, _ server.Attributes, _, _ server.Object) error {
 				<-release
 				return nil
 			}},
+			Watch:  server.WatchOptions{FutureWait: time.Hour},
+			Limits: server.LimitOptions{MaxRequestsInFlight: 2, MaxMutatingRequestsInFlight: 3},
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -502,7 +501,7 @@ func TestMaxInFlight(t *testing.T) {
 // returned the context's error and left the connection open.
 func TestShutdownClosesStuckClients(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		e := startEdge(t, server.Options{WriteTimeout: time.Hour})
+		e := startEdge(t, server.Options{Limits: server.LimitOptions{WriteTimeout: time.Hour}})
 		e.createBlob(t, "b", 1<<20)
 		c, sc := e.net.Dial()
 		defer c.Close()
@@ -543,12 +542,14 @@ func TestFilterOrder(t *testing.T) {
 	t.Run("the deadline bounds authentication", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			s, err := server.New(server.Options{
-				Resources:      []*server.Resource{blobs},
-				RequestTimeout: time.Second,
-				Authenticator: auth.AuthenticatorFunc(func(r *http.Request) (auth.User, bool, error) {
-					<-r.Context().Done() // a host cluster that never answers
-					return auth.User{}, false, r.Context().Err()
-				}),
+				Resources: []*server.Resource{blobs},
+				Limits:    server.LimitOptions{RequestTimeout: time.Second},
+				Security: server.SecurityOptions{
+					Authenticator: auth.AuthenticatorFunc(func(r *http.Request) (auth.User, bool, error) {
+						<-r.Context().Done() // a host cluster that never answers
+						return auth.User{}, false, r.Context().Err()
+					}),
+				},
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -571,24 +572,26 @@ func TestFilterOrder(t *testing.T) {
 			var calls sync.Mutex
 			first := true
 			s, err := server.New(server.Options{
-				Resources:           []*server.Resource{blobs},
-				MaxRequestsInFlight: 1,
-				Authenticator: auth.AuthenticatorFunc(func(r *http.Request) (auth.User, bool, error) {
-					if r.Header.Get("Authorization") != "Bearer ok" {
-						return auth.User{}, false, errors.New("bad token")
-					}
-					return auth.User{Name: "u"}, true, nil
-				}),
-				Authorizer: auth.AuthorizerFunc(func(context.Context, auth.Attributes) (auth.Decision, string, error) {
-					calls.Lock()
-					wait := first
-					first = false
-					calls.Unlock()
-					if wait {
-						<-release // a slow SubjectAccessReview
-					}
-					return auth.DecisionAllow, "", nil
-				}),
+				Resources: []*server.Resource{blobs},
+				Limits:    server.LimitOptions{MaxRequestsInFlight: 1},
+				Security: server.SecurityOptions{
+					Authenticator: auth.AuthenticatorFunc(func(r *http.Request) (auth.User, bool, error) {
+						if r.Header.Get("Authorization") != "Bearer ok" {
+							return auth.User{}, false, errors.New("bad token")
+						}
+						return auth.User{Name: "u"}, true, nil
+					}),
+					Authorizer: auth.AuthorizerFunc(func(context.Context, auth.Attributes) (auth.Decision, string, error) {
+						calls.Lock()
+						wait := first
+						first = false
+						calls.Unlock()
+						if wait {
+							<-release // a slow SubjectAccessReview
+						}
+						return auth.DecisionAllow, "", nil
+					}),
+				},
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -629,9 +632,8 @@ func TestEscapedWatchIsLongRunning(t *testing.T) {
 		t.Run(query, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s, err := server.New(server.Options{
-					Resources:           []*server.Resource{blobs},
-					RequestTimeout:      time.Second,
-					MaxRequestsInFlight: 2,
+					Resources: []*server.Resource{blobs},
+					Limits:    server.LimitOptions{RequestTimeout: time.Second, MaxRequestsInFlight: 2},
 				})
 				if err != nil {
 					t.Fatal(err)

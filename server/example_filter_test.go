@@ -30,7 +30,7 @@ func ExampleOptions_filters() {
 	}
 	s, err := server.New(server.Options{
 		Resources: []*server.Resource{gizmos},
-		Filters:   []func(http.Handler) http.Handler{countRequests},
+		Hooks:     server.HookOptions{Filters: []func(http.Handler) http.Handler{countRequests}},
 	})
 	if err != nil {
 		panic(err)

@@ -17,16 +17,18 @@ func ExampleHealthCheck() {
 	var started atomic.Bool
 	s, err := server.New(server.Options{
 		Resources: []*server.Resource{gizmos},
-		HealthChecks: []server.HealthCheck{{
-			Name:      "poststarthook/load-fixtures",
-			Endpoints: server.Readyz,
-			Check: func(context.Context) error {
-				if !started.Load() {
-					return errors.New("fixtures not loaded yet")
-				}
-				return nil
-			},
-		}},
+		Hooks: server.HookOptions{
+			HealthChecks: []server.HealthCheck{{
+				Name:      "poststarthook/load-fixtures",
+				Endpoints: server.Readyz,
+				Check: func(context.Context) error {
+					if !started.Load() {
+						return errors.New("fixtures not loaded yet")
+					}
+					return nil
+				},
+			}},
+		},
 	})
 	if err != nil {
 		panic(err)

@@ -28,7 +28,7 @@ func (p *printMetrics) WatchEvent(group, version, resource string, size int) {}
 // the verb as a cluster reports it (LIST, APPLY), the route's scope, the
 // dry_run value.
 func ExampleMetrics() {
-	s, err := server.New(server.Options{Resources: []*server.Resource{gizmos}, Metrics: &printMetrics{}})
+	s, err := server.New(server.Options{Resources: []*server.Resource{gizmos}, Hooks: server.HookOptions{Metrics: &printMetrics{}}})
 	if err != nil {
 		panic(err)
 	}

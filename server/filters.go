@@ -16,8 +16,8 @@ import "net/http"
 //     watches and health checks are not counted;
 //  5. authorization (withAuthorization, server/auth.go): 403, from the
 //     URL alone;
-//  6. Options.Filters, the first outermost;
-//  7. the metrics (withMetrics, server/metrics.go), if Options.Metrics
+//  6. Options.Hooks.Filters, the first outermost;
+//  7. the metrics (withMetrics, server/metrics.go), if Options.Hooks.Metrics
 //     is set: each request the handler answers is reported, and
 //     /metrics is served;
 //  8. the handler: health, discovery, and the resources' verbs.
@@ -27,8 +27,8 @@ import "net/http"
 // chain builds the handler of ServeHTTP from the filters, once, in New.
 func (s *Server) chain() http.Handler {
 	h := s.withMetrics(http.HandlerFunc(s.serve))
-	for i := len(s.opts.Filters) - 1; i >= 0; i-- {
-		if f := s.opts.Filters[i]; f != nil {
+	for i := len(s.opts.Hooks.Filters) - 1; i >= 0; i-- {
+		if f := s.opts.Hooks.Filters[i]; f != nil {
 			h = f(h)
 		}
 	}

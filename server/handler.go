@@ -18,15 +18,15 @@ import (
 
 // maxBody is the request body limit.
 func (s *Server) maxBody() int64 {
-	if s.opts.MaxBodyBytes > 0 {
-		return s.opts.MaxBodyBytes
+	if s.opts.Limits.MaxBodyBytes > 0 {
+		return s.opts.Limits.MaxBodyBytes
 	}
 	return negotiation.DefaultMaxBodyBytes
 }
 
 // statusRecorder remembers the code a handler wrote and the user who
 // sent the request, for the request log, and the body's size, for
-// Options.Metrics.
+// Options.Hooks.Metrics.
 type statusRecorder struct {
 	http.ResponseWriter
 	code  int

@@ -23,12 +23,12 @@ import (
 // /<endpoint>/<check> runs one check.
 //
 // The server's own checks are "ping" (every endpoint) and "shutdown"
-// (readyz, last); Options.HealthChecks adds others between them, as
+// (readyz, last); Options.Hooks.HealthChecks adds others between them, as
 // kube-apiserver lists its etcd and post-start-hook checks.
 
 // HealthCheck is a named check of the health endpoints, such as the
 // reachability of a storage or the first pass of a controller
-// (Options.HealthChecks).
+// (Options.Hooks.HealthChecks).
 type HealthCheck struct {
 	// Name names the check in the endpoints' verbose output, in
 	// /<endpoint>/<name> and in ?exclude=; Kubernetes' names are "etcd",
@@ -76,7 +76,7 @@ var errCheckTimeout = errors.New("the check did not return in time")
 const checkSlack = 100 * time.Millisecond
 
 // healthCheck is one named check of a health endpoint: one of the
-// server's own, which is cheap and run inline, or an Options.HealthChecks
+// server's own, which is cheap and run inline, or an Options.Hooks.HealthChecks
 // one, run by a checkRunner.
 type healthCheck struct {
 	name   string

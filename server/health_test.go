@@ -50,17 +50,17 @@ func (f *fakeCheck) check(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// Options.HealthChecks adds named checks to the endpoints each names, as
+// Options.Hooks.HealthChecks adds named checks to the endpoints each names, as
 // kube-apiserver lists its etcd checks and post-start hooks: between ping
 // and readyz's shutdown, in order; a failing one fails its endpoints
 // only, and /<endpoint>/<name> answers its error as kube-apiserver does.
 func TestHealthChecks(t *testing.T) {
 	etcd, ready, synced := newFakeCheck(), newFakeCheck(), newFakeCheck()
-	s := newTestServer(t, Options{HealthChecks: []HealthCheck{
+	s := newTestServer(t, Options{Hooks: HookOptions{HealthChecks: []HealthCheck{
 		{Name: "etcd", Check: etcd.check},
 		{Name: "etcd-readiness", Endpoints: Readyz, Check: ready.check},
 		{Name: "poststarthook/crd-informer-synced", Endpoints: Readyz, Check: synced.check},
-	}})
+	}}})
 	type want struct {
 		path string
 		code int
@@ -121,9 +121,13 @@ func TestHealthCheckTimeout(t *testing.T) {
 				etcd := newFakeCheck()
 				etcd.ignoreCtx = ignoreCtx
 				etcd.set(nil, true)
-				s, err := New(Options{Resources: testResources(), HealthChecks: []HealthCheck{
-					{Name: "etcd", Endpoints: Readyz, Check: etcd.check, Timeout: 3 * time.Second},
-				}})
+				s, err := New(Options{Resources: testResources(),
+					Hooks: HookOptions{
+						HealthChecks: []HealthCheck{
+							{Name: "etcd", Endpoints: Readyz, Check: etcd.check, Timeout: 3 * time.Second},
+						},
+					},
+				})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -171,7 +175,7 @@ func TestHealthCheckOptions(t *testing.T) {
 		{"ping", []HealthCheck{{Name: "ping", Endpoints: Livez, Check: ok}}},
 		{"not a path", []HealthCheck{{Name: "a?b", Check: ok}}},
 	} {
-		if _, err := New(Options{HealthChecks: tt.checks}); err == nil {
+		if _, err := New(Options{Hooks: HookOptions{HealthChecks: tt.checks}}); err == nil {
 			t.Errorf("%s: New succeeded", tt.name)
 		}
 	}
@@ -182,9 +186,13 @@ func TestHealthCheckClientGone(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		etcd := newFakeCheck()
 		etcd.set(nil, true)
-		s, err := New(Options{Resources: testResources(), HealthChecks: []HealthCheck{
-			{Name: "etcd", Check: etcd.check, Timeout: time.Minute},
-		}})
+		s, err := New(Options{Resources: testResources(),
+			Hooks: HookOptions{
+				HealthChecks: []HealthCheck{
+					{Name: "etcd", Check: etcd.check, Timeout: time.Minute},
+				},
+			},
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -211,10 +219,10 @@ func TestHealthCheckClientGone(t *testing.T) {
 func TestHealthCheckSharedName(t *testing.T) {
 	live, ready := newFakeCheck(), newFakeCheck()
 	ready.set(errors.New("etcd is down"), false)
-	s := newTestServer(t, Options{HealthChecks: []HealthCheck{
+	s := newTestServer(t, Options{Hooks: HookOptions{HealthChecks: []HealthCheck{
 		{Name: "etcd", Endpoints: Livez | Healthz, Check: live.check},
 		{Name: "etcd", Endpoints: Readyz, Check: ready.check},
-	}})
+	}}})
 	if w := get(s, "/livez/etcd"); w.Code != 200 {
 		t.Errorf("/livez/etcd: %d %q", w.Code, w.Body)
 	}
@@ -236,7 +244,7 @@ func BenchmarkHealth(b *testing.B) {
 		{"readyz with a check", "/readyz", []HealthCheck{{Name: "etcd", Check: func(context.Context) error { return nil }}}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			s, err := New(Options{Resources: testResources(), HealthChecks: bc.checks})
+			s, err := New(Options{Resources: testResources(), Hooks: HookOptions{HealthChecks: bc.checks}})
 			if err != nil {
 				b.Fatal(err)
 			}

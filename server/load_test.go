@@ -83,20 +83,24 @@ func TestEdgeLoad(t *testing.T) {
 		slackG        = 6 // goroutines of the health checker and its connection
 	)
 	opts := server.Options{
-		Resources:                   []*server.Resource{blobs},
-		WriteTimeout:                limit,
-		BodyReadTimeout:             limit,
-		ReadHeaderTimeout:           limit,
-		IdleTimeout:                 limit,
-		RequestTimeout:              10 * time.Second,
-		MaxRequestsInFlight:         readCap,
-		MaxMutatingRequestsInFlight: readCap,
-		FutureWait:                  2 * time.Second, // longer than it takes to send every read
+		Resources: []*server.Resource{blobs},
+		Watch: server.WatchOptions{
+			FutureWait: 2 * time.Second, // longer than it takes to send every read
+		},
+		Limits: server.LimitOptions{
+			WriteTimeout:                limit,
+			BodyReadTimeout:             limit,
+			ReadHeaderTimeout:           limit,
+			IdleTimeout:                 limit,
+			RequestTimeout:              10 * time.Second,
+			MaxRequestsInFlight:         readCap,
+			MaxMutatingRequestsInFlight: readCap,
+		},
 	}
 	if *edgeLoadBaseline {
-		opts.WriteTimeout, opts.BodyReadTimeout, opts.ReadHeaderTimeout, opts.IdleTimeout = time.Hour, time.Hour, time.Hour, time.Hour
-		opts.RequestTimeout = time.Hour
-		opts.MaxRequestsInFlight, opts.MaxMutatingRequestsInFlight = -1, -1
+		opts.Limits.WriteTimeout, opts.Limits.BodyReadTimeout, opts.Limits.ReadHeaderTimeout, opts.Limits.IdleTimeout = time.Hour, time.Hour, time.Hour, time.Hour
+		opts.Limits.RequestTimeout = time.Hour
+		opts.Limits.MaxRequestsInFlight, opts.Limits.MaxMutatingRequestsInFlight = -1, -1
 	}
 	s, err := server.New(opts)
 	if err != nil {

@@ -20,7 +20,7 @@ import (
 // package metrics records them in process and serves /metrics in
 // Prometheus' text format. The server calls the methods concurrently.
 //
-// If the value given as Options.Metrics is also an http.Handler, the
+// If the value given as Options.Hooks.Metrics is also an http.Handler, the
 // server serves it at /metrics, a non-resource URL behind the
 // authenticator and the authorizer, as a cluster does.
 type Metrics interface {
@@ -102,7 +102,7 @@ func objectCount(ctx context.Context, b store.Backend[Object]) int64 {
 	return n
 }
 
-// withMetrics reports each request the API answers to Options.Metrics,
+// withMetrics reports each request the API answers to Options.Hooks.Metrics,
 // and serves /metrics if that is an http.Handler. It is the innermost
 // filter, as Kubernetes instruments its routes (InstrumentRouteFunc):
 // what the authenticator, the authorizer or a user's filter refused is
@@ -110,7 +110,7 @@ func objectCount(ctx context.Context, b store.Backend[Object]) int64 {
 // counted either, as a cluster does not route them: that bounds the
 // labels' values.
 func (s *Server) withMetrics(next http.Handler) http.Handler {
-	m := s.opts.Metrics
+	m := s.opts.Hooks.Metrics
 	if m == nil {
 		return next
 	}
@@ -174,7 +174,7 @@ func (s *Server) withMetrics(next http.Handler) http.Handler {
 // Kubernetes' RecordDroppedRequest does: counted, not timed, labelled
 // from the request alone.
 func (s *Server) recordRefused(r *http.Request, rq *request) {
-	m := s.opts.Metrics
+	m := s.opts.Hooks.Metrics
 	if m == nil {
 		return
 	}
@@ -192,9 +192,9 @@ func (s *Server) recordRefused(r *http.Request, rq *request) {
 }
 
 // watchEventMetric wraps a watch's encoder so that each event it encodes
-// is reported; nil Options.Metrics leaves it as it is.
+// is reported; nil Options.Hooks.Metrics leaves it as it is.
 func (s *Server) watchEventMetric(t *target, encode func(*watch.Message[Object]) ([]byte, error)) func(*watch.Message[Object]) ([]byte, error) {
-	m := s.opts.Metrics
+	m := s.opts.Hooks.Metrics
 	if m == nil {
 		return encode
 	}

@@ -75,7 +75,7 @@ func (s *Server) run(ctx context.Context, w *write, own *owner) (same bool, err 
 	if err := s.admit(ctx, w.attrs, w.obj, w.old); err != nil {
 		return false, err
 	}
-	limit := s.opts.MaxObjectBytes
+	limit := s.opts.Limits.MaxObjectBytes
 	if limit <= 0 {
 		limit = validation.MaxObjectBytes
 	}

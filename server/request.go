@@ -55,7 +55,7 @@ type RequestInfo struct {
 }
 
 // RequestInfoFrom returns the RequestInfo of the request whose context is
-// ctx, for filters (Options.Filters) and handlers; ok is false for a
+// ctx, for filters (Options.Hooks.Filters) and handlers; ok is false for a
 // context that did not come from the server.
 func RequestInfoFrom(ctx context.Context) (info RequestInfo, ok bool) {
 	rq, ok := ctx.Value(requestKey{}).(*request)

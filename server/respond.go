@@ -80,10 +80,10 @@ func (l objects) Encoded(i int, enc *store.Encoding[Object]) ([]byte, error) {
 }
 
 // defaultListEncodingBytes is the default of
-// Options.MaxListEncodingBytes.
+// Options.Limits.MaxListEncodingBytes.
 const defaultListEncodingBytes = 64 << 20
 
-// newListBudget returns the budget Options.MaxListEncodingBytes asks for.
+// newListBudget returns the budget Options.Limits.MaxListEncodingBytes asks for.
 func newListBudget(n int64) *negotiation.Budget {
 	switch {
 	case n < 0:

@@ -29,7 +29,16 @@ import (
 const DefaultAddr = "127.0.0.1:8080"
 
 // Options configure a Server. The zero value means the defaults written
-// next to each field.
+// next to each field. The fields most servers set are at the top; the
+// others are grouped by concern (History, Watch, Limits, Security,
+// Hooks), each group's zero value meaning its defaults, so a server sets
+// only the fields it changes:
+//
+//	server.Options{
+//		Resources: resources,
+//		Watch:     server.WatchOptions{BookmarkInterval: 10 * time.Second},
+//		Security:  server.SecurityOptions{Authorizer: authz},
+//	}
 type Options struct {
 	// Resources are the served resources. The server keeps the pointers:
 	// they identify the resources in Create and StoreOf, and must not be
@@ -62,19 +71,95 @@ type Options struct {
 	// Addr is the address ListenAndServe listens on. "" means DefaultAddr.
 	Addr string
 
-	// HistoryWindow is how long the history of writes is kept for
-	// resourceVersion reads and watch resumption; older revisions answer
-	// 410 Gone. 0 means 5 minutes; negative means no time limit.
-	HistoryWindow time.Duration
+	// Storage makes the storage of the served resources from the options
+	// of the in-memory store the server uses by default (clock, history
+	// window, object equality...), which a storage that replicates into
+	// memory takes over. nil means that in-memory store. The server closes
+	// the storage at the end of Shutdown.
+	Storage func(opts store.Options[Object]) (Storage, error)
+
+	// Logger receives one line per request and the server's events. nil
+	// means no logging.
+	Logger *slog.Logger
+
+	// Now is the server's clock. nil means time.Now.
+	Now func() time.Time
+
+	// Rand is the source of uids and generated names. nil means
+	// crypto/rand; tests set a seeded source for reproducible output.
+	Rand io.Reader
+
+	// History is the retention of past revisions.
+	History HistoryOptions
+
+	// Watch configures watches and reads at a resourceVersion.
+	Watch WatchOptions
+
+	// Limits are the size limits and the limits of the HTTP edge against
+	// slow and hostile clients.
+	Limits LimitOptions
+
+	// Security is authentication, authorization and TLS
+	// (server/auth.go).
+	Security SecurityOptions
+
+	// Hooks extend the server with the user's filters, health checks and
+	// metrics.
+	Hooks HookOptions
+}
+
+// HistoryOptions are the retention of the history of writes, which serves
+// resourceVersion reads and watch resumption; a revision past it answers
+// 410 Gone. The zero value means the defaults written next to each field.
+type HistoryOptions struct {
+	// Window is how long the history of writes is kept; older revisions
+	// answer 410 Gone. 0 means 5 minutes; negative means no time limit.
+	Window time.Duration
 	// MaxRevisions caps the number of revisions kept in history. 0 means
 	// no cap.
 	MaxRevisions uint64
-	// MaxHistoryBytes caps the estimated memory of history: the objects
-	// written within it and the encodings cached for them. Past it the
-	// oldest revisions are compacted and answer 410 Gone, as expired ones.
-	// 0 means store.DefaultMaxHistoryBytes (256 MiB); negative means no
-	// byte limit.
-	MaxHistoryBytes int64
+	// MaxBytes caps the estimated memory of history: the objects written
+	// within it and the encodings cached for them. Past it the oldest
+	// revisions are compacted and answer 410 Gone, as expired ones. 0
+	// means store.DefaultMaxHistoryBytes (256 MiB); negative means no byte
+	// limit.
+	MaxBytes int64
+}
+
+// WatchOptions configure watches and reads at a resourceVersion. The zero
+// value means Kubernetes' defaults.
+type WatchOptions struct {
+	// BookmarkInterval is the period of BOOKMARK events on watches that
+	// allow them. 0 means one minute, as Kubernetes.
+	BookmarkInterval time.Duration
+	// Timeout is the minimum length of a watch without timeoutSeconds: it
+	// ends after a random duration between Timeout and twice that. 0
+	// means 30 minutes, as Kubernetes.
+	Timeout time.Duration
+	// FutureWait is how long a read or watch at a resourceVersion the
+	// server has not reached yet waits before the 504 "Too large resource
+	// version". 0 means 3 seconds, as Kubernetes' watch cache.
+	FutureWait time.Duration
+	// DisableWatchList turns off Kubernetes' WatchList feature: watches
+	// are not served as streaming lists and sendInitialEvents is refused.
+	DisableWatchList bool
+}
+
+// LimitOptions are the size limits and the limits of the HTTP edge
+// against slow and hostile clients; each 0 means kube-apiserver's default
+// (see the Default constants). The package doc, "# Hostile clients" and
+// "# Filters", shows where each applies.
+type LimitOptions struct {
+	// MaxObjectBytes limits the size of a stored object (its JSON), as
+	// etcd's request limit does for kube-apiserver, which answers a larger
+	// one with etcd's 500 "etcdserver: request is too large"; the
+	// in-memory store and an etcd backend then refuse the same objects. 0
+	// means validation.MaxObjectBytes (1.5 MiB, etcd's default).
+	MaxObjectBytes int
+
+	// MaxBodyBytes limits request bodies; larger ones get 413. 0 means
+	// 3 MiB, as Kubernetes.
+	MaxBodyBytes int64
 
 	// MaxListEncodingBytes bounds the memory that list responses together
 	// spend at once converting items from their cached JSON to another
@@ -88,36 +173,6 @@ type Options struct {
 	// means 64 MiB; negative means no limit.
 	MaxListEncodingBytes int64
 
-	// BookmarkInterval is the period of BOOKMARK events on watches that
-	// allow them. 0 means one minute, as Kubernetes.
-	BookmarkInterval time.Duration
-	// WatchTimeout is the minimum length of a watch without
-	// timeoutSeconds: it ends after a random duration between WatchTimeout
-	// and twice that. 0 means 30 minutes, as Kubernetes.
-	WatchTimeout time.Duration
-	// FutureWait is how long a read at a resourceVersion the server has
-	// not reached yet waits before the 504 "Too large resource version".
-	// 0 means 3 seconds, as Kubernetes' watch cache.
-	FutureWait time.Duration
-
-	// MaxObjectBytes limits the size of a stored object (its JSON), as
-	// etcd's request limit does for kube-apiserver, which answers a larger
-	// one with etcd's 500 "etcdserver: request is too large"; the
-	// in-memory store and an etcd backend then refuse the same objects. 0
-	// means validation.MaxObjectBytes (1.5 MiB, etcd's default).
-	MaxObjectBytes int
-
-	// MaxBodyBytes limits request bodies; larger ones get 413. 0 means
-	// 3 MiB, as Kubernetes.
-	MaxBodyBytes int64
-
-	// DisableWatchList turns off Kubernetes' WatchList feature: watches
-	// are not served as streaming lists and sendInitialEvents is refused.
-	DisableWatchList bool
-
-	// Limits of the HTTP edge against slow and hostile clients; each 0
-	// means kube-apiserver's default (see the Default constants).
-	//
 	// RequestTimeout bounds every request but watches: past it the
 	// client gets the 504 Timeout Status. A request's ?timeout= may
 	// shorten it. 0 means 60 seconds (--request-timeout).
@@ -149,28 +204,12 @@ type Options struct {
 	// as they are accepted. The zero value derives the caps from the
 	// process's limit on open files (see connlimit.Limits).
 	Connections connlimit.Limits
+}
 
-	// Logger receives one line per request and the server's events. nil
-	// means no logging.
-	Logger *slog.Logger
-
-	// Now is the server's clock. nil means time.Now.
-	Now func() time.Time
-
-	// Rand is the source of uids and generated names. nil means
-	// crypto/rand; tests set a seeded source for reproducible output.
-	Rand io.Reader
-
-	// HealthChecks are checks of /livez, /readyz and /healthz beyond the
-	// server's own ("ping", and "shutdown" on readyz), listed between
-	// them in this order: a storage's reachability, a controller's first
-	// pass. Each is bounded by its Timeout, so a hung dependency fails its
-	// check rather than hanging the endpoint. nil means the server's own
-	// checks alone.
-	HealthChecks []HealthCheck
-
-	// --- authentication, authorization and TLS (server/auth.go) ---
-
+// SecurityOptions are authentication, authorization and TLS. The zero
+// value serves plain HTTP to anyone, as a server for trusted callers
+// only.
+type SecurityOptions struct {
 	// Authenticator establishes the user of every request; a request it
 	// does not accept is a 401 Unauthorized. The user is in the context
 	// of the handlers (auth.UserFrom). nil means requests are served
@@ -183,14 +222,11 @@ type Options struct {
 	// HTTP/2) with it; package auth/certs builds one that requests the
 	// client certificates the authenticators need. nil means plain HTTP.
 	TLS *tls.Config
+}
 
-	// Storage makes the storage of the served resources from the options
-	// of the in-memory store the server uses by default (clock, history
-	// window, object equality...), which a storage that replicates into
-	// memory takes over. nil means that in-memory store. The server closes
-	// the storage at the end of Shutdown.
-	Storage func(opts store.Options[Object]) (Storage, error)
-
+// HookOptions extend the server with the user's own code around the
+// handler. The zero value adds nothing.
+type HookOptions struct {
 	// Filters wrap the handler with the user's own filters (audit,
 	// metrics, CORS, headers), the first outermost. They run after
 	// authorization, just before the handler: inside the request's
@@ -202,6 +238,14 @@ type Options struct {
 	// as well. The full order is in the package doc, "# Filters". nil
 	// entries are skipped.
 	Filters []func(http.Handler) http.Handler
+
+	// HealthChecks are checks of /livez, /readyz and /healthz beyond the
+	// server's own ("ping", and "shutdown" on readyz), listed between
+	// them in this order: a storage's reachability, a controller's first
+	// pass. Each is bounded by its Timeout, so a hung dependency fails its
+	// check rather than hanging the endpoint. nil means the server's own
+	// checks alone.
+	HealthChecks []HealthCheck
 
 	// Metrics receives the server's measurements (request counts and
 	// durations, watches, watch events) with kube-apiserver's metric
@@ -250,7 +294,7 @@ type Server struct {
 	edge  *edge
 	conns conns // of Serve's http.Server
 	// listBudget bounds the memory list conversions hold at once
-	// (Options.MaxListEncodingBytes); nil means no limit.
+	// (Options.Limits.MaxListEncodingBytes); nil means no limit.
 	listBudget *negotiation.Budget
 
 	health map[string][]healthCheck // the checks of each health endpoint
@@ -270,10 +314,10 @@ func New(opts Options) (*Server, error) {
 		opts:   opts,
 		log:    opts.Logger,
 		now:    opts.Now,
-		rvConf: rv.Config{DisableWatchList: opts.DisableWatchList},
-		edge:   newEdge(&opts),
+		rvConf: rv.Config{DisableWatchList: opts.Watch.DisableWatchList},
+		edge:   newEdge(&opts.Limits),
 
-		listBudget: newListBudget(opts.MaxListEncodingBytes),
+		listBudget: newListBudget(opts.Limits.MaxListEncodingBytes),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -283,7 +327,7 @@ func New(opts Options) (*Server, error) {
 		s.now = time.Now
 	}
 	var err error
-	if s.health, err = healthChecks(opts.HealthChecks, s.log); err != nil {
+	if s.health, err = healthChecks(opts.Hooks.HealthChecks, s.log); err != nil {
 		return nil, err
 	}
 	so := store.Options[Object]{
@@ -291,10 +335,10 @@ func New(opts Options) (*Server, error) {
 		Equal:           s.inflight.sameObject,
 		Now:             s.now,
 		Rand:            opts.Rand,
-		HistoryWindow:   opts.HistoryWindow,
-		MaxRevisions:    opts.MaxRevisions,
-		MaxHistoryBytes: opts.MaxHistoryBytes,
-		FutureWait:      opts.FutureWait,
+		HistoryWindow:   opts.History.Window,
+		MaxRevisions:    opts.History.MaxRevisions,
+		MaxHistoryBytes: opts.History.MaxBytes,
+		FutureWait:      opts.Watch.FutureWait,
 	}
 	if opts.Storage == nil {
 		s.storage = memStorage{store.New(so)}
@@ -305,9 +349,9 @@ func New(opts Options) (*Server, error) {
 	}
 	s.store = s.storage.Store()
 	s.wopts = watch.Options{
-		BookmarkInterval: opts.BookmarkInterval,
-		MinTimeout:       opts.WatchTimeout,
-		FutureWait:       opts.FutureWait,
+		BookmarkInterval: opts.Watch.BookmarkInterval,
+		MinTimeout:       opts.Watch.Timeout,
+		FutureWait:       opts.Watch.FutureWait,
 	}
 	reg, err := s.withResources(&registry{}, opts.Resources, nil)
 	if err != nil {
@@ -558,7 +602,7 @@ func (s *Server) ListenAndServe() error {
 // IdleTimeout, MaxHeaderBytes, Connections).
 func (s *Server) Serve(l net.Listener) error {
 	hs := s.httpServer()
-	l = s.opts.Connections.Wrap(l, hs)
+	l = s.opts.Limits.Connections.Wrap(l, hs)
 	hs.ErrorLog = slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)
 	s.mu.Lock()
 	if s.closing.Load() {
@@ -569,9 +613,9 @@ func (s *Server) Serve(l net.Listener) error {
 	s.httpSrv = hs
 	s.mu.Unlock()
 	// --- TLS (server/auth.go) ---
-	if s.opts.TLS != nil {
+	if s.opts.Security.TLS != nil {
 		// ServeTLS, unlike Serve on a TLS listener, sets up HTTP/2.
-		hs.TLSConfig = s.opts.TLS
+		hs.TLSConfig = s.opts.Security.TLS
 		return hs.ServeTLS(l, "", "")
 	}
 	return hs.Serve(l)

@@ -68,7 +68,7 @@ func TestMetadataValidation(t *testing.T) {
 // An object over the size etcd would refuse gets etcd's error, as from
 // kube-apiserver, on create and on an update that grows it.
 func TestObjectSizeLimit(t *testing.T) {
-	_, base := newServer(t, server.Options{Resources: []*server.Resource{gizmos}, MaxObjectBytes: 1 << 10})
+	_, base := newServer(t, server.Options{Resources: []*server.Resource{gizmos}, Limits: server.LimitOptions{MaxObjectBytes: 1 << 10}})
 	url := base + "/apis/demo.io/v1/namespaces/ns/gizmos"
 	big := strings.Repeat("x", 1<<10)
 	var st status.Status

@@ -20,6 +20,7 @@ import (
 	"github.com/apisem/apisem/auth/certs"
 	"github.com/apisem/apisem/auth/kubedelegate"
 	"github.com/apisem/apisem/examples/apiserver/demo"
+	"github.com/apisem/apisem/server"
 )
 
 // TestAggregatedServer runs the demo server as an aggregated API server
@@ -85,17 +86,19 @@ current-context: host
 	clientCAs := d.Authentication.RequestHeader.CA.Clone()
 	clientCAs.AddCert(clientCA.Cert)
 	s, err := demo.New(demo.Options{
-		Authenticator: auth.Chain{
-			RequestHeader: d.Authentication.RequestHeader,
-			ClientCert:    &auth.ClientCert{CA: d.Authentication.ClientCA, Verifier: verifier},
-			Token:         &auth.BearerToken{Reviewer: d.Tokens},
+		Security: server.SecurityOptions{
+			Authenticator: auth.Chain{
+				RequestHeader: d.Authentication.RequestHeader,
+				ClientCert:    &auth.ClientCert{CA: d.Authentication.ClientCA, Verifier: verifier},
+				Token:         &auth.BearerToken{Reviewer: d.Tokens},
+			},
+			Authorizer: auth.Authorizers{
+				auth.AllowPaths(auth.DefaultAlwaysAllowPaths),
+				auth.AllowGroups{auth.SystemPrivilegedGroup},
+				&auth.Delegating{Reviewer: d.Access},
+			},
+			TLS: certs.ServerConfig(serving, clientCAs),
 		},
-		Authorizer: auth.Authorizers{
-			auth.AllowPaths(auth.DefaultAlwaysAllowPaths),
-			auth.AllowGroups{auth.SystemPrivilegedGroup},
-			&auth.Delegating{Reviewer: d.Access},
-		},
-		TLS: certs.ServerConfig(serving, clientCAs),
 	})
 	if err != nil {
 		t.Fatal(err)

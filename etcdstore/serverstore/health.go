@@ -19,7 +19,7 @@ const (
 )
 
 // Backend is the etcd storage of one server: Storage goes in its
-// server.Options.Storage, HealthChecks in its Options.HealthChecks. Create
+// server.Options.Storage, HealthChecks in its Options.Hooks.HealthChecks. Create
 // it with New.
 type Backend struct {
 	opts Options
@@ -46,7 +46,7 @@ func (b *Backend) Storage(so store.Options[server.Object]) (server.Storage, erro
 }
 
 // HealthChecks returns the health checks of a server on the storage, for
-// its server.Options.HealthChecks, with kube-apiserver's names
+// its server.Options.Hooks.HealthChecks, with kube-apiserver's names
 // (k8s.io/apiserver/pkg/server/options/etcd.go):
 //
 //   - "etcd" reads <prefix>/health from etcd within HealthcheckTimeout.

@@ -54,7 +54,7 @@ func waitReady(t *testing.T, base string) time.Duration {
 func TestHealthEtcdOutage(t *testing.T) {
 	e, c := newEtcd(t)
 	b := serverstore.New(serverstore.Options{Client: c, RequestTimeout: 30 * time.Second})
-	s, err := demo.New(demo.Options{Storage: b.Storage, HealthChecks: b.HealthChecks()})
+	s, err := demo.New(demo.Options{Storage: b.Storage, Hooks: server.HookOptions{HealthChecks: b.HealthChecks()}})
 	if err != nil {
 		t.Fatal(err)
 	}

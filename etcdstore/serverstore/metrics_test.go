@@ -8,6 +8,7 @@ import (
 	"github.com/apisem/apisem/etcdstore/serverstore"
 	"github.com/apisem/apisem/examples/apiserver/demo"
 	"github.com/apisem/apisem/metrics"
+	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/server/servertest"
 )
 
@@ -17,7 +18,7 @@ import (
 func TestEtcdRequestMetrics(t *testing.T) {
 	_, c := newEtcd(t)
 	rec := &metrics.Recorder{}
-	s, err := demo.New(demo.Options{Metrics: rec, Storage: serverstore.Storage(serverstore.Options{Client: c, Metrics: rec})})
+	s, err := demo.New(demo.Options{Storage: serverstore.Storage(serverstore.Options{Client: c, Metrics: rec}), Hooks: server.HookOptions{Metrics: rec}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@
 // # Use
 //
 // Limits.Serve wires a listener and an http.Server together; package
-// server does it in Serve and ListenAndServe (Options.Connections).
+// server does it in Serve and ListenAndServe (Options.Limits.Connections).
 //
 // # Non-goals
 //

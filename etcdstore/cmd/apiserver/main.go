@@ -72,12 +72,12 @@ func main() {
 	// One Recorder for the server's metrics and etcd's
 	// (etcd_request_duration_seconds), served at /metrics by app.Run.
 	rec := &metrics.Recorder{}
-	c.Limits.Metrics = rec
+	c.Server.Hooks.Metrics = rec
 	so := serverstore.Options{Client: client, Prefix: *prefix, JSON: asJSON, Metrics: rec}
 	// /readyz fails while etcd or the replica cannot serve; /livez only
 	// once etcd has been down for a while (serverstore.Backend).
 	b := serverstore.New(so)
-	c.Limits.Storage, c.Limits.HealthChecks = b.Storage, append(c.Limits.HealthChecks, b.HealthChecks()...)
+	c.Server.Storage, c.Server.Hooks.HealthChecks = b.Storage, append(c.Server.Hooks.HealthChecks, b.HealthChecks()...)
 	// Other servers on the same etcd and prefix serve the same
 	// definitions: each is Established once all of them serve it.
 	peers, err := serverstore.NewPeers(so)

@@ -3,7 +3,7 @@
 // examples/aggregated (an aggregated API server of a host cluster, in a
 // module of its own because it links client-go), and by
 // etcdstore/cmd/apiserver (the same server on etcd, in etcdstore's module
-// because it links the etcd client), which sets Limits.Storage.
+// because it links the etcd client), which sets Server.Storage.
 package app
 
 import (
@@ -47,9 +47,10 @@ type Config struct {
 	// CRD configures the definitions and their controller (its peers on
 	// shared storage, say).
 	CRD crd.Options
-	// Limits holds the edge and memory limits of the flags, and the
-	// storage (Limits.Storage; nil keeps objects in memory).
-	Limits   server.Options
+	// Server holds the server options of the flags (edge, memory and
+	// history limits), and the storage (Server.Storage; nil keeps
+	// objects in memory).
+	Server   server.Options
 	Grace    time.Duration
 	Security Security
 }
@@ -62,15 +63,15 @@ func (c *Config) Register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.Seed, "seed", true, "create demo namespaces, configmaps, secrets and widgets (those that do not exist yet)")
 	fs.BoolVar(&c.Verbose, "v", false, "log every request (by default only writes and failures)")
 	fs.StringVar(&c.CRDDir, "crd-dir", "", "install the CustomResourceDefinitions of the YAML and JSON files in this directory and its subdirectories at start")
-	l := &c.Limits
+	l, h := &c.Server.Limits, &c.Server.History
 	fs.DurationVar(&l.RequestTimeout, "request-timeout", server.DefaultRequestTimeout,
 		"longest time a request other than a watch may take before it is answered with 504 Timeout")
 	fs.IntVar(&l.MaxRequestsInFlight, "max-requests-inflight", server.DefaultMaxRequestsInFlight,
 		"most reads served at once, watches apart; more get 429 (negative: no limit)")
 	fs.IntVar(&l.MaxMutatingRequestsInFlight, "max-mutating-requests-inflight", server.DefaultMaxMutatingRequestsInFlight,
 		"most writes served at once; more get 429 (negative: no limit)")
-	fs.Uint64Var(&l.MaxRevisions, "max-revisions", 0, "most revisions of write history kept (0: no cap)")
-	fs.Int64Var(&l.MaxHistoryBytes, "max-history-bytes", 0,
+	fs.Uint64Var(&h.MaxRevisions, "max-revisions", 0, "most revisions of write history kept (0: no cap)")
+	fs.Int64Var(&h.MaxBytes, "max-history-bytes", 0,
 		"most estimated bytes of write history kept; older revisions answer 410 (0: 256 MiB; negative: no cap)")
 	fs.Int64Var(&l.MaxListEncodingBytes, "max-list-encoding-bytes", 0,
 		"memory list responses may spend at once converting items to YAML, Tables or indented JSON (0: 64 MiB; negative: no limit)")
@@ -121,15 +122,15 @@ const (
 // demo data, /readyz failing until the definitions are served, and says
 // it listens (the banner) once both are done.
 func Run(log *slog.Logger, c *Config, d Delegate) error {
-	opts := c.Limits
-	opts.Addr, opts.HistoryWindow, opts.BookmarkInterval, opts.Logger = c.Addr, c.History, c.Bookmarks, log
+	opts := c.Server
+	opts.Addr, opts.History.Window, opts.Watch.BookmarkInterval, opts.Logger = c.Addr, c.History, c.Bookmarks, log
 	https, err := c.Security.Apply(&opts, d)
 	if err != nil {
 		return err
 	}
 	var started atomic.Pointer[demo.Server] // once New has returned
 	var installed atomic.Bool               // -crd-dir's definitions are served
-	opts.HealthChecks = append(slices.Clone(opts.HealthChecks),
+	opts.Hooks.HealthChecks = append(slices.Clone(opts.Hooks.HealthChecks),
 		server.HealthCheck{Name: crdSyncedCheck, Endpoints: server.Readyz, Check: func(context.Context) error {
 			s := started.Load()
 			if s == nil {
@@ -151,10 +152,10 @@ func Run(log *slog.Logger, c *Config, d Delegate) error {
 	// /metrics, behind the authorizer, with kube-apiserver's series; a
 	// Recorder of the caller's (the etcd build's, which its storage
 	// reports to as well) is used if there is one.
-	rec, _ := opts.Metrics.(*metrics.Recorder)
-	if opts.Metrics == nil {
+	rec, _ := opts.Hooks.Metrics.(*metrics.Recorder)
+	if opts.Hooks.Metrics == nil {
 		rec = &metrics.Recorder{}
-		opts.Metrics = rec
+		opts.Hooks.Metrics = rec
 	}
 	s, err := demo.NewWith(opts, c.CRD)
 	if err != nil {
@@ -270,7 +271,7 @@ Press Ctrl-C to stop.
 func printSecureBanner(addr string, opts server.Options) {
 	url := "https://" + addr
 	fmt.Fprintf(os.Stderr, "apisem example API server listening on %s (TLS", url)
-	if opts.Authenticator != nil {
+	if opts.Security.Authenticator != nil {
 		fmt.Fprint(os.Stderr, ", authentication and authorization on")
 	}
 	fmt.Fprintf(os.Stderr, `)

@@ -26,7 +26,7 @@ func TestConnectionFlags(t *testing.T) {
 		if err := fs.Parse(tt.args); err != nil {
 			t.Fatal(err)
 		}
-		got := c.Limits.Connections
+		got := c.Server.Limits.Connections
 		if got.Max != tt.want.Max || got.MaxPerClient != tt.want.MaxPerClient || got.Reserve != tt.want.Reserve || got.Health != nil {
 			t.Errorf("%q: Connections = %+v; want %+v", tt.args, got, tt.want)
 		}

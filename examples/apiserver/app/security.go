@@ -139,7 +139,7 @@ func (s *Security) Apply(opts *server.Options, d Delegate) (https bool, err erro
 		return false, fmt.Errorf("serving certificate: %w", err)
 	}
 	if !s.authnWanted(d) {
-		opts.TLS = certs.ServerConfig(cert, nil)
+		opts.Security.TLS = certs.ServerConfig(cert, nil)
 		return true, nil
 	}
 
@@ -208,8 +208,8 @@ func (s *Security) Apply(opts *server.Options, d Delegate) (https bool, err erro
 	if d.Tokens != nil {
 		chain.Token = &auth.BearerToken{Reviewer: d.Tokens}
 	}
-	opts.Authenticator = chain
-	opts.TLS = certs.ServerConfig(cert, hint)
+	opts.Security.Authenticator = chain
+	opts.Security.TLS = certs.ServerConfig(cert, hint)
 
 	// Without a host cluster every authenticated user may do everything
 	// (kube-apiserver's AlwaysAllow); anonymous users only reach the
@@ -218,7 +218,7 @@ func (s *Security) Apply(opts *server.Options, d Delegate) (https bool, err erro
 	if d.Access != nil {
 		decide = &auth.Delegating{Reviewer: d.Access}
 	}
-	opts.Authorizer = auth.Authorizers{
+	opts.Security.Authorizer = auth.Authorizers{
 		auth.AllowPaths(s.AuthorizationAlwaysAllow),
 		auth.AllowGroups(s.AuthorizationAlwaysAllowGrp),
 		decide,

@@ -57,16 +57,16 @@ func TestSecurityFlags(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if https != tt.https || (opts.TLS != nil) != tt.https || (opts.Authenticator != nil) != tt.authn || (opts.Authorizer != nil) != tt.authn {
-				t.Fatalf("https %v, TLS %v, authenticator %v, authorizer %v", https, opts.TLS != nil, opts.Authenticator, opts.Authorizer)
+			if https != tt.https || (opts.Security.TLS != nil) != tt.https || (opts.Security.Authenticator != nil) != tt.authn || (opts.Security.Authorizer != nil) != tt.authn {
+				t.Fatalf("https %v, TLS %v, authenticator %v, authorizer %v", https, opts.Security.TLS != nil, opts.Security.Authenticator, opts.Security.Authorizer)
 			}
-			if opts.TLS != nil && opts.TLS.ClientAuth != tt.clientReq {
-				t.Errorf("ClientAuth %v; want %v", opts.TLS.ClientAuth, tt.clientReq)
+			if opts.Security.TLS != nil && opts.Security.TLS.ClientAuth != tt.clientReq {
+				t.Errorf("ClientAuth %v; want %v", opts.Security.TLS.ClientAuth, tt.clientReq)
 			}
 			if !tt.authn {
 				return
 			}
-			z := opts.Authorizer.(auth.Authorizers)
+			z := opts.Security.Authorizer.(auth.Authorizers)
 			if _, ok := z[len(z)-1].(*auth.Delegating); ok != tt.delegated {
 				t.Errorf("last authorizer %T; delegated %v", z[len(z)-1], tt.delegated)
 			}
@@ -97,7 +97,7 @@ func TestCertHosts(t *testing.T) {
 		}
 		var opts server.Options
 		_, err := c.Security.Apply(&opts, Delegate{})
-		return opts.TLS, err
+		return opts.Security.TLS, err
 	}
 	if _, err := apply(); err != nil {
 		t.Fatal(err)
@@ -164,7 +164,7 @@ func TestSharedVerifier(t *testing.T) {
 			if _, err := c.Security.Apply(&opts, tt.d); err != nil {
 				t.Fatal(err)
 			}
-			chain := opts.Authenticator.(auth.Chain)
+			chain := opts.Security.Authenticator.(auth.Chain)
 			if chain.RequestHeader == nil || chain.ClientCert == nil {
 				t.Fatalf("front proxy %v, client certificates %v; want both", chain.RequestHeader, chain.ClientCert)
 			}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/apisem/apisem/server"
 )
 
 // FuzzRequest sends arbitrary requests through the handler: it must never
@@ -31,7 +33,7 @@ func FuzzRequest(f *testing.F) {
 	} {
 		f.Add(seed.method, seed.path, seed.ct, []byte(seed.body))
 	}
-	s, err := New(Options{FutureWait: time.Millisecond, WatchTimeout: time.Millisecond})
+	s, err := New(Options{Watch: server.WatchOptions{FutureWait: time.Millisecond, Timeout: time.Millisecond}})
 	if err != nil {
 		f.Fatal(err)
 	}

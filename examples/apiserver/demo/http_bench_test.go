@@ -81,7 +81,7 @@ var benchMetrics = flag.Bool("metrics", false, "record metrics (metrics.Recorder
 func newHTTPFixture() (*httpFixture, error) {
 	var opts Options
 	if *benchMetrics {
-		opts.Metrics = &metrics.Recorder{}
+		opts.Hooks.Metrics = &metrics.Recorder{}
 	}
 	s, err := New(opts)
 	if err != nil {

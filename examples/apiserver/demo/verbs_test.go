@@ -7,11 +7,15 @@ import (
 	"time"
 
 	"github.com/apisem/apisem/envelope"
+	"github.com/apisem/apisem/server"
 )
 
 // Every client error of the write verbs answers Kubernetes' Status.
 func TestWriteErrors(t *testing.T) {
-	_, base := newTestServer(t, Options{MaxBodyBytes: 1 << 10, FutureWait: 50 * time.Millisecond})
+	_, base := newTestServer(t, Options{
+		Watch:  server.WatchOptions{FutureWait: 50 * time.Millisecond},
+		Limits: server.LimitOptions{MaxBodyBytes: 1 << 10},
+	})
 	seed(t, base, "ns1")
 	const cms = "/api/v1/namespaces/ns1/configmaps"
 	for _, tt := range []struct {

@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/apisem/apisem/examples/apiserver/demo"
+	"github.com/apisem/apisem/server"
 )
 
 // recorder collects an informer's notifications as "ADD name" lines.
@@ -249,7 +250,7 @@ func (e env) reflectorRecoversFrom410(t *testing.T) {
 // Watches that allow bookmarks get periodic BOOKMARK events at the latest
 // resourceVersion; a streaming list gets the initial-events-end bookmark.
 func (e env) watchBookmarks(t *testing.T) {
-	ts := e.start(t, demo.Options{BookmarkInterval: 50 * time.Millisecond})
+	ts := e.start(t, demo.Options{Watch: server.WatchOptions{BookmarkInterval: 50 * time.Millisecond}})
 	cs := ts.clientset(t, true)
 	ctx := context.Background()
 	namespace(t, cs, "ns1")
