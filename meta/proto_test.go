@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 func mustHex(t testing.TB, s string) []byte {
@@ -250,9 +251,18 @@ func TestConsumeObjectMetaErrors(t *testing.T) {
 			t.Errorf("%s: ConsumeObjectMeta(%s) = err %v; want %v", tt.name, tt.in, err, tt.want)
 		}
 	}
-	deep := strings.Repeat("0b", maxGroupDepth+1) // groups of field 1, nested past the limit
-	if _, err := ConsumeObjectMeta(mustHex(t, deep)); !errors.Is(err, ErrMalformed) {
-		t.Errorf("deeply nested groups: err %v; want ErrMalformed", err)
+	// Groups of the unknown field 99 (tags 9b06, 9c06), closed: skipped up
+	// to protowire's nesting limit, malformed past it, and never a stack
+	// overflow.
+	nested := func(depth int) []byte {
+		return mustHex(t, strings.Repeat("9b06", depth)+strings.Repeat("9c06", depth))
+	}
+	if _, err := ConsumeObjectMeta(nested(protowire.DefaultRecursionLimit)); err != nil {
+		t.Errorf("groups nested %d deep: %v; want them skipped", protowire.DefaultRecursionLimit, err)
+	}
+	deep := protowire.DefaultRecursionLimit + 2
+	if _, err := ConsumeObjectMeta(nested(deep)); !errors.Is(err, ErrMalformed) || errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("groups nested %d deep: err %v; want ErrMalformed, not truncation", deep, err)
 	}
 }
 
