@@ -41,7 +41,10 @@ func appendTag(b []byte, num protowire.Number, t protowire.Type) []byte {
 // appendLen appends the tag and length of a length-delimited field of n
 // bytes; the caller appends the content.
 func appendLen(b []byte, num protowire.Number, n int) []byte {
-	return appendVarint(appendTag(b, num, protowire.BytesType), uint64(n))
+	if tag := protowire.EncodeTag(num, protowire.BytesType); tag < 0x80 && n < 0x80 {
+		return append(b, byte(tag), byte(n))
+	}
+	return protowire.AppendVarint(protowire.AppendTag(b, num, protowire.BytesType), uint64(n))
 }
 
 // sizeLen is the size of a length-delimited field with n bytes of content.
