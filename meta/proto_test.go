@@ -241,6 +241,9 @@ func TestConsumeObjectMetaErrors(t *testing.T) {
 		{"truncated fixed64", "7901", io.ErrUnexpectedEOF},
 		{"truncated group", "9b06 0801", io.ErrUnexpectedEOF},
 		{"varint overflow", "38 ffffffffffffffffff7f", ErrMalformed},
+		// No byte that follows can make a tenth byte with its high bit
+		// set valid: malformed, not truncated (as protowire reports it).
+		{"ten-byte varint that continues", "38 ffffffffffffffffff80", ErrMalformed},
 		{"field number 0", "0200", ErrMalformed},
 		{"end group without start", "0c", ErrMalformed},
 		{"mismatched end group", "9b06 0c", ErrMalformed},
