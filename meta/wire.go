@@ -48,7 +48,11 @@ func appendLen(b []byte, num protowire.Number, n int) []byte {
 }
 
 // sizeLen is the size of a length-delimited field with n bytes of content.
-func sizeLen(num protowire.Number, n int) int { return protowire.SizeTag(num) + protowire.SizeBytes(n) }
+// It spells out protowire.SizeTag and SizeBytes so that the compiler
+// inlines it, and folds the tag's size where num is a constant.
+func sizeLen(num protowire.Number, n int) int {
+	return protowire.SizeVarint(protowire.EncodeTag(num, 0)) + protowire.SizeVarint(uint64(n)) + n
+}
 
 // Kubernetes writes non-pointer scalars even when they are zero, so none
 // of these skip empty values: callers decide presence.
@@ -66,7 +70,7 @@ func appendInt(b []byte, num protowire.Number, v int64) []byte {
 }
 
 func sizeInt(num protowire.Number, v int64) int {
-	return protowire.SizeTag(num) + protowire.SizeVarint(uint64(v))
+	return protowire.SizeVarint(protowire.EncodeTag(num, 0)) + protowire.SizeVarint(uint64(v))
 }
 
 func appendBool(b []byte, num protowire.Number, v bool) []byte {
