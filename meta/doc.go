@@ -38,9 +38,10 @@
 // truncation). AppendObjectMetadata writes ObjectMeta as field 1, where
 // every object keeps it.
 //
-// The package depends on the standard library only; the protobuf wire
-// format it needs is a few varints and tags (encoding/binary's unsigned
-// varints are protobuf's).
+// The wire format (tags, varints, lengths, skipping unknown fields and
+// groups) is google.golang.org/protobuf/encoding/protowire's, which
+// depends on nothing outside the standard library; its errors come
+// wrapped in ErrMalformed.
 //
 // # Differences from Kubernetes
 //

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 func mustHex(t testing.TB, s string) []byte {
@@ -72,6 +73,9 @@ func TestVectors(t *testing.T) {
 			AppendObjectMeta(nil, &ObjectMeta{}), emptyObjectMeta},
 		{"ObjectMeta{Name:a}", "",
 			AppendObjectMeta(nil, &ObjectMeta{Name: "a"}), "0a016112001a0022002a00320038004200"},
+		{"ObjectMeta{Name:200×a}", "length of two bytes",
+			AppendObjectMeta(nil, &ObjectMeta{Name: strings.Repeat("a", 200)}),
+			"0ac801" + strings.Repeat("61", 200) + "12001a0022002a00320038004200"},
 		{"ObjectMeta{CreationTimestamp:1s}", "",
 			AppendObjectMeta(nil, &ObjectMeta{CreationTimestamp: NewTime(time.Unix(1, 0))}),
 			"0a0012001a0022002a003200380042 04 08011000"},
@@ -240,6 +244,9 @@ func TestConsumeObjectMetaErrors(t *testing.T) {
 		{"truncated fixed64", "7901", io.ErrUnexpectedEOF},
 		{"truncated group", "9b06 0801", io.ErrUnexpectedEOF},
 		{"varint overflow", "38 ffffffffffffffffff7f", ErrMalformed},
+		// No byte that follows can make a tenth byte with its high bit
+		// set valid: malformed, not truncated (as protowire reports it).
+		{"ten-byte varint that continues", "38 ffffffffffffffffff80", ErrMalformed},
 		{"field number 0", "0200", ErrMalformed},
 		{"end group without start", "0c", ErrMalformed},
 		{"mismatched end group", "9b06 0c", ErrMalformed},
@@ -250,9 +257,18 @@ func TestConsumeObjectMetaErrors(t *testing.T) {
 			t.Errorf("%s: ConsumeObjectMeta(%s) = err %v; want %v", tt.name, tt.in, err, tt.want)
 		}
 	}
-	deep := strings.Repeat("0b", maxGroupDepth+1) // groups of field 1, nested past the limit
-	if _, err := ConsumeObjectMeta(mustHex(t, deep)); !errors.Is(err, ErrMalformed) {
-		t.Errorf("deeply nested groups: err %v; want ErrMalformed", err)
+	// Groups of the unknown field 99 (tags 9b06, 9c06), closed: skipped up
+	// to protowire's nesting limit, malformed past it, and never a stack
+	// overflow.
+	nested := func(depth int) []byte {
+		return mustHex(t, strings.Repeat("9b06", depth)+strings.Repeat("9c06", depth))
+	}
+	if _, err := ConsumeObjectMeta(nested(protowire.DefaultRecursionLimit)); err != nil {
+		t.Errorf("groups nested %d deep: %v; want them skipped", protowire.DefaultRecursionLimit, err)
+	}
+	deep := protowire.DefaultRecursionLimit + 2
+	if _, err := ConsumeObjectMeta(nested(deep)); !errors.Is(err, ErrMalformed) || errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("groups nested %d deep: err %v; want ErrMalformed, not truncation", deep, err)
 	}
 }
 
