@@ -204,9 +204,9 @@
 // the filters, each a func(http.Handler) http.Handler, in Kubernetes'
 // order:
 //
-//	deadline        RequestTimeout or a shorter ?timeout= (504); not for watches
+//	deadline        Limits.RequestTimeout or a shorter ?timeout= (504); not for watches
 //	authentication  Security.Authenticator (401)
-//	in flight       MaxRequestsInFlight, MaxMutatingRequestsInFlight (429);
+//	in flight       Limits.MaxRequestsInFlight, MaxMutatingRequestsInFlight (429);
 //	                not for watches and health checks
 //	authorization   Security.Authorizer (403), from the URL alone
 //	Hooks.Filters   the user's own, the first outermost

@@ -143,7 +143,7 @@ type Resource struct {
 
 	// AdmitCreate, when set, is asked before every create of the
 	// resource's objects (from POST, an apply that creates, or Create),
-	// ahead of Options.AdmitCreate, whether obj may be created; an error,
+	// ahead of Options.Admission, whether obj may be created; an error,
 	// best a status error, refuses it. A custom resource whose definition
 	// is being deleted refuses creates here.
 	AdmitCreate func(ctx context.Context, obj Object) error
