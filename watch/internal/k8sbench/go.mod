@@ -4,6 +4,8 @@ go 1.26.0
 
 require github.com/apisem/apisem v0.0.0
 
+require google.golang.org/protobuf v1.36.12 // indirect
+
 require (
 	github.com/fxamacker/cbor/v2 v2.9.1 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
