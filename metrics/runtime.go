@@ -23,32 +23,32 @@ func appendRuntime(dst []byte) []byte {
 	var gc debug.GCStats
 	gc.PauseQuantiles = make([]time.Duration, 5)
 	debug.ReadGCStats(&gc)
-	dst = header(dst, "go_gc_duration_seconds", "summary", "A summary of the wall-time pause (stop-the-world) duration in garbage collection cycles.")
+	dst = header(dst, "go_gc_duration_seconds", "summary", "Stop-the-world pauses of the garbage collector, in seconds.")
 	for i, q := range []string{"0", "0.25", "0.5", "0.75", "1"} {
 		dst = sample(dst, "go_gc_duration_seconds", []string{"quantile", q}, gc.PauseQuantiles[i].Seconds())
 	}
 	dst = sample(dst, "go_gc_duration_seconds_sum", nil, gc.PauseTotal.Seconds())
 	dst = sample(dst, "go_gc_duration_seconds_count", nil, float64(gc.NumGC))
-	g("go_goroutines", "gauge", "Number of goroutines that currently exist.", float64(runtime.NumGoroutine()))
-	dst = header(dst, "go_info", "gauge", "Information about the Go environment.")
+	g("go_goroutines", "gauge", "Goroutines alive now.", float64(runtime.NumGoroutine()))
+	dst = header(dst, "go_info", "gauge", "The Go version the binary was built with.")
 	dst = sample(dst, "go_info", []string{"version", runtime.Version()}, 1)
-	g("go_memstats_alloc_bytes", "gauge", "Number of heap bytes allocated and currently in use, calculated as go_memstats_alloc_bytes_total - go_memstats_frees_bytes_total.", float64(ms.Alloc))
-	g("go_memstats_alloc_bytes_total", "counter", "Total number of heap bytes allocated, even if freed.", float64(ms.TotalAlloc))
-	g("go_memstats_frees_total", "counter", "Total number of heap objects frees.", float64(ms.Frees))
-	g("go_memstats_gc_sys_bytes", "gauge", "Number of bytes used for garbage collection system metadata.", float64(ms.GCSys))
-	g("go_memstats_heap_alloc_bytes", "gauge", "Number of heap bytes allocated and currently in use, same as go_memstats_alloc_bytes.", float64(ms.HeapAlloc))
-	g("go_memstats_heap_idle_bytes", "gauge", "Number of heap bytes waiting to be used.", float64(ms.HeapIdle))
-	g("go_memstats_heap_inuse_bytes", "gauge", "Number of heap bytes that are in use.", float64(ms.HeapInuse))
-	g("go_memstats_heap_objects", "gauge", "Number of currently allocated objects.", float64(ms.HeapObjects))
-	g("go_memstats_heap_released_bytes", "gauge", "Number of heap bytes released to OS.", float64(ms.HeapReleased))
-	g("go_memstats_heap_sys_bytes", "gauge", "Number of heap bytes obtained from system.", float64(ms.HeapSys))
-	g("go_memstats_last_gc_time_seconds", "gauge", "Number of seconds since 1970 of last garbage collection.", float64(ms.LastGC)/1e9)
-	g("go_memstats_mallocs_total", "counter", "Total number of heap objects allocated.", float64(ms.Mallocs))
-	g("go_memstats_next_gc_bytes", "gauge", "Number of heap bytes when next garbage collection will take place.", float64(ms.NextGC))
-	g("go_memstats_stack_inuse_bytes", "gauge", "Number of bytes obtained from system for stack allocator in non-CGO environments.", float64(ms.StackInuse))
-	g("go_memstats_sys_bytes", "gauge", "Number of bytes obtained from system.", float64(ms.Sys))
-	g("go_sched_gomaxprocs_threads", "gauge", "The current runtime.GOMAXPROCS setting, or the number of operating system threads that can execute user-level Go code simultaneously.", float64(runtime.GOMAXPROCS(0)))
-	g("go_threads", "gauge", "Number of OS threads created.", float64(pprof.Lookup("threadcreate").Count()))
+	g("go_memstats_alloc_bytes", "gauge", "Heap bytes allocated and not yet freed.", float64(ms.Alloc))
+	g("go_memstats_alloc_bytes_total", "counter", "Heap bytes ever allocated.", float64(ms.TotalAlloc))
+	g("go_memstats_frees_total", "counter", "Heap objects ever freed.", float64(ms.Frees))
+	g("go_memstats_gc_sys_bytes", "gauge", "Bytes of the garbage collector's own metadata.", float64(ms.GCSys))
+	g("go_memstats_heap_alloc_bytes", "gauge", "Heap bytes allocated and not yet freed (as go_memstats_alloc_bytes).", float64(ms.HeapAlloc))
+	g("go_memstats_heap_idle_bytes", "gauge", "Heap bytes held but unused.", float64(ms.HeapIdle))
+	g("go_memstats_heap_inuse_bytes", "gauge", "Heap bytes in spans in use.", float64(ms.HeapInuse))
+	g("go_memstats_heap_objects", "gauge", "Heap objects allocated and not yet freed.", float64(ms.HeapObjects))
+	g("go_memstats_heap_released_bytes", "gauge", "Heap bytes returned to the operating system.", float64(ms.HeapReleased))
+	g("go_memstats_heap_sys_bytes", "gauge", "Heap bytes taken from the operating system.", float64(ms.HeapSys))
+	g("go_memstats_last_gc_time_seconds", "gauge", "When the last garbage collection ended, in Unix seconds.", float64(ms.LastGC)/1e9)
+	g("go_memstats_mallocs_total", "counter", "Heap objects ever allocated.", float64(ms.Mallocs))
+	g("go_memstats_next_gc_bytes", "gauge", "Heap size at which the next garbage collection starts.", float64(ms.NextGC))
+	g("go_memstats_stack_inuse_bytes", "gauge", "Bytes of goroutine stacks in use.", float64(ms.StackInuse))
+	g("go_memstats_sys_bytes", "gauge", "Bytes taken from the operating system in all.", float64(ms.Sys))
+	g("go_sched_gomaxprocs_threads", "gauge", "runtime.GOMAXPROCS: threads that may run Go code at once.", float64(runtime.GOMAXPROCS(0)))
+	g("go_threads", "gauge", "Operating-system threads the runtime created.", float64(pprof.Lookup("threadcreate").Count()))
 	return dst
 }
 
@@ -81,18 +81,18 @@ func appendProcess(dst []byte) []byte {
 		dst = header(dst, name, typ, help)
 		dst = sample(dst, name, nil, v)
 	}
-	g("process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.", (num(14)+num(15))/userHZ)
+	g("process_cpu_seconds_total", "counter", "CPU seconds the process used, user and system.", (num(14)+num(15))/userHZ)
 	if fds, err := os.ReadDir("/proc/self/fd"); err == nil {
-		g("process_open_fds", "gauge", "Number of open file descriptors.", float64(len(fds)))
+		g("process_open_fds", "gauge", "File descriptors open now.", float64(len(fds)))
 	}
 	if lim, ok := maxOpenFiles(); ok {
-		g("process_max_fds", "gauge", "Maximum number of open file descriptors.", lim)
+		g("process_max_fds", "gauge", "The process's limit on open file descriptors.", lim)
 	}
-	g("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.", num(24)*float64(os.Getpagesize()))
+	g("process_resident_memory_bytes", "gauge", "Bytes of memory resident now.", num(24)*float64(os.Getpagesize()))
 	if boot, ok := bootTime(); ok {
-		g("process_start_time_seconds", "gauge", "Start time of the process since unix epoch in seconds.", boot+num(22)/userHZ)
+		g("process_start_time_seconds", "gauge", "When the process started, in Unix seconds.", boot+num(22)/userHZ)
 	}
-	g("process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.", num(23))
+	g("process_virtual_memory_bytes", "gauge", "Bytes of virtual memory mapped.", num(23))
 	return dst
 }
 

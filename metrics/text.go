@@ -34,48 +34,48 @@ func (r *Recorder) AppendText(ctx context.Context, dst []byte) []byte {
 	r.mu.RUnlock()
 
 	dst = header(dst, "apiserver_request_total", "counter",
-		"Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.")
+		"Requests answered, by verb, dry run, group, version, resource, subresource, scope, component and status code.")
 	for _, e := range requests {
 		dst = sample(dst, "apiserver_request_total", requestLabels(e.k), float64(e.v.count.Load()))
 	}
 	dst = header(dst, "apiserver_request_duration_seconds", "histogram",
-		"Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.")
+		"Seconds from a request's arrival at the filters to its answer, by verb, dry run, resource and scope.")
 	for _, e := range durations {
 		dst = e.v.append(dst, "apiserver_request_duration_seconds", durationLabels(e.k))
 	}
 	dst = header(dst, "apiserver_request_sli_duration_seconds", "histogram",
-		"Response latency distribution (not counting webhook duration and priority & fairness queue wait times) in seconds for each verb, group, version, resource, subresource, scope and component.")
+		"The same request seconds, under the name service-level rules read; this server has no webhooks or fairness queues to leave out.")
 	for _, e := range sli {
 		dst = e.v.append(dst, "apiserver_request_sli_duration_seconds", sizeLabels(e.k))
 	}
 	dst = header(dst, "apiserver_response_sizes", "histogram",
-		"Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.")
+		"Bytes in the body of each answer, by verb, resource and scope.")
 	for _, e := range sizes {
 		dst = e.v.append(dst, "apiserver_response_sizes", sizeLabels(e.k))
 	}
 	dst = header(dst, "apiserver_longrunning_requests", "gauge",
-		"Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.")
+		"Long-running requests (watches) open now, by verb, resource and scope.")
 	for _, e := range long {
 		dst = sample(dst, "apiserver_longrunning_requests", sizeLabels(e.k), float64(e.v.Load()))
 	}
-	dst = header(dst, "apiserver_watch_events_total", "counter", "Number of events sent in watch clients")
+	dst = header(dst, "apiserver_watch_events_total", "counter", "Watch events sent to clients, by group, version and resource.")
 	for _, e := range events {
 		dst = sample(dst, "apiserver_watch_events_total", gvrLabels(e.k), float64(e.v.count.Load()))
 	}
-	dst = header(dst, "apiserver_watch_events_sizes", "histogram", "Watch event size distribution in bytes")
+	dst = header(dst, "apiserver_watch_events_sizes", "histogram", "Bytes of each watch event sent, by group, version and resource.")
 	for _, e := range events {
 		dst = e.v.sizes.append(dst, "apiserver_watch_events_sizes", gvrLabels(e.k))
 	}
 	if len(etcd) > 0 {
-		dst = header(dst, "etcd_request_duration_seconds", "histogram", "Etcd request latency in seconds for each operation and object type.")
+		dst = header(dst, "etcd_request_duration_seconds", "histogram", "Seconds each etcd request took, by operation and resource.")
 		for _, e := range etcd {
 			dst = e.v.duration.append(dst, "etcd_request_duration_seconds", etcdLabels(e.k))
 		}
-		dst = header(dst, "etcd_requests_total", "counter", "Etcd request counts for each operation and object type.")
+		dst = header(dst, "etcd_requests_total", "counter", "Requests sent to etcd, by operation and resource.")
 		for _, e := range etcd {
 			dst = sample(dst, "etcd_requests_total", etcdLabels(e.k), float64(e.v.duration.total()))
 		}
-		dst = header(dst, "etcd_request_errors_total", "counter", "Etcd failed request counts for each operation and object type.")
+		dst = header(dst, "etcd_request_errors_total", "counter", "etcd requests that failed, by operation and resource.")
 		for _, e := range etcd {
 			dst = sample(dst, "etcd_request_errors_total", etcdLabels(e.k), float64(e.v.errors.Load()))
 		}
@@ -84,7 +84,7 @@ func (r *Recorder) AppendText(ctx context.Context, dst []byte) []byte {
 	if src := r.Source; src != nil {
 		ro, mu := src.InFlight()
 		dst = header(dst, "apiserver_current_inflight_requests", "gauge",
-			"Maximal number of currently used inflight request limit of this apiserver per request kind in last second.")
+			"Requests being served now and counted against the in-flight limits, by kind (readOnly or mutating).")
 		dst = sample(dst, "apiserver_current_inflight_requests", []string{"request_kind", "mutating"}, float64(mu))
 		dst = sample(dst, "apiserver_current_inflight_requests", []string{"request_kind", "readOnly"}, float64(ro))
 		type count struct {
@@ -97,12 +97,12 @@ func (r *Recorder) AppendText(ctx context.Context, dst []byte) []byte {
 			return cmp.Or(cmp.Compare(a.gr.Group, b.gr.Group), cmp.Compare(a.gr.Resource, b.gr.Resource))
 		})
 		dst = header(dst, "apiserver_resource_objects", "gauge",
-			"Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.")
+			"Objects stored per resource when metrics were read.")
 		for _, c := range counts {
 			dst = sample(dst, "apiserver_resource_objects", []string{"group", c.gr.Group, "resource", c.gr.Resource}, float64(c.n))
 		}
 		dst = header(dst, "apiserver_storage_objects", "gauge",
-			"[DEPRECATED, consider using apiserver_resource_objects instead] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.")
+			"Objects stored per resource when metrics were read (the older name of apiserver_resource_objects).")
 		for _, c := range counts {
 			// The resource label is the GroupResource's string, as
 			// Kubernetes writes it: "<resource>.<group>".
