@@ -80,6 +80,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) bool {
 	a := requestOf(r).attributes()
 	a.User, _ = auth.UserFrom(r.Context())
 	d, reason, err := authz.Authorize(r.Context(), a)
+	noteAuthorization(w, d, reason, err)
 	switch {
 	case d == auth.DecisionAllow:
 		return true

@@ -12,15 +12,17 @@ import "net/http"
 //     ?timeout= is a 400; watches pass without one;
 //  3. authentication (withAuthentication, server/auth.go): 401, or the
 //     user in the context (auth.UserFrom);
-//  4. the in-flight limits (withInFlightLimit, server/edge.go): 429;
+//  4. Options.Hooks.Audit (server/audit.go), kube-apiserver's place for
+//     the audit log, which thus sees the 403s and 429s below;
+//  5. the in-flight limits (withInFlightLimit, server/edge.go): 429;
 //     watches and health checks are not counted;
-//  5. authorization (withAuthorization, server/auth.go): 403, from the
+//  6. authorization (withAuthorization, server/auth.go): 403, from the
 //     URL alone;
-//  6. Options.Hooks.Filters, the first outermost;
-//  7. the metrics (withMetrics, server/metrics.go), if Options.Hooks.Metrics
+//  7. Options.Hooks.Filters, the first outermost;
+//  8. the metrics (withMetrics, server/metrics.go), if Options.Hooks.Metrics
 //     is set: each request the handler answers is reported, and
 //     /metrics is served;
-//  8. the handler: health, discovery, and the resources' verbs.
+//  9. the handler: health, discovery, and the resources' verbs.
 //
 // A request refused by one filter never reaches the next.
 
@@ -34,6 +36,9 @@ func (s *Server) chain() http.Handler {
 	}
 	h = s.withAuthorization(h)
 	h = s.withInFlightLimit(h)
+	if a := s.opts.Hooks.Audit; a != nil {
+		h = a(h)
+	}
 	h = s.withAuthentication(h)
 	return s.withDeadline(h)
 }

@@ -156,5 +156,6 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, rs *resource
 		// Not a client's fault: worth a log line with the detail.
 		s.log.Error("request failed", "method", r.Method, "uri", r.URL.RequestURI(), "err", err)
 	}
+	noteStatus(w, err)
 	e.WriteError(w, r, err)
 }

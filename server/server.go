@@ -239,6 +239,14 @@ type HookOptions struct {
 	// entries are skipped.
 	Filters []func(http.Handler) http.Handler
 
+	// Audit wraps everything after authentication with the audit log's
+	// filter (package audit), where kube-apiserver has it: before the
+	// in-flight limits and authorization, so that it sees the requests
+	// they refuse too, with the user (auth.UserFrom) and the request
+	// (RequestInfoFrom) in the context. The server tells its response
+	// writer what it decides (AuditRecorder). nil means no audit.
+	Audit func(http.Handler) http.Handler
+
 	// HealthChecks are checks of /livez, /readyz and /healthz beyond the
 	// server's own ("ping", and "shutdown" on readyz), listed between
 	// them in this order: a storage's reachability, a controller's first

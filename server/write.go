@@ -177,6 +177,7 @@ func (s *Server) deleteObject(ctx context.Context, t *target, name string, opts 
 // Table's media type.
 func (s *Server) writeSuccess(w http.ResponseWriter, r *http.Request, res negotiation.Result, st status.Status) error {
 	res.Target = negotiation.TargetNone
+	noteSuccess(w, &st)
 	j, err := json.Marshal(st)
 	if err != nil {
 		return err
