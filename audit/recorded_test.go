@@ -28,8 +28,8 @@ type ConfigMap struct {
 	Data            map[string]string `json:"data,omitempty"`
 }
 
-func (c *ConfigMap) Meta() *meta.ObjectMeta  { return &c.ObjectMeta }
-func (c *ConfigMap) Types() *meta.TypeMeta   { return &c.TypeMeta }
+func (c *ConfigMap) Meta() *meta.ObjectMeta { return &c.ObjectMeta }
+func (c *ConfigMap) Types() *meta.TypeMeta  { return &c.TypeMeta }
 func (c *ConfigMap) DeepCopyObject() server.Object {
 	d := *c
 	c.ObjectMeta.DeepCopyInto(&d.ObjectMeta)
