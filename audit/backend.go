@@ -1,8 +1,6 @@
 package audit
 
 import (
-	"bytes"
-	"encoding/json"
 	"io"
 	"sync"
 )
@@ -21,32 +19,28 @@ type Backend interface {
 // the request waits for its line to be written. Writes are serialized,
 // so lines never interleave. Create one with NewLogBackend.
 type LogBackend struct {
-	mu  sync.Mutex    // guards buf and enc, and orders the writes to w
-	w   io.Writer     // where the lines go
-	buf bytes.Buffer  // the line being written, reused
-	enc *json.Encoder // writes to buf
+	mu  sync.Mutex // guards buf, and orders the writes to w
+	w   io.Writer
+	buf []byte // the line being written, reused
 }
 
 // NewLogBackend returns a LogBackend that writes to w: a FileWriter for a
 // file with rotation, os.Stdout for kube-apiserver's --audit-log-path=-.
 func NewLogBackend(w io.Writer) *LogBackend {
-	b := &LogBackend{w: w}
-	b.enc = json.NewEncoder(&b.buf) // escapes <, > and & as kube-apiserver's encoder does
-	return b
+	return &LogBackend{w: w}
 }
 
-// ProcessEvent writes ev as one line.
+// ProcessEvent writes ev as one line, its JSON as encoding/json (and
+// kube-apiserver) writes it.
 func (b *LogBackend) ProcessEvent(ev *Event) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.buf.Reset()
-	if err := b.enc.Encode(ev); err != nil { // Encode ends the line
-		return err
-	}
-	_, err := b.w.Write(b.buf.Bytes())
-	if b.buf.Cap() > maxKeptLine {
-		b.buf = bytes.Buffer{} // do not pin the largest event
-		b.enc = json.NewEncoder(&b.buf)
+	line := append(appendEvent(b.buf[:0], ev), '\n')
+	_, err := b.w.Write(line)
+	if cap(line) <= maxKeptLine {
+		b.buf = line
+	} else {
+		b.buf = nil // do not pin the largest event
 	}
 	return err
 }

@@ -101,6 +101,11 @@ type request struct {
 	longRunning bool
 	started     bool // the response's code is known (and ResponseStarted sent)
 
+	// status and ips are where the event's responseStatus and sourceIPs
+	// usually live, saving their allocations.
+	status status.Status
+	ips    [1]string
+
 	reqBody     *capture // of the request's body, or nil
 	reqType     string   // the request's Content-Type
 	wantRefMeta bool     // objectRef takes the request object's metadata
@@ -132,7 +137,8 @@ func (f *Filter) serve(next http.Handler, w http.ResponseWriter, r *http.Request
 	rq.ev = Event{Kind: "Event", APIVersion: APIVersion, Level: conf.Level, AuditID: id,
 		RequestURI: r.URL.RequestURI(), Verb: info.Verb,
 		User:      UserInfo{Username: u.Name, UID: u.UID, Groups: u.Groups, Extra: u.Extra},
-		SourceIPs: sourceIPs(r), UserAgent: userAgent(r), RequestReceivedTimestamp: now}
+		UserAgent: userAgent(r), RequestReceivedTimestamp: now}
+	rq.ev.SourceIPs = sourceIPs(r, rq.ips[:0])
 	if info.ResourceRequest {
 		rq.ref = ObjectReference{Resource: info.Resource, Namespace: info.Namespace, Name: info.Name,
 			APIGroup: info.Group, APIVersion: info.Version, Subresource: info.Subresource}
@@ -309,7 +315,7 @@ func (rq *request) processCode(code int) {
 	}
 	rq.started = true
 	if rq.ev.ResponseStatus == nil {
-		rq.ev.ResponseStatus = &status.Status{}
+		rq.ev.ResponseStatus = &rq.status
 	}
 	rq.ev.ResponseStatus.Code = int32(code)
 	if rq.longRunning {
@@ -359,11 +365,12 @@ func (rq *request) AuditAnnotation(key, value string) {
 // AuditStatus records the response's Status: its status, message, reason
 // and details, the bounded fields kube-apiserver copies.
 func (rq *request) AuditStatus(st *status.Status) {
-	rs := &status.Status{Status: st.Status, Message: st.Message, Reason: st.Reason, Details: st.Details, Code: st.Code}
+	code := st.Code
 	if rq.ev.ResponseStatus != nil && rq.started {
-		rs.Code = rq.ev.ResponseStatus.Code
+		code = rq.ev.ResponseStatus.Code
 	}
-	rq.ev.ResponseStatus = rs
+	rq.status = status.Status{Status: st.Status, Message: st.Message, Reason: st.Reason, Details: st.Details, Code: code}
+	rq.ev.ResponseStatus = &rq.status
 }
 
 var _ server.AuditRecorder = (*request)(nil)
@@ -403,35 +410,46 @@ func (t *teeBody) Read(p []byte) (int, error) {
 // sourceIPs are the request's addresses as kube-apiserver lists them
 // (k8s.io/apimachinery/pkg/util/net.SourceIPs): those of X-Forwarded-For,
 // then X-Real-Ip unless already listed, then the connection's peer unless
-// it is the last listed.
-func sourceIPs(r *http.Request) []string {
+// it is the last listed. They are appended to dst.
+func sourceIPs(r *http.Request, dst []string) []string {
+	fwd, real := r.Header.Get("X-Forwarded-For"), r.Header.Get("X-Real-Ip")
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	if fwd == "" && real == "" {
+		// The usual case: the peer alone, its text kept when canonical.
+		ip, err := netip.ParseAddr(host)
+		switch {
+		case err != nil:
+			return dst
+		case !ip.Is4In6() && ip.Zone() == "" && string(ip.AppendTo(make([]byte, 0, 64))) == host:
+			return append(dst, host)
+		}
+		return append(dst, ip.Unmap().String())
+	}
 	var ips []netip.Addr
-	if fwd := r.Header.Get("X-Forwarded-For"); fwd != "" {
+	if fwd != "" {
 		for part := range strings.SplitSeq(fwd, ",") {
 			if ip, err := netip.ParseAddr(strings.TrimSpace(part)); err == nil && len(ips) < maxSourceIPs {
 				ips = append(ips, ip.Unmap())
 			}
 		}
 	}
-	if real := r.Header.Get("X-Real-Ip"); real != "" {
+	if real != "" {
 		if ip, err := netip.ParseAddr(real); err == nil && !containsAddr(ips, ip.Unmap()) {
 			ips = append(ips, ip.Unmap())
 		}
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
 	}
 	if ip, err := netip.ParseAddr(host); err == nil {
 		if ip = ip.Unmap(); len(ips) == 0 || ips[len(ips)-1] != ip {
 			ips = append(ips, ip)
 		}
 	}
-	out := make([]string, len(ips))
-	for i, ip := range ips {
-		out[i] = ip.String()
+	for _, ip := range ips {
+		dst = append(dst, ip.String())
 	}
-	return out
+	return dst
 }
 
 func containsAddr(l []netip.Addr, a netip.Addr) bool {
