@@ -40,6 +40,6 @@ c -H "Authorization: Bearer $sa" "$api/api/v1/namespaces/default/configmaps"
 c "$api/version"
 c -X DELETE "$api/api/v1/namespaces/default/configmaps/audit-demo"
 echo
-sleep 1 # the log backend writes asynchronously (batch mode off for the log, but be safe)
+sleep 1 # a response can reach the client before its ResponseComplete line is written
 grep '"userAgent":"audit-recorder"' "$log" >"$here/reference.jsonl"
 wc -l "$here/reference.jsonl"
