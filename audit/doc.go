@@ -68,7 +68,8 @@
 //   - Requests refused by authentication (401) and by the request's
 //     deadline filter (a bad ?timeout=) are not recorded: they never
 //     reach the hook. kube-apiserver records the first.
-//   - The server has no impersonation, so impersonatedUser is never set.
+//   - The server has no impersonation, so impersonatedUser is never set;
+//     a server without an authenticator records an empty user.
 //   - requestReceivedTimestamp is when the filter receives the request,
 //     just after authentication, not when the server does.
 //   - At most 32 addresses of X-Forwarded-For are recorded.
