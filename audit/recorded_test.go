@@ -133,7 +133,10 @@ func TestRecorded(t *testing.T) {
 			t.Fatal(err)
 		}
 		req.Header.Set("User-Agent", "audit-recorder")
-		if body != "" {
+		switch {
+		case method == "PATCH":
+			req.Header.Set("Content-Type", "application/merge-patch+json")
+		case body != "":
 			req.Header.Set("Content-Type", "application/json")
 		}
 		if token != "" {
@@ -153,8 +156,11 @@ func TestRecorded(t *testing.T) {
 		}
 	}
 	const cms = "/api/v1/namespaces/default/configmaps"
-	do("POST", cms, "", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"audit-demo"},"data":{"greeting":"hello"}}`, 201)
+	const cm = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"audit-demo"},"data":{"greeting":"hello"}}`
+	do("POST", cms, "", cm, 201)
 	do("GET", cms+"/audit-demo", "", "", 200)
+	do("PUT", cms+"/audit-demo", "", strings.Replace(cm, "hello", "hi", 1), 200)
+	do("PATCH", cms+"/audit-demo", "", `{"data":{"extra":"<&>"}}`, 200)
 	do("GET", cms+"?labelSelector=app%3Daudit", "", "", 200)
 	do("GET", cms+"?watch=true&fieldSelector=metadata.name%3Daudit-demo&timeoutSeconds=1", "", "", 200)
 	do("GET", cms+"/missing", "", "", 404)
@@ -203,11 +209,21 @@ func readEvents(t *testing.T, r io.Reader) []map[string]any {
 }
 
 // normalize removes what differs between any two runs: ids, times,
-// addresses, uids, resourceVersions and managedFields' times.
+// addresses, uids, resourceVersions, managedFields' times and a token's
+// id.
 func normalize(ev map[string]any) map[string]any {
 	ev = deepCopy(ev).(map[string]any)
 	for _, k := range []string{"auditID", "requestReceivedTimestamp", "stageTimestamp", "sourceIPs"} {
 		delete(ev, k)
+	}
+	if u, ok := ev["user"].(map[string]any); ok {
+		// The ServiceAccount's uid and its token's id are new in each run.
+		delete(u, "uid")
+		if extra, ok := u["extra"].(map[string]any); ok {
+			if _, ok := extra["authentication.kubernetes.io/credential-id"]; ok {
+				extra["authentication.kubernetes.io/credential-id"] = "JTI=<id>"
+			}
+		}
 	}
 	if ref, ok := ev["objectRef"].(map[string]any); ok {
 		delete(ref, "uid")

@@ -33,6 +33,8 @@ sa="$(curl -sk -H "Authorization: Bearer $admin" -H 'Content-Type: application/j
 cm='{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"audit-demo"},"data":{"greeting":"hello"}}'
 c -H 'Content-Type: application/json' -X POST --data "$cm" "$api/api/v1/namespaces/default/configmaps"
 c "$api/api/v1/namespaces/default/configmaps/audit-demo"
+c -H 'Content-Type: application/json' -X PUT --data "${cm/hello/hi}" "$api/api/v1/namespaces/default/configmaps/audit-demo"
+c -H 'Content-Type: application/merge-patch+json' -X PATCH --data '{"data":{"extra":"<&>"}}' "$api/api/v1/namespaces/default/configmaps/audit-demo"
 c "$api/api/v1/namespaces/default/configmaps?labelSelector=app%3Daudit"
 c "$api/api/v1/namespaces/default/configmaps?watch=true&fieldSelector=metadata.name%3Daudit-demo&timeoutSeconds=1"
 c "$api/api/v1/namespaces/default/configmaps/missing"
