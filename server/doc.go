@@ -206,6 +206,7 @@
 //
 //	deadline        Limits.RequestTimeout or a shorter ?timeout= (504); not for watches
 //	authentication  Security.Authenticator (401)
+//	Hooks.Audit     the audit log (package audit), which sees the 429s and 403s below
 //	in flight       Limits.MaxRequestsInFlight, MaxMutatingRequestsInFlight (429);
 //	                not for watches and health checks
 //	authorization   Security.Authorizer (403), from the URL alone
