@@ -23,7 +23,9 @@
 // event per stage the policy keeps: RequestReceived when the filter
 // receives it; ResponseStarted when a watch's headers are sent;
 // ResponseComplete when the answer is sent; Panic instead of
-// ResponseComplete when the handler panicked. Each has the request's
+// ResponseComplete when the handler panicked; a request no authenticator
+// accepted gives one event, ResponseStarted with the 401, as in
+// kube-apiserver. Each has the request's
 // audit ID (also the Audit-Id header of the answer; a client may send its
 // own, as the aggregator does), URI, verb, user, source addresses, user
 // agent, objectRef (what a resource request addresses, with the name,
@@ -65,9 +67,8 @@
 //     Options.MaxBodyBytes, which kube-apiserver does not bound; with
 //     omitManagedFields the object is re-encoded, its members in name
 //     order.
-//   - Requests refused by authentication (401) and by the request's
-//     deadline filter (a bad ?timeout=) are not recorded: they never
-//     reach the hook. kube-apiserver records the first.
+//   - Requests the deadline filter refuses (a bad ?timeout=, 400) are
+//     not recorded: they never reach the hook.
 //   - The server has no impersonation, so impersonatedUser is never set;
 //     a server without an authenticator records an empty user.
 //   - requestReceivedTimestamp is when the filter receives the request,

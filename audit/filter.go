@@ -100,6 +100,10 @@ type request struct {
 	conf        RequestConfig
 	longRunning bool
 	started     bool // the response's code is known (and ResponseStarted sent)
+	// unauthenticated is a request no authenticator accepted: one event,
+	// ResponseStarted with the 401, as kube-apiserver records it
+	// (WithFailedAuthenticationAudit).
+	unauthenticated bool
 
 	// status and ips are where the event's responseStatus and sourceIPs
 	// usually live, saving their allocations.
@@ -132,7 +136,8 @@ func (f *Filter) serve(next http.Handler, w http.ResponseWriter, r *http.Request
 		return
 	}
 
-	rq := &request{ResponseWriter: w, f: f, conf: conf, longRunning: info.LongRunning}
+	rq := &request{ResponseWriter: w, f: f, conf: conf, longRunning: info.LongRunning,
+		unauthenticated: server.AuthenticationFailed(r.Context())}
 	now := meta.MicroTime{Time: f.opts.Now()}
 	rq.ev = Event{Kind: "Event", APIVersion: APIVersion, Level: conf.Level, AuditID: id,
 		RequestURI: r.URL.RequestURI(), Verb: info.Verb,
@@ -143,7 +148,13 @@ func (f *Filter) serve(next http.Handler, w http.ResponseWriter, r *http.Request
 		rq.ref = ObjectReference{Resource: info.Resource, Namespace: info.Namespace, Name: info.Name,
 			APIGroup: info.Group, APIVersion: info.Version, Subresource: info.Subresource}
 		rq.ev.ObjectRef = &rq.ref
-		rq.captureBodies(r)
+		if !rq.unauthenticated {
+			rq.captureBodies(r)
+		}
+	}
+	if rq.unauthenticated {
+		next.ServeHTTP(rq, r) // its ResponseStarted is sent as the 401 is written
+		return
 	}
 	rq.process(StageRequestReceived)
 
@@ -318,7 +329,7 @@ func (rq *request) processCode(code int) {
 		rq.ev.ResponseStatus = &rq.status
 	}
 	rq.ev.ResponseStatus.Code = int32(code)
-	if rq.longRunning {
+	if rq.longRunning || rq.unauthenticated {
 		rq.process(StageResponseStarted)
 	}
 }

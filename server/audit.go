@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/apisem/apisem/auth"
@@ -19,6 +20,12 @@ import (
 // decision, as the annotations kube-apiserver's authorization filter adds,
 // and the Status of a response, which kube-apiserver copies into the
 // event's responseStatus. Package audit is such a filter.
+//
+// A request no authenticator accepts goes through Options.Hooks.Audit
+// too, on its way to the 401, as kube-apiserver sends it through its
+// audit (WithFailedAuthenticationAudit): without a user, with
+// AuthenticationFailed true in its context, and without the in-flight
+// limits, authorization and handler.
 
 // AuditRecorder is the optional interface of a response writer that
 // records a request's audit event. The server probes for it as net/http
@@ -44,6 +51,30 @@ const (
 	// when the authorizer failed (and then AnnotationDecision is absent).
 	AnnotationReason = "authorization.k8s.io/reason"
 )
+
+// AuthenticationFailed reports whether the request whose context is ctx
+// is one no authenticator accepted, which Options.Hooks.Audit sees on its
+// way to the 401.
+func AuthenticationFailed(ctx context.Context) bool {
+	failed, _ := ctx.Value(authenticationFailedKey{}).(bool)
+	return failed
+}
+
+// authenticationFailedKey is the context key of AuthenticationFailed.
+type authenticationFailedKey struct{}
+
+// unauthorized answers a request no authenticator accepted: 401, through
+// Options.Hooks.Audit when there is one.
+func (s *Server) unauthorized(w http.ResponseWriter, r *http.Request) {
+	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, nil, auth.Unauthorized())
+	})
+	if a := s.opts.Hooks.Audit; a != nil {
+		h = a(h)
+		r = r.WithContext(context.WithValue(r.Context(), authenticationFailedKey{}, true))
+	}
+	h.ServeHTTP(w, r)
+}
 
 // auditRecorderOf returns the AuditRecorder among w and the writers it
 // wraps, or nil.

@@ -34,7 +34,9 @@ func (p passThrough) Unwrap() http.ResponseWriter { return p.ResponseWriter }
 
 // The audit hook runs after authentication and before authorization, as
 // kube-apiserver's audit filter: it sees the 403s, and the server tells it
-// the authorizer's decision and the Status of each error and deletion.
+// the authorizer's decision and the Status of each error and deletion. A
+// request no authenticator accepts passes through it on its way to the
+// 401, marked.
 func TestAuditHook(t *testing.T) {
 	var last *auditWriter
 	var seen []string
@@ -42,13 +44,14 @@ func TestAuditHook(t *testing.T) {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			u, _ := auth.UserFrom(r.Context())
 			info, _ := server.RequestInfoFrom(r.Context())
-			seen = append(seen, u.Name+" "+info.Verb)
+			seen = append(seen, fmt.Sprint(u.Name, " ", info.Verb, " ", server.AuthenticationFailed(r.Context())))
 			last = &auditWriter{ResponseWriter: w}
 			next.ServeHTTP(last, r)
 		})
 	}
 	users := auth.AuthenticatorFunc(func(r *http.Request) (auth.User, bool, error) {
-		return auth.User{Name: r.Header.Get("X-Test-User")}, true, nil
+		name := r.Header.Get("X-Test-User")
+		return auth.User{Name: name}, name != "", nil
 	})
 	authz := auth.AuthorizerFunc(func(_ context.Context, a auth.Attributes) (auth.Decision, string, error) {
 		switch a.User.Name {
@@ -88,6 +91,8 @@ func TestAuditHook(t *testing.T) {
 		{"bob", "GET", path, "", 403,
 			"authorization.k8s.io/decision=forbid, authorization.k8s.io/reason=nobody said yes, status Failure Forbidden 403"},
 		{"broken", "GET", path, "", 500, "authorization.k8s.io/reason=internal error"},
+		// Unauthenticated: through the hook on the way to the 401.
+		{"", "GET", path, "", 401, "status Failure Unauthorized 401"},
 	} {
 		rec := httptest.NewRecorder()
 		req := httptest.NewRequest(tc.method, tc.path, strings.NewReader(tc.body))
@@ -106,7 +111,7 @@ func TestAuditHook(t *testing.T) {
 			t.Errorf("%s %s %s: told %q, want %q", tc.user, tc.method, tc.path, got, tc.want)
 		}
 	}
-	if want := "alice create, alice get, alice delete, bob list, broken list"; strings.Join(seen, ", ") != want {
+	if want := "alice create false, alice get false, alice delete false, bob list false, broken list false,  list true"; strings.Join(seen, ", ") != want {
 		t.Errorf("the hook saw %q, want %q", strings.Join(seen, ", "), want)
 	}
 }

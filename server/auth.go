@@ -60,7 +60,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) *http.Requ
 		if err != nil {
 			s.log.Debug("unauthenticated", "uri", r.URL.RequestURI(), "err", err)
 		}
-		s.writeError(w, r, nil, auth.Unauthorized())
+		s.unauthorized(w, r)
 		return nil
 	}
 	noteUser(w, u.Name)

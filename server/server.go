@@ -244,7 +244,9 @@ type HookOptions struct {
 	// in-flight limits and authorization, so that it sees the requests
 	// they refuse too, with the user (auth.UserFrom) and the request
 	// (RequestInfoFrom) in the context. The server tells its response
-	// writer what it decides (AuditRecorder). nil means no audit.
+	// writer what it decides (AuditRecorder). A request no authenticator
+	// accepts passes through it alone on its way to the 401
+	// (AuthenticationFailed). nil means no audit.
 	Audit func(http.Handler) http.Handler
 
 	// HealthChecks are checks of /livez, /readyz and /healthz beyond the

@@ -40,6 +40,7 @@ c "$api/api/v1/namespaces/default/configmaps?watch=true&fieldSelector=metadata.n
 c "$api/api/v1/namespaces/default/configmaps/missing"
 c -H "Authorization: Bearer $sa" "$api/api/v1/namespaces/default/configmaps"
 c "$api/version"
+c -H "Authorization: Bearer not-a-token" "$api/api/v1/namespaces/default/configmaps"
 c -X DELETE "$api/api/v1/namespaces/default/configmaps/audit-demo"
 echo
 sleep 1 # a response can reach the client before its ResponseComplete line is written
