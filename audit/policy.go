@@ -286,11 +286,14 @@ func ParsePolicy(data []byte) (*Policy, error) {
 	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(j, p); err != nil {
 		return nil, fmt.Errorf("failed decoding: %w", err)
 	}
+	// kube-apiserver's decoder's words, without its scheme's name.
 	switch {
 	case p.Kind == "":
 		return nil, fmt.Errorf("failed decoding: Object 'Kind' is missing in the policy")
+	case p.APIVersion == "":
+		return nil, fmt.Errorf("failed decoding: Object 'apiVersion' is missing in the policy")
 	case p.APIVersion != APIVersion || p.Kind != "Policy":
-		return nil, fmt.Errorf("failed decoding: the policy is a %s %s, not an %s Policy", p.APIVersion, p.Kind, APIVersion)
+		return nil, fmt.Errorf("failed decoding: no kind %q is registered for version %q", p.Kind, p.APIVersion)
 	}
 	if err := p.Validate(); err != nil {
 		return nil, err
