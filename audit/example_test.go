@@ -1,10 +1,12 @@
 package audit_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -66,3 +68,33 @@ rules:
 	// Output:
 	// rules[0].nonResourceURLs[0]: Invalid value: "healthz": non-resource URL rules must begin with a '/' character
 }
+
+// A FileWriter rotates the log past MaxSize megabytes, as
+// kube-apiserver's --audit-log-maxsize, keeping MaxBackups old files.
+func ExampleFileWriter() {
+	dir, err := os.MkdirTemp("", "audit")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	now := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	w := &audit.FileWriter{Path: filepath.Join(dir, "audit.log"), MaxSize: 1, MaxBackups: 1,
+		Now: func() time.Time { now = now.Add(time.Minute); return now }}
+	defer w.Close()
+	line := append(bytes.Repeat([]byte("x"), 400<<10), '\n') // two lines fit in a file, not three
+	for range 7 {
+		if _, err := w.Write(line); err != nil {
+			panic(err)
+		}
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		fi, _ := e.Info()
+		fmt.Println(e.Name(), fi.Size()/len64(line), "lines")
+	}
+	// Output:
+	// audit-2026-11-27T10-03-00.000.log 2 lines
+	// audit.log 1 lines
+}
+
+func len64(b []byte) int64 { return int64(len(b)) }

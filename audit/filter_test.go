@@ -245,3 +245,23 @@ func TestLogBackendLines(t *testing.T) {
 		t.Errorf("line\n%s\nwant\n%s", buf.String(), want)
 	}
 }
+
+// Events from concurrent requests come out as whole lines.
+func TestLogBackendConcurrent(t *testing.T) {
+	s, log := newAudited(t, "rules: [{level: Metadata}]", 0)
+	done := make(chan struct{})
+	for range 8 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for range 20 {
+				serve(s, "GET", "/api/v1/namespaces/default/configmaps", "", "")
+			}
+		}()
+	}
+	for range 8 {
+		<-done
+	}
+	if evs := events(t, log); len(evs) != 8*20*2 {
+		t.Errorf("%d events, want %d", len(evs), 8*20*2)
+	}
+}
