@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Records kube-apiserver's audit events for the requests of TestRecorded:
-# starts the reference ($REF_DIR, default /work/shared/reference; see its README) with
-# policy.yaml, makes the requests as anonymous (cluster-admin there) and as
-# a ServiceAccount without rights, and keeps the events of the requests
-# whose User-Agent is audit-recorder in reference.jsonl.
+# starts the reference kube-apiserver ($REF_DIR, by default
+# ../shared/reference beside the repository; see its README) with
+# policy.yaml, makes the requests as anonymous (cluster-admin there), as a
+# ServiceAccount without rights and with a bad token, and keeps the events
+# of the requests whose User-Agent is audit-recorder in reference.jsonl.
 #
-#   REF_BIN_DIR=/work/refbin REF_STATE_DIR=/tmp/ref-audit ./record.sh
+#   REF_BIN_DIR=... REF_STATE_DIR=/tmp/ref-audit ./record.sh
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-ref="${REF_DIR:-/work/shared/reference}"
+ref="${REF_DIR:-$here/../../../shared/reference}"
 state="${REF_STATE_DIR:?set REF_STATE_DIR}"
 export API_PORT="${API_PORT:-16443}" ETCD_PORT="${ETCD_PORT:-12379}" ETCD_PEER_PORT="${ETCD_PEER_PORT:-12380}"
 log="$state.audit.log"
