@@ -12,8 +12,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 ref="${REF_DIR:-$here/../../../shared/reference}"
 state="${REF_STATE_DIR:?set REF_STATE_DIR}"
 export API_PORT="${API_PORT:-16443}" ETCD_PORT="${ETCD_PORT:-12379}" ETCD_PEER_PORT="${ETCD_PEER_PORT:-12380}"
-log="$state.audit.log"
-rm -f "$log"
+log="$state/logs/audit.log" # the start script makes $state/logs, after wiping $state
 export API_EXTRA_FLAGS="--audit-policy-file=$here/policy.yaml --audit-log-path=$log"
 export WARM_RESTART=0
 "$ref/start-reference.sh"
