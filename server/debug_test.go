@@ -54,8 +54,8 @@ func TestDebugPprof(t *testing.T) {
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	for _, tt := range []struct {
 		name, base, method, path, user string
-		code                            int
-		want                            string // in the body, or the Location of a redirect
+		code                           int
+		want                           string // in the body, or the Location of a redirect
 	}{
 		{"anonymous is refused", base, "GET", "/debug/pprof/", "", 403, `forbidden: User \"system:anonymous\" cannot get path \"/debug/pprof/\"`},
 		{"anonymous is refused a profile", base, "GET", "/debug/pprof/heap", "", 403, `cannot get path \"/debug/pprof/heap\"`},

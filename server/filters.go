@@ -12,15 +12,18 @@ import "net/http"
 //     ?timeout= is a 400; watches pass without one;
 //  3. authentication (withAuthentication, server/auth.go): 401, or the
 //     user in the context (auth.UserFrom);
-//  4. the in-flight limits (withInFlightLimit, server/edge.go): 429;
+//  4. tracing (withTracing, server/trace.go), if Options.Hooks.Tracer is
+//     set: the request's span, a child of the caller's traceparent;
+//  5. the in-flight limits (withInFlightLimit, server/edge.go): 429;
 //     watches and health checks are not counted;
-//  5. authorization (withAuthorization, server/auth.go): 403, from the
+//  6. authorization (withAuthorization, server/auth.go): 403, from the
 //     URL alone;
-//  6. Options.Hooks.Filters, the first outermost;
-//  7. the metrics (withMetrics, server/metrics.go), if Options.Hooks.Metrics
+//  7. Options.Hooks.Filters, the first outermost;
+//  8. the metrics (withMetrics, server/metrics.go), if Options.Hooks.Metrics
 //     is set: each request the handler answers is reported, and
 //     /metrics is served;
-//  8. the handler: health, discovery, and the resources' verbs.
+//  9. the handler: health, discovery, /debug/pprof (server/debug.go),
+//     and the resources' verbs.
 //
 // A request refused by one filter never reaches the next.
 
@@ -34,6 +37,7 @@ func (s *Server) chain() http.Handler {
 	}
 	h = s.withAuthorization(h)
 	h = s.withInFlightLimit(h)
+	h = s.withTracing(h)
 	h = s.withAuthentication(h)
 	return s.withDeadline(h)
 }
