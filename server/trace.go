@@ -40,9 +40,19 @@ func (s *Server) withTracing(next http.Handler) http.Handler {
 				ctx = tracing.ContextWithRemote(ctx, sc, s.trustsTraceOf(r))
 			}
 		}
-		ctx, span := tr.Start(ctx, spanName(r.Method, rq), tracing.Server, requestSpanAttrs(r)...)
+		// The attributes follow the start, so that a span the sampler
+		// drops costs none of them (samplers decide on the trace).
+		ctx, span := tr.Start(ctx, spanName(r.Method, rq), tracing.Server)
+		recording := tracing.IsRecording(span)
+		if recording {
+			span.SetAttributes(requestSpanAttrs(r)...)
+		}
 		var err error
 		defer func() {
+			if !recording {
+				span.End(nil)
+				return
+			}
 			code := rq.rec.code
 			if code == 0 {
 				code = http.StatusOK

@@ -26,6 +26,15 @@ type Span interface {
 	End(err error)
 }
 
+// IsRecording reports whether s records what it is given: false if it
+// has an IsRecording method (as OpenTelemetry's spans do) that says so,
+// for a span its sampler dropped. Instrumented code skips building the
+// attributes of a span that does not record.
+func IsRecording(s Span) bool {
+	r, ok := s.(interface{ IsRecording() bool })
+	return !ok || r.IsRecording()
+}
+
 // Kind is the role of a span in its trace, as OpenTelemetry's SpanKind.
 type Kind uint8
 
