@@ -13,6 +13,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"sigs.k8s.io/yaml"
+
+	"github.com/apisem/apisem/tracing"
 )
 
 // Configuration is kube-apiserver's tracing configuration
@@ -151,4 +153,21 @@ func NewProvider(ctx context.Context, c *Configuration, o ProviderOptions) (*sdk
 		sdktrace.WithBatcher(exp),
 		sdktrace.WithResource(resource.NewSchemaless(attrs...)),
 	), nil
+}
+
+// FromConfigFile makes the tracer of a TracingConfiguration file as
+// kube-apiserver's --tracing-config-file does (ReadConfigFile, then
+// NewProvider with kube-apiserver's choices), and returns it with the
+// provider's Shutdown, which flushes the spans left. Its signature is that
+// of the example server's app.Tracing.Provider.
+func FromConfigFile(ctx context.Context, path string) (tracing.Tracer, func(context.Context) error, error) {
+	c, err := ReadConfigFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	tp, err := NewProvider(ctx, c, ProviderOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	return NewTracer(tp), tp.Shutdown, nil
 }

@@ -346,3 +346,18 @@ func BenchmarkRequest(b *testing.B) {
 		})
 	}
 }
+
+func TestFromConfigFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tracing.yaml")
+	os.WriteFile(path, []byte("apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: 127.0.0.1:1\n"), 0o600)
+	tr, shutdown, err := otel.FromConfigFile(context.Background(), path)
+	if err != nil || tr == nil {
+		t.Fatalf("FromConfigFile = %v, %v", tr, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	shutdown(ctx)
+	if _, _, err := otel.FromConfigFile(context.Background(), filepath.Join(t.TempDir(), "none")); err == nil || !strings.Contains(err.Error(), "unable to read tracing configuration") {
+		t.Errorf("FromConfigFile of a missing file: %v", err)
+	}
+}

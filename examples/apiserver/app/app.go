@@ -53,6 +53,7 @@ type Config struct {
 	Server   server.Options
 	Grace    time.Duration
 	Security Security
+	Tracing  Tracing // app/tracing.go
 }
 
 // Register adds the flags to fs.
@@ -86,6 +87,7 @@ func (c *Config) Register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.Grace, "shutdown-grace", 5*time.Second,
 		"how long a shutdown waits for requests in flight before it closes their connections")
 	c.Security.Register(fs)
+	c.Tracing.Register(fs)
 }
 
 // Logger is the command's logger.
@@ -128,6 +130,10 @@ func Run(log *slog.Logger, c *Config, d Delegate) error {
 	if err != nil {
 		return err
 	}
+	if err := c.Tracing.apply(context.Background(), &opts); err != nil {
+		return err
+	}
+	defer c.Tracing.Shutdown(context.Background()) // after the server's, which ends the last spans
 	var started atomic.Pointer[demo.Server] // once New has returned
 	var installed atomic.Bool               // -crd-dir's definitions are served
 	opts.Hooks.HealthChecks = append(slices.Clone(opts.Hooks.HealthChecks),
