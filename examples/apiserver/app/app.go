@@ -133,7 +133,8 @@ func Run(log *slog.Logger, c *Config, d Delegate) error {
 	if err := c.Tracing.apply(context.Background(), &opts); err != nil {
 		return err
 	}
-	defer c.Tracing.Shutdown(context.Background()) // after the server's, which ends the last spans
+	// After the server's Shutdown, which ends the last spans.
+	defer c.Tracing.Shutdown(context.Background())
 	var started atomic.Pointer[demo.Server] // once New has returned
 	var installed atomic.Bool               // -crd-dir's definitions are served
 	opts.Hooks.HealthChecks = append(slices.Clone(opts.Hooks.HealthChecks),
