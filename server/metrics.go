@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/apisem/apisem/rv"
+	"github.com/apisem/apisem/server/connlimit"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
 	"github.com/apisem/apisem/watch"
@@ -27,7 +28,8 @@ import (
 type Metrics interface {
 	// Request is called once for each request the API answered: a served
 	// resource's verbs (watches included, when they end), the health
-	// endpoints, and the requests the in-flight limits refused (429).
+	// endpoints, and the requests the in-flight limits or the connection
+	// limits refused (429).
 	Request(RequestMetric)
 	// LongRunning is called with +1 when a watch begins and -1 when it
 	// ends (apiserver_longrunning_requests).
@@ -174,8 +176,9 @@ func (s *Server) withMetrics(next http.Handler) http.Handler {
 // Terminations is what a Metrics may also be, to count the requests the
 // server ends early in its own defence, as kube-apiserver's
 // apiserver_request_terminations_total (its RecordRequestTermination): a
-// request over the in-flight limits (429) and one past its deadline (504
-// Timeout). The server tests Options.Hooks.Metrics for it; metrics.Recorder
+// request over the in-flight limits (429), one that a reserve connection
+// of the connection limits refuses (429, Limits.Connections), and one
+// past its deadline (504 Timeout). The server tests Options.Hooks.Metrics for it; metrics.Recorder
 // is one.
 type Terminations interface {
 	// Terminated is called once for each request ended early, labelled
@@ -200,6 +203,23 @@ func (s *Server) recordRefused(r *http.Request, rq *request) {
 			t.Terminated(rm)
 		}
 	}
+}
+
+// connLimits are Options.Limits.Connections, whose refusals (the 429 of
+// a reserve connection) are reported as the in-flight limits' are.
+func (s *Server) connLimits() connlimit.Limits {
+	lim := s.opts.Limits.Connections
+	if s.opts.Hooks.Metrics == nil {
+		return lim
+	}
+	user := lim.Refused
+	lim.Refused = func(r *http.Request) {
+		s.recordRefused(r, requestOf(r))
+		if user != nil {
+			user(r)
+		}
+	}
+	return lim
 }
 
 // recordTimeout reports a request answered with the 504 of its deadline

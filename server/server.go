@@ -615,7 +615,7 @@ func (s *Server) ListenAndServe() error {
 // IdleTimeout, MaxHeaderBytes, Connections).
 func (s *Server) Serve(l net.Listener) error {
 	hs := s.httpServer()
-	l = s.opts.Limits.Connections.Wrap(l, hs)
+	l = s.connLimits().Wrap(l, hs)
 	hs.ErrorLog = slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)
 	s.mu.Lock()
 	if s.closing.Load() {
