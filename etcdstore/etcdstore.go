@@ -288,11 +288,13 @@ func (r *Resource[T]) Create(ctx context.Context, obj T, opts store.CreateOption
 		if err != nil {
 			return zero, err
 		}
+		sp.event("Encode succeeded", len(val))
 		resp, err := r.txn(ctx, "create", clientv3.Compare(clientv3.CreateRevision(key), "=", 0),
 			clientv3.OpPut(key, val), clientv3.OpGet(key))
 		if err != nil {
 			return zero, err
 		}
+		sp.event("Txn call succeeded", -1)
 		if resp.Succeeded {
 			m.ResourceVersion = strconv.FormatInt(resp.Header.Revision, 10)
 			return in, nil
@@ -329,12 +331,14 @@ func (r *Resource[T]) commit(ctx context.Context, key string, cur T, mod int64, 
 		if err != nil {
 			return out, false, err
 		}
+		r.storageSpan(ctx).event("Encode succeeded", len(val))
 		then, out = clientv3.OpPut(key, val), next
 	}
 	resp, err := r.txn(ctx, name, cmp, then)
 	if err != nil || !resp.Succeeded {
 		return out, false, err
 	}
+	r.storageSpan(ctx).event("Transaction committed", -1)
 	out.Meta().ResourceVersion = strconv.FormatInt(resp.Header.Revision, 10)
 	return out, true, nil
 }

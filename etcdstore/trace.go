@@ -65,7 +65,31 @@ func (r *Resource[T]) startStorage(ctx context.Context, name, key string) (conte
 	}
 	ctx, s := r.p.tracer.Start(ctx, name, tracing.Internal, slog.String("key", key),
 		slog.String("type", r.ro.Kind), slog.String("group", r.gr.Group), slog.String("resource", r.gr.Resource))
-	return ctx, span{s}
+	return context.WithValue(ctx, storageKey{}, s), span{s}
+}
+
+// storageKey is the context key of the storage span of a write.
+type storageKey struct{}
+
+// storageSpan returns the storage span startStorage put in ctx.
+func (r *Resource[T]) storageSpan(ctx context.Context) span {
+	if r.p.tracer == nil {
+		return span{}
+	}
+	s, _ := ctx.Value(storageKey{}).(tracing.Span)
+	return span{s}
+}
+
+// event records one of Kubernetes' storage events ("Encode succeeded",
+// "Txn call succeeded"); n >= 0 is its len attribute.
+func (s span) event(name string, n int) {
+	switch {
+	case s.s == nil:
+	case n >= 0:
+		s.s.AddEvent(name, slog.Int("len", n))
+	default:
+		s.s.AddEvent(name)
+	}
 }
 
 // grpcCode is c as OpenTelemetry writes a gRPC status: its canonical

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -26,6 +27,7 @@ type recSpan struct {
 	attrs  map[string]string
 	ended  bool
 	err    error
+	events []string
 }
 
 type recKey struct{}
@@ -49,7 +51,14 @@ func (s *recSpan) SetAttributes(attrs ...slog.Attr) {
 		s.attrs[a.Key] = a.Value.String()
 	}
 }
-func (s *recSpan) AddEvent(string, ...slog.Attr) {}
+func (s *recSpan) AddEvent(name string, attrs ...slog.Attr) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, a := range attrs {
+		name += " " + a.String()
+	}
+	s.events = append(s.events, name)
+}
 func (s *recSpan) End(err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -75,6 +84,9 @@ func (t *spans) under(parent string) []string {
 		if s.err != nil {
 			line += " failed"
 		}
+		if len(s.events) > 0 {
+			line += " " + strings.Join(s.events, ", ")
+		}
 		out = append(out, line)
 		return true
 	})
@@ -94,18 +106,18 @@ func TestTracing(t *testing.T) {
 		want []string
 	}{
 		{"create", func() error { _, err := r.Create(ctx, newWidget("ns", "a"), store.CreateOptions{}); return err },
-			[]string{"Create etcd3 " + key}},
+			[]string{"Create etcd3 " + key + " Encode succeeded len=130, Txn call succeeded"}},
 		{"create again fails", func() error {
 			if _, err := r.Create(ctx, newWidget("ns", "a"), store.CreateOptions{}); !status.IsAlreadyExists(err) {
 				return err
 			}
 			return nil
 		},
-			[]string{"Create etcd3 " + key + " failed"}},
+			[]string{"Create etcd3 " + key + " failed Encode succeeded len=130, Txn call succeeded"}},
 		{"update", func() error {
 			_, err := r.GuaranteedUpdate(ctx, "ns", "a", store.UpdateOptions{}, func(w *widget) (*widget, error) { w.Labels = map[string]string{"x": "y"}; return w, nil })
 			return err
-		}, []string{"GuaranteedUpdate etcd3 " + key}},
+		}, []string{"GuaranteedUpdate etcd3 " + key + " Encode succeeded len=149, Transaction committed"}},
 		{"a consistent read asks etcd its revision", func() error { _, err := r.Get(ctx, "ns", "a", latest); return err },
 			[]string{"etcdserverpb.KV/Range /registry/compact_rev_key OK"}},
 	} {
