@@ -36,7 +36,7 @@ func (s *Server) withTracing(next http.Handler) http.Handler {
 		rq := requestOf(r)
 		ctx := r.Context()
 		if tp := r.Header.Get("Traceparent"); tp != "" {
-			if sc, err := tracing.ParseTraceparent(tp, strings.Join(r.Header.Values("Tracestate"), ",")); err == nil {
+			if sc, err := tracing.ParseTraceparent(tp, traceState(r.Header)); err == nil {
 				ctx = tracing.ContextWithRemote(ctx, sc, s.trustsTraceOf(r))
 			}
 		}
@@ -71,6 +71,21 @@ func (s *Server) withTracing(next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// traceState is the request's tracestate, its header lines joined as
+// one list (W3C Trace Context allows several); "" if longer than the
+// parser keeps, before it is copied.
+func traceState(h http.Header) string {
+	vs := h.Values("Tracestate")
+	n := 0
+	for _, v := range vs {
+		n += len(v) + 1
+	}
+	if n > tracing.MaxTraceStateBytes+1 {
+		return ""
+	}
+	return strings.Join(vs, ",")
 }
 
 // trustsTraceOf reports whether r's caller may make the request's span a

@@ -176,7 +176,7 @@ func TestRequestSpan(t *testing.T) {
 		child  bool // of the caller's span
 		linked bool // to the caller's span
 	}{
-		{"a sampled caller's trace", nil, []string{"Traceparent", sampled, "X-Test-User", "admin"}, 1, true, false},
+		{"a sampled caller's trace", nil, []string{"Traceparent", sampled, "Tracestate", "congo=t61rcWkgMzE", "X-Test-User", "admin"}, 1, true, false},
 		{"an unsampled caller's trace", nil, []string{"Traceparent", "00-" + callerTrace + "-" + callerSpan + "-00", "X-Test-User", "admin"}, 0, false, false},
 		{"no caller's trace, none sampled", nil, nil, 0, false, false},
 		{"no caller's trace, all sampled", ptr[int32](1000000), nil, 1, false, false},
@@ -205,6 +205,9 @@ func TestRequestSpan(t *testing.T) {
 			}
 			if got := s.SpanContext().TraceID().String() == callerTrace && s.Parent().SpanID().String() == callerSpan; got != tt.child {
 				t.Errorf("trace %s parent %s: a child of the caller's span %v; want %v", s.SpanContext().TraceID(), s.Parent().SpanID(), got, tt.child)
+			}
+			if got := s.SpanContext().TraceState().String(); tt.child && got != "congo=t61rcWkgMzE" {
+				t.Errorf("tracestate %q; want the caller's", got)
 			}
 			linked := len(s.Links()) == 1 && s.Links()[0].SpanContext.TraceID().String() == callerTrace
 			if linked != tt.linked {
