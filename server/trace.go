@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -47,6 +48,12 @@ func (s *Server) withTracing(next http.Handler) http.Handler {
 		if recording {
 			span.SetAttributes(requestSpanAttrs(r)...)
 		}
+		r = r.WithContext(ctx)
+		var body *countingBody
+		if recording && r.Body != nil && r.Body != http.NoBody {
+			body = &countingBody{ReadCloser: r.Body}
+			r.Body = body
+		}
 		var err error
 		defer func() {
 			if !recording {
@@ -58,6 +65,9 @@ func (s *Server) withTracing(next http.Handler) http.Handler {
 				code = http.StatusOK
 			}
 			attrs := []slog.Attr{slog.Int("http.response.status_code", code)}
+			if body != nil && body.n > 0 {
+				attrs = append(attrs, slog.Int64("http.request.body.size", body.n))
+			}
 			if rq.rec.bytes > 0 {
 				attrs = append(attrs, slog.Int64("http.response.body.size", rq.rec.bytes))
 			}
@@ -69,8 +79,21 @@ func (s *Server) withTracing(next http.Handler) http.Handler {
 			}
 			span.End(err)
 		}()
-		next.ServeHTTP(w, r.WithContext(ctx))
+		next.ServeHTTP(w, r)
 	})
+}
+
+// countingBody counts the bytes of a request body the handler read, for
+// the span's http.request.body.size, as otelhttp counts them.
+type countingBody struct {
+	io.ReadCloser
+	n int64
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n += int64(n)
+	return n, err
 }
 
 // traceState is the request's tracestate, its header lines joined as
