@@ -6,6 +6,7 @@ import (
 
 	"github.com/apisem/apisem/tracing"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	grpcstatus "google.golang.org/grpc/status"
 )
 
@@ -39,13 +40,24 @@ func (s span) end(err error) {
 	}
 }
 
-// startRPC starts the client span of one etcd call of method on key.
+// startRPC starts the client span of one etcd call of method on key and
+// puts its traceparent in the call's gRPC metadata, as otelgrpc
+// propagates a trace, so that an etcd that traces (its
+// --enable-distributed-tracing) continues the trace. The watch's
+// metadata is left alone: the etcd client shares a gRPC stream among the
+// watches of equal metadata, and the replica's events watch must keep its
+// own (see run).
 func (p *Replica[T]) startRPC(ctx context.Context, method, key string) (context.Context, span) {
 	if p.tracer == nil {
 		return ctx, span{}
 	}
 	ctx, s := p.tracer.Start(ctx, method, tracing.Client,
 		slog.String("rpc.system.name", "grpc"), slog.String("rpc.method", method), slog.String("key", key))
+	if method != rpcWatch {
+		if tp := tracing.Traceparent(s); tp != "" {
+			ctx = metadata.AppendToOutgoingContext(ctx, "traceparent", tp)
+		}
+	}
 	return ctx, span{s}
 }
 

@@ -35,6 +35,19 @@ func IsRecording(s Span) bool {
 	return !ok || r.IsRecording()
 }
 
+// Traceparent returns the W3C traceparent header of s's own span, for
+// the services s calls (etcdstore sends it to etcd, as OpenTelemetry's
+// gRPC instrumentation does, so that etcd's spans join the trace): the
+// result of its Traceparent method (OpenTelemetry's spans, through
+// tracing/otel, have one), "" if it has none or its span context is not
+// valid.
+func Traceparent(s Span) string {
+	if p, ok := s.(interface{ Traceparent() string }); ok {
+		return p.Traceparent()
+	}
+	return ""
+}
+
 // Kind is the role of a span in its trace, as OpenTelemetry's SpanKind.
 type Kind uint8
 

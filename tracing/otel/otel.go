@@ -83,6 +83,16 @@ type span struct{ s trace.Span }
 // dropped records nothing.
 func (s span) IsRecording() bool { return s.s.IsRecording() }
 
+// Traceparent is probed by tracing.Traceparent: the span's own context
+// as a W3C traceparent, "" if not valid.
+func (s span) Traceparent() string {
+	sc := s.s.SpanContext()
+	if !sc.IsValid() {
+		return ""
+	}
+	return tracing.SpanContext{TraceID: sc.TraceID(), SpanID: sc.SpanID(), Flags: byte(sc.TraceFlags())}.Traceparent()
+}
+
 func (s span) SetAttributes(attrs ...slog.Attr) {
 	if s.s.IsRecording() {
 		s.s.SetAttributes(keyValues(attrs)...)

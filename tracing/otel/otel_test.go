@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +19,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
 
 	"github.com/apisem/apisem/auth"
 	"github.com/apisem/apisem/etcdstore/serverstore"
@@ -225,7 +228,7 @@ func TestRequestSpan(t *testing.T) {
 }
 
 // startEtcd runs an etcd in the test, on loopback, as etcdstore's tests do.
-func startEtcd(t *testing.T) *clientv3.Client {
+func startEtcd(t *testing.T, dial ...grpc.DialOption) *clientv3.Client {
 	cfg := embed.NewConfig()
 	cfg.Dir = t.TempDir()
 	cfg.Logger = "zap"
@@ -246,7 +249,7 @@ func startEtcd(t *testing.T) *clientv3.Client {
 		t.Fatal("etcd did not start")
 	}
 	c, err := clientv3.New(clientv3.Config{Endpoints: []string{"http://" + e.Clients[0].Addr().String()},
-		DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+		DialTimeout: 5 * time.Second, Logger: zap.NewNop(), DialOptions: dial})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +261,19 @@ func startEtcd(t *testing.T) *clientv3.Client {
 // holds the handler's span, the storage's and etcd's, each the child of
 // the one before.
 func TestRequestThroughEtcd(t *testing.T) {
-	c := startEtcd(t)
+	// What etcd is sent: the traceparent of each call, by method.
+	var mu sync.Mutex
+	sent := map[string]string{}
+	see := func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		md, _ := metadata.FromOutgoingContext(ctx)
+		if tp := md.Get("traceparent"); len(tp) == 1 {
+			mu.Lock()
+			sent[method] = tp[0]
+			mu.Unlock()
+		}
+		return invoker(ctx, method, req, reply, cc, opts...)
+	}
+	c := startEtcd(t, grpc.WithChainUnaryInterceptor(see))
 	tp, rec := provider(t, &otel.Configuration{})
 	tr := otel.NewTracer(tp)
 	_, base := servertest.New(t, server.Options{Resources: []*server.Resource{gizmos},
@@ -298,6 +313,14 @@ func TestRequestThroughEtcd(t *testing.T) {
 	}
 	if k := byName["etcdserverpb.KV/Txn"].SpanKind(); k != trace.SpanKindClient {
 		t.Errorf("the Txn's kind %v; want client", k)
+	}
+	// etcd is sent the Txn's span as its caller, for its own spans.
+	txnSpan := byName["etcdserverpb.KV/Txn"].SpanContext()
+	mu.Lock()
+	got := sent["/etcdserverpb.KV/Txn"]
+	mu.Unlock()
+	if want := "00-" + callerTrace + "-" + txnSpan.SpanID().String() + "-01"; got != want {
+		t.Errorf("etcd was sent traceparent %q with the Txn; want %q", got, want)
 	}
 	create := attrs(byName["Create etcd3"])
 	if create["group"] != "demo.io" || create["resource"] != "gizmos" || create["type"] != "Gizmo" {
