@@ -18,6 +18,7 @@ import (
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
 	"github.com/apisem/apisem/store/selector"
+	"github.com/apisem/apisem/tracing"
 )
 
 // A Codec turns objects into etcd values and back.
@@ -65,6 +66,10 @@ type Options[T meta.Object] struct {
 	// Metrics, if set, receives the duration of each etcd request a
 	// resource makes (metrics.Recorder is one). nil measures nothing.
 	Metrics Metrics
+	// Tracer, if set, traces the writes and every etcd call
+	// (etcdstore/trace.go), as children of the span in the caller's
+	// context: a server's request. nil traces nothing.
+	Tracer tracing.Tracer
 }
 
 // Metrics receives the etcd requests' durations, labelled as
@@ -192,14 +197,17 @@ func etcdErr(err error, timeout *status.Error) error {
 	return status.NewInternalError(err)
 }
 
-// call runs one etcd call of a write under the request timeout (see
-// Replica.call for a read's); op names it for Options.Metrics.
-func (r *Resource[T]) call(ctx context.Context, op string, f func(ctx context.Context) error) error {
+// call runs one etcd call of a write, method on key, under the request
+// timeout (see Replica.call for a read's); op names it for
+// Options.Metrics, method for Options.Tracer.
+func (r *Resource[T]) call(ctx context.Context, op, method, key string, f func(ctx context.Context) error) error {
 	ctx, cancel := context.WithTimeout(ctx, r.p.timeout)
 	defer cancel()
+	ctx, sp := r.p.startRPC(ctx, method, key)
 	start := time.Now()
 	err := f(ctx)
 	r.p.observe(op, r.gr, start, err)
+	sp.endRPC(err)
 	return etcdErr(err, errWriteTimeout)
 }
 
@@ -207,7 +215,7 @@ func (r *Resource[T]) call(ctx context.Context, op string, f func(ctx context.Co
 // modification revision, or found false.
 func (r *Resource[T]) current(ctx context.Context, key string) (obj T, mod int64, found bool, err error) {
 	var resp *clientv3.GetResponse
-	if err = r.call(ctx, "get", func(ctx context.Context) (err error) {
+	if err = r.call(ctx, "get", rpcRange, key, func(ctx context.Context) (err error) {
 		resp, err = r.p.client.Get(ctx, key)
 		return err
 	}); err != nil || len(resp.Kvs) == 0 {
@@ -243,7 +251,7 @@ func (r *Resource[T]) encode(obj T) (string, error) {
 // revision, with the responses of the else branch.
 func (r *Resource[T]) txn(ctx context.Context, op string, cmp clientv3.Cmp, then clientv3.Op, orElse ...clientv3.Op) (*clientv3.TxnResponse, error) {
 	var resp *clientv3.TxnResponse
-	err := r.call(ctx, op, func(ctx context.Context) (err error) {
+	err := r.call(ctx, op, rpcTxn, string(cmp.KeyBytes()), func(ctx context.Context) (err error) {
 		resp, err = r.p.client.Txn(ctx).If(cmp).Then(then).Else(orElse...).Commit()
 		return err
 	})
@@ -251,7 +259,9 @@ func (r *Resource[T]) txn(ctx context.Context, op string, cmp clientv3.Cmp, then
 }
 
 // Create stores a new object (see store.Resource.Create).
-func (r *Resource[T]) Create(ctx context.Context, obj T, opts store.CreateOptions) (T, error) {
+func (r *Resource[T]) Create(ctx context.Context, obj T, opts store.CreateOptions) (_ T, err error) {
+	ctx, sp := r.startStorage(ctx, "Create etcd3", r.EtcdKey(obj.Meta().Namespace, obj.Meta().Name))
+	defer func() { sp.end(err) }()
 	var zero T
 	generated := obj.Meta().Name == ""
 	for attempt := 1; ; attempt++ {
@@ -278,11 +288,13 @@ func (r *Resource[T]) Create(ctx context.Context, obj T, opts store.CreateOption
 		if err != nil {
 			return zero, err
 		}
+		sp.event("Encode succeeded", len(val))
 		resp, err := r.txn(ctx, "create", clientv3.Compare(clientv3.CreateRevision(key), "=", 0),
 			clientv3.OpPut(key, val), clientv3.OpGet(key))
 		if err != nil {
 			return zero, err
 		}
+		sp.event("Txn call succeeded", -1)
 		if resp.Succeeded {
 			m.ResourceVersion = strconv.FormatInt(resp.Header.Revision, 10)
 			return in, nil
@@ -319,21 +331,25 @@ func (r *Resource[T]) commit(ctx context.Context, key string, cur T, mod int64, 
 		if err != nil {
 			return out, false, err
 		}
+		r.storageSpan(ctx).event("Encode succeeded", len(val))
 		then, out = clientv3.OpPut(key, val), next
 	}
 	resp, err := r.txn(ctx, name, cmp, then)
 	if err != nil || !resp.Succeeded {
 		return out, false, err
 	}
+	r.storageSpan(ctx).event("Transaction committed", -1)
 	out.Meta().ResourceVersion = strconv.FormatInt(resp.Header.Revision, 10)
 	return out, true, nil
 }
 
 // Update replaces an object (see store.Resource.Update).
-func (r *Resource[T]) Update(ctx context.Context, obj T, opts store.UpdateOptions) (T, error) {
+func (r *Resource[T]) Update(ctx context.Context, obj T, opts store.UpdateOptions) (_ T, err error) {
 	var zero T
 	m := obj.Meta()
 	key := r.EtcdKey(m.Namespace, m.Name)
+	ctx, sp := r.startStorage(ctx, "GuaranteedUpdate etcd3", key)
+	defer func() { sp.end(err) }()
 	for {
 		cur, mod, found, err := r.current(ctx, key)
 		if err != nil {
@@ -373,9 +389,11 @@ func (r *Resource[T]) Update(ctx context.Context, obj T, opts store.UpdateOption
 // GuaranteedUpdate is a read-modify-write (see
 // store.Resource.GuaranteedUpdate); tryUpdate runs again whenever another
 // write came in between.
-func (r *Resource[T]) GuaranteedUpdate(ctx context.Context, namespace, name string, opts store.UpdateOptions, tryUpdate func(current T) (T, error)) (T, error) {
+func (r *Resource[T]) GuaranteedUpdate(ctx context.Context, namespace, name string, opts store.UpdateOptions, tryUpdate func(current T) (T, error)) (_ T, err error) {
 	var zero T
 	key := r.EtcdKey(namespace, name)
+	ctx, sp := r.startStorage(ctx, "GuaranteedUpdate etcd3", key)
+	defer func() { sp.end(err) }()
 	for {
 		cur, mod, found, err := r.current(ctx, key)
 		if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
+	"github.com/apisem/apisem/tracing"
 )
 
 // retryWait is how long the replica waits before it lists again after a
@@ -47,7 +48,8 @@ type Replica[T meta.Object] struct {
 	store    *store.Store[T]
 	sopts    store.Options[T] // the replica's, for a one-off store of a read from etcd
 	copy     func(T) T
-	metrics  Metrics // Options.Metrics
+	metrics  Metrics        // Options.Metrics
+	tracer   tracing.Tracer // Options.Tracer
 
 	mu      sync.Mutex
 	byColl  map[string]*Resource[T] // by "<group>/<resource>" or "<resource>"; fixed once started
@@ -91,6 +93,7 @@ func NewReplica[T meta.Object](opts Options[T]) (*Replica[T], error) {
 		sopts:    opts.Replica,
 		copy:     opts.Replica.DeepCopy,
 		metrics:  opts.Metrics,
+		tracer:   opts.Tracer,
 		byColl:   map[string]*Resource[T]{},
 		done:     make(chan struct{}),
 		ready:    make(chan struct{}),
@@ -179,7 +182,7 @@ func (p *Replica[T]) Store() *store.Store[T] { return p.store }
 // the prefix answer 410 Gone. It returns the compaction revision.
 func (p *Replica[T]) Compact(ctx context.Context) (rv.Version, error) {
 	var resp *clientv3.GetResponse
-	if err := p.call(ctx, func(ctx context.Context) (err error) {
+	if err := p.call(ctx, rpcRange, p.compact, func(ctx context.Context) (err error) {
 		resp, err = p.client.Get(ctx, p.compact)
 		return err
 	}); err != nil {
@@ -191,7 +194,7 @@ func (p *Replica[T]) Compact(ctx context.Context) (rv.Version, error) {
 // compactAt compacts etcd's history at rev and waits, for at most the
 // request timeout, until the replica has compacted too.
 func (p *Replica[T]) compactAt(ctx context.Context, rev rv.Version) (rv.Version, error) {
-	if err := p.call(ctx, func(ctx context.Context) error { return Compact(ctx, p.client, p.prefix, int64(rev)) }); err != nil {
+	if err := p.call(ctx, rpcCompact, p.compact, func(ctx context.Context) error { return Compact(ctx, p.client, p.prefix, int64(rev)) }); err != nil {
 		return 0, err
 	}
 	deadline := time.NewTimer(p.timeout)
@@ -217,12 +220,15 @@ func (p *Replica[T]) compactAt(ctx context.Context, rev rv.Version) (rv.Version,
 	return rev, nil
 }
 
-// call runs one etcd call of a read under the request timeout (see
-// Resource.call for a write's).
-func (p *Replica[T]) call(ctx context.Context, f func(ctx context.Context) error) error {
+// call runs one etcd call of a read, method on key, under the request
+// timeout (see Resource.call for a write's).
+func (p *Replica[T]) call(ctx context.Context, method, key string, f func(ctx context.Context) error) error {
 	ctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
-	return etcdErr(f(ctx), errReadTimeout)
+	ctx, sp := p.startRPC(ctx, method, key)
+	err := f(ctx)
+	sp.endRPC(err)
+	return etcdErr(err, errReadTimeout)
 }
 
 // observe reports an etcd request of gr, begun at start, to
@@ -283,7 +289,7 @@ func (p *Replica[T]) reflect(ctx context.Context) {
 // and the last compaction revision Compact recorded (0 if none).
 func (p *Replica[T]) list(ctx context.Context) (rev int64, compacted uint64, objs []store.Change[T], err error) {
 	var resp *clientv3.GetResponse
-	if err := p.call(ctx, func(ctx context.Context) (err error) {
+	if err := p.call(ctx, rpcRange, p.compact, func(ctx context.Context) (err error) {
 		resp, err = p.client.Get(ctx, p.compact)
 		return err
 	}); err != nil {
@@ -294,7 +300,7 @@ func (p *Replica[T]) list(ctx context.Context) (rev int64, compacted uint64, obj
 		compacted, _ = strconv.ParseUint(string(resp.Kvs[0].Value), 10, 64)
 	}
 	for _, r := range p.byColl {
-		if err := p.call(ctx, func(ctx context.Context) (err error) {
+		if err := p.call(ctx, rpcRange, r.coll+"/", func(ctx context.Context) (err error) {
 			start := time.Now()
 			resp, err = p.client.Get(ctx, r.coll+"/", clientv3.WithPrefix(), clientv3.WithRev(rev))
 			p.observe("list", r.gr, start, err)
@@ -361,6 +367,10 @@ func (p *Replica[T]) run(ctx context.Context) {
 	p.runs++
 	stream := fmt.Sprintf("%p/%d", p, p.runs)
 	ectx := metadata.AppendToOutgoingContext(wctx, watchStreamKey, stream)
+	// The watch's span lasts as long as its stream, as otelgrpc's does.
+	ectx, sp := p.startRPC(ectx, rpcWatch, p.watchKey)
+	var werr error
+	defer func() { sp.endRPC(werr) }()
 	p.watchMu.Lock()
 	p.watchCx = ectx
 	p.watchMu.Unlock()
@@ -371,6 +381,7 @@ func (p *Replica[T]) run(ctx context.Context) {
 		select {
 		case w, ok := <-events:
 			if !ok || w.Canceled || w.Err() != nil {
+				werr = w.Err()
 				return // compacted (relist) or failed (list again)
 			}
 			if err := p.apply(w); err != nil {
@@ -509,7 +520,7 @@ func (p *Replica[T]) prepareRead(ctx context.Context, read rv.Read, what string)
 	switch read.Semantics {
 	case rv.MostRecent:
 		var resp *clientv3.GetResponse
-		if err := p.call(ctx, func(ctx context.Context) (err error) {
+		if err := p.call(ctx, rpcRange, p.compact, func(ctx context.Context) (err error) {
 			resp, err = p.client.Get(ctx, p.compact)
 			return err
 		}); err != nil {
@@ -599,7 +610,7 @@ func (r *Resource[T]) listAt(ctx context.Context, namespace string, opts store.L
 	}
 	var resp *clientv3.GetResponse
 	compacted := false
-	if err := r.p.call(ctx, func(ctx context.Context) (err error) {
+	if err := r.p.call(ctx, rpcRange, key, func(ctx context.Context) (err error) {
 		start := time.Now()
 		resp, err = r.p.client.Get(ctx, key, clientv3.WithPrefix(), clientv3.WithRev(int64(rev)))
 		r.p.observe("list", r.gr, start, err)

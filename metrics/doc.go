@@ -17,7 +17,9 @@
 // # What it serves
 //
 // From the server's reports, as k8s.io/apiserver/pkg/endpoints/metrics
-// names them: apiserver_request_total, apiserver_request_duration_seconds,
+// names them: apiserver_request_total, apiserver_request_terminations_total
+// (the requests the server ended early: 429 of the in-flight and
+// connection limits, 504 of a deadline), apiserver_request_duration_seconds,
 // apiserver_request_sli_duration_seconds (the duration itself: the
 // server has no webhooks or priority-and-fairness queues to subtract),
 // apiserver_response_sizes, apiserver_longrunning_requests,

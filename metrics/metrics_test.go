@@ -560,6 +560,10 @@ func TestInFlightAndLongRunning(t *testing.T) {
 	if v, ok := find(after, "apiserver_request_total", refused); !ok || v != 1 {
 		t.Errorf("apiserver_request_total%v = %v, %v; want 1", refused, v, ok)
 	}
+	refused["group"], refused["version"], refused["subresource"] = "demo.io", "v1", ""
+	if v, ok := find(after, "apiserver_request_terminations_total", refused); !ok || v != 1 {
+		t.Errorf("apiserver_request_terminations_total%v = %v, %v; want 1", refused, v, ok)
+	}
 	if v, ok := find(after, "apiserver_request_total", map[string]string{"verb": "LIST", "resource": "widgets", "code": "200"}); !ok || v != 2 {
 		t.Errorf("held LISTs counted %v, %v; want 2", v, ok)
 	}
@@ -567,6 +571,46 @@ func TestInFlightAndLongRunning(t *testing.T) {
 	// held ones only.
 	if v, _ := find(after, "apiserver_request_duration_seconds_count", map[string]string{"verb": "LIST", "resource": "widgets"}); v != 2 {
 		t.Errorf("LIST durations observed %v; want 2", v)
+	}
+}
+
+// A request past its deadline is answered 504 and counted as a
+// termination, as kube-apiserver's timeout filter counts it; one that
+// ends in time is not.
+func TestTimeoutTermination(t *testing.T) {
+	stall := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Query().Get("stall") != "" {
+				<-r.Context().Done() // until the deadline of ?timeout=
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	s, _ := newServer(t, server.Options{Hooks: server.HookOptions{Filters: []func(http.Handler) http.Handler{stall}}})
+	if w := do(s, "GET", ns+"/a?stall=1&timeout=1ms", "", ""); w.Code != http.StatusGatewayTimeout {
+		t.Fatalf("a stalled GET = %d; want 504", w.Code)
+	}
+	if w := do(s, "PUT", "/apis/demo.io/v1/globes/g?stall=1&timeout=1ms", "application/json", "{}"); w.Code != http.StatusGatewayTimeout {
+		t.Fatalf("a stalled PUT = %d; want 504", w.Code)
+	}
+	do(s, "GET", ns+"/a?timeout=1m", "", "")
+	got := scrape(t, s)
+	for _, want := range []map[string]string{
+		{"verb": "GET", "group": "demo.io", "version": "v1", "resource": "widgets", "subresource": "", "scope": "resource", "component": "apiserver", "code": "504"},
+		{"verb": "PUT", "group": "demo.io", "version": "v1", "resource": "globes", "subresource": "", "scope": "resource", "component": "apiserver", "code": "504"},
+	} {
+		if v, ok := find(got, "apiserver_request_terminations_total", want); !ok || v != 1 {
+			t.Errorf("apiserver_request_terminations_total%v = %v, %v; want 1", want, v, ok)
+		}
+	}
+	n := 0
+	for _, smp := range got {
+		if smp.name == "apiserver_request_terminations_total" {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d series of apiserver_request_terminations_total; want the 2 timeouts'", n)
 	}
 }
 

@@ -56,6 +56,7 @@ type Recorder struct {
 	sli       map[sizeKey]*histogram
 	sizes     map[sizeKey]*histogram
 	long      map[sizeKey]*atomic.Int64 // no dry_run label, as sizes
+	terms     map[termKey]*atomic.Uint64
 	events    map[gvr]*watchSeries
 	etcd      map[etcdKey]*etcdSeries
 }
@@ -97,6 +98,13 @@ type sizeKey struct {
 	verb, group, version, resource, subresource, scope, component string
 }
 
+// termKey is apiserver_request_terminations_total's labels: those of
+// the request count without dry_run.
+type termKey struct {
+	sizeKey
+	code int
+}
+
 type gvr struct{ group, version, resource string }
 
 type watchSeries struct {
@@ -104,7 +112,10 @@ type watchSeries struct {
 	sizes histogram
 }
 
-var _ server.Metrics = (*Recorder)(nil)
+var (
+	_ server.Metrics      = (*Recorder)(nil)
+	_ server.Terminations = (*Recorder)(nil)
+)
 
 // Request records one request.
 func (r *Recorder) Request(m server.RequestMetric) {
@@ -139,6 +150,13 @@ func (r *Recorder) Request(m server.RequestMetric) {
 		}
 		h.observe(float64(m.ResponseSize))
 	}
+}
+
+// Terminated counts a request the server ended early (a 429 of the
+// in-flight limits, a 504 of a deadline).
+func (r *Recorder) Terminated(m server.RequestMetric) {
+	k := termKey{sizeKey{m.Verb, m.Group, m.Version, m.Resource, m.Subresource, m.Scope, m.Component}, m.Code}
+	getOrAdd(r, &r.terms, k, func() *atomic.Uint64 { return new(atomic.Uint64) }).Add(1)
 }
 
 // LongRunning counts a watch in (+1) or out (-1).

@@ -25,6 +25,9 @@ func (r *Recorder) AppendText(ctx context.Context, dst []byte) []byte {
 	sli := sorted(r.sli, compareSize)
 	sizes := sorted(r.sizes, compareSize)
 	long := sorted(r.long, compareSize)
+	terms := sorted(r.terms, func(a, b termKey) int {
+		return cmp.Or(compareSize(a.sizeKey, b.sizeKey), cmp.Compare(a.code, b.code))
+	})
 	events := sorted(r.events, func(a, b gvr) int {
 		return cmp.Or(cmp.Compare(a.group, b.group), cmp.Compare(a.version, b.version), cmp.Compare(a.resource, b.resource))
 	})
@@ -37,6 +40,11 @@ func (r *Recorder) AppendText(ctx context.Context, dst []byte) []byte {
 		"Requests answered, by verb, dry run, group, version, resource, subresource, scope, component and status code.")
 	for _, e := range requests {
 		dst = sample(dst, "apiserver_request_total", requestLabels(e.k), float64(e.v.count.Load()))
+	}
+	dst = header(dst, "apiserver_request_terminations_total", "counter",
+		"Requests the server ended early to protect itself (in-flight limits, timeouts), by verb, group, version, resource, subresource, scope, component and status code.")
+	for _, e := range terms {
+		dst = sample(dst, "apiserver_request_terminations_total", append(sizeLabels(e.k.sizeKey), "code", strconv.Itoa(e.k.code)), float64(e.v.Load()))
 	}
 	dst = header(dst, "apiserver_request_duration_seconds", "histogram",
 		"Seconds from a request's arrival at the filters to its answer, by verb, dry run, resource and scope.")

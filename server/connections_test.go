@@ -6,6 +6,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
+	"sync"
 	"testing"
 
 	"github.com/apisem/apisem/server"
@@ -15,9 +17,11 @@ import (
 // TestServeCapsConnections: Serve applies Options.Limits.Connections. With one
 // connection held, a new one is served health checks only.
 func TestServeCapsConnections(t *testing.T) {
+	spy := &refusals{}
 	s, err := server.New(server.Options{
 		Resources: []*server.Resource{gizmos},
 		Limits:    server.LimitOptions{Connections: connlimit.Limits{Max: 1, Reserve: 2}},
+		Hooks:     server.HookOptions{Metrics: spy},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -64,4 +68,34 @@ func TestServeCapsConnections(t *testing.T) {
 	if code, body := get(second, "/readyz"); code != 200 || body != "ok" {
 		t.Errorf("over the cap: GET /readyz = %d %q; want 200 ok", code, body)
 	}
+	// The refusal is counted as the in-flight limits' are: a request
+	// answered 429, and a termination.
+	spy.mu.Lock()
+	defer spy.mu.Unlock()
+	want := server.RequestMetric{Verb: "GET", Component: "apiserver", Code: 429, Duration: -1, ResponseSize: -1}
+	if len(spy.terminated) != 1 || spy.terminated[0] != want || !slices.Contains(spy.requests, want) {
+		t.Errorf("terminations %+v, requests %+v; want one each of %+v", spy.terminated, spy.requests, want)
+	}
 }
+
+// refusals records the requests and terminations a server reports.
+type refusals struct {
+	mu         sync.Mutex
+	requests   []server.RequestMetric
+	terminated []server.RequestMetric
+}
+
+func (r *refusals) Request(m server.RequestMetric) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.requests = append(r.requests, m)
+}
+
+func (r *refusals) Terminated(m server.RequestMetric) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.terminated = append(r.terminated, m)
+}
+
+func (*refusals) LongRunning(server.RequestMetric, int)  {}
+func (*refusals) WatchEvent(string, string, string, int) {}

@@ -107,7 +107,11 @@
 // watches the HTTP layer uses. AddResource and RemoveResource change what
 // is served while the server runs, as CustomResourceDefinitions do.
 // Options.Hooks.Metrics receives each request with kube-apiserver's metric
-// labels (package metrics serves them at /metrics).
+// labels (package metrics serves them at /metrics). Options.Hooks.Tracer
+// traces requests as kube-apiserver's --tracing-config-file does (package
+// tracing; the nested module tracing/otel for OpenTelemetry), and
+// /debug/pprof serves Go's profiles behind the authorizer, as its
+// --profiling does.
 //
 // # Write path
 //
@@ -206,12 +210,15 @@
 //
 //	deadline        Limits.RequestTimeout or a shorter ?timeout= (504); not for watches
 //	authentication  Security.Authenticator (401)
+//	tracing         Hooks.Tracer: the request's span, a child of a trusted
+//	                caller's traceparent (server/trace.go)
 //	Hooks.Audit     the audit log (package audit), which sees the 429s and 403s below
 //	in flight       Limits.MaxRequestsInFlight, MaxMutatingRequestsInFlight (429);
 //	                not for watches and health checks
 //	authorization   Security.Authorizer (403), from the URL alone
 //	Hooks.Filters   the user's own, the first outermost
-//	handler         health, discovery, OpenAPI, the resources' verbs
+//	handler         health, discovery, OpenAPI, /debug/pprof (unless
+//	                Hooks.DisableProfiling), the resources' verbs
 //
 // A user's filter therefore sees only requests the server's filters let
 // through, with auth.UserFrom and RequestInfoFrom in their context, and

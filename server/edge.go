@@ -172,7 +172,10 @@ func (s *Server) withDeadline(next http.Handler) http.Handler {
 		}
 		defer cancel()
 		tw := &timeoutWriter{w: w, h: w.Header().Clone(), ctx: ctx,
-			write504: func() { s.writeError(w, r, nil, errRequestTimeout) }}
+			write504: func() {
+				s.writeError(w, r, nil, errRequestTimeout)
+				s.recordTimeout(r, rq)
+			}}
 		expire := tw.timeout
 		if r.Body != nil && r.Body != http.NoBody {
 			_ = rc.SetReadDeadline(start.Add(e.bodyTimeout))

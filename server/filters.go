@@ -12,17 +12,21 @@ import "net/http"
 //     ?timeout= is a 400; watches pass without one;
 //  3. authentication (withAuthentication, server/auth.go): 401, or the
 //     user in the context (auth.UserFrom);
-//  4. Options.Hooks.Audit (server/audit.go), kube-apiserver's place for
+//  4. tracing (withTracing, server/trace.go), if Options.Hooks.Tracer is
+//     set: the request's span, a child of the caller's traceparent; it
+//     holds the audit log's work, as kube-apiserver's span holds its;
+//  5. Options.Hooks.Audit (server/audit.go), kube-apiserver's place for
 //     the audit log, which thus sees the 403s and 429s below;
-//  5. the in-flight limits (withInFlightLimit, server/edge.go): 429;
+//  6. the in-flight limits (withInFlightLimit, server/edge.go): 429;
 //     watches and health checks are not counted;
-//  6. authorization (withAuthorization, server/auth.go): 403, from the
+//  7. authorization (withAuthorization, server/auth.go): 403, from the
 //     URL alone;
-//  7. Options.Hooks.Filters, the first outermost;
-//  8. the metrics (withMetrics, server/metrics.go), if Options.Hooks.Metrics
+//  8. Options.Hooks.Filters, the first outermost;
+//  9. the metrics (withMetrics, server/metrics.go), if Options.Hooks.Metrics
 //     is set: each request the handler answers is reported, and
 //     /metrics is served;
-//  9. the handler: health, discovery, and the resources' verbs.
+// 10. the handler: health, discovery, /debug/pprof (server/debug.go),
+//     and the resources' verbs.
 //
 // A request refused by one filter never reaches the next.
 
@@ -39,6 +43,7 @@ func (s *Server) chain() http.Handler {
 	if a := s.opts.Hooks.Audit; a != nil {
 		h = a(h)
 	}
+	h = s.withTracing(h)
 	h = s.withAuthentication(h)
 	return s.withDeadline(h)
 }

@@ -114,6 +114,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch {
+	case rq.pathOK && !s.opts.Hooks.DisableProfiling && isDebugPath(rq.segs):
+		s.serveDebug(w, r, rq.segs)
 	case rq.pathOK && (len(rq.segs) == 0 || len(rq.segs) == 1 && rq.segs[0] == "index.html"):
 		s.serveRoot(w)
 	case !rq.pathOK:

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/apisem/apisem/rv"
+	"github.com/apisem/apisem/server/connlimit"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
 	"github.com/apisem/apisem/watch"
@@ -22,11 +23,13 @@ import (
 //
 // If the value given as Options.Hooks.Metrics is also an http.Handler, the
 // server serves it at /metrics, a non-resource URL behind the
-// authenticator and the authorizer, as a cluster does.
+// authenticator and the authorizer, as a cluster does; if it is also a
+// Terminations, the requests the server ends early are counted there.
 type Metrics interface {
 	// Request is called once for each request the API answered: a served
 	// resource's verbs (watches included, when they end), the health
-	// endpoints, and the requests the in-flight limits refused (429).
+	// endpoints, and the requests the in-flight limits or the connection
+	// limits refused (429).
 	Request(RequestMetric)
 	// LongRunning is called with +1 when a watch begins and -1 when it
 	// ends (apiserver_longrunning_requests).
@@ -170,25 +173,83 @@ func (s *Server) withMetrics(next http.Handler) http.Handler {
 	})
 }
 
+// Terminations is what a Metrics may also be, to count the requests the
+// server ends early in its own defence, as kube-apiserver's
+// apiserver_request_terminations_total (its RecordRequestTermination): a
+// request over the in-flight limits (429), one that a reserve connection
+// of the connection limits refuses (429, Limits.Connections), and one
+// past its deadline (504 Timeout). The server tests Options.Hooks.Metrics for it; metrics.Recorder
+// is one.
+type Terminations interface {
+	// Terminated is called once for each request ended early, labelled
+	// from the request alone (RequestMetric's Code is the answer's, its
+	// Duration and ResponseSize negative).
+	Terminated(RequestMetric)
+}
+
 // recordRefused reports a request the in-flight limits refused (429), as
 // Kubernetes' RecordDroppedRequest does: counted, not timed, labelled
-// from the request alone.
+// from the request alone; and as a termination.
 func (s *Server) recordRefused(r *http.Request, rq *request) {
 	m := s.opts.Hooks.Metrics
 	if m == nil {
 		return
 	}
-	rm := RequestMetric{Component: "apiserver", Code: http.StatusTooManyRequests, Duration: -1, ResponseSize: -1}
+	if rm, ok := s.earlyMetric(r, rq, http.StatusTooManyRequests); ok {
+		rm.DryRun = dryRunLabel(r.URL)
+		m.Request(rm)
+		if t, ok := m.(Terminations); ok {
+			rm.DryRun = ""
+			t.Terminated(rm)
+		}
+	}
+}
+
+// connLimits are Options.Limits.Connections, whose refusals (the 429 of
+// a reserve connection) are reported as the in-flight limits' are.
+func (s *Server) connLimits() connlimit.Limits {
+	lim := s.opts.Limits.Connections
+	if s.opts.Hooks.Metrics == nil {
+		return lim
+	}
+	user := lim.Refused
+	lim.Refused = func(r *http.Request) {
+		s.recordRefused(r, requestOf(r))
+		if user != nil {
+			user(r)
+		}
+	}
+	return lim
+}
+
+// recordTimeout reports a request answered with the 504 of its deadline
+// as a termination.
+func (s *Server) recordTimeout(r *http.Request, rq *request) {
+	if t, ok := s.opts.Hooks.Metrics.(Terminations); ok {
+		if rm, ok := s.earlyMetric(r, rq, http.StatusGatewayTimeout); ok {
+			t.Terminated(rm)
+		}
+	}
+}
+
+// earlyMetric labels a request the server ends before its handler does,
+// from the request alone (Kubernetes' CleanScope and cleanVerb); ok is
+// false for a resource request to what the server does not serve, which
+// a cluster counts and we do not, to keep the labels' values bounded.
+// Kubernetes labels a non-resource request's termination with its path
+// as the subresource; we leave it empty, as for the request count, for
+// the same reason.
+func (s *Server) earlyMetric(r *http.Request, rq *request, code int) (rm RequestMetric, ok bool) {
+	rm = RequestMetric{Component: "apiserver", Code: code, Duration: -1, ResponseSize: -1}
 	rm.Scope = requestScope(&rq.info)
 	if rq.info.ResourceRequest {
 		if s.routed(rq) == nil {
-			return // not served: a cluster counts it, we keep the labels bounded
+			return rm, false
 		}
 		rm.Group, rm.Version, rm.Resource, rm.Subresource = rq.info.Group, rq.info.Version, rq.info.Resource, rq.info.Subresource
 	}
 	rm.Verb = metricsVerb(r, rm.Scope, rm.Subresource, false)
-	rm.DryRun = dryRunLabel(r.URL)
-	m.Request(rm)
+	return rm, true
 }
 
 // watchEventMetric wraps a watch's encoder so that each event it encodes

@@ -21,6 +21,7 @@ import (
 	"github.com/apisem/apisem/server/connlimit"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
+	"github.com/apisem/apisem/tracing"
 	"github.com/apisem/apisem/watch"
 )
 
@@ -262,6 +263,18 @@ type HookOptions struct {
 	// labels; if it is an http.Handler too (metrics.Recorder), the server
 	// serves it at /metrics behind the authorizer. nil measures nothing.
 	Metrics Metrics
+
+	// Tracer, if set, traces each authenticated request in a span of its
+	// own, a child of the caller's W3C traceparent when the caller may
+	// choose the trace (server/trace.go); the storage's spans are its
+	// children. The nested module tracing/otel is one, for
+	// OpenTelemetry. nil traces nothing, at no cost.
+	Tracer tracing.Tracer
+
+	// DisableProfiling turns off /debug/pprof, which is served by
+	// default behind the authenticator and the authorizer as a
+	// non-resource URL, as kube-apiserver's --profiling (server/debug.go).
+	DisableProfiling bool
 }
 
 // resource is one served resource: its description, its part of the
@@ -612,7 +625,7 @@ func (s *Server) ListenAndServe() error {
 // IdleTimeout, MaxHeaderBytes, Connections).
 func (s *Server) Serve(l net.Listener) error {
 	hs := s.httpServer()
-	l = s.opts.Limits.Connections.Wrap(l, hs)
+	l = s.connLimits().Wrap(l, hs)
 	hs.ErrorLog = slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)
 	s.mu.Lock()
 	if s.closing.Load() {

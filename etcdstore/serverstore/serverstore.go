@@ -52,6 +52,7 @@ import (
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
+	"github.com/apisem/apisem/tracing"
 )
 
 // Options configure the storage. The zero value of every field but Client
@@ -87,6 +88,10 @@ type Options struct {
 	// Metrics, if set, receives each etcd request's duration
 	// (etcd_request_duration_seconds; metrics.Recorder is one).
 	Metrics etcdstore.Metrics
+	// Tracer, if set, traces the writes and each etcd call as children
+	// of the request's span (etcdstore.Options.Tracer); give it the
+	// server's Options.Hooks.Tracer. nil traces nothing.
+	Tracer tracing.Tracer
 }
 
 // Storage returns a server.Options.Storage that keeps objects in etcd.
@@ -100,7 +105,7 @@ func Storage(opts Options) func(store.Options[server.Object]) (server.Storage, e
 func newStorage(opts Options, so store.Options[server.Object]) (*storage, error) {
 	eo := etcdstore.Options[server.Object]{
 		Client: opts.Client, Prefix: opts.Prefix, Replica: so, RequestTimeout: opts.RequestTimeout,
-		Metrics: opts.Metrics,
+		Metrics: opts.Metrics, Tracer: opts.Tracer,
 	}
 	p, err := etcdstore.NewReplica(eo)
 	if err != nil {

@@ -34,6 +34,11 @@ type Limits struct {
 	// Health reports whether a request is a health check, served on a
 	// reserve connection. nil means IsHealthCheck.
 	Health func(r *http.Request) bool
+	// Refused, if set, is called with each request a reserve connection
+	// refuses with the 429, before the answer, for a metric (package
+	// server counts them as it counts the 429s of its in-flight limits).
+	// nil means nothing is called.
+	Refused func(r *http.Request)
 }
 
 // ReservePerClient is how many reserve connections one client address
@@ -59,11 +64,12 @@ const unknownFileLimit = 4096
 type limits struct {
 	max, perClient, reserve int
 	health                  func(*http.Request) bool
+	refused                 func(*http.Request) // nil: none
 }
 
 // resolve fills in the defaults of lim for a file limit of files.
 func (lim Limits) resolve(files int) limits {
-	l := limits{health: lim.Health}
+	l := limits{health: lim.Health, refused: lim.Refused}
 	if l.health == nil {
 		l.health = IsHealthCheck
 	}
@@ -152,6 +158,9 @@ func (lim limits) wrap(l net.Listener, hs *http.Server) net.Listener {
 			// (a GOAWAY).
 			w.Header().Set("Connection", "close")
 			if !lim.health(r) {
+				if lim.refused != nil {
+					lim.refused(r)
+				}
 				tooManyRequests(w)
 				// net/http reads what is left of a small body before
 				// it closes: no longer than a moment, which keeps the

@@ -53,7 +53,8 @@ type Config struct {
 	Server   server.Options
 	Grace    time.Duration
 	Security Security
-	Audit    Audit
+	Audit    Audit   // app/audit.go
+	Tracing  Tracing // app/tracing.go
 }
 
 // Register adds the flags to fs.
@@ -88,6 +89,7 @@ func (c *Config) Register(fs *flag.FlagSet) {
 		"how long a shutdown waits for requests in flight before it closes their connections")
 	c.Security.Register(fs)
 	c.Audit.Register(fs)
+	c.Tracing.Register(fs)
 }
 
 // Logger is the command's logger.
@@ -137,6 +139,11 @@ func Run(log *slog.Logger, c *Config, d Delegate) error {
 	// Closed after the shutdown, which waits for the requests that write
 	// to it.
 	defer closeAudit()
+	if err := c.Tracing.apply(context.Background(), &opts); err != nil {
+		return err
+	}
+	// After the server's Shutdown, which ends the last spans.
+	defer c.Tracing.Shutdown(context.Background())
 	var started atomic.Pointer[demo.Server] // once New has returned
 	var installed atomic.Bool               // -crd-dir's definitions are served
 	opts.Hooks.HealthChecks = append(slices.Clone(opts.Hooks.HealthChecks),
