@@ -8,11 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.etcd.io/etcd/client/pkg/v3/fileutil"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 )
 
 // Options configure an embedded etcd; only Dir is required.
@@ -41,6 +43,9 @@ type Etcd struct {
 	lock     *fileutil.LockedFile
 	endpoint string
 	once     sync.Once
+	// closing silences etcd's log once Close has begun: etcd reports
+	// its own listeners closing as errors.
+	closing *atomic.Bool
 }
 
 // lockName is the file of Dir whose lock says a process uses it. etcd
@@ -67,12 +72,18 @@ func Start(opts Options) (*Etcd, error) {
 	if err != nil {
 		return nil, fmt.Errorf("embedded etcd: %w", err)
 	}
+	closing := new(atomic.Bool)
+	if opts.Logger != nil {
+		opts.Logger = opts.Logger.WithOptions(zap.WrapCore(func(c zapcore.Core) zapcore.Core {
+			return quietCore{c, closing}
+		}))
+	}
 	e, err := start(opts, client)
 	if err != nil {
 		lock.Close()
 		return nil, err
 	}
-	e.lock = lock
+	e.lock, e.closing = lock, closing
 	return e, nil
 }
 
@@ -158,7 +169,25 @@ func (e *Etcd) Err() <-chan error { return e.e.Err() }
 // data directory; it is safe to call more than once.
 func (e *Etcd) Close() {
 	e.once.Do(func() {
+		e.closing.Store(true)
 		e.e.Close()
 		e.lock.Close()
 	})
+}
+
+// quietCore drops every entry once closing is set.
+type quietCore struct {
+	zapcore.Core
+	closing *atomic.Bool
+}
+
+func (q quietCore) Enabled(l zapcore.Level) bool { return !q.closing.Load() && q.Core.Enabled(l) }
+
+func (q quietCore) With(f []zapcore.Field) zapcore.Core { return quietCore{q.Core.With(f), q.closing} }
+
+func (q quietCore) Check(ent zapcore.Entry, ce *zapcore.CheckedEntry) *zapcore.CheckedEntry {
+	if q.closing.Load() {
+		return ce
+	}
+	return q.Core.Check(ent, ce)
 }

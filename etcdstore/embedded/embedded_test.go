@@ -3,6 +3,10 @@ package embedded
 import (
 	"strings"
 	"testing"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 // Only loopback http URLs are accepted for the client listener.
@@ -63,4 +67,18 @@ func TestDirInUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Close()
+}
+
+// etcd reports its own listeners closing as errors; Close keeps them out
+// of the log, which has only etcd's real errors.
+func TestCloseIsQuiet(t *testing.T) {
+	core, logs := observer.New(zapcore.ErrorLevel)
+	e, err := Start(Options{Dir: t.TempDir(), Logger: zap.New(core)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	for _, l := range logs.All() {
+		t.Errorf("logged: %s %v", l.Message, l.ContextMap())
+	}
 }
