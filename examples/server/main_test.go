@@ -3,12 +3,15 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -20,6 +23,9 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 	"google.golang.org/grpc"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/apisem/apisem/envelope"
 	"github.com/apisem/apisem/etcdstore/embedded"
@@ -77,6 +83,7 @@ func start(t *testing.T, args ...string) *proc {
 	for sc.Scan() {
 		out.WriteString(sc.Text() + "\n")
 		if _, url, ok := strings.Cut(sc.Text(), "listening on "); ok {
+			url, _, _ = strings.Cut(url, " ") // "https://... (TLS, ...)"
 			drained := make(chan struct{})
 			go func() { // the rest of its output, until it exits
 				defer close(drained)
@@ -376,5 +383,84 @@ func TestCELRules(t *testing.T) {
 	}
 	if code, obj := p.call(t, "POST", path, gadget("good", 2, 5)); code != http.StatusCreated {
 		t.Errorf("create keeping the rules: %d %v", code, obj)
+	}
+}
+
+// fakeHost is the host cluster of an aggregated API server: it reviews
+// tokens ("alice-token" is alice, of group devs) and permissions (alice
+// may list configmaps, nothing else), as kube-apiserver's TokenReview
+// and SubjectAccessReview APIs do, in whichever encoding client-go sends.
+func fakeHost(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(body, nil, nil)
+	if err != nil || r.Method != "POST" {
+		http.Error(w, fmt.Sprint("bad request: ", err), http.StatusBadRequest)
+		return
+	}
+	switch o := obj.(type) {
+	case *authenticationv1.TokenReview:
+		if o.Spec.Token == "alice-token" {
+			o.Status = authenticationv1.TokenReviewStatus{Authenticated: true,
+				User: authenticationv1.UserInfo{Username: "alice", Groups: []string{"devs"}}}
+		}
+	case *authorizationv1.SubjectAccessReview:
+		ra := o.Spec.ResourceAttributes
+		o.Status.Allowed = o.Spec.User == "alice" && ra != nil && ra.Verb == "list" && ra.Resource == "configmaps"
+	default:
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(obj)
+}
+
+// With -kubeconfig the server is an aggregated API server of that
+// cluster: HTTPS, bearer tokens and permissions reviewed by the cluster.
+func TestDelegation(t *testing.T) {
+	host := httptest.NewServer(http.HandlerFunc(fakeHost))
+	t.Cleanup(host.Close)
+	dir := t.TempDir()
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: host, cluster: {server: "`+host.URL+`"}}]
+users: [{name: apiserver, user: {}}]
+contexts: [{name: host, context: {cluster: host, user: apiserver}}]
+current-context: host
+`), 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := mustStart(t, "-addr", "127.0.0.1:0", "-kubeconfig", kubeconfig, "-authentication-skip-lookup", "-cert-dir", filepath.Join(dir, "certs"))
+	if !strings.HasPrefix(p.url, "https://") {
+		t.Fatalf("serving %s; want HTTPS", p.url)
+	}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	for _, tc := range []struct {
+		token, path string
+		code        int
+		message     string
+	}{
+		{"alice-token", "/api/v1/namespaces/demo/configmaps", http.StatusOK, ""},
+		{"alice-token", "/api/v1/namespaces/demo/secrets", http.StatusForbidden,
+			`secrets is forbidden: User "alice" cannot list resource "secrets" in API group "" in the namespace "demo"`},
+		{"mallory-token", "/api/v1/namespaces/demo/configmaps", http.StatusUnauthorized, "Unauthorized"},
+		{"", "/api/v1/namespaces/demo/configmaps", http.StatusForbidden,
+			`configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "demo"`},
+	} {
+		req, _ := http.NewRequest("GET", p.url+tc.path, nil)
+		if tc.token != "" {
+			req.Header.Set("Authorization", "Bearer "+tc.token)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st struct{ Message string }
+		json.NewDecoder(resp.Body).Decode(&st)
+		resp.Body.Close()
+		if resp.StatusCode != tc.code || !strings.HasPrefix(st.Message, tc.message) {
+			t.Errorf("%s with %q: %d %q; want %d %q", tc.path, tc.token, resp.StatusCode, st.Message, tc.code, tc.message)
+		}
 	}
 }
