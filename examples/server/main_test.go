@@ -200,6 +200,14 @@ func TestRestartKeepsData(t *testing.T) {
 
 			p := mustStart(t, args...)
 			checkHealth(t, p)
+			if tc.name == "embedded" {
+				// A second server on the directory is refused, not left
+				// waiting for etcd's lock.
+				second := start(t, args...)
+				if want := "is in use by another process"; second.code != 1 || !strings.Contains(second.out, want) {
+					t.Errorf("a second server on the directory: exit %d\n%s\nwant 1 and %q", second.code, second.out, want)
+				}
+			}
 			code, cm := p.call(t, "POST", "/api/v1/namespaces/demo/configmaps", map[string]any{
 				"metadata": map[string]any{"name": "kept"}, "data": map[string]any{"k": "v"}})
 			if code != http.StatusCreated {
