@@ -76,7 +76,7 @@ type flags struct {
 	compaction     time.Duration
 	mediaType      string
 	delegate       kubedelegate.Options
-	delegateInPods bool
+	delegateInCluster bool
 }
 
 func (f *flags) register(fs *flag.FlagSet) {
@@ -90,7 +90,7 @@ func (f *flags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.delegate.Kubeconfig, "kubeconfig", "", "delegate authentication and authorization to this cluster, as its aggregated API server")
 	fs.StringVar(&f.delegate.AuthenticationKubeconfig, "authentication-kubeconfig", "", "the cluster that reviews tokens and publishes the front-proxy CA (default: -kubeconfig)")
 	fs.StringVar(&f.delegate.AuthorizationKubeconfig, "authorization-kubeconfig", "", "the cluster that reviews permissions (default: -kubeconfig)")
-	fs.BoolVar(&f.delegateInPods, "delegate-in-cluster", false, "delegate authentication and authorization to the cluster the server runs in (its pod's service account)")
+	fs.BoolVar(&f.delegateInCluster, "delegate-in-cluster", false, "delegate authentication and authorization to the cluster the server runs in (its pod's service account)")
 	fs.BoolVar(&f.delegate.SkipLookup, "authentication-skip-lookup", false, "do not read kube-system/extension-apiserver-authentication; use the -requestheader-* and -client-ca-file flags only")
 }
 
@@ -103,7 +103,7 @@ func (f *flags) check() error {
 		return err
 	}
 	d := f.delegate
-	if f.delegateInPods && (d.Kubeconfig != "" || d.AuthenticationKubeconfig != "" || d.AuthorizationKubeconfig != "") {
+	if f.delegateInCluster && (d.Kubeconfig != "" || d.AuthenticationKubeconfig != "" || d.AuthorizationKubeconfig != "") {
 		return errors.New("-delegate-in-cluster and the -*kubeconfig flags exclude each other")
 	}
 	return nil
@@ -111,7 +111,7 @@ func (f *flags) check() error {
 
 func (f *flags) delegating() bool {
 	d := f.delegate
-	return f.delegateInPods || d.Kubeconfig != "" || d.AuthenticationKubeconfig != "" || d.AuthorizationKubeconfig != ""
+	return f.delegateInCluster || d.Kubeconfig != "" || d.AuthenticationKubeconfig != "" || d.AuthorizationKubeconfig != ""
 }
 
 func main() {
