@@ -70,12 +70,12 @@ import (
 type flags struct {
 	app app.Config
 
-	etcdServers    string
-	etcdDataDir    string
-	etcdPrefix     string
-	compaction     time.Duration
-	mediaType      string
-	delegate       kubedelegate.Options
+	etcdServers       string
+	etcdDataDir       string
+	etcdPrefix        string
+	compaction        time.Duration
+	mediaType         string
+	delegate          kubedelegate.Options
 	delegateInCluster bool
 }
 
