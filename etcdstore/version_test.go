@@ -118,3 +118,23 @@ func TestCheckVersionRealEtcd(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Whatever etcd reports, the check does not panic, and a "v" in front or
+// build metadata after does not change its answer.
+func FuzzSupportsProgressRequests(f *testing.F) {
+	for _, s := range []string{"3.4.31", "3.5.12", "3.6.0-alpha.0", "3.5.13+x", "", "1.2", "v3.4.30", "3.5.-1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		ok := SupportsProgressRequests(v) == nil
+		if strings.HasPrefix(v, "v") || strings.Contains(v, "+") {
+			return
+		}
+		if got := SupportsProgressRequests("v"+v) == nil; got != ok {
+			t.Errorf("%q: %v, with a v in front %v", v, ok, got)
+		}
+		if got := SupportsProgressRequests(v+"+build.1") == nil; got != ok {
+			t.Errorf("%q: %v, with build metadata %v", v, ok, got)
+		}
+	})
+}
