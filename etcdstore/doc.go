@@ -25,7 +25,10 @@
 // resourceVersion unset is consistent: it first asks etcd for its current
 // revision and waits until the replica has reached it (Kubernetes'
 // consistent reads from cache, KEP-2340), using a watch progress request
-// so that revisions written to other prefixes need no event. A revision
+// so that revisions written to other prefixes need no event. Progress
+// requests are reliable from etcd 3.4.31 and 3.5.13 on (the versions
+// Kubernetes requires); CheckVersion refuses an older etcd, and package
+// embedded runs a current one in the process. A revision
 // the replica does not reach within Options.FutureWait is the 504 "Too
 // large resource version". A watch with resourceVersion unset catches up
 // the same way before it takes its initial state (Resource.Sync, which the

@@ -1,34 +1,24 @@
-// Command apiserver runs the example Kubernetes-compatible API server:
-// core v1 Namespaces, ConfigMaps, Secrets and Events, and the custom resource
-// widgets.example.apisem.dev/v1, kept in memory, served to kubectl and
-// client-go as a kube-apiserver would.
+// Command apiserver is the example Kubernetes-compatible API server built
+// from the library's module alone: core v1 Namespaces, ConfigMaps,
+// Secrets and Events and the custom resource widgets.example.apisem.dev/v1,
+// kept in memory. It compiles in seconds with nothing to download, for
+// work on the library itself:
 //
 //	go run ./examples/apiserver             # listens on 127.0.0.1:8080
-//	go run ./examples/apiserver -addr :9090
 //	go run ./examples/apiserver -crd-dir config/crd/bases
-//	kubectl --server=http://127.0.0.1:8080 get configmaps -A
 //
-// It seeds a little demo data, logs one line per request with log/slog,
-// and stops gracefully on SIGINT or SIGTERM.
+// The server to run is examples/server, the same server (package app,
+// the same flags and demo data) with everything this build leaves out
+// because the library's module does not depend on etcd, client-go or
+// Kubernetes' CEL code: etcd, an embedded etcd, x-kubernetes-validations
+// rules, and a host cluster's delegated authentication and authorization:
 //
-// kube-apiserver's serving and authentication flags make it an HTTPS
-// server that authenticates and authorizes its callers:
+//	go -C examples/server run . -etcd-data-dir /tmp/apisem
 //
-//	go run ./examples/apiserver -cert-dir /tmp/apisem -client-ca-file ca.crt
-//
-// -tls-cert-file and -tls-private-key-file (or -cert-dir, self-signed),
-// -client-ca-file, -requestheader-client-ca-file,
-// -requestheader-allowed-names and the -requestheader-*-headers flags,
-// -anonymous-auth, -authorization-always-allow-paths and
-// -authorization-always-allow-groups. Without a host cluster every
-// authenticated user may do everything; examples/aggregated runs the same
-// server as an aggregated API server of a cluster, which reviews tokens
-// and permissions.
-//
-// The same server on etcd is etcdstore/cmd/apiserver, in etcdstore's
-// module (this module does not depend on etcd):
-//
-//	go run -C etcdstore ./cmd/apiserver -etcd-servers http://127.0.0.1:2379
+// This build takes package app's flags (serving, TLS and authentication
+// with -cert-dir, -client-ca-file and the -requestheader-* flags, where
+// every authenticated user may do everything) and refuses those of
+// examples/server with a pointer to it.
 package main
 
 import (
@@ -42,12 +32,20 @@ import (
 func main() {
 	var c app.Config
 	c.Register(flag.CommandLine)
-	etcd := flag.String("etcd-servers", "", "not in this build, which keeps objects in memory: see etcdstore/cmd/apiserver")
+	// Flags of examples/server, so that a user who passes them here
+	// learns where they work instead of reading "flag provided but not
+	// defined".
+	theirs := map[string]*string{}
+	for _, name := range []string{"etcd-servers", "etcd-data-dir", "kubeconfig"} {
+		theirs[name] = flag.String(name, "", "not in this build: see examples/server")
+	}
 	flag.Parse()
-	if *etcd != "" {
-		fmt.Fprintln(os.Stderr, "this build of the example server keeps objects in memory; for etcd run its etcd build:\n"+
-			"    go run -C etcdstore ./cmd/apiserver -etcd-servers "+*etcd)
-		os.Exit(2)
+	for name, v := range theirs {
+		if *v != "" {
+			fmt.Fprintf(os.Stderr, "-%s is not in this build of the example server, which keeps objects in memory and has no host cluster; run the one with everything:\n"+
+				"    go -C examples/server run . -%s %s\n", name, name, *v)
+			os.Exit(2)
+		}
 	}
 	app.Main(&c, app.Delegate{})
 }

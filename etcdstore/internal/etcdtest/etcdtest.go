@@ -1,61 +1,41 @@
-// Package etcdtest runs a real etcd inside a test: loopback, ports chosen
-// by the OS, data in a temporary directory.
+// Package etcdtest runs a real etcd inside a test (package embedded):
+// loopback, ports chosen by the OS, data in a temporary directory.
 package etcdtest
 
 import (
-	"net/url"
-	"sync"
 	"testing"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
+
+	"github.com/apisem/apisem/etcdstore/embedded"
 )
 
 // Etcd is a running etcd.
 type Etcd struct {
-	e    *embed.Etcd
-	Dir  string // its data directory
-	URL  string // its client URL
-	once sync.Once
+	e   *embedded.Etcd
+	Dir string // its data directory
+	URL string // its client URL
 }
 
 // Start starts an etcd on dir with clientURL ("http://127.0.0.1:0" for a
-// port the OS chooses); Cleanup stops it.
+// port the OS chooses); Cleanup stops it. Progress notifications come
+// every 100ms, so that tests of code that waits for them are quick.
 func Start(tb testing.TB, dir, clientURL string) *Etcd {
 	tb.Helper()
-	cfg := embed.NewConfig()
-	cfg.Dir = dir
-	cfg.Logger = "zap"
-	cfg.LogLevel = "error"
-	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
-	peer, _ := url.Parse("http://127.0.0.1:0")
-	client, err := url.Parse(clientURL)
+	e, err := embedded.Start(embedded.Options{Dir: dir, ClientURL: clientURL, ProgressNotifyInterval: 100 * time.Millisecond,
+		StartTimeout: 30 * time.Second})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{*peer}, []url.URL{*peer}
-	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{*client}, []url.URL{*client}
-	cfg.InitialCluster = cfg.Name + "=" + peer.String()
-	cfg.WatchProgressNotifyInterval = 100 * time.Millisecond
-	e, err := embed.StartEtcd(cfg)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	select {
-	case <-e.Server.ReadyNotify():
-	case <-time.After(30 * time.Second):
-		e.Close()
-		tb.Fatal("etcd did not start")
-	}
-	s := &Etcd{e: e, Dir: dir, URL: "http://" + e.Clients[0].Addr().String()}
+	s := &Etcd{e: e, Dir: dir, URL: e.Endpoint()}
 	tb.Cleanup(s.Stop)
 	return s
 }
 
 // Stop stops the etcd; it is safe to call more than once.
-func (s *Etcd) Stop() { s.once.Do(s.e.Close) }
+func (s *Etcd) Stop() { s.e.Close() }
 
 // Client returns a client of url; Cleanup closes it.
 func Client(tb testing.TB, url string) *clientv3.Client {

@@ -1,9 +1,9 @@
 // Package app is the example API server's command: its flags, demo data
-// and lifecycle, shared by examples/apiserver (no host cluster) and
-// examples/aggregated (an aggregated API server of a host cluster, in a
-// module of its own because it links client-go), and by
-// etcdstore/cmd/apiserver (the same server on etcd, in etcdstore's module
-// because it links the etcd client), which sets Server.Storage.
+// and lifecycle, shared by examples/server (the one server with
+// everything: etcd, CEL, a host cluster's delegation, in a module of its
+// own because it links them; it sets Server.Storage, CRD.Rules and the
+// Delegate) and examples/apiserver (the library module's own build, in
+// memory). A feature added here reaches both.
 package app
 
 import (

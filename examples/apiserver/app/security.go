@@ -36,7 +36,7 @@ type Security struct {
 }
 
 // Delegate is what a host cluster provides when the server runs as its
-// aggregated API server (see examples/aggregated); the zero Delegate
+// aggregated API server (see examples/server); the zero Delegate
 // means no host cluster.
 type Delegate struct {
 	Tokens auth.TokenReviewer
