@@ -5,7 +5,8 @@
 // in an etcd of yours or in an etcd embedded in the process, and
 // kube-apiserver's serving, authentication and delegated-authorization
 // flags (auth/kubedelegate), to run as an aggregated API server of a
-// cluster. From the repository's root:
+// cluster; -tracing-config-file sends kube-apiserver's spans over
+// OpenTelemetry (tracing/otel). From the repository's root:
 //
 //	go -C examples/server run .                              # in memory, http://127.0.0.1:8080
 //	go -C examples/server run . -etcd-data-dir /tmp/apisem   # in an embedded etcd, kept across restarts
@@ -63,6 +64,7 @@ import (
 	"github.com/apisem/apisem/etcdstore/serverstore"
 	"github.com/apisem/apisem/examples/apiserver/app"
 	"github.com/apisem/apisem/metrics"
+	apiotel "github.com/apisem/apisem/tracing/otel"
 )
 
 // flags are the command's flags: package app's and those of the
@@ -134,6 +136,8 @@ func main() {
 func run(log *slog.Logger, f *flags) error {
 	// CEL rules of CustomResourceDefinitions, with Kubernetes' code.
 	f.app.CRD.Rules = cel.Compiler{}
+	// -tracing-config-file, with OpenTelemetry's SDK.
+	f.app.Tracing.Provider = apiotel.FromConfigFile
 
 	var d app.Delegate
 	if f.delegating() {
@@ -188,7 +192,12 @@ func runOnEtcd(log *slog.Logger, f *flags, endpoints []string, d app.Delegate) e
 	rec := &metrics.Recorder{}
 	c := &f.app
 	c.Server.Hooks.Metrics = rec
-	so := serverstore.Options{Client: client, Prefix: f.etcdPrefix, JSON: asJSON, Metrics: rec}
+	// The request's tracer, for the storage and etcd spans below it.
+	tr, err := c.Tracing.Tracer(context.Background())
+	if err != nil {
+		return err
+	}
+	so := serverstore.Options{Client: client, Prefix: f.etcdPrefix, JSON: asJSON, Metrics: rec, Tracer: tr}
 	// /readyz fails while etcd or the replica cannot serve; /livez only
 	// once etcd has been down for a while (serverstore.Backend).
 	b := serverstore.New(so)
