@@ -128,6 +128,7 @@ func Run(log *slog.Logger, c *Config, d Delegate) error {
 	if err != nil {
 		return err
 	}
+	asCluster(&opts) // cluster.go
 	var started atomic.Pointer[demo.Server] // once New has returned
 	var installed atomic.Bool               // -crd-dir's definitions are served
 	opts.Hooks.HealthChecks = append(slices.Clone(opts.Hooks.HealthChecks),
@@ -178,6 +179,9 @@ func Run(log *slog.Logger, c *Config, d Delegate) error {
 	log.Info("serving; ready once started", "addr", l.Addr().String())
 
 	startErr := func() error {
+		if err := createSystemNamespaces(ctx, s); err != nil {
+			return err
+		}
 		if err := installCRDDir(ctx, log, c.CRDDir, s); err != nil {
 			return err
 		}

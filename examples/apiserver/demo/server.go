@@ -24,8 +24,9 @@ type Options = server.Options
 // Server is the demo API server: the library's server.Server serving the
 // types of package api and CustomResourceDefinitions (package crd), plus
 // the namespace controller that finishes the deletion of terminating
-// namespaces and the controller that serves the definitions. Create it with New and stop it with
-// Shutdown.
+// namespaces, the controller that serves the definitions and, with
+// Options.GarbageCollection, package gc's garbage collector. Create it
+// with New and stop it with Shutdown.
 type Server struct {
 	*server.Server
 
@@ -37,6 +38,7 @@ type Server struct {
 	// closed when it has returned.
 	stopController context.CancelFunc
 	controllerDone chan struct{}
+	gcDone         chan struct{} // closed when the garbage collector has returned
 
 	crds *crd.Controller
 }
@@ -83,20 +85,24 @@ func NewWith(opts Options, crds crd.Options) (*Server, error) {
 		defer close(d.controllerDone)
 		ns.Run(ctx) // returns when ctx is done
 	}()
+	d.startCollector(ctx, opts.GarbageCollection)
 	return d, nil
 }
 
-// Shutdown stops the namespace controller, then the server (see
+// Shutdown stops the namespace controller and the garbage collector, then
+// the server (see
 // server.Server.Shutdown: watches end first). It is safe to call more
 // than once.
 func (d *Server) Shutdown(ctx context.Context) error {
 	d.crds.Stop()
 	d.stopController()
 	var err error
-	select {
-	case <-d.controllerDone:
-	case <-ctx.Done():
-		err = ctx.Err()
+	for _, done := range []chan struct{}{d.controllerDone, d.gcDone} {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
 	}
 	return errors.Join(err, d.Server.Shutdown(ctx))
 }
