@@ -61,13 +61,11 @@ func (c *Collector) orphan(ctx context.Context, b store.Backend[server.Object], 
 }
 
 // foreground finishes a Foreground deletion: its dependents are deleted
-// (each of them marked dirty when the deletion started); once none with
-// blockOwnerDeletion is left, the foregroundDeletion finalizer goes.
+// (each of them marked dirty when the deletion started, or when it
+// appears); once none with blockOwnerDeletion is left, the
+// foregroundDeletion finalizer goes.
 func (c *Collector) foreground(ctx context.Context, b store.Backend[server.Object], uid string, n *node) error {
 	if len(c.g.blocking(uid)) > 0 {
-		for _, d := range c.g.dependentsOf(uid) {
-			c.g.dirty.add(d) // cheap when already handled: no write
-		}
 		return nil
 	}
 	return removeFinalizer(ctx, b, n, uid, store.FinalizerForeground)

@@ -59,8 +59,11 @@ func isTrue(b *bool) bool { return b != nil && *b }
 func (g *graph) put(key string, obj server.Object) {
 	m := obj.Meta()
 	uid := m.UID
-	n := nodeOf(key, m)
 	old := g.nodes[uid]
+	if old == nil && len(m.OwnerReferences) == 0 && (m.DeletionTimestamp == nil || len(m.Finalizers) == 0) {
+		return // most writes: nothing to keep, nothing to do
+	}
+	n := nodeOf(key, m)
 	if n.sameAs(old) {
 		return
 	}
