@@ -163,6 +163,17 @@ func TestStopsWithTheTest(t *testing.T) {
 	}
 }
 
+// Start (and stop) of a fresh environment without definitions: what a
+// test pays per server.
+func BenchmarkStart(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		sub := &cleanupTB{TB: b}
+		apisemtest.Start(sub, apisemtest.Options{})
+		sub.cleanup()
+	}
+}
+
 // Start of a fresh environment with 40 definitions, established.
 func BenchmarkStart40CRDs(b *testing.B) {
 	var defs []*apiextensionsv1.CustomResourceDefinition
