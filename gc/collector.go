@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/store"
 	"github.com/apisem/apisem/watch"
 )
 
@@ -35,11 +37,19 @@ type Collector struct {
 
 	// Run's state, owned by its goroutine.
 	g         *graph
-	rev       rv.Version                  // the graph has every event up to here
+	sources   []*source                   // the stores of the served resources
 	byPrefix  map[string]*server.Resource // storage key prefix -> a resource of it
-	resources []*server.Resource          // what byPrefix was built from
+	resources []*server.Resource          // what sources and byPrefix were built from
 	later     *queue                      // uids to look at again after RetryInterval
 	unknown   *queue                      // uids with owners of kinds not served
+}
+
+// source is one store the served resources keep their objects in: the
+// server's Store, and with some storages a store per resource added while
+// the server runs (etcd's replicas of custom resources).
+type source struct {
+	st  *store.Store[server.Object]
+	rev rv.Version // the graph has every event of st up to here
 }
 
 // New returns a collector of s's garbage. Serve s with
@@ -57,21 +67,22 @@ func New(s *server.Server, opts Options) *Collector {
 const eventBatch = 1024
 
 // Run collects garbage until ctx is done, and returns ctx's error. It
-// reads every object of the server's store once, then follows the
-// store's events: after each batch of writes it acts on what they
-// concern. A Collector runs once.
+// reads every object of the served resources' stores once, then follows
+// their events: after each batch of writes it acts on what they concern.
+// A Collector runs once.
 func (c *Collector) Run(ctx context.Context) error {
-	st := c.srv.Store()
 	retry := time.NewTimer(time.Hour)
 	retry.Stop()
 	defer retry.Stop()
-	c.later, c.unknown = newQueue(), newQueue()
-	if err := c.load(ctx); err != nil {
-		return err
-	}
+	c.g, c.later, c.unknown = newGraph(), newQueue(), newQueue()
+	// The cases of the wait: ctx, the served resources, the retry timer,
+	// then one per source.
+	var cases []reflect.SelectCase
 	for {
 		changed := c.srv.ResourcesChanged()
-		c.refreshResources()
+		if err := c.refreshResources(ctx); err != nil {
+			return err
+		}
 		c.process(ctx)
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -79,12 +90,17 @@ func (c *Collector) Run(ctx context.Context) error {
 		if c.later.len() > 0 {
 			retry.Reset(c.retry)
 		}
-		select {
-		case <-ctx.Done():
+		cases = append(cases[:0],
+			reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ctx.Done())},
+			reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(changed)},
+			reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(retry.C)})
+		for _, src := range c.sources {
+			cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(src.st.Changed(src.rev))})
+		}
+		switch i, _, _ := reflect.Select(cases); i {
+		case 0:
 			return ctx.Err()
-		case <-st.Changed(c.rev):
-		case <-changed:
-		case <-retry.C:
+		case 2:
 			for _, uid := range c.later.take() {
 				c.g.dirty.add(uid)
 			}
@@ -95,14 +111,12 @@ func (c *Collector) Run(ctx context.Context) error {
 	}
 }
 
-// load builds the graph from a snapshot of the store, every node to be
-// looked at.
-func (c *Collector) load(ctx context.Context) error {
-	st := c.srv.Store()
+// load adds every object of src's store to the graph, each to be looked
+// at, and sets src.rev to the revision read.
+func (c *Collector) load(ctx context.Context, src *source) error {
 	for {
-		c.g = newGraph()
-		c.rev = st.Revision()
-		err := st.Snapshot(c.rev, func(key string, obj server.Object) bool {
+		src.rev = src.st.Revision()
+		err := src.st.Snapshot(src.rev, func(key string, obj server.Object) bool {
 			c.g.put(key, obj)
 			return true
 		})
@@ -119,50 +133,56 @@ func (c *Collector) load(ctx context.Context) error {
 	}
 }
 
-// follow applies the events after c.rev to the graph. When the history it
-// needs is compacted away it reads everything again.
+// follow applies the events of every source after its revision to the
+// graph. When the history of one has been compacted away, it starts
+// over: a new graph from every source, every node to be looked at.
 func (c *Collector) follow(ctx context.Context) error {
-	st := c.srv.Store()
 	var buf []watch.Event[server.Object]
-	for {
-		cur := st.Revision()
-		evs, err := st.Events(buf[:0], c.rev, eventBatch)
-		var compacted *rv.CompactedError
-		if errors.As(err, &compacted) {
-			// Every node is dirty after a load.
-			c.later.take()
-			c.unknown.take()
-			return c.load(ctx)
-		}
-		if err != nil {
-			return err
-		}
-		for _, ev := range evs {
-			if ev.Type == watch.Deleted {
-				c.g.remove(ev.Object.Meta().UID)
-			} else {
-				c.g.put(ev.Key, ev.Object)
+	for _, src := range c.sources {
+		for {
+			cur := src.st.Revision()
+			evs, err := src.st.Events(buf[:0], src.rev, eventBatch)
+			var compacted *rv.CompactedError
+			if errors.As(err, &compacted) {
+				c.g, c.sources, c.resources = newGraph(), nil, nil
+				c.later.take()
+				c.unknown.take()
+				return nil // refreshResources reads everything again
 			}
+			if err != nil {
+				return err
+			}
+			for _, ev := range evs {
+				if ev.Type == watch.Deleted {
+					c.g.remove(ev.Object.Meta().UID)
+				} else {
+					c.g.put(ev.Key, ev.Object)
+				}
+			}
+			buf = evs
+			if len(evs) < eventBatch {
+				src.rev = cur
+				break
+			}
+			src.rev = evs[len(evs)-1].Revision
 		}
-		if len(evs) < eventBatch {
-			c.rev = cur
-			return nil
-		}
-		c.rev = evs[len(evs)-1].Revision
-		buf = evs
 	}
+	return nil
 }
 
-// refreshResources maps storage key prefixes to the resources served now.
-// When they change, dependents whose owners could not be resolved are
-// looked at again (a custom resource's definition may have arrived).
-func (c *Collector) refreshResources() {
+// refreshResources maps storage key prefixes to the resources served now,
+// and follows the stores they keep their objects in, reading those it did
+// not follow before. When the resources change, dependents whose owners
+// could not be resolved are looked at again (a custom resource's
+// definition may have arrived).
+func (c *Collector) refreshResources(ctx context.Context) error {
 	rs := c.srv.Resources()
-	if slices.Equal(rs, c.resources) {
-		return
+	if c.sources != nil && slices.Equal(rs, c.resources) {
+		return nil
 	}
 	c.resources = rs
 	c.byPrefix = make(map[string]*server.Resource, len(rs))
+	var sources []*source
 	for _, r := range rs {
 		b := c.srv.StoreOf(r)
 		if b == nil {
@@ -172,10 +192,26 @@ func (c *Collector) refreshResources() {
 		if c.byPrefix[p] == nil {
 			c.byPrefix[p] = r // the versions of a resource share its objects
 		}
+		st := b.Store()
+		if slices.ContainsFunc(sources, func(s *source) bool { return s.st == st }) {
+			continue
+		}
+		i := slices.IndexFunc(c.sources, func(s *source) bool { return s.st == st })
+		if i >= 0 {
+			sources = append(sources, c.sources[i])
+			continue
+		}
+		src := &source{st: st}
+		if err := c.load(ctx, src); err != nil {
+			return err
+		}
+		sources = append(sources, src)
 	}
+	c.sources = sources
 	for _, uid := range c.unknown.take() {
 		c.g.dirty.add(uid)
 	}
+	return nil
 }
 
 // resourceOfKey returns the resource whose objects are stored under key,

@@ -37,10 +37,12 @@
 //
 // # How it works
 //
-// Run reads every object of the server's store once, then follows the
-// store's events (one stream for every resource, in one revision space):
-// it keeps the graph of owners and dependents by uid, and after each
-// batch of writes acts on the objects they concern, reading owners from
+// Run reads every object of the served resources' stores once, then
+// follows their events (the server's Store holds every resource in one
+// revision space; a storage may keep resources added at run time in
+// stores of their own, as etcd's keeps a replica per custom resource): it
+// keeps the graph of owners and dependents by uid, and after each batch
+// of writes acts on the objects they concern, reading owners from
 // the store before it deletes anything. Its writes go to the resources'
 // stores directly, as the controller's own, so they pass no admission
 // and record no managedFields. When the history it follows has been
