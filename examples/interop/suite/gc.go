@@ -1,4 +1,4 @@
-package interop
+package suite
 
 import (
 	"slices"
@@ -16,30 +16,39 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/apisem/apisem/crd"
-	"github.com/apisem/apisem/crd/cel"
 	"github.com/apisem/apisem/examples/apiserver/demo"
-	"github.com/apisem/apisem/server/servertest"
 )
+
+// garbageCollection runs the garbage collector's tests, each on a server
+// of its own with Options.GarbageCollection.
+func (e env) garbageCollection(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		test func(*gcEnv)
+	}{
+		{"Background", gcBackground},
+		{"Foreground", gcForeground},
+		{"Orphan", gcOrphan},
+		{"CustomResource", gcCustomResource},
+	} {
+		t.Run(tc.name, func(t *testing.T) { tc.test(e.newGCEnv(t)) })
+	}
+}
 
 // gcEnv is the example server with its garbage collector, as client-go
 // sees it.
 type gcEnv struct {
 	t   *testing.T
-	s   *demo.Server
 	cs  *kubernetes.Clientset
 	dyn *dynamic.DynamicClient
 	cfg *rest.Config
 	ns  string
 }
 
-func newGCEnv(t *testing.T) *gcEnv {
-	s, err := demo.NewWith(demo.Options{GarbageCollection: true}, crd.Options{Rules: cel.Compiler{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := &rest.Config{Host: servertest.Start(t, s), QPS: -1}
-	e := &gcEnv{t: t, s: s, cfg: cfg, ns: "gc"}
+func (env env) newGCEnv(t *testing.T) *gcEnv {
+	cfg := env.start(t, demo.Options{GarbageCollection: true}).config(false)
+	e := &gcEnv{t: t, cfg: cfg, ns: "gc"}
+	var err error
 	if e.cs, err = kubernetes.NewForConfig(cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -117,8 +126,8 @@ func (e *gcEnv) configMapGone(name string) func() bool {
 // Background deletion: the owner goes at once, its dependents after it;
 // a dependent with another owner left stays, without the reference to
 // the deleted one.
-func TestGarbageCollectionBackground(t *testing.T) {
-	e := newGCEnv(t)
+func gcBackground(e *gcEnv) {
+	t := e.t
 	owner := e.configMap("owner")
 	other := e.configMap("other")
 	e.secret("dep", nil, ownedBy("v1", "ConfigMap", owner, false))
@@ -137,8 +146,8 @@ func TestGarbageCollectionBackground(t *testing.T) {
 // Foreground deletion: the owner stays with the foregroundDeletion
 // finalizer, its dependents are deleted, and it goes once no dependent
 // with blockOwnerDeletion is left.
-func TestGarbageCollectionForeground(t *testing.T) {
-	e := newGCEnv(t)
+func gcForeground(e *gcEnv) {
+	t := e.t
 	ctx := t.Context()
 	owner := e.configMap("owner")
 	e.secret("held", []string{"example.com/hold"}, ownedBy("v1", "ConfigMap", owner, true))
@@ -165,8 +174,8 @@ func TestGarbageCollectionForeground(t *testing.T) {
 
 // Orphan deletion: the owner goes, its dependents stay without the
 // reference to it.
-func TestGarbageCollectionOrphan(t *testing.T) {
-	e := newGCEnv(t)
+func gcOrphan(e *gcEnv) {
+	t := e.t
 	owner := e.configMap("owner")
 	e.secret("a", nil, ownedBy("v1", "ConfigMap", owner, true))
 	e.secret("b", nil, ownedBy("v1", "ConfigMap", owner, false))
@@ -181,9 +190,9 @@ func TestGarbageCollectionOrphan(t *testing.T) {
 }
 
 // Owners and dependents across a custom resource: a ConfigMap owned by a
-// Widget, and a Widget owned by a ConfigMap.
-func TestGarbageCollectionCustomResource(t *testing.T) {
-	e := newGCEnv(t)
+// Gadget, and a Gadget owned by a ConfigMap.
+func gcCustomResource(e *gcEnv) {
+	t := e.t
 	ctx := t.Context()
 	extCfg := *e.cfg
 	extCfg.ContentType = "application/json" // definitions are served as JSON only
@@ -191,40 +200,43 @@ func TestGarbageCollectionCustomResource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ext.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, widgetsCRD(), metav1.CreateOptions{}); err != nil {
+	if _, err := ext.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, gadgetsCRD(), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.s.CustomResourceDefinitions().WaitEstablished(ctx, "widgets.apps.example.com"); err != nil {
-		t.Fatal(err)
-	}
-	widgets := e.dyn.Resource(schema.GroupVersionResource{Group: "apps.example.com", Version: "v1", Resource: "widgets"}).Namespace(e.ns)
-	newWidget := func(name string, owners ...metav1.OwnerReference) *unstructured.Unstructured {
-		w := &unstructured.Unstructured{}
-		w.SetGroupVersionKind(widgetGVK)
+	e.eventually("the definition to be established", func() bool {
+		d, err := ext.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, "gadgets.stable.example.com", metav1.GetOptions{})
+		return err == nil && IsEstablished(d)
+	})
+	gvr := schema.GroupVersionResource{Group: "stable.example.com", Version: "v1", Resource: "gadgets"}
+	gadgets := e.dyn.Resource(gvr).Namespace(e.ns)
+	newGadget := func(name string, owners ...metav1.OwnerReference) *unstructured.Unstructured {
+		w := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"size": int64(1)}}}
+		w.SetAPIVersion("stable.example.com/v1")
+		w.SetKind("Gadget")
 		w.SetName(name)
 		w.SetOwnerReferences(owners)
-		out, err := widgets.Create(ctx, w, metav1.CreateOptions{})
+		out, err := gadgets.Create(ctx, w, metav1.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return out
 	}
-	owner := newWidget("owner")
-	e.configMap("owned-by-widget", ownedBy("apps.example.com/v1", "Widget", owner, true))
-	cm := e.configMap("owner-of-widget")
-	newWidget("owned-by-configmap", ownedBy("v1", "ConfigMap", cm, true))
+	owner := newGadget("owner")
+	e.configMap("owned-by-gadget", ownedBy("stable.example.com/v1", "Gadget", owner, true))
+	cm := e.configMap("owner-of-gadget")
+	newGadget("owned-by-configmap", ownedBy("v1", "ConfigMap", cm, true))
 
 	policy := metav1.DeletePropagationForeground
-	if err := widgets.Delete(ctx, "owner", metav1.DeleteOptions{PropagationPolicy: &policy}); err != nil {
+	if err := gadgets.Delete(ctx, "owner", metav1.DeleteOptions{PropagationPolicy: &policy}); err != nil {
 		t.Fatal(err)
 	}
-	e.eventually("the widget and its configmap to go", func() bool {
-		_, err := widgets.Get(ctx, "owner", metav1.GetOptions{})
-		return apierrors.IsNotFound(err) && e.configMapGone("owned-by-widget")()
+	e.eventually("the gadget and its configmap to go", func() bool {
+		_, err := gadgets.Get(ctx, "owner", metav1.GetOptions{})
+		return apierrors.IsNotFound(err) && e.configMapGone("owned-by-gadget")()
 	})
-	e.deleteConfigMap("owner-of-widget", metav1.DeletePropagationBackground)
-	e.eventually("the configmap's widget to go", e.gone(func() error {
-		_, err := widgets.Get(ctx, "owned-by-configmap", metav1.GetOptions{})
+	e.deleteConfigMap("owner-of-gadget", metav1.DeletePropagationBackground)
+	e.eventually("the configmap's gadget to go", e.gone(func() error {
+		_, err := gadgets.Get(ctx, "owned-by-configmap", metav1.GetOptions{})
 		return err
 	}))
 }
