@@ -401,7 +401,7 @@ type splitStorage struct {
 }
 
 func (s *splitStorage) Store() *store.Store[server.Object] { return s.main }
-func (s *splitStorage) Start()                              { s.started = true }
+func (s *splitStorage) Start()                             { s.started = true }
 func (s *splitStorage) Backend(_ *server.Resource, ro store.ResourceOptions[server.Object]) (store.Backend[server.Object], error) {
 	if !s.started {
 		return s.main.Resource(ro), nil
