@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -26,18 +27,37 @@ func (l *Lifecycle) Run(ctx context.Context) error {
 	if s == nil {
 		return errors.New("namespace: Run before Bind")
 	}
+	var cases []reflect.SelectCase
 	for {
-		rev := s.Store().Revision()
+		// Every store the served resources keep objects in: the server's
+		// Store, and those of resources added at run time where the
+		// storage gives them their own (etcd's custom resources), whose
+		// writes (a finalizer removed) the controller must see.
+		cases = append(cases[:0],
+			reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ctx.Done())},
+			reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(l.kick)},
+			reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(s.ResourcesChanged())})
+		for _, st := range stores(s) {
+			cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(st.Changed(st.Revision()))})
+		}
 		if nsr := s.StoreOf(l.res); nsr != nil {
 			l.reconcile(ctx, s, nsr)
 		}
-		select {
-		case <-ctx.Done():
+		if i, _, _ := reflect.Select(cases); i == 0 {
 			return ctx.Err()
-		case <-s.Store().Changed(rev):
-		case <-l.kick:
 		}
 	}
+}
+
+// stores returns the distinct stores of the resources s serves.
+func stores(s *server.Server) []*store.Store[server.Object] {
+	out := []*store.Store[server.Object]{s.Store()}
+	for _, r := range s.Resources() {
+		if b := s.StoreOf(r); b != nil && !slices.Contains(out, b.Store()) {
+			out = append(out, b.Store())
+		}
+	}
+	return out
 }
 
 func (l *Lifecycle) reconcile(ctx context.Context, s *server.Server, nsr store.Backend[server.Object]) {

@@ -9,7 +9,7 @@ import (
 	"github.com/apisem/apisem/validation"
 )
 
-// Verbs are the verbs a cluster serves for namespaces: all but
+// verbs are the verbs a cluster serves for namespaces: all but
 // deletecollection.
 var verbs = []string{"create", "delete", "get", "list", "patch", "update", "watch"}
 
