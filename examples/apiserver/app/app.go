@@ -128,7 +128,7 @@ func Run(log *slog.Logger, c *Config, d Delegate) error {
 	if err != nil {
 		return err
 	}
-	asCluster(&opts) // cluster.go
+	asCluster(&opts)
 	var started atomic.Pointer[demo.Server] // once New has returned
 	var installed atomic.Bool               // -crd-dir's definitions are served
 	opts.Hooks.HealthChecks = append(slices.Clone(opts.Hooks.HealthChecks),
