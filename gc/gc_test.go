@@ -2,6 +2,7 @@ package gc_test
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -81,8 +82,10 @@ func split(id string) (kind, ns, name string) {
 }
 
 // create stores the object id with the owners refs, each "Kind/name" plus
-// "!" for blockOwnerDeletion or "=uid" for a uid of the test's choosing
-// (else the owner's, which must exist), and finalizers.
+// "!" for blockOwnerDeletion, and "=uid" for a uid of the test's choosing
+// or "@ns" for the uid of the object of that name in namespace ns (else
+// the uid of the owner in id's namespace, which must exist), and
+// finalizers.
 func (c *cluster) create(id string, refs []string, finalizers ...string) {
 	c.t.Helper()
 	kind, ns, name := split(id)
@@ -92,11 +95,15 @@ func (c *cluster) create(id string, refs []string, finalizers ...string) {
 		block := strings.HasSuffix(r, "!")
 		r = strings.TrimSuffix(r, "!")
 		r, uid, _ := strings.Cut(r, "=")
+		r, ons, found := strings.Cut(r, "@")
+		if !found {
+			ons = ns
+		}
 		okind, oname, _ := strings.Cut(r, "/")
 		if uid == "" {
 			oid := okind + "/" + oname
 			if ores := c.kinds[okind]; ores != nil && ores.Namespaced {
-				oid = okind + "/" + ns + "/" + oname
+				oid = okind + "/" + ons + "/" + oname
 			}
 			uid = c.get(oid).Meta().UID
 		}
@@ -220,6 +227,10 @@ func TestCollector(t *testing.T) {
 		delete:  "Widget/other/a", policy: store.PropagationBackground,
 		want: map[string]string{"Widget/ns/a": "", "Gadget/ns/b": "owners=a"},
 	}, {
+		name:    "an owner in another namespace counts as gone, even while it exists",
+		objects: []object{{id: "Widget/ns/a"}, {id: "Gadget/other/b", refs: []string{"Widget/a@ns"}}},
+		want:    map[string]string{"Widget/ns/a": "", "Gadget/other/b": "-"},
+	}, {
 		name:    "a cluster-scoped owner of namespaced dependents",
 		objects: []object{{id: "Cluster/c"}, {id: "Widget/ns/b", refs: []string{"Cluster/c"}}, {id: "Widget/ns2/b", refs: []string{"Cluster/c"}}},
 		delete:  "Cluster/c", policy: store.PropagationBackground,
@@ -276,23 +287,13 @@ func TestCollector(t *testing.T) {
 					c.delete(tt.delete, tt.policy)
 					synctest.Wait()
 				}
-				for _, id := range slices.Sorted(mapsKeys(tt.want)) {
+				for _, id := range slices.Sorted(maps.Keys(tt.want)) {
 					if got := c.state(id); got != tt.want[id] {
 						t.Errorf("%s: %q; want %q", id, got, tt.want[id])
 					}
 				}
 			})
 		})
-	}
-}
-
-func mapsKeys(m map[string]string) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
 	}
 }
 
