@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -58,6 +59,21 @@ type Environment struct {
 	// CustomResourceDefinitions installs more definitions, and waits for
 	// them (Install, WaitEstablished).
 	CustomResourceDefinitions *crd.Controller
+
+	fail atomic.Pointer[func(server.Attributes) error]
+}
+
+// FailWrites makes the server ask f about every write from now on
+// (creates, updates, patches, deletions, of objects and subresources),
+// after its own checks: an error refuses the write with it, best a status
+// error (status.NewConflict, status.NewServiceUnavailable, ...), so that a
+// test sees its controller retry. nil stops.
+func (e *Environment) FailWrites(f func(server.Attributes) error) {
+	if f == nil {
+		e.fail.Store(nil)
+		return
+	}
+	e.fail.Store(&f)
 }
 
 // installTimeout bounds the installation of the definitions: a guard for
@@ -80,6 +96,19 @@ func Start(tb testing.TB, opts Options) *Environment {
 	// Built-in groups come before custom ones in discovery, as in a
 	// cluster; definitions last.
 	so.Resources = append(append(append(append([]*server.Resource(nil), so.Resources...), ns.Resource()), opts.Resources...), defsRes)
+	env := &Environment{}
+	validate := so.Admission.Validate
+	so.Admission.Validate = func(ctx context.Context, a server.Attributes, obj, old server.Object) error {
+		if f := env.fail.Load(); f != nil {
+			if err := (*f)(a); err != nil {
+				return err
+			}
+		}
+		if validate == nil {
+			return nil
+		}
+		return validate(ctx, a, obj, old)
+	}
 	so.Admission = ns.Admission(so.Admission)
 	so.GarbageCollection = true
 	s, err := server.New(so)
@@ -108,11 +137,8 @@ func Start(tb testing.TB, opts Options) *Environment {
 	if err := ctrl.Install(ictx, defs...); err != nil {
 		tb.Fatalf("apisemtest: installing the CustomResourceDefinitions: %v", err)
 	}
-	return &Environment{
-		Config:                    &rest.Config{Host: url, QPS: -1},
-		Server:                    s,
-		CustomResourceDefinitions: ctrl,
-	}
+	env.Config, env.Server, env.CustomResourceDefinitions = &rest.Config{Host: url, QPS: -1}, s, ctrl
+	return env
 }
 
 // definitions reads the definitions of opts' paths, then opts.CRDs.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/apisem/apisem/apisemtest"
 	"github.com/apisem/apisem/server"
+	"github.com/apisem/apisem/status"
 )
 
 var widgetsGVR = schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}
@@ -218,5 +219,26 @@ func (c *cleanupTB) Cleanup(f func()) { c.fns = append(c.fns, f) }
 func (c *cleanupTB) cleanup() {
 	for i := len(c.fns) - 1; i >= 0; i-- {
 		c.fns[i]()
+	}
+}
+
+// FailWrites refuses the writes its function picks, with its error,
+// until it is turned off.
+func TestFailWrites(t *testing.T) {
+	env := apisemtest.Start(t, apisemtest.Options{CRDDirectoryPaths: []string{"testdata/crds"}})
+	widgets := dynamic.NewForConfigOrDie(env.Config).Resource(widgetsGVR).Namespace("default")
+	env.FailWrites(func(a server.Attributes) error {
+		if a.Operation == server.OperationCreate && a.Resource.Kind == "Widget" {
+			return status.NewServiceUnavailable("injected")
+		}
+		return nil
+	})
+	_, err := widgets.Create(t.Context(), widget("w", 1, 2), metav1.CreateOptions{})
+	if !apierrors.IsServiceUnavailable(err) || !strings.Contains(err.Error(), "injected") {
+		t.Errorf("create while failing: %v; want the injected 503", err)
+	}
+	env.FailWrites(nil)
+	if _, err := widgets.Create(t.Context(), widget("w", 1, 2), metav1.CreateOptions{}); err != nil {
+		t.Errorf("create after: %v", err)
 	}
 }
