@@ -259,7 +259,7 @@ func buildDiscovery(resources []*Resource, ver Version) (*discovery, error) {
 		}
 		l.Resources = append(l.Resources, apiResource{
 			Name: r.Plural, SingularName: r.Singular, Namespaced: r.Namespaced, Kind: r.Kind,
-			Verbs: slices.Clone(Verbs), ShortNames: r.ShortNames, Categories: r.Categories,
+			Verbs: slices.Clone(r.verbs()), ShortNames: r.ShortNames, Categories: r.Categories,
 		})
 		var subs []subresourceDiscovery
 		if r.StatusSubresource {
@@ -286,7 +286,7 @@ func buildDiscovery(resources []*Resource, ver Version) (*discovery, error) {
 		v := &g.Versions[slices.IndexFunc(g.Versions, func(v versionDiscovery) bool { return v.Version == r.Version })]
 		v.Resources = append(v.Resources, resourceDiscovery{
 			Resource: r.Plural, ResponseKind: &gvkExt{r.Group, r.Kind, r.Version}, Scope: scope,
-			SingularResource: r.Singular, Verbs: slices.Clone(Verbs), ShortNames: r.ShortNames, Categories: r.Categories,
+			SingularResource: r.Singular, Verbs: slices.Clone(r.verbs()), ShortNames: r.ShortNames, Categories: r.Categories,
 			Subresources: subs,
 		})
 	}

@@ -99,13 +99,15 @@
 //
 // Options.Admission is asked about every write, as Kubernetes' admission
 // control: Mutate may change an object that is created or updated, Validate
-// may refuse any create, update or deletion (the demo server refuses
+// may refuse any create, update or deletion (package namespace refuses
 // content in terminating namespaces with it). Hooks warn the client with
 // AddWarning. Resource.Delete replaces the store's deletion where a
 // resource's is more (a Namespace's is two-phase). Store, StoreOf and
 // BroadcasterOf give controllers in the same process the store and the
 // watches the HTTP layer uses. AddResource and RemoveResource change what
-// is served while the server runs, as CustomResourceDefinitions do.
+// is served while the server runs, as CustomResourceDefinitions do;
+// ResourcesChanged tells controllers that act on every resource (package
+// gc) when.
 // Options.Hooks.Metrics receives each request with kube-apiserver's metric
 // labels (package metrics serves them at /metrics). Options.Hooks.Tracer
 // traces requests as kube-apiserver's --tracing-config-file does (package

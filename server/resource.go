@@ -78,6 +78,12 @@ type Resource struct {
 	// of the objects' replicas (see ScaleSubresource).
 	Scale *ScaleSubresource
 
+	// Verbs are the verbs the resource serves, from Verbs; nil means all
+	// of them. A request for another verb gets the router's 405, as
+	// kube-apiserver answers for a verb a built-in resource lacks (there
+	// is no deletecollection of namespaces), and discovery lists these.
+	Verbs []string
+
 	// Custom marks a custom resource, served as apiextensions-apiserver
 	// serves one: its requests skip the checks kube-apiserver's router
 	// (go-restful) makes of a built-in resource's Accept header, and of

@@ -182,6 +182,9 @@ func (s *Server) route(method string, rq *request) (*target, error) {
 	default:
 		return nil, errMethodNotAllowed()
 	}
+	if t.sub == "" && !res.def.serves(v) {
+		return nil, errMethodNotAllowed()
+	}
 	t.verb = v
 	return t, nil
 }

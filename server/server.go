@@ -392,13 +392,14 @@ type registry struct {
 	byPath    map[string]*resource // "<groupVersion>/<plural>"
 	byDef     map[*Resource]*resource
 	disco     *discovery
+	replaced  chan struct{} // closed when another registry replaces this one
 }
 
 // withResources returns a registry that serves old's resources less
 // remove, plus add. The resources of add get their store views and
 // broadcasters; nothing of old changes.
 func (s *Server) withResources(old *registry, add []*Resource, remove *Resource) (*registry, error) {
-	reg := &registry{byPath: map[string]*resource{}, byDef: map[*Resource]*resource{}}
+	reg := &registry{byPath: map[string]*resource{}, byDef: map[*Resource]*resource{}, replaced: make(chan struct{})}
 	var defs []*Resource
 	keep := func(r *resource) error {
 		path := r.def.GroupVersion() + "/" + r.def.Plural
@@ -495,7 +496,7 @@ func (s *Server) AddResource(res *Resource) error {
 	if err != nil {
 		return err
 	}
-	s.reg.Store(reg)
+	s.publishLocked(reg)
 	return nil
 }
 
@@ -518,7 +519,7 @@ func (s *Server) RemoveResource(res *Resource) error {
 	if err != nil {
 		return err
 	}
-	s.reg.Store(reg)
+	s.publishLocked(reg)
 	r.bcast.CloseAfter(s.store.Revision())
 	return nil
 }

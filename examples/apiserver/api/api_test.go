@@ -26,17 +26,12 @@ func TestJSON(t *testing.T) {
 		{"ConfigMap with all fields", &ConfigMap{Immutable: ptr(false), Data: map[string]string{"k": "v"},
 			BinaryData: map[string][]byte{"a": []byte("hi")}},
 			`{"metadata":{},"immutable":false,"data":{"k":"v"},"binaryData":{"a":"aGk="}}`},
-		{"Namespace{}", &Namespace{}, `{"metadata":{},"spec":{},"status":{}}`},
-		{"NamespaceCondition{}", &NamespaceCondition{}, `{"type":"","status":"","lastTransitionTime":null}`},
 		{"ConfigMap with TypeMeta and metadata", &ConfigMap{TypeMeta: meta.TypeMeta{Kind: "ConfigMap", APIVersion: "v1"},
 			ObjectMeta: meta.ObjectMeta{Name: "a", CreationTimestamp: meta.NewTime(time.Unix(1, 5e8))}},
 			`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","creationTimestamp":"1970-01-01T00:00:01Z"}}`},
 		{"Secret field order", &Secret{Immutable: ptr(true), Data: map[string][]byte{"p": []byte("x")},
 			StringData: map[string]string{"s": "y"}, Type: "Opaque"},
 			`{"metadata":{},"immutable":true,"data":{"p":"eA=="},"stringData":{"s":"y"},"type":"Opaque"}`},
-		{"Namespace with finalizers", &Namespace{Spec: NamespaceSpec{Finalizers: []string{"kubernetes"}},
-			Status: NamespaceStatus{Phase: "Active"}},
-			`{"metadata":{},"spec":{"finalizers":["kubernetes"]},"status":{"phase":"Active"}}`},
 		{"Widget{}", &Widget{}, `{"metadata":{},"spec":{}}`},
 		{"Event{}", &Event{}, `{"metadata":{},"involvedObject":{},"source":{},"firstTimestamp":null,"lastTimestamp":null,` +
 			`"eventTime":null,"reportingComponent":"","reportingInstance":""}`},
@@ -71,12 +66,6 @@ func TestProto(t *testing.T) {
 			"0a10" + emptyMeta + "12060a016b120176" + "1a050a01611200" + "1a030a0162" + "2000"},
 		{"ConfigMap{Name: a}", &ConfigMap{ObjectMeta: meta.ObjectMeta{Name: "a"}}, "0a11" + "0a016112001a0022002a00320038004200"},
 		{"Secret{}", &Secret{}, "0a10" + emptyMeta + "1a00"},
-		{"Namespace{}", &Namespace{}, "0a10" + emptyMeta + "1200" + "1a020a00"},
-		{"Namespace with an empty condition", &Namespace{Status: NamespaceStatus{Conditions: []NamespaceCondition{{}}}},
-			"0a10" + emptyMeta + "1200" + "1a0e0a00120a" + "0a00120022002a003200"},
-		{"Namespace with finalizer and phase", &Namespace{Spec: NamespaceSpec{Finalizers: []string{"kubernetes"}},
-			Status: NamespaceStatus{Phase: "Active"}},
-			"0a10" + emptyMeta + "120c0a0a" + hex.EncodeToString([]byte("kubernetes")) + "1a080a06" + hex.EncodeToString([]byte("Active"))},
 		{"Event{}", &Event{}, "0a10" + emptyMeta + "120e0a0012001a0022002a0032003a00" + "1a002200" + "2a040a001200" +
 			"3200" + "3a00" + "4000" + "4a00" + "5200" + "6200" + "7200" + "7a00"},
 		// MicroTime{1s, 2345ns} is 080110d00f: nanos truncated to 2000
@@ -117,11 +106,6 @@ func TestRoundTrip(t *testing.T) {
 		&ConfigMap{ObjectMeta: fullMeta(), Immutable: ptr(true), Data: map[string]string{"k": "v", "e": ""},
 			BinaryData: map[string][]byte{"b": {0, 1, 255}, "z": {}}},
 		&Secret{ObjectMeta: fullMeta(), Data: map[string][]byte{"p": []byte("pw")}, Type: "kubernetes.io/basic-auth"},
-		&Namespace{ObjectMeta: fullMeta(), Spec: NamespaceSpec{Finalizers: []string{"kubernetes"}},
-			Status: NamespaceStatus{Phase: "Terminating", Conditions: []NamespaceCondition{
-				{Type: NamespaceContentRemaining, Status: "True", LastTransitionTime: meta.NewTime(time.Unix(1700000200, 0)),
-					Reason: "SomeResourcesRemain", Message: "Some resources are remaining: configmaps. has 1 resource instances"},
-			}}},
 		&Widget{ObjectMeta: fullMeta(), Spec: WidgetSpec{Color: "red", Size: 2, Tags: []string{"a"}}, Status: WidgetStatus{Ready: true}},
 		&Event{ObjectMeta: fullMeta(), InvolvedObject: ObjectReference{Kind: "ConfigMap", Namespace: "ns", Name: "n", UID: "u",
 			APIVersion: "v1", ResourceVersion: "3", FieldPath: "data"}, Reason: "Seeded", Message: "m", Source: EventSource{Component: "c", Host: "h"},
@@ -198,14 +182,6 @@ func TestDeepCopy(t *testing.T) {
 		t.Errorf("original changed through its copy:\n%s\nwant\n%s", got, want)
 	}
 
-	ns := &Namespace{Spec: NamespaceSpec{Finalizers: []string{"kubernetes"}},
-		Status: NamespaceStatus{Conditions: []NamespaceCondition{{Type: "A"}}}}
-	n := ns.DeepCopyObject().(*Namespace)
-	n.Spec.Finalizers[0] = "x"
-	n.Status.Conditions[0].Type = "B"
-	if ns.Spec.Finalizers[0] != "kubernetes" || ns.Status.Conditions[0].Type != "A" {
-		t.Errorf("namespace changed through its copy: %+v", ns)
-	}
 	s := &Secret{Data: map[string][]byte{"a": {1}}, StringData: map[string]string{"s": "t"}}
 	sc := s.DeepCopyObject().(*Secret)
 	sc.Data["a"][0] = 2
@@ -325,17 +301,6 @@ func TestPrepare(t *testing.T) {
 	rs["Secret"].Default(s)
 	if s.Type != "Opaque" || string(s.Data["a"]) != "x" || string(s.Data["b"]) != "y" || s.StringData != nil {
 		t.Errorf("defaulted secret: %+v", s)
-	}
-
-	ns := &Namespace{Spec: NamespaceSpec{Finalizers: []string{"x"}}, Status: NamespaceStatus{Phase: "Terminating"}}
-	rs["Namespace"].Prepare(ns, nil)
-	if d := cmp.Diff(&Namespace{Spec: NamespaceSpec{Finalizers: []string{"kubernetes"}}, Status: NamespaceStatus{Phase: "Active"}}, ns); d != "" {
-		t.Errorf("created namespace (-want +got):\n%s", d)
-	}
-	upd := &Namespace{Spec: NamespaceSpec{Finalizers: nil}, Status: NamespaceStatus{Phase: "Bogus"}}
-	rs["Namespace"].Prepare(upd, ns)
-	if d := cmp.Diff(ns, upd); d != "" {
-		t.Errorf("updated namespace keeps spec and status (-want +got):\n%s", d)
 	}
 
 }

@@ -17,7 +17,6 @@ func FuzzDecodeProto(f *testing.F) {
 	for _, o := range []server.ProtoObject{
 		&ConfigMap{ObjectMeta: fullMeta(), Data: map[string]string{"k": "v"}, BinaryData: map[string][]byte{"b": {1}}},
 		&Secret{ObjectMeta: fullMeta(), Data: map[string][]byte{"p": nil}, Type: "Opaque"},
-		&Namespace{ObjectMeta: fullMeta(), Status: NamespaceStatus{Conditions: []NamespaceCondition{{Type: "A"}}}},
 		&Event{ObjectMeta: fullMeta(), Series: &EventSeries{Count: 1}, Related: &ObjectReference{Name: "r"},
 			EventTime: meta.MicroTime{Time: time.Unix(5, 7000)}},
 	} {
@@ -26,7 +25,7 @@ func FuzzDecodeProto(f *testing.F) {
 	f.Add([]byte{0x0a, 0xff})
 	var decoders []func([]byte) (server.Object, error)
 	for _, r := range Resources() {
-		if r.DecodeProto != nil {
+		if r.DecodeProto != nil && r.Kind != "Namespace" { // package namespace fuzzes its own
 			decoders = append(decoders, r.DecodeProto)
 		}
 	}

@@ -4,9 +4,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/apisem/apisem/namespace"
 	"github.com/apisem/apisem/patch"
 	"github.com/apisem/apisem/server"
-	"github.com/apisem/apisem/validation"
 )
 
 // Kind returns the kind of o: the Kind of the Resource that serves its
@@ -33,37 +33,12 @@ var objectMetaSchema = patch.ObjectMetaSchema()
 
 var coreSchema = &patch.Schema{Fields: map[string]*patch.Schema{"metadata": objectMetaSchema}}
 
-var namespaceSchema = &patch.Schema{Fields: map[string]*patch.Schema{
-	"metadata": objectMetaSchema,
-	"status": {Fields: map[string]*patch.Schema{
-		"conditions": {MergeList: true, MergeKey: "type"},
-	}},
-}}
-
-// Resources returns the served resources: core v1 namespaces, configmaps,
-// secrets and events, then widgets.example.apisem.dev/v1. Each call returns new
+// Resources returns the served resources: core v1 namespaces (package
+// namespace's, deleted as the store deletes), configmaps, secrets and events, then widgets.example.apisem.dev/v1. Each call returns new
 // values the caller may keep.
 func Resources() []*server.Resource {
 	return []*server.Resource{
-		{
-			Version: "v1", Kind: "Namespace", ListKind: "NamespaceList",
-			Plural: "namespaces", Singular: "namespace", ShortNames: []string{"ns"},
-			Schema: namespaceOpenAPI, Definitions: namespaceDefinitions,
-			Names:       validation.NameIsDNSLabel,
-			New:         func() server.Object { return &Namespace{} },
-			DecodeProto: decodeNamespace,
-			Columns: []server.Column{server.NameColumn,
-				{Name: "Status", Type: "string", Description: "The phase of the namespace: Active, or Terminating while it is being deleted.",
-					Cell: func(o server.Object, _ time.Time) any { return o.(*Namespace).Status.Phase }},
-				server.AgeColumn},
-			PatchSchema: namespaceSchema,
-			Fields: map[string]func(server.Object) string{
-				"status.phase": func(o server.Object) string { return o.(*Namespace).Status.Phase },
-			},
-			Finalizers: func(o server.Object) bool { return len(o.(*Namespace).Spec.Finalizers) > 0 },
-			Default:    defaultNamespace,
-			Prepare:    prepareNamespace,
-		},
+		namespace.Resource(),
 		{
 			Version: "v1", Kind: "ConfigMap", ListKind: "ConfigMapList",
 			Plural: "configmaps", Singular: "configmap", ShortNames: []string{"cm"},

@@ -25,14 +25,11 @@ func bytesMap(desc string) *server.Schema {
 }
 
 const (
-	objectReferenceSchema    = "io.k8s.api.core.v1.ObjectReference"
-	eventSourceSchema        = "io.k8s.api.core.v1.EventSource"
-	eventSeriesSchema        = "io.k8s.api.core.v1.EventSeries"
-	namespaceSpecSchema      = "io.k8s.api.core.v1.NamespaceSpec"
-	namespaceStatusSchema    = "io.k8s.api.core.v1.NamespaceStatus"
-	namespaceConditionSchema = "io.k8s.api.core.v1.NamespaceCondition"
-	widgetSpecSchema         = "dev.apisem.example.v1.WidgetSpec"
-	widgetStatusSchema       = "dev.apisem.example.v1.WidgetStatus"
+	objectReferenceSchema = "io.k8s.api.core.v1.ObjectReference"
+	eventSourceSchema     = "io.k8s.api.core.v1.EventSource"
+	eventSeriesSchema     = "io.k8s.api.core.v1.EventSeries"
+	widgetSpecSchema      = "dev.apisem.example.v1.WidgetSpec"
+	widgetStatusSchema    = "dev.apisem.example.v1.WidgetStatus"
 )
 
 var configMapOpenAPI = &server.Schema{Type: "object",
@@ -51,42 +48,6 @@ var secretOpenAPI = &server.Schema{Type: "object",
 		"stringData": stringMap("Write-only plain-text values, merged into data on write and never returned."),
 		"type":       str("What the data holds, e.g. Opaque (the default) or kubernetes.io/tls."),
 	}}
-
-var namespaceOpenAPI = &server.Schema{Type: "object",
-	Description: "Namespace is a scope for names.",
-	Properties: map[string]*server.Schema{
-		"spec":   {Ref: namespaceSpecSchema, Default: map[string]any{}, Description: "The desired state of the namespace."},
-		"status": {Ref: namespaceStatusSchema, Default: map[string]any{}, Description: "The observed state of the namespace."},
-	}}
-
-var namespaceDefinitions = map[string]*server.Schema{
-	namespaceSpecSchema: {Type: "object",
-		Description: "NamespaceSpec holds the namespace's finalizers.",
-		Properties: map[string]*server.Schema{
-			"finalizers": {Type: "array", ListType: "atomic", Items: &server.Schema{Type: "string", Default: ""},
-				Description: "Finalizers that must be gone before the namespace is removed; \"kubernetes\" while it has content."},
-		}},
-	namespaceStatusSchema: {Type: "object",
-		Description: "NamespaceStatus is the observed state of a namespace.",
-		Properties: map[string]*server.Schema{
-			"conditions": {Type: "array", ListType: "map", ListMapKeys: []string{"type"},
-				PatchStrategy: "merge", PatchMergeKey: "type",
-				Description: "The latest observations of the namespace's state.",
-				Items:       &server.Schema{Ref: namespaceConditionSchema, Default: map[string]any{}}},
-			"phase": {Type: "string", Enum: []string{"Active", "Terminating"},
-				Description: "Active, or Terminating while the namespace is being deleted."},
-		}},
-	namespaceConditionSchema: {Type: "object",
-		Description: "NamespaceCondition is one observation of a namespace's state.",
-		Required:    []string{"type", "status"},
-		Properties: map[string]*server.Schema{
-			"lastTransitionTime": ref(server.TimeSchema, "When the condition last changed status."),
-			"message":            str("A human-readable description of the condition."),
-			"reason":             str("A CamelCase reason for the condition."),
-			"status":             &server.Schema{Type: "string", Default: "", Description: "True, False or Unknown."},
-			"type":               &server.Schema{Type: "string", Default: "", Description: "The type of the condition."},
-		}},
-}
 
 var eventOpenAPI = &server.Schema{Type: "object",
 	Description: "Event reports something that happened to an object.",

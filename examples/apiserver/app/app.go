@@ -144,6 +144,7 @@ func Run(log *slog.Logger, c *Config, d Delegate) error {
 	}
 	// After the server's Shutdown, which ends the last spans.
 	defer c.Tracing.Shutdown(context.Background())
+	asCluster(&opts)
 	var started atomic.Pointer[demo.Server] // once New has returned
 	var installed atomic.Bool               // -crd-dir's definitions are served
 	opts.Hooks.HealthChecks = append(slices.Clone(opts.Hooks.HealthChecks),
@@ -194,6 +195,9 @@ func Run(log *slog.Logger, c *Config, d Delegate) error {
 	log.Info("serving; ready once started", "addr", l.Addr().String())
 
 	startErr := func() error {
+		if err := createSystemNamespaces(ctx, s); err != nil {
+			return err
+		}
 		if err := installCRDDir(ctx, log, c.CRDDir, s); err != nil {
 			return err
 		}

@@ -1,8 +1,8 @@
 // Package demo is the example Kubernetes-compatible API server: package
 // server (the library's HTTP layer) serving core v1 Namespaces,
 // ConfigMaps, Secrets and Events and the custom resource
-// widgets.example.apisem.dev/v1 (package api), plus what is this server's
-// own: Kubernetes' namespace lifecycle.
+// widgets.example.apisem.dev/v1 (package api), with Kubernetes' namespace
+// lifecycle (package namespace).
 //
 // # Usage
 //
@@ -18,12 +18,14 @@
 //
 // # Namespaces
 //
-// Deleting a namespace is two-phase, as in Kubernetes: the namespace turns
-// Terminating (through server.Resource.Delete), a controller goroutine
+// Package namespace gives the server a cluster's namespaces: deleting a
+// namespace is two-phase (it turns Terminating, a controller goroutine
 // deletes its contents, waits for objects held by finalizers, then
-// removes the namespace. Creating content in a namespace that is missing
-// or terminating is refused (a server.Admission), as Kubernetes'
-// NamespaceLifecycle admission does.
+// removes the namespace); creating content in a namespace that is
+// missing or terminating is refused, and so is deleting default,
+// kube-system or kube-public. New does not create the system namespaces
+// (tests start from an empty server); Namespaces().CreateSystemNamespaces
+// does.
 //
 // The tests of this package drive the whole library through HTTP: the
 // golden transcript in testdata and the client-go tests of

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // newTestServer starts a Server on a loopback httptest listener; Cleanup
@@ -65,4 +66,15 @@ func seed(t testing.TB, base, ns string) {
 	t.Helper()
 	must(t, 201, base, "POST", "/api/v1/namespaces", `{"metadata":{"name":"`+ns+`"}}`)
 	must(t, 201, base, "POST", "/api/v1/namespaces/"+ns+"/configmaps", `{"metadata":{"name":"cm","labels":{"app":"x"}},"data":{"k":"v"}}`)
+}
+
+// eventually polls cond until it holds, failing the test after 10 seconds
+// (a deadline for a broken server, not a speed goal).
+func eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+	}
 }

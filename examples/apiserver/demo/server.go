@@ -3,18 +3,13 @@ package demo
 import (
 	"context"
 	"errors"
-	"log/slog"
-	"net/http"
 	"slices"
-	"strconv"
-	"time"
 
 	"github.com/apisem/apisem/crd"
 	"github.com/apisem/apisem/examples/apiserver/api"
-	"github.com/apisem/apisem/rv"
+	"github.com/apisem/apisem/namespace"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
-	"github.com/apisem/apisem/store"
 )
 
 // DefaultAddr is where ListenAndServe listens unless Options.Addr says
@@ -22,28 +17,28 @@ import (
 const DefaultAddr = server.DefaultAddr
 
 // Options are the library server's. New sets Resources itself (the demo
-// serves the types of package api) and puts its NamespaceLifecycle
-// admission ahead of Options.Admission.Mutate.
+// serves the types of package api) and puts package namespace's
+// NamespaceLifecycle admission ahead of Options.Admission.
 type Options = server.Options
 
 // Server is the demo API server: the library's server.Server serving the
 // types of package api and CustomResourceDefinitions (package crd), plus
 // the namespace controller that finishes the deletion of terminating
-// namespaces and the controller that serves the definitions. Create it with New and stop it with
-// Shutdown.
+// namespaces, the controller that serves the definitions and, with
+// Options.GarbageCollection, package gc's garbage collector. Create it
+// with New and stop it with Shutdown.
 type Server struct {
 	*server.Server
 
-	now        func() time.Time
-	resources  []*server.Resource
-	byKind     map[string]*server.Resource
-	namespaces *server.Resource
+	resources []*server.Resource
+	byKind    map[string]*server.Resource
+	ns        *namespace.Lifecycle
 
 	// The namespace controller's goroutine: cancel stops it, done is
 	// closed when it has returned.
 	stopController context.CancelFunc
 	controllerDone chan struct{}
-	kick           chan struct{} // wakes the controller; buffered, size 1
+	gcDone         chan struct{} // closed when the garbage collector has returned
 
 	crds *crd.Controller
 }
@@ -57,16 +52,16 @@ func New(opts Options) (*Server, error) {
 // NewWith is New with the options of its CustomResourceDefinitions, such
 // as a crd.RuleCompiler that evaluates their validation rules.
 func NewWith(opts Options, crds crd.Options) (*Server, error) {
-	d := &Server{now: opts.Now, byKind: map[string]*server.Resource{}, kick: make(chan struct{}, 1)}
-	if d.now == nil {
-		d.now = time.Now
-	}
+	d := &Server{byKind: map[string]*server.Resource{}}
+	ns := namespace.New(namespace.Options{})
+	d.ns = ns
 	d.resources = api.Resources()
-	for _, r := range d.resources {
-		d.byKind[r.Kind] = r
+	for i, r := range d.resources {
+		if r.Kind == "Namespace" {
+			d.resources[i] = ns.Resource() // with the two-phase deletion
+		}
+		d.byKind[d.resources[i].Kind] = d.resources[i]
 	}
-	d.namespaces = d.byKind["Namespace"]
-	d.namespaces.Delete = d.deleteNamespace
 	defs := crds.Resource()
 	// Built-in groups come before the custom ones in discovery, as in
 	// Kubernetes: the definitions go after the core resources.
@@ -75,40 +70,46 @@ func NewWith(opts Options, crds crd.Options) (*Server, error) {
 		core = len(d.resources)
 	}
 	opts.Resources = slices.Insert(slices.Clone(d.resources), core, defs)
-	mutate := opts.Admission.Mutate
-	opts.Admission.Mutate = func(ctx context.Context, a server.Attributes, obj, old server.Object) error {
-		if err := d.admitNamespace(ctx, a, obj); err != nil || mutate == nil {
-			return err
-		}
-		return mutate(ctx, a, obj, old)
-	}
+	opts.Admission = ns.Admission(opts.Admission)
 	s, err := server.New(opts)
 	if err != nil {
 		return nil, err
 	}
 	d.Server = s
+	ns.Bind(s)
 	d.crds = crds.Start(s, defs)
 	ctx, cancel := context.WithCancel(context.Background())
 	d.stopController = cancel
 	d.controllerDone = make(chan struct{})
-	go d.runNamespaceController(ctx)
+	go func() {
+		defer close(d.controllerDone)
+		ns.Run(ctx) // returns when ctx is done
+	}()
+	d.startCollector(ctx, opts.GarbageCollection)
 	return d, nil
 }
 
-// Shutdown stops the namespace controller, then the server (see
+// Shutdown stops the namespace controller and the garbage collector, then
+// the server (see
 // server.Server.Shutdown: watches end first). It is safe to call more
 // than once.
 func (d *Server) Shutdown(ctx context.Context) error {
 	d.crds.Stop()
 	d.stopController()
 	var err error
-	select {
-	case <-d.controllerDone:
-	case <-ctx.Done():
-		err = ctx.Err()
+	for _, done := range []chan struct{}{d.controllerDone, d.gcDone} {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
 	}
 	return errors.Join(err, d.Server.Shutdown(ctx))
 }
+
+// Namespaces returns the server's namespace lifecycle (package
+// namespace), to create the system namespaces with.
+func (d *Server) Namespaces() *namespace.Lifecycle { return d.ns }
 
 // CustomResourceDefinitions returns the controller of the server's
 // CustomResourceDefinitions, to install definitions with.
@@ -124,37 +125,3 @@ func (d *Server) Create(ctx context.Context, obj server.Object) (server.Object, 
 	}
 	return d.Server.Create(ctx, res, obj)
 }
-
-// admitNamespace refuses content in a namespace that does not exist (404)
-// or is being deleted (403), as Kubernetes' NamespaceLifecycle admission.
-// It is a mutating admission in Kubernetes, and runs as one here, before
-// validation.
-func (d *Server) admitNamespace(ctx context.Context, a server.Attributes, obj server.Object) error {
-	res := a.Resource
-	if a.Operation != server.OperationCreate || !res.Namespaced {
-		return nil
-	}
-	m := obj.Meta()
-	o, err := d.StoreOf(d.namespaces).Get(ctx, "", m.Namespace, rv.Read{Semantics: rv.MostRecent})
-	if err != nil {
-		return err
-	}
-	if !o.(*api.Namespace).Terminating() {
-		return nil
-	}
-	name := m.Name
-	if name == "" {
-		name = m.GenerateName
-	}
-	gr := status.GroupResource{Group: res.Group, Resource: res.Plural}
-	msg := "unable to create new content in namespace " + m.Namespace + " because it is being terminated"
-	return status.New(http.StatusForbidden, status.ReasonForbidden, gr.String()+" "+strconv.Quote(name)+" is forbidden: "+msg,
-		&status.Details{Name: name, Group: gr.Group, Kind: gr.Resource,
-			Causes: []status.Cause{{Type: "NamespaceTerminating", Message: "namespace " + m.Namespace + " is being terminated", Field: "metadata.namespace"}}})
-}
-
-// log is the server's logger.
-func (d *Server) log() *slog.Logger { return d.Logger() }
-
-// nsStore is the store of namespaces.
-func (d *Server) nsStore() store.Backend[server.Object] { return d.StoreOf(d.namespaces) }

@@ -19,7 +19,9 @@ func TestDiscovery(t *testing.T) {
 	for _, tt := range []struct{ path, want string }{
 		{"/api", `{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":"` + host + `"}]}`},
 		{"/api/v1", `{"kind":"APIResourceList","groupVersion":"v1","resources":[` +
-			`{"name":"namespaces","singularName":"namespace","namespaced":false,"kind":"Namespace",` + verbs + `,"shortNames":["ns"]},` +
+			`{"name":"namespaces","singularName":"namespace","namespaced":false,"kind":"Namespace",` +
+			`"verbs":["create","delete","get","list","patch","update","watch"],"shortNames":["ns"]},` +
+			`{"name":"namespaces/status","singularName":"","namespaced":false,"kind":"Namespace","verbs":["get","patch","update"]},` +
 			`{"name":"configmaps","singularName":"configmap","namespaced":true,"kind":"ConfigMap",` + verbs + `,"shortNames":["cm"]},` +
 			`{"name":"secrets","singularName":"secret","namespaced":true,"kind":"Secret",` + verbs + `},` +
 			`{"name":"events","singularName":"event","namespaced":true,"kind":"Event",` + verbs + `,"shortNames":["ev"]}]}`},
@@ -60,6 +62,7 @@ func TestRouting(t *testing.T) {
 		{"GET", "/api/v1/configmaps", 200, ""},
 		{"GET", "/api/v1/namespaces/ns1/configmaps/", 200, ""},
 		{"GET", "/api/v1/namespaces/ns1", 200, ""},
+		{"GET", "/api/v1/namespaces/ns1/status", 200, ""}, // as a cluster serves it
 		{"GET", "/apis/example.apisem.dev/v1/namespaces/ns1/widgets", 200, ""},
 		{"GET", "/apis/example.apisem.dev/v1/widgets", 200, ""},
 		{"GET", "/api/v1/watch/namespaces/ns1/configmaps/cm?timeoutSeconds=1", 200, ""},
@@ -76,7 +79,6 @@ func TestRouting(t *testing.T) {
 		{"GET", "/api/v1/widgets", 404, notFound},
 		{"GET", "/api/v1/configmaps/cm", 404, notFound},
 		{"GET", "/api/v1/namespaces/ns1/configmaps/cm/status", 404, notFound},
-		{"GET", "/api/v1/namespaces/ns1/status", 404, notFound},
 		{"PUT", "/api/v1/namespaces/ns1/finalize", 404, notFound},
 		{"GET", "/api/v1/namespaces/ns1/configmaps/cm/x/y", 404, notFound},
 		{"GET", "/api/v1//configmaps", 404, notFound},
@@ -138,7 +140,7 @@ func TestOpenAPI(t *testing.T) {
 				t.Errorf("%s PATCH: request body types %v", path, content)
 			}
 		}
-		if want := map[string]int{"api/v1": 4, "apis/example.apisem.dev/v1": 2, "apis/apiextensions.k8s.io/v1": 2}[p]; found != want { // each with its status
+		if want := map[string]int{"api/v1": 5, "apis/example.apisem.dev/v1": 2, "apis/apiextensions.k8s.io/v1": 2}[p]; found != want { // each with its status
 			t.Errorf("%s: %d PATCH operations; want %d", p, found, want)
 		}
 	}

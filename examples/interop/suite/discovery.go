@@ -83,7 +83,7 @@ func (e env) aggregatedDiscovery(t *testing.T) {
 	byName := func(a, b res) int { return strings.Compare(a.gv+"/"+a.name, b.gv+"/"+b.name) }
 	slices.SortFunc(agg, byName)
 	slices.SortFunc(old, byName)
-	if len(agg) != 8 || !slices.Equal(agg, old) {
+	if len(agg) != 9 || !slices.Equal(agg, old) { // namespaces/status among them
 		t.Errorf("aggregated discovery gives\n%v\nunaggregated\n%v", agg, old)
 	}
 }

@@ -65,6 +65,7 @@ func Run(t *testing.T, newServer NewServer) {
 		{"OpenAPIV3Client", e.openAPIV3Client},
 		{"KubectlServerSideApply", e.kubectlServerSideApply},
 		{"KubectlScaleCustomResource", e.kubectlScaleCustomResource},
+		{"GarbageCollection", e.garbageCollection},
 	} {
 		t.Run(tc.name, tc.test)
 	}

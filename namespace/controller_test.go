@@ -1,27 +1,18 @@
-package demo
+package namespace_test
 
 import (
 	"testing"
-	"time"
-)
 
-// eventually polls cond until it holds, failing the test after 10 seconds
-// (a deadline for a broken server, not a speed goal).
-func eventually(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-	}
-}
+	"github.com/apisem/apisem/namespace"
+	"github.com/apisem/apisem/server"
+)
 
 // Deleting a namespace: a dry run changes nothing, the real DELETE answers
 // the Terminating namespace (200, not a Status), and the namespace goes
 // once its contents and every finalizer are gone, including a
 // metadata.finalizers entry a client set and later removes.
 func TestNamespaceDeletion(t *testing.T) {
-	_, base := newTestServer(t, Options{})
+	s, _, base := testServer(t, namespace.Options{})
 	const ns = "/api/v1/namespaces/ns1"
 	must(t, 201, base, "POST", "/api/v1/namespaces", `{"metadata":{"name":"ns1","finalizers":["kubernetes"]}}`)
 	must(t, 201, base, "POST", ns+"/configmaps", `{"metadata":{"name":"cm"}}`)
@@ -47,7 +38,7 @@ func TestNamespaceDeletion(t *testing.T) {
 		"NamespaceContentRemaining":    "Some resources are remaining: secrets has 1 resource instances",
 		"NamespaceFinalizersRemaining": "Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances",
 	}
-	eventually(t, "the namespace to report the held secret", func() bool {
+	waitStore(t, s, "the namespace to report the held secret", func() bool {
 		conds, _ := field(t, must(t, 200, base, "GET", ns, "").body, "status.conditions").([]any)
 		found := 0
 		for _, c := range conds {
@@ -59,7 +50,7 @@ func TestNamespaceDeletion(t *testing.T) {
 		return found == 2 && call(t, base, "GET", ns+"/configmaps/cm", "").code == 404
 	})
 	must(t, 200, base, "PATCH", ns+"/secrets/held", `{"metadata":{"finalizers":null}}`, "Content-Type", "application/merge-patch+json")
-	eventually(t, "the namespace's contents to go", func() bool {
+	waitStore(t, s, "the namespace's contents to go", func() bool {
 		r := must(t, 200, base, "GET", ns, "")
 		return call(t, base, "GET", ns+"/secrets/held", "").code == 404 && field(t, r.body, "spec.finalizers") == nil
 	})
@@ -69,57 +60,16 @@ func TestNamespaceDeletion(t *testing.T) {
 	must(t, 404, base, "GET", ns, "")
 }
 
-// deletecollection of namespaces starts the deletion of each, as DELETE
-// does, and returns them.
-func TestNamespaceDeleteCollection(t *testing.T) {
-	_, base := newTestServer(t, Options{})
-	seed(t, base, "a")
-	seed(t, base, "b")
-	must(t, 201, base, "POST", "/api/v1/namespaces", `{"metadata":{"name":"c","labels":{"keep":"yes"}}}`)
-	r := must(t, 200, base, "DELETE", "/api/v1/namespaces?labelSelector=keep%21%3Dyes", "")
-	if items, _ := field(t, r.body, "items").([]any); field(t, r.body, "kind") != "NamespaceList" || len(items) != 2 {
-		t.Fatalf("deletecollection: %s", r.body)
-	}
-	eventually(t, "the namespaces to go", func() bool {
-		return call(t, base, "GET", "/api/v1/namespaces/a", "").code == 404 && call(t, base, "GET", "/api/v1/namespaces/b", "").code == 404
-	})
-	must(t, 200, base, "GET", "/api/v1/namespaces/c", "")
-}
-
-// waitStore waits until cond holds, looking again after every write to
-// the server's store.
-func waitStore(t testing.TB, s *Server, what string, cond func() bool) {
-	t.Helper()
-	timeout := time.NewTimer(10 * time.Second) // a guard for a broken server, not a sync
-	defer timeout.Stop()
-	for {
-		rev := s.Revision()
-		if cond() {
-			return
-		}
-		select {
-		case <-s.Store().Changed(rev):
-		case <-timeout.C:
-			t.Fatalf("gave up waiting for %s", what)
-		}
-	}
-}
-
-// The namespace controller deletes the custom resources of a terminating
-// namespace too, whatever the resources defined after the server
-// started, and counts the objects of a resource served in two versions
-// once.
+// The namespace controller deletes the objects of resources added after
+// the server started (custom resources) too, and counts the objects of a
+// resource served in two versions once.
 func TestNamespaceDeletionDeletesCustomResources(t *testing.T) {
-	s, base := newTestServer(t, Options{})
-	version := func(name string, storage bool) string {
-		return `{"name":"` + name + `","served":true,"storage":` + map[bool]string{true: "true", false: "false"}[storage] +
-			`,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}`
-	}
-	must(t, 201, base, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-		`{"metadata":{"name":"widgets.example.com"},"spec":{"group":"example.com","scope":"Namespaced",`+
-			`"names":{"plural":"widgets","kind":"Widget"},"versions":[`+version("v1", true)+`,`+version("v2", false)+`]}}`)
-	if _, err := s.CustomResourceDefinitions().WaitEstablished(t.Context(), "widgets.example.com"); err != nil {
-		t.Fatal(err)
+	s, _, base := testServer(t, namespace.Options{})
+	for _, v := range []string{"v1", "v2"} {
+		if err := s.AddResource(server.UnstructuredResource(server.Resource{Group: "example.com", Version: v,
+			Kind: "Widget", ListKind: "WidgetList", Plural: "widgets", Singular: "widget", Namespaced: true})); err != nil {
+			t.Fatal(err)
+		}
 	}
 	const ns = "/api/v1/namespaces/ns1"
 	const widgets = "/apis/example.com/v1/namespaces/ns1/widgets"

@@ -1,0 +1,32 @@
+// Package apisemtest starts an apisem API server for a controller's
+// tests, in one call, in place of controller-runtime's envtest (which
+// starts kube-apiserver and etcd):
+//
+//	env := apisemtest.Start(t, apisemtest.Options{CRDDirectoryPaths: []string{"config/crd"}})
+//	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{...})
+//
+// The server runs on a loopback listener until the test ends. It has what
+// a test expects of a cluster: the namespaces default, kube-system,
+// kube-public and kube-node-lease, with Kubernetes' namespace lifecycle
+// (package namespace); a garbage collector for ownerReferences (package
+// gc); CustomResourceDefinitions, those of Options installed and
+// Established before Start returns, their x-kubernetes-validations rules
+// evaluated by Kubernetes' own CEL code (module crd/cel). There is no
+// scheduler and no kubelet: a Pod stays Pending, as with envtest.
+//
+// # Built-in kinds
+//
+// Kubernetes' built-in kinds (Deployments, Services, ...) are served by
+// the resources given in Options.Resources; module
+// github.com/apisem/apisem/builtin provides them. Without them the
+// server serves namespaces and custom resources only.
+//
+// # What envtest does not give
+//
+// Each Start is a fresh server in memory, in milliseconds, so each test
+// (or subtest) may have its own. Environment.Server reaches what a client
+// cannot: Compact makes a watch or list that resumes from an older
+// resourceVersion get 410 Gone (a reflector's relist), and
+// Environment.FailWrites makes chosen writes fail with the error of the
+// test's choice (a controller's retry), without touching the network.
+package apisemtest

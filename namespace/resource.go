@@ -1,0 +1,126 @@
+package namespace
+
+import (
+	"slices"
+	"time"
+
+	"github.com/apisem/apisem/patch"
+	"github.com/apisem/apisem/server"
+	"github.com/apisem/apisem/validation"
+)
+
+// verbs are the verbs a cluster serves for namespaces: all but
+// deletecollection.
+var verbs = []string{"create", "delete", "get", "list", "patch", "update", "watch"}
+
+const (
+	specSchema      = "io.k8s.api.core.v1.NamespaceSpec"
+	statusSchema    = "io.k8s.api.core.v1.NamespaceStatus"
+	conditionSchema = "io.k8s.api.core.v1.NamespaceCondition"
+)
+
+func str(desc string) *server.Schema { return &server.Schema{Type: "string", Description: desc} }
+
+// The OpenAPI schema of Namespace: the fields, formats and Kubernetes
+// extensions a cluster publishes, with descriptions of our own.
+func openAPI() (*server.Schema, map[string]*server.Schema) {
+	return &server.Schema{Type: "object",
+			Description: "Namespace is a scope for names.",
+			Properties: map[string]*server.Schema{
+				"spec":   {Ref: specSchema, Default: map[string]any{}, Description: "The desired state of the namespace."},
+				"status": {Ref: statusSchema, Default: map[string]any{}, Description: "The observed state of the namespace."},
+			}}, map[string]*server.Schema{
+			specSchema: {Type: "object",
+				Description: "NamespaceSpec holds the namespace's finalizers.",
+				Properties: map[string]*server.Schema{
+					"finalizers": {Type: "array", ListType: "atomic", Items: &server.Schema{Type: "string", Default: ""},
+						Description: "Finalizers that must be gone before the namespace is removed; \"kubernetes\" while it has content."},
+				}},
+			statusSchema: {Type: "object",
+				Description: "NamespaceStatus is the observed state of a namespace.",
+				Properties: map[string]*server.Schema{
+					"conditions": {Type: "array", ListType: "map", ListMapKeys: []string{"type"},
+						PatchStrategy: "merge", PatchMergeKey: "type",
+						Description: "The latest observations of the namespace's state.",
+						Items:       &server.Schema{Ref: conditionSchema, Default: map[string]any{}}},
+					"phase": {Type: "string", Enum: []string{PhaseActive, PhaseTerminating},
+						Description: "Active, or Terminating while the namespace is being deleted."},
+				}},
+			conditionSchema: {Type: "object",
+				Description: "NamespaceCondition is one observation of a namespace's state.",
+				Required:    []string{"type", "status"},
+				Properties: map[string]*server.Schema{
+					"lastTransitionTime": {Ref: server.TimeSchema, Description: "When the condition last changed status."},
+					"message":            str("A human-readable description of the condition."),
+					"reason":             str("A CamelCase reason for the condition."),
+					"status":             {Type: "string", Default: "", Description: "True, False or Unknown."},
+					"type":               {Type: "string", Default: "", Description: "The type of the condition."},
+				}},
+		}
+}
+
+// Resource returns core v1 namespaces as a cluster serves them:
+// cluster-scoped, DNS-label names, the name label, a new namespace Active
+// with the kubernetes finalizer, the status subresource (status written
+// through the namespace itself is kept as it was, so such a write changes
+// nothing and records no field ownership), no deletecollection, the
+// status.phase field selector and kubectl's columns. Deletion is the
+// store's; Lifecycle.Resource adds the two-phase deletion. Each call
+// returns a new value the caller may keep.
+func Resource() *server.Resource {
+	schema, defs := openAPI()
+	return &server.Resource{
+		Version: "v1", Kind: "Namespace", ListKind: "NamespaceList",
+		Plural: "namespaces", Singular: "namespace", ShortNames: []string{"ns"},
+		Schema: schema, Definitions: defs,
+		Names:             validation.NameIsDNSLabel,
+		StatusSubresource: true,
+		Verbs:             slices.Clone(verbs),
+		New:               func() server.Object { return &Namespace{} },
+		DecodeProto:       DecodeProto,
+		Columns: []server.Column{server.NameColumn,
+			{Name: "Status", Type: "string", Description: "The phase of the namespace: Active, or Terminating while it is being deleted.",
+				Cell: func(o server.Object, _ time.Time) any { return o.(*Namespace).Status.Phase }},
+			server.AgeColumn},
+		PatchSchema: &patch.Schema{Fields: map[string]*patch.Schema{
+			"metadata": patch.ObjectMetaSchema(),
+			"status": {Fields: map[string]*patch.Schema{
+				"conditions": {MergeList: true, MergeKey: "type"},
+			}},
+		}},
+		Fields: map[string]func(server.Object) string{
+			"status.phase": func(o server.Object) string { return o.(*Namespace).Status.Phase },
+		},
+		Finalizers: func(o server.Object) bool { return len(o.(*Namespace).Spec.Finalizers) > 0 },
+		Default:    setDefaults,
+		Prepare:    prepare,
+	}
+}
+
+// setDefaults sets the name label, as Kubernetes' defaulting of Namespace
+// does on every write.
+func setDefaults(o server.Object) {
+	m := o.Meta()
+	if m.Name == "" {
+		return
+	}
+	if m.Labels == nil {
+		m.Labels = map[string]string{}
+	}
+	m.Labels[NameLabel] = m.Name
+}
+
+// prepare applies Kubernetes' namespace strategy: a new namespace is
+// Active with the kubernetes finalizer; an update through the main
+// resource cannot change spec.finalizers (Kubernetes changes them through
+// the finalize subresource, which the controller does in process).
+// Status is the status subresource's (Resource.StatusSubresource).
+func prepare(o, old server.Object) {
+	n := o.(*Namespace)
+	if old == nil {
+		n.Spec.Finalizers = []string{FinalizerKubernetes}
+		n.Status = Status{Phase: PhaseActive}
+		return
+	}
+	n.Spec.Finalizers = slices.Clone(old.(*Namespace).Spec.Finalizers)
+}

@@ -1,0 +1,16 @@
+package server
+
+import "slices"
+
+// verbs are the verbs r serves, sorted as discovery lists them.
+func (r *Resource) verbs() []string {
+	if r.Verbs == nil {
+		return Verbs
+	}
+	return r.Verbs
+}
+
+// serves reports whether r serves v (Resource.Verbs).
+func (r *Resource) serves(v verb) bool {
+	return r.Verbs == nil || slices.Contains(r.Verbs, string(v))
+}
