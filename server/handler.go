@@ -127,7 +127,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		// is the plain-text 404 too (apiextensions-apiserver passes it
 		// on).
 		t, err := s.route(r.Method, rq)
-		if err != nil && status.IsNotFound(err) {
+		if err == errPassedOn || err != nil && s.lookup(rq) == nil {
 			http.NotFound(w, r)
 			return
 		}
@@ -146,6 +146,9 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, rq *reque
 
 // serveTarget serves the request for t, or answers route's error err.
 func (s *Server) serveTarget(w http.ResponseWriter, r *http.Request, t *target, err error) {
+	if err == errPassedOn {
+		err = errNotFound()
+	}
 	if err != nil {
 		s.writeError(w, r, nil, err)
 		return
