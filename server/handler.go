@@ -270,9 +270,17 @@ func selectors(rs *resource, o *rv.ListOptions) (selector.Labels, selector.Field
 }
 
 // listOptions resolves the query of a list or deletecollection.
-func listOptions(rs *resource, o rv.ListOptions) (store.ListOptions, error) {
+func (s *Server) listOptions(rs *resource, o rv.ListOptions) (store.ListOptions, error) {
 	read, err := o.ResolveList()
 	if err != nil {
+		// ResolveList's only 400 beside a continue token refuses a
+		// resourceVersion with it; Kubernetes decodes the token first,
+		// so a bad token is what it names.
+		if o.Continue != "" && status.IsBadRequest(err) {
+			if terr := s.store.CheckContinue(o.Continue); terr != nil {
+				err = terr
+			}
+		}
 		return store.ListOptions{}, err
 	}
 	labels, fields, err := selectors(rs, &o)
@@ -291,7 +299,7 @@ func (s *Server) listOrWatch(w http.ResponseWriter, r *http.Request, t *target) 
 	if err != nil {
 		return err
 	}
-	lo, err := listOptions(t.res, opts)
+	lo, err := s.listOptions(t.res, opts)
 	if err != nil {
 		return err
 	}
