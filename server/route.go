@@ -133,7 +133,7 @@ func (s *Server) lookup(rq *request) *resource {
 // request value names, the verb that resource serves for it, and the
 // namespace of its objects. It parses nothing (parseRequest did); it
 // answers 404 for what is not served and 405 for a method a path does
-// not take.
+// not take. A custom resource is routed by routeCustom.
 func (s *Server) route(method string, rq *request) (*target, error) {
 	res := s.lookup(rq)
 	if res == nil {
