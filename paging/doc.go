@@ -78,11 +78,17 @@
 // ErrMalformed, ErrSignature or ErrUnsafeStart) and the 410 of Expired.
 // A token cut short says why as a cluster says it of its cut JSON tokens,
 // `unexpected end of JSON input` (or, for a cut that leaves a lone
-// base64 character, `illegal base64 data at input byte <n>`); other
+// base64 character, `illegal base64 data at input byte <n>`); a start
+// key that is refused is named as a cluster names it, the key itself;
+// a token that is not of this package's layout (garbage, or Kubernetes'
+// own JSON form) gets the detail a cluster gives it, which reads every
+// token as JSON (`invalid character 'i' looking for beginning of
+// value`, `server does not recognize this encoded version <v>`); other
 // reasons name what is wrong with this package's layout.
 // The 400 `specifying resource version is not allowed when using
 // continue` for a token sent with a resourceVersion other than "" or "0"
-// is package rv's (ListOptions.ResolveList), which runs first.
+// is package rv's (ListOptions.ResolveList); a server answers a bad
+// token's 400 before it, as a cluster does (store.Store.CheckContinue).
 //
 // # Non-goals
 //

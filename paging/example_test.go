@@ -97,7 +97,7 @@ func ExampleCodec_Decode() {
 	fmt.Println(err)
 	// Output:
 	// "pods/ns1/pod-7\x00" 42 <nil>
-	// invalid continue token: continue key is not valid: start key "../secrets/ns1/db" has a dot segment
+	// invalid continue token: continue key is not valid: ../secrets/ns1/db
 	// invalid continue token: continue key is not valid: token is not signed
 }
 

@@ -3,7 +3,9 @@ package paging
 import (
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
+	"path"
 	"strconv"
 	"strings"
 	"sync"
@@ -247,7 +249,13 @@ func (c *Codec) Decode(token, keyPrefix string) (startKey string, t Token, err e
 		return "", Token{}, invalid(ErrMalformed, cutShort)
 	}
 	if p[0] != formatV1 {
-		return "", Token{}, invalid(ErrMalformed, "server does not recognize this encoded version "+strconv.Itoa(int(p[0])))
+		// A control character cannot begin JSON: a version of this
+		// package's layout, named. Anything else is read as a cluster
+		// reads it (the copy keeps buf off the heap).
+		if p[0] < ' ' && p[0] != '\t' && p[0] != '\n' && p[0] != '\r' {
+			return "", Token{}, invalid(ErrMalformed, "server does not recognize this encoded version "+strconv.Itoa(int(p[0])))
+		}
+		return "", Token{}, invalid(ErrMalformed, foreignDetail(append([]byte(nil), p...)))
 	}
 	flags := p[1]
 	if flags&^knownFlags != 0 {
@@ -306,8 +314,10 @@ func (c *Codec) Decode(token, keyPrefix string) (startKey string, t Token, err e
 	sb.Write(start)
 	startKey = sb.String()
 	t.Start = startKey[len(keyPrefix):]
-	if why := checkStart(t.Start); why != "" {
-		return "", Token{}, invalid(ErrUnsafeStart, "start key "+quoteShort(t.Start)+" "+why)
+	if checkStart(t.Start) != "" {
+		// Kubernetes' text: the start itself (at most MaxStartLen
+		// bytes), not why it is refused.
+		return "", Token{}, invalid(ErrUnsafeStart, t.Start)
 	}
 	// Every start a server issues ends with the NUL NextStart appends,
 	// and the layout has no length: a token cut short (by a client, a
@@ -418,4 +428,38 @@ func quoteShort(s string) string {
 		return strconv.Quote(s[:64]) + "..."
 	}
 	return strconv.Quote(s)
+}
+
+// continueToken is Kubernetes' token, JSON before base64 (its name is
+// in encoding/json's type errors, which a cluster passes on).
+type continueToken struct {
+	APIVersion      string `json:"v"`
+	ResourceVersion int64  `json:"rv"`
+	StartKey        string `json:"start"`
+}
+
+// foreignDetail is why a payload that is not of this package's format
+// is refused, in the words a cluster uses for it: Kubernetes reads every
+// token as its JSON form, so garbage gets encoding/json's error and
+// another version its "does not recognize". A well-formed token of
+// Kubernetes' own form, which this package does not issue, is refused
+// as an unknown version too, after the checks Kubernetes makes of it.
+func foreignDetail(p []byte) string {
+	var k continueToken
+	if err := json.Unmarshal(p, &k); err != nil {
+		// The type's package is named too: Kubernetes' is storage.
+		return strings.Replace(err.Error(), " paging.continueToken", " storage.continueToken", 1)
+	}
+	const version = "meta.k8s.io/v1"
+	switch {
+	case k.APIVersion != version:
+	case k.ResourceVersion == 0:
+		return "incorrect encoded start resourceVersion (version " + version + ")"
+	case k.StartKey == "":
+		return "encoded start key empty (version " + version + ")"
+	case !strings.HasPrefix(k.StartKey, "/") && path.Clean("/"+k.StartKey) != "/"+k.StartKey,
+		strings.HasPrefix(k.StartKey, "/") && path.Clean(k.StartKey) != k.StartKey:
+		return k.StartKey
+	}
+	return "server does not recognize this encoded version " + k.APIVersion
 }

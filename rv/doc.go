@@ -118,7 +118,8 @@
 //     decoding drops such a pair, so `?labelSelector=%zz` lists everything.
 //   - ResolveList checks continue against resourceVersion before package
 //     paging decodes the token; Kubernetes decodes first, so with both
-//     wrong it names the token.
+//     wrong it names the token (package server asks
+//     store.Store.CheckContinue then, and names it too).
 //
 // # Non-goals
 //

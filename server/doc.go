@@ -235,4 +235,8 @@
 // subresources only status (Resource.StatusSubresource) and scale
 // (Resource.Scale) are served; the others
 // answer 404.
+//
+// A deletecollection with a continue token deletes from the start of the
+// collection, where a cluster deletes from the token on; a malformed
+// token is the 400 a cluster answers, before anything is deleted.
 package server

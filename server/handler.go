@@ -129,7 +129,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		// is the plain-text 404 too (apiextensions-apiserver passes it
 		// on).
 		t, err := s.route(r.Method, rq)
-		if err != nil && status.IsNotFound(err) {
+		if err == errPassedOn || err != nil && s.lookup(rq) == nil {
 			http.NotFound(w, r)
 			return
 		}
@@ -148,6 +148,9 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, rq *reque
 
 // serveTarget serves the request for t, or answers route's error err.
 func (s *Server) serveTarget(w http.ResponseWriter, r *http.Request, t *target, err error) {
+	if err == errPassedOn {
+		err = errNotFound()
+	}
 	if err != nil {
 		s.writeError(w, r, nil, err)
 		return
@@ -269,9 +272,17 @@ func selectors(rs *resource, o *rv.ListOptions) (selector.Labels, selector.Field
 }
 
 // listOptions resolves the query of a list or deletecollection.
-func listOptions(rs *resource, o rv.ListOptions) (store.ListOptions, error) {
+func (s *Server) listOptions(rs *resource, o rv.ListOptions) (store.ListOptions, error) {
 	read, err := o.ResolveList()
 	if err != nil {
+		// ResolveList's only 400 beside a continue token refuses a
+		// resourceVersion with it; Kubernetes decodes the token first,
+		// so a bad token is what it names.
+		if o.Continue != "" && status.IsBadRequest(err) {
+			if terr := s.store.CheckContinue(o.Continue); terr != nil {
+				err = terr
+			}
+		}
 		return store.ListOptions{}, err
 	}
 	labels, fields, err := selectors(rs, &o)
@@ -290,7 +301,7 @@ func (s *Server) listOrWatch(w http.ResponseWriter, r *http.Request, t *target) 
 	if err != nil {
 		return err
 	}
-	lo, err := listOptions(t.res, opts)
+	lo, err := s.listOptions(t.res, opts)
 	if err != nil {
 		return err
 	}

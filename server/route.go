@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 
@@ -109,9 +110,7 @@ func mediaListHas(list string, types ...string) bool {
 // errMethodNotAllowed is the 405 for a method a path does not serve, as
 // kube-apiserver's router (go-restful) answers for its built-in
 // resources: a fixed text and empty details, whatever the method and
-// resource. (Custom resources' handler answers these requests with a
-// mixture of 400, 404 and 415 that follows from its own parsing; the
-// server answers them as it answers built-ins.)
+// resource. (Custom resources are routed by routeCustom.)
 func errMethodNotAllowed() *status.Error {
 	return routerError(http.StatusMethodNotAllowed, status.ReasonMethodNotAllowed,
 		"the server does not allow this method on the requested resource")
@@ -134,13 +133,16 @@ func (s *Server) lookup(rq *request) *resource {
 // request value names, the verb that resource serves for it, and the
 // namespace of its objects. It parses nothing (parseRequest did); it
 // answers 404 for what is not served and 405 for a method a path does
-// not take.
+// not take. A custom resource is routed by routeCustom.
 func (s *Server) route(method string, rq *request) (*target, error) {
-	if rq.tooLong {
-		return nil, errNotFound()
-	}
 	res := s.lookup(rq)
 	if res == nil {
+		return nil, errNotFound()
+	}
+	if res.def.Custom {
+		return routeCustom(rq, res)
+	}
+	if rq.tooLong {
 		return nil, errNotFound()
 	}
 	t := &target{res: res, name: rq.name, sub: rq.info.Subresource, legacyWatch: rq.legacyWatch}
@@ -184,6 +186,60 @@ func (s *Server) route(method string, rq *request) (*target, error) {
 	}
 	if t.sub == "" && !res.def.serves(v) {
 		return nil, errMethodNotAllowed()
+	}
+	t.verb = v
+	return t, nil
+}
+
+// errPassedOn is routeCustom's answer where apiextensions-apiserver's
+// handler passes a request on to kube-apiserver's last handler: a path of
+// the custom resource's scope that it does not serve. That is the plain
+// text 404 in a group of custom resources alone, and the API's 404 in a
+// group with built-in resources too (serve and serveTarget).
+var errPassedOn = errors.New("server: not served by the custom resource handler")
+
+// routeCustom routes a request for a custom resource as
+// apiextensions-apiserver's handler routes it, from kube-apiserver's
+// request info, which differs from built-ins' router (route):
+//
+//   - a path of the other scope is passed on (errPassedOn), and so is
+//     every verb but list and watch without a namespace for a namespaced
+//     resource (POST /apis/g/v/widgets);
+//   - the verb is the method's, so HEAD is a get, a POST to an object's
+//     path creates the body's object (the path's name is not read), a PUT
+//     or PATCH of a collection is the 400 `name must be provided`, and a
+//     method with no verb (OPTIONS) is a 405 for the verb "";
+//   - under /watch/ every method watches;
+//   - a subresource the definition lacks is the 404 of the object's name,
+//     and a verb status or scale does not take is the 405
+//     `<verb> is not supported on resources of kind "<plural.group>"`;
+//   - segments after the subresource are not read.
+func routeCustom(rq *request, res *resource) (*target, error) {
+	t := &target{res: res, name: rq.name, sub: rq.info.Subresource, legacyWatch: rq.legacyWatch}
+	if rq.nsPrefix {
+		t.namespace = rq.info.Namespace
+	}
+	v := verb(rq.info.Verb)
+	switch {
+	case !res.def.Namespaced && t.namespace != "",
+		res.def.Namespaced && t.namespace == "" && v != verbList && v != verbWatch:
+		return nil, errPassedOn
+	}
+	switch {
+	case t.sub == "status" && res.def.StatusSubresource, t.sub == "scale" && res.def.Scale != nil:
+		if v != verbGet && v != verbUpdate && v != verbPatch {
+			return nil, status.NewMethodNotSupported(res.gr, string(v))
+		}
+	case t.sub != "":
+		return nil, status.NewNotFound(res.gr, t.name)
+	case v == verbCreate:
+		t.name = ""
+	case (v == verbUpdate || v == verbPatch) && t.name == "":
+		return nil, status.NewBadRequest("name must be provided")
+	case v == verbGet, v == verbList, v == verbWatch, v == verbUpdate, v == verbPatch,
+		v == verbDelete, v == verbDeleteCollection:
+	default:
+		return nil, status.NewMethodNotSupported(res.gr, string(v))
 	}
 	t.verb = v
 	return t, nil

@@ -205,13 +205,21 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t *tar
 		return err
 	}
 	q.Watch = false
-	list, err := listOptions(t.res, q)
+	list, err := s.listOptions(t.res, q)
 	if err != nil {
 		return err
 	}
 	opts, _, err := s.parseDelete(r, t.res)
 	if err != nil {
 		return err
+	}
+	// A cluster lists what it deletes from the continue token: a bad
+	// token is its 400, before anything is deleted. (A good one is not
+	// followed here: see the package documentation.)
+	if q.Continue != "" {
+		if err := s.store.CheckContinue(q.Continue); err != nil {
+			return err
+		}
 	}
 	// The objects to delete are those there now, up to the limit.
 	list.Read = rv.Read{Semantics: rv.MostRecent, Limit: list.Read.Limit}

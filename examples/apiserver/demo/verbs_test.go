@@ -67,7 +67,8 @@ func TestWriteErrors(t *testing.T) {
 		{"list bad selector", "GET", cms + "?labelSelector=a%3D%3D%3Db", ``, nil, 400, "BadRequest", ""},
 		{"list bad field selector", "GET", cms + "?fieldSelector=spec.x%3D1", ``, nil, 400, "BadRequest",
 			`"spec.x" is not a known field selector: only "metadata.name", "metadata.namespace"`},
-		{"list continue with rv", "GET", cms + "?continue=abc&resourceVersion=5", ``, nil, 400, "BadRequest",
+		// A well-formed token (revision 5, start "a\x00"): a malformed one is named first.
+		{"list continue with rv", "GET", cms + "?continue=AQAFYQA&resourceVersion=5", ``, nil, 400, "BadRequest",
 			"specifying resource version is not allowed when using continue"},
 		{"list rvm without rv", "GET", cms + "?resourceVersionMatch=Exact", ``, nil, 422, "Invalid",
 			`ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`},
