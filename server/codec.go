@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"strconv"
@@ -180,6 +179,9 @@ func (c *codec) withStatusOf(base, o Object, statusWrite bool) (Object, error) {
 		delete(m, "apiVersion")
 		return m, err
 	}
+	if base == nil && !statusWrite {
+		return c.withoutStatus(o)
+	}
 	from, keep := base, o // from: where status comes from
 	if statusWrite {
 		from, keep = o, base
@@ -219,6 +221,34 @@ func (c *codec) withStatusOf(base, o Object, statusWrite bool) (Object, error) {
 	b, err := json.Marshal(km)
 	if err != nil {
 		return nil, err
+	}
+	out := c.res.New()
+	// Integers stay int64 in untyped members (a CRD schema's default), as
+	// the request decoder keeps them.
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(b, out); err != nil {
+		return nil, err
+	}
+	*out.Types() = meta.TypeMeta{}
+	return out, nil
+}
+
+// withoutStatus is withStatusOf(nil, o, false), a create's: o without
+// its status member, cut from its JSON rather than decoded into members
+// and encoded again (a CustomResourceDefinition's JSON can be hundreds of
+// kilobytes).
+func (c *codec) withoutStatus(o Object) (Object, error) {
+	b, err := c.st.Encoded(o, c.itemJSON)
+	if err != nil {
+		return nil, err
+	}
+	if start, end, ok := memberValue(b, "status"); ok {
+		start -= len(`"status":`)
+		if b[start-1] == ',' {
+			start--
+		} else if end < len(b) && b[end] == ',' {
+			end++ // the first member
+		}
+		b = append(b[:start:start], b[end:]...)
 	}
 	out := c.res.New()
 	// Integers stay int64 in untyped members (a CRD schema's default), as
@@ -329,7 +359,5 @@ func (f *inflight) sameObject(a, b Object) bool {
 	if p, ok := f.get(a); ok {
 		return p.same
 	}
-	ja, err1 := json.Marshal(untyped(a))
-	jb, err2 := json.Marshal(untyped(b))
-	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
+	return sameJSON(a, b)
 }
