@@ -260,6 +260,28 @@ func (c *codec) withoutStatus(o Object) (Object, error) {
 	return out, nil
 }
 
+// withItemsMeta returns conv (a JSON one) reading the metadata JSON of
+// the objects of l (a store page; views, its Views) through l, as a list's rows ask
+// for them, in order: a store page finds an item's version directly,
+// where Store.Encoded looks the object up by its resourceVersion in the
+// history (BenchmarkHTTPListTable in examples/apiserver/demo). The result
+// serves one list: it is not safe for concurrent use.
+func (c *codec) withItemsMeta(conv *negotiation.Converter[Object], l items, views []Object) *negotiation.Converter[Object] {
+	cp := *conv
+	next := 0
+	cp.Meta = func(o Object) negotiation.Meta {
+		if next < len(views) && views[next] == o {
+			j, err := l.Encoded(next, c.metaJSON)
+			next++
+			if err == nil {
+				return negotiation.Meta{ObjectMeta: o.Meta(), JSON: j, Compact: true}
+			}
+		}
+		return conv.Meta(o)
+	}
+	return &cp
+}
+
 // objectProto returns o in its protobuf envelope.
 func (c *codec) objectProto(o Object) ([]byte, error) {
 	raw, err := c.st.Encoded(o, c.itemProto)
@@ -273,7 +295,8 @@ func (c *codec) objectProto(o Object) ([]byte, error) {
 // and PartialObjectMetadata; proto adds the protobuf ObjectMeta.
 func (c *codec) objectMeta(o Object, proto bool) negotiation.Meta {
 	j, _ := c.st.Encoded(o, c.metaJSON) // strings, maps, times: cannot fail
-	nm := negotiation.Meta{ObjectMeta: o.Meta(), JSON: j}
+	// metaJSON is encoding/json's: Table rows copy it as it is.
+	nm := negotiation.Meta{ObjectMeta: o.Meta(), JSON: j, Compact: true}
 	if proto {
 		nm.Proto, _ = c.st.Encoded(o, c.metaProto)
 	}

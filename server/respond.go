@@ -129,8 +129,12 @@ func (s *Server) writeList(w http.ResponseWriter, r *http.Request, rs *resource,
 		if inc, err = include(r, res); err != nil {
 			return err
 		}
+		conv, views := c.converter(res.MediaType), l.Views()
+		if cached && res.MediaType != negotiation.Protobuf {
+			conv = c.withItemsMeta(conv, l, views)
+		}
 		var body negotiation.ListBody
-		if body, err = c.converter(res.MediaType).ListBody(res, inc, lm, l.Views()); err != nil {
+		if body, err = conv.ListBody(res, inc, lm, views); err != nil {
 			return err
 		}
 		err = negotiation.WriteList(w, r, res, http.StatusOK, body, s.listBudget)
