@@ -131,7 +131,7 @@ func (s *Server) writeList(w http.ResponseWriter, r *http.Request, rs *resource,
 		}
 		conv, views := c.converter(res.MediaType), l.Views()
 		if cached && res.MediaType != negotiation.Protobuf {
-			conv = c.withItemsMeta(conv, l, views)
+			conv = c.forList(conv, l, views)
 		}
 		var body negotiation.ListBody
 		if body, err = conv.ListBody(res, inc, lm, views); err != nil {
