@@ -53,6 +53,15 @@ func (s *Server) encodeObject(r *http.Request, rs *resource, res negotiation.Res
 		}
 		return res.Encode(nil, b)
 	}
+	if res.MediaType == negotiation.JSON && !res.Pretty && !c.res.TypedListItems {
+		// The common GET: kind and apiVersion, the cached JSON and the
+		// newline in one allocation (res.Encode would copy to add it).
+		item, err := c.st.Encoded(o, c.itemJSON)
+		if err != nil {
+			return nil, err
+		}
+		return append(c.appendTyped(make([]byte, 0, len(c.typed)+len(item)), item), '\n'), nil
+	}
 	b, err := c.objectJSON(o)
 	if err != nil {
 		return nil, err
