@@ -68,6 +68,7 @@ func marshalEqual(a, b Object) bool {
 // jsonMember is a field of a struct that encoding/json writes as a
 // member of its own.
 type jsonMember struct {
+	name  string
 	index int
 	// omitted: the member may be left out (omitempty or omitzero).
 	omitted bool
@@ -130,7 +131,7 @@ func plainMembers(t reflect.Type) []jsonMember {
 		}
 		names[name] = true
 		omit := strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")
-		members = append(members, jsonMember{index: i, omitted: omit})
+		members = append(members, jsonMember{name: name, index: i, omitted: omit})
 	}
 	return members
 }

@@ -1,7 +1,11 @@
 package server
 
 import (
+	"context"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/apisem/apisem/meta"
@@ -81,5 +85,38 @@ func TestSameJSON(t *testing.T) {
 	}
 	if !sameJSON(x, &toy{}) {
 		t.Error("equal toys: not same")
+	}
+}
+
+// A create drops the status of an object of a plain Go type (zeroed
+// rather than cut from its JSON), whether it comes from Server.Create,
+// which leaves the caller's object alone, or from a POST.
+func TestCreateDropsTypedStatus(t *testing.T) {
+	res := &Resource{Group: "test.apisem.dev", Version: "v1", Kind: "Subject", ListKind: "SubjectList",
+		Plural: "subjects", Singular: "subject", StatusSubresource: true, New: func() Object { return &sameSubject{} }}
+	s, err := New(Options{Resources: []*Resource{res}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown(context.Background())
+	in := &sameSubject{ObjectMeta: meta.ObjectMeta{Name: "a"}, Spec: sameSpec{Size: 1}, Status: sameStatus{Ready: true}}
+	in.Kind = "Subject"
+	out, err := s.Create(context.Background(), res, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out.(*sameSubject); got.Status.Ready || got.Spec.Size != 1 || got.Kind != "" {
+		t.Errorf("Create stored %+v; want no status, the spec, no kind", got)
+	}
+	if !in.Status.Ready || in.Kind != "Subject" {
+		t.Errorf("Create changed the caller's object: %+v", in)
+	}
+	w := httptest.NewRecorder()
+	r := httptest.NewRequest(http.MethodPost, "/apis/test.apisem.dev/v1/subjects",
+		strings.NewReader(`{"apiVersion":"test.apisem.dev/v1","kind":"Subject","metadata":{"name":"b"},"spec":{"size":2,"tags":null,"any":null,"map":null},"status":{"ready":true}}`))
+	r.Header.Set("Content-Type", "application/json")
+	s.ServeHTTP(w, r)
+	if w.Code != http.StatusCreated || !strings.Contains(w.Body.String(), `"status":{"ready":false}`) {
+		t.Errorf("POST: %d %s; want 201 and status ready false", w.Code, w.Body)
 	}
 }
