@@ -7,6 +7,7 @@ require (
 	github.com/google/btree v1.1.3
 	github.com/google/gnostic-models v0.7.0
 	github.com/google/go-cmp v0.7.0
+	github.com/klauspost/compress v1.19.0
 	google.golang.org/protobuf v1.36.12
 	sigs.k8s.io/json v0.0.0-20260909141634-11ed52e25bc5
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2

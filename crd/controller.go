@@ -177,8 +177,9 @@ func (c *Controller) sync(ctx context.Context) bool {
 			c.finalizing = c.finalizing || slices.Contains(d.Finalizers, CleanupFinalizer)
 			err = c.finalize(ctx, d)
 		case c.seen[d.Name] != d.ResourceVersion || c.waiting[d.Name]:
-			if err = c.reconcile(ctx, d, defs); err == nil {
-				c.seen[d.Name] = d.ResourceVersion
+			var v string
+			if v, err = c.reconcile(ctx, d, defs); err == nil {
+				c.seen[d.Name] = v
 			}
 		}
 		if err != nil && !status.IsNotFound(err) && !status.IsConflict(err) {
@@ -210,8 +211,10 @@ func (c *Controller) logErr(ctx context.Context, name, what string, err error) {
 // them, serves its versions and marks it Established, in one status
 // write; with peers that do not serve it yet, Established is False with
 // reason Installing until they do, as in Kubernetes between its naming
-// and establishing controllers.
-func (c *Controller) reconcile(ctx context.Context, d *CustomResourceDefinition, all []*CustomResourceDefinition) error {
+// and establishing controllers. It returns the resourceVersion of d after
+// its write: the controller's own write needs no second look (which
+// would copy and compare the whole definition to find nothing to do).
+func (c *Controller) reconcile(ctx context.Context, d *CustomResourceDefinition, all []*CustomResourceDefinition) (string, error) {
 	names, accepted := acceptNames(d, all)
 	var serveErr error
 	if accepted.Status == "True" {
@@ -225,8 +228,10 @@ func (c *Controller) reconcile(ctx context.Context, d *CustomResourceDefinition,
 		c.waiting[d.Name] = true
 	}
 	now := meta.NewTime(c.now().Truncate(1e9))
-	_, err := c.store().GuaranteedUpdate(ctx, "", d.Name, store.UpdateOptions{
-		Preconditions: store.Preconditions{UID: &d.UID},
+	out, err := c.store().GuaranteedUpdate(ctx, "", d.Name, store.UpdateOptions{
+		// The result is only read, nor the new state changed after: no
+		// copy of either.
+		Preconditions: store.Preconditions{UID: &d.UID}, ReadOnlyResult: true, Handoff: true,
 	}, func(cur server.Object) (server.Object, error) {
 		n := cur.(*CustomResourceDefinition)
 		if n.Generation != d.Generation {
@@ -253,7 +258,11 @@ func (c *Controller) reconcile(ctx context.Context, d *CustomResourceDefinition,
 		n.Status.setCondition(est)
 		return n, nil
 	})
-	return errors.Join(err, serveErr)
+	v := d.ResourceVersion
+	if err == nil {
+		v = out.Meta().ResourceVersion
+	}
+	return v, errors.Join(err, serveErr)
 }
 
 // now is the server's clock, so that the conditions' times agree with
@@ -438,7 +447,9 @@ func (c *Controller) finalize(ctx context.Context, d *CustomResourceDefinition) 
 // updateStatus changes the stored d (the same uid) with change.
 func (c *Controller) updateStatus(ctx context.Context, d *CustomResourceDefinition, change func(*CustomResourceDefinition)) error {
 	_, err := c.store().GuaranteedUpdate(ctx, "", d.Name, store.UpdateOptions{
-		Preconditions: store.Preconditions{UID: &d.UID},
+		// The result is not read, nor the new state changed after: no
+		// copy of either.
+		Preconditions: store.Preconditions{UID: &d.UID}, ReadOnlyResult: true, Handoff: true,
 	}, func(cur server.Object) (server.Object, error) {
 		n := cur.(*CustomResourceDefinition)
 		change(n)

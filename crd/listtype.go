@@ -3,8 +3,6 @@ package crd
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 
 	"github.com/apisem/apisem/status"
 )
@@ -63,7 +61,7 @@ func (w *listWalk) object(path string, s *JSONSchemaProps, x map[string]any, roo
 	if s == nil || x == nil {
 		return
 	}
-	keys := slices.Sorted(maps.Keys(x))
+	keys := sortedKeys(x)
 	skip := func(k string) bool {
 		return root && (k == "apiVersion" || k == "kind" || k == "metadata")
 	}

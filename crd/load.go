@@ -123,13 +123,14 @@ func (c *Controller) WaitEstablished(ctx context.Context, name string) (*CustomR
 	st := c.s.Store()
 	for {
 		rev := st.Revision()
-		o, err := c.store().Get(ctx, "", name, rv.Read{Semantics: rv.MostRecent})
+		// Read the stored version, uncopied: only the answer is copied.
+		o, err := c.store().View(ctx, "", name, rv.Read{Semantics: rv.MostRecent})
 		if err != nil {
 			return nil, err
 		}
 		d := o.(*CustomResourceDefinition)
 		if d.IsEstablished() {
-			return d, nil
+			return d.DeepCopy(), nil
 		}
 		if cond := d.Status.condition(NamesAccepted); cond != nil && cond.Status == "False" {
 			return nil, status.NewConflict(status.GroupResource{Group: Group, Resource: Plural}, name, cond.Message)

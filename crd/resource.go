@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -614,7 +613,7 @@ func openAPISchema(s *JSONSchemaProps) *server.Schema {
 	}
 	if len(s.Properties) > 0 {
 		out.Properties = make(map[string]*server.Schema, len(s.Properties))
-		for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
+		for _, k := range sortedKeys(s.Properties) {
 			p := s.Properties[k]
 			out.Properties[k] = openAPISchema(&p)
 		}

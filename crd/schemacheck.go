@@ -3,7 +3,6 @@ package crd
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"reflect"
 	"regexp"
 	"slices"
@@ -267,7 +266,7 @@ func structural(errs *[]status.FieldError, p string, s *JSONSchemaProps, lvl lev
 		*errs = append(*errs, required(p+".items", "must be specified"))
 	}
 	structural(errs, p+".items", s.Items, itemLevel)
-	for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
+	for _, k := range sortedKeys(s.Properties) {
 		ps := s.Properties[k]
 		structural(errs, key(p+".properties", k), &ps, fieldLevel)
 	}
@@ -381,7 +380,7 @@ func nestedSchema(errs *[]status.FieldError, p string, s *JSONSchemaProps, skipA
 	}
 	valueValidation(errs, p, s, skipAnyOf, false)
 	nestedSchema(errs, p+".items", s.Items, false)
-	for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
+	for _, k := range sortedKeys(s.Properties) {
 		ps := s.Properties[k]
 		nestedSchema(errs, key(p+".properties", k), &ps, false)
 	}
@@ -441,7 +440,7 @@ func completeness(errs *[]status.FieldError, sp, vp string, s, v *JSONSchemaProp
 		return
 	}
 	completeness(errs, sp+".items", vp+".items", s.Items, v.Items, true)
-	for _, k := range slices.Sorted(maps.Keys(v.Properties)) {
+	for _, k := range sortedKeys(v.Properties) {
 		vk := v.Properties[k]
 		sk, ok := s.Properties[k]
 		if !ok {
@@ -517,7 +516,7 @@ func (c *openAPICheck) check(p string, s *JSONSchemaProps, root bool) {
 		}
 		c.sub(sub, p+".additionalProperties", ap.Schema)
 	}
-	for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
+	for _, k := range sortedKeys(s.Properties) {
 		sub := *c
 		if (root || s.XEmbeddedResource) && (k == "metadata" || k == "kind" || k == "apiVersion") {
 			sub.meta = true
@@ -688,7 +687,7 @@ func checkDefaults(errs *[]status.FieldError, p string, s *JSONSchemaProps, meta
 		}
 	}
 	checkDefaults(errs, p+".items", s.Items, meta)
-	for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
+	for _, k := range sortedKeys(s.Properties) {
 		ps := s.Properties[k]
 		checkDefaults(errs, key(p+".properties", k), &ps, meta || s.XEmbeddedResource && (k == "metadata" || k == "apiVersion" || k == "kind"))
 	}

@@ -112,6 +112,77 @@ func (c *Converter[T]) row(target Target, include IncludeObjectPolicy, obj T) (T
 	return row, nil
 }
 
+// appendRow appends obj's row in JSON, as appendRowJSON writes c.row's,
+// without making the row: no slice of cells, and the metadata of a
+// PartialObjectMetadata compacted once, straight into b (or copied, when
+// Meta says it is encoding/json's already). A list's Table is mostly
+// rows (BenchmarkTableListBody).
+func (c *Converter[T]) appendRow(b []byte, target Target, include IncludeObjectPolicy, obj T) ([]byte, error) {
+	m := c.Meta(obj)
+	b = append(b, `{"cells":[`...)
+	if c.Columns == nil {
+		om := m.object()
+		b = appendJSONString(b, om.Name)
+		b = append(b, ',')
+		b = appendJSONString(b, om.CreationTimestamp.UTC().Format(time.RFC3339))
+	} else {
+		for i, col := range c.Columns {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendCellJSON(b, col.Cell(obj)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	b = append(b, `],"object":`...)
+	switch {
+	case include == IncludeMetadata || m.initialEventsEnd():
+		start := len(b)
+		b = append(b, `{"kind":"PartialObjectMetadata","apiVersion":"`...)
+		b = append(b, target.APIVersion()...)
+		b = append(b, `","metadata":`...)
+		switch {
+		case m.JSON == nil:
+			b = append(b, "{}"...)
+		case m.Compact:
+			b = append(b, m.JSON...)
+		default:
+			var ok bool
+			if b, ok = appendCompactFast(b, m.JSON, true); !ok {
+				// Invalid or deeply nested: encoding/json's error, or
+				// its output, by the long way.
+				p, err := appendPartialJSON(nil, target.APIVersion(), m.JSON)
+				if err != nil {
+					return nil, err
+				}
+				if b, err = appendRawJSON(b[:start], p); err != nil {
+					return nil, err
+				}
+				return append(b, '}'), nil
+			}
+		}
+		b = append(b, '}')
+	case include == IncludeObject:
+		if c.Object == nil {
+			return nil, ErrNoObjectFunc
+		}
+		o, err := c.Object(obj)
+		if err != nil {
+			return nil, err
+		}
+		if o == nil {
+			b = append(b, "null"...)
+		} else if b, err = appendRawJSON(b, o); err != nil {
+			return nil, err
+		}
+	default:
+		b = append(b, "null"...)
+	}
+	return append(b, '}'), nil
+}
+
 // EncodeList returns the body of a list response converted as res asks: a
 // Table or a PartialObjectMetadataList in res's media type (with res's
 // pretty rule). include matters for Tables only.
@@ -156,11 +227,8 @@ func (c *Converter[T]) ListBody(res Result, include IncludeObjectPolicy, list me
 		l.Head = appendTableHead(nil, &Table{Kind: "Table", APIVersion: target.APIVersion(), Metadata: list, ColumnDefinitions: c.columns()})
 		var buf []byte
 		l.Item = func(i int) ([]byte, error) {
-			row, err := c.row(target, include, objs[i])
-			if err != nil {
-				return nil, err
-			}
-			buf, err = appendRowJSON(buf[:0], &row)
+			var err error
+			buf, err = c.appendRow(buf[:0], target, include, objs[i])
 			return buf, err
 		}
 	case TargetPartialObjectMetadataList, TargetPartialObjectMetadataListV1beta1:

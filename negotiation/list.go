@@ -2,7 +2,6 @@ package negotiation
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/klauspost/compress/gzip"
 	"sigs.k8s.io/yaml"
 )
 

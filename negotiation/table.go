@@ -146,6 +146,10 @@ type Meta struct {
 	// Proto is the object's ObjectMeta message (the bytes of field 1 of
 	// any Kubernetes object), for protobuf PartialObjectMetadata.
 	Proto []byte
+	// Compact says JSON is as encoding/json.Marshal writes it (compact,
+	// with <, > and & escaped), so that a list's Table rows copy it
+	// rather than check and compact it again.
+	Compact bool
 }
 
 // object returns m's metadata, empty when unset.

@@ -2,7 +2,6 @@ package negotiation
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -79,10 +78,8 @@ func writeBody(w http.ResponseWriter, r *http.Request, code int, contentType str
 		w.WriteHeader(code)
 		// Level 1, as Kubernetes: large lists compress well even at the
 		// fastest level, and the CPU is the server's.
-		zw, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
-		if err != nil {
-			return err
-		}
+		zw := newGzipWriter(w)
+		defer gzipWriters.Put(zw)
 		if _, err := zw.Write(body); err != nil {
 			return err
 		}

@@ -1,9 +1,9 @@
 package server
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"reflect"
 	"strconv"
 	"time"
 
@@ -51,10 +51,12 @@ type codec struct {
 	// inflight are the encodings of the objects writes are storing
 	// (the server's, shared by its codecs).
 	inflight *inflight
+	// now is the server's clock, for Table cells.
+	now func() time.Time
 }
 
 func newCodec(r *Resource, st *store.Store[Object], now func() time.Time, f *inflight) *codec {
-	c := &codec{res: r, st: st, gv: r.GroupVersion(), read: r.read, inflight: f}
+	c := &codec{res: r, st: st, gv: r.GroupVersion(), read: r.read, inflight: f, now: now}
 	if r.New != nil {
 		o := r.New()
 		_, c.unstructured = o.(*Unstructured)
@@ -180,6 +182,9 @@ func (c *codec) withStatusOf(base, o Object, statusWrite bool) (Object, error) {
 		delete(m, "apiVersion")
 		return m, err
 	}
+	if base == nil && !statusWrite {
+		return c.withoutStatus(o)
+	}
 	from, keep := base, o // from: where status comes from
 	if statusWrite {
 		from, keep = o, base
@@ -230,6 +235,84 @@ func (c *codec) withStatusOf(base, o Object, statusWrite bool) (Object, error) {
 	return out, nil
 }
 
+// withoutStatus is withStatusOf(nil, o, false), a create's: o without
+// its status member, cut from its JSON rather than decoded into members
+// and encoded again (a CustomResourceDefinition's JSON can be hundreds of
+// kilobytes; BenchmarkInstallRealCRDs in examples/interop), or zeroed.
+func (c *codec) withoutStatus(o Object) (Object, error) {
+	if c.res.Read == nil {
+		// An object of a plain struct type (see jsonMembersOf) loses its
+		// status member as Kubernetes' strategies drop it, by zeroing the
+		// field: its JSON is then what the cut below would decode, with
+		// no encoding and decoding of the whole object. It is the
+		// caller's to change.
+		if v := reflect.ValueOf(o); v.Kind() == reflect.Pointer && !v.IsNil() {
+			if members, ok := jsonMembersOf(v.Type().Elem()); ok {
+				for _, m := range members {
+					if m.name == "status" {
+						v.Elem().Field(m.index).SetZero()
+					}
+				}
+				*o.Types() = meta.TypeMeta{}
+				return o, nil
+			}
+		}
+	}
+	b, err := c.st.Encoded(o, c.itemJSON)
+	if err != nil {
+		return nil, err
+	}
+	if start, end, ok := memberValue(b, "status"); ok {
+		start -= len(`"status":`)
+		if b[start-1] == ',' {
+			start--
+		} else if end < len(b) && b[end] == ',' {
+			end++ // the first member
+		}
+		b = append(b[:start:start], b[end:]...)
+	}
+	out := c.res.New()
+	// Integers stay int64 in untyped members (a CRD schema's default), as
+	// the request decoder keeps them.
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(b, out); err != nil {
+		return nil, err
+	}
+	*out.Types() = meta.TypeMeta{}
+	return out, nil
+}
+
+// forList returns conv (a JSON one) for the rows of one list, l (a
+// store page; views, its Views): it reads the metadata JSON of l's
+// objects through l, as the rows ask for them, in order (a store page
+// finds an item's version directly, where Store.Encoded looks the object
+// up by its resourceVersion in the history), and its cells read the
+// clock once for the list, not once per cell (BenchmarkHTTPListTable in
+// examples/apiserver/demo). The result is not safe for concurrent use.
+func (c *codec) forList(conv *negotiation.Converter[Object], l items, views []Object) *negotiation.Converter[Object] {
+	cp := *conv
+	if len(c.res.Columns) == len(conv.Columns) && len(conv.Columns) > 0 {
+		now := c.now()
+		cp.Columns = make([]negotiation.Column[Object], len(conv.Columns))
+		for i, col := range c.res.Columns {
+			cell := col.Cell
+			cp.Columns[i] = negotiation.Column[Object]{Definition: conv.Columns[i].Definition,
+				Cell: func(o Object) any { return cell(c.read(o), now) }}
+		}
+	}
+	next := 0
+	cp.Meta = func(o Object) negotiation.Meta {
+		if next < len(views) && views[next] == o {
+			j, err := l.Encoded(next, c.metaJSON)
+			next++
+			if err == nil {
+				return negotiation.Meta{ObjectMeta: o.Meta(), JSON: j, Compact: true}
+			}
+		}
+		return conv.Meta(o)
+	}
+	return &cp
+}
+
 // objectProto returns o in its protobuf envelope.
 func (c *codec) objectProto(o Object) ([]byte, error) {
 	raw, err := c.st.Encoded(o, c.itemProto)
@@ -243,7 +326,8 @@ func (c *codec) objectProto(o Object) ([]byte, error) {
 // and PartialObjectMetadata; proto adds the protobuf ObjectMeta.
 func (c *codec) objectMeta(o Object, proto bool) negotiation.Meta {
 	j, _ := c.st.Encoded(o, c.metaJSON) // strings, maps, times: cannot fail
-	nm := negotiation.Meta{ObjectMeta: o.Meta(), JSON: j}
+	// metaJSON is encoding/json's: Table rows copy it as it is.
+	nm := negotiation.Meta{ObjectMeta: o.Meta(), JSON: j, Compact: true}
 	if proto {
 		nm.Proto, _ = c.st.Encoded(o, c.metaProto)
 	}
@@ -329,7 +413,5 @@ func (f *inflight) sameObject(a, b Object) bool {
 	if p, ok := f.get(a); ok {
 		return p.same
 	}
-	ja, err1 := json.Marshal(untyped(a))
-	jb, err2 := json.Marshal(untyped(b))
-	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
+	return sameJSON(a, b)
 }

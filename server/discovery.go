@@ -210,6 +210,9 @@ type discovery struct {
 	// explain, create and apply ask, and building them would double the
 	// server's start-up.
 	openAPI func() (*openAPIDocs, error)
+	// defs are the OpenAPI definitions, checked when the registry was
+	// built, so that a bad schema fails New or AddResource.
+	defs *definitions
 	// builtin: the groups with a resource that is not Custom, whose
 	// paths kube-apiserver's routers answer (custom resources' groups
 	// are apiextensions-apiserver's, which leaves what it does not serve
@@ -217,9 +220,11 @@ type discovery struct {
 	builtin map[string]bool
 }
 
-func buildDiscovery(resources []*Resource, ver Version) (*discovery, error) {
+// buildDiscovery builds the documents of resources, whose OpenAPI
+// definitions are defs (buildDefinitions').
+func buildDiscovery(resources []*Resource, defs *definitions, ver Version) (*discovery, error) {
 	ver = ver.withDefaults()
-	d := &discovery{group: map[string][]byte{}, resources: map[string][]byte{}, builtin: map[string]bool{}}
+	d := &discovery{group: map[string][]byte{}, resources: map[string][]byte{}, builtin: map[string]bool{}, defs: defs}
 	byGV := map[string]*apiResourceList{}
 	var order []string
 	var groups []*apiGroup
@@ -331,11 +336,6 @@ func buildDiscovery(resources []*Resource, ver Version) (*discovery, error) {
 		return nil, err
 	}
 	if d.aggGroups, d.aggGroupsETag, err = encodeDiscoveryList(named); err != nil {
-		return nil, err
-	}
-	// Definitions are checked now, so that a bad schema fails New.
-	defs, err := buildDefinitions(resources)
-	if err != nil {
 		return nil, err
 	}
 	d.openAPI = sync.OnceValues(func() (*openAPIDocs, error) {

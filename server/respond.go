@@ -53,6 +53,15 @@ func (s *Server) encodeObject(r *http.Request, rs *resource, res negotiation.Res
 		}
 		return res.Encode(nil, b)
 	}
+	if res.MediaType == negotiation.JSON && !res.Pretty && !c.res.TypedListItems {
+		// The common GET: kind and apiVersion, the cached JSON and the
+		// newline in one allocation (res.Encode would copy to add it).
+		item, err := c.st.Encoded(o, c.itemJSON)
+		if err != nil {
+			return nil, err
+		}
+		return append(c.appendTyped(make([]byte, 0, len(c.typed)+len(item)), item), '\n'), nil
+	}
 	b, err := c.objectJSON(o)
 	if err != nil {
 		return nil, err
@@ -129,8 +138,12 @@ func (s *Server) writeList(w http.ResponseWriter, r *http.Request, rs *resource,
 		if inc, err = include(r, res); err != nil {
 			return err
 		}
+		conv, views := c.converter(res.MediaType), l.Views()
+		if cached && res.MediaType != negotiation.Protobuf {
+			conv = c.forList(conv, l, views)
+		}
 		var body negotiation.ListBody
-		if body, err = c.converter(res.MediaType).ListBody(res, inc, lm, l.Views()); err != nil {
+		if body, err = conv.ListBody(res, inc, lm, views); err != nil {
 			return err
 		}
 		err = negotiation.WriteList(w, r, res, http.StatusOK, body, s.listBudget)

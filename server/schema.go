@@ -188,25 +188,52 @@ func (s *Schema) refs(f func(string)) {
 }
 
 // definitions are the named schemas of one server: its own and those of
-// every resource, with the kinds each definition is the schema of.
+// every resource, with the kinds each definition is the schema of. They
+// never change once built: with returns new ones.
 type definitions struct {
 	schemas map[string]*Schema
 	gvks    map[string][]gvkExt
+	// gvs are the group versions of the resources, each of which lists
+	// DeleteOptions and WatchEvent as its kinds.
+	gvs map[string]bool
 }
 
 // buildDefinitions collects the definitions of resources and checks that
 // every reference resolves and no name is defined twice differently.
 func buildDefinitions(resources []*Resource) (*definitions, error) {
-	d := &definitions{schemas: metaDefinitions(), gvks: map[string][]gvkExt{}}
-	d.gvks[StatusSchema] = []gvkExt{{Version: "v1", Kind: "Status"}}
+	return (*definitions)(nil).with(resources)
+}
+
+// with returns d's definitions (the server's own when d is nil) plus
+// those of resources, checked as buildDefinitions checks them. Only the
+// definitions new to d are walked for their references: d's were checked
+// when they were added, and nothing is ever removed from a definitions,
+// so that a server adding resources one by one (custom resources as
+// their definitions are established) does not walk every schema again
+// on each addition.
+func (d *definitions) with(resources []*Resource) (*definitions, error) {
+	n := &definitions{}
+	if d == nil {
+		n.schemas, n.gvks, n.gvs = metaDefinitions(), map[string][]gvkExt{}, map[string]bool{}
+		n.gvks[StatusSchema] = []gvkExt{{Version: "v1", Kind: "Status"}}
+	} else {
+		n.schemas, n.gvks, n.gvs = maps.Clone(d.schemas), maps.Clone(d.gvks), maps.Clone(d.gvs)
+		for k, v := range n.gvks {
+			n.gvks[k] = slices.Clip(v) // appends below must not write into d's
+		}
+	}
+	var added []string
 	add := func(name string, s *Schema) error {
-		if old, ok := d.schemas[name]; ok && !reflect.DeepEqual(old, s) {
+		old, ok := n.schemas[name]
+		if ok && !reflect.DeepEqual(old, s) {
 			return fmt.Errorf("server: OpenAPI definition %s defined twice, differently", name)
 		}
-		d.schemas[name] = s
+		if !ok {
+			added = append(added, name)
+		}
+		n.schemas[name] = s
 		return nil
 	}
-	seenGV := map[string]bool{}
 	for _, r := range resources {
 		schema, defs, err := derivedSchema(r)
 		if err != nil {
@@ -230,25 +257,29 @@ func buildDefinitions(resources []*Resource) (*definitions, error) {
 					return nil, err
 				}
 			}
-			d.gvks[ScaleSchema] = []gvkExt{scaleGVK}
+			n.gvks[ScaleSchema] = []gvkExt{scaleGVK}
 			if err := add(ScaleSchema, objectSchema(scaleSchema)); err != nil {
 				return nil, err
 			}
 		}
-		d.gvks[r.schemaName()] = append(d.gvks[r.schemaName()], gvkExt{r.Group, r.Kind, r.Version})
-		d.gvks[r.listSchemaName()] = append(d.gvks[r.listSchemaName()], gvkExt{r.Group, r.ListKind, r.Version})
-		if !seenGV[r.GroupVersion()] {
+		n.gvks[r.schemaName()] = append(n.gvks[r.schemaName()], gvkExt{r.Group, r.Kind, r.Version})
+		n.gvks[r.listSchemaName()] = append(n.gvks[r.listSchemaName()], gvkExt{r.Group, r.ListKind, r.Version})
+		if !n.gvs[r.GroupVersion()] {
 			// DeleteOptions and WatchEvent are kinds of every group version.
-			seenGV[r.GroupVersion()] = true
-			for _, n := range []string{DeleteOptionsSchema, WatchEventSchema} {
-				d.gvks[n] = append(d.gvks[n], gvkExt{r.Group, strings.TrimPrefix(n, "io.k8s.apimachinery.pkg.apis.meta.v1."), r.Version})
+			n.gvs[r.GroupVersion()] = true
+			for _, name := range []string{DeleteOptionsSchema, WatchEventSchema} {
+				n.gvks[name] = append(n.gvks[name], gvkExt{r.Group, strings.TrimPrefix(name, "io.k8s.apimachinery.pkg.apis.meta.v1."), r.Version})
 			}
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(d.schemas)) {
+	if d == nil {
+		added = slices.Collect(maps.Keys(n.schemas))
+	}
+	slices.Sort(added)
+	for _, name := range added {
 		var missing string
-		d.schemas[name].refs(func(ref string) {
-			if _, ok := d.schemas[ref]; !ok && missing == "" {
+		n.schemas[name].refs(func(ref string) {
+			if _, ok := n.schemas[ref]; !ok && missing == "" {
 				missing = ref
 			}
 		})
@@ -256,7 +287,7 @@ func buildDefinitions(resources []*Resource) (*definitions, error) {
 			return nil, fmt.Errorf("server: OpenAPI definition %s refers to %s, which is not defined", name, missing)
 		}
 	}
-	return d, nil
+	return n, nil
 }
 
 // closure returns the names reachable from roots, sorted.

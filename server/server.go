@@ -430,8 +430,20 @@ func (s *Server) withResources(old *registry, add []*Resource, remove *Resource)
 			return nil, err
 		}
 	}
-	var err error
-	if reg.disco, err = buildDiscovery(defs, s.opts.Version); err != nil {
+	// The definitions of old are kept and only those added checked: a
+	// server adding resources one at a time would otherwise walk every
+	// schema on each addition.
+	var prev *definitions
+	newDefs := defs
+	if remove == nil && old.disco != nil {
+		prev, newDefs = old.disco.defs, defs[len(old.resources):]
+	}
+	openAPIDefs, err := prev.with(newDefs)
+	if err != nil {
+		closeAll(added)
+		return nil, err
+	}
+	if reg.disco, err = buildDiscovery(defs, openAPIDefs, s.opts.Version); err != nil {
 		closeAll(added)
 		return nil, err
 	}

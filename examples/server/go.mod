@@ -23,6 +23,8 @@ require (
 	k8s.io/client-go v0.37.2
 )
 
+require github.com/klauspost/compress v1.19.0 // indirect
+
 require (
 	cel.dev/expr v0.25.2 // indirect
 	github.com/antlr4-go/antlr/v4 v4.13.1 // indirect
