@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"strings"
 
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	genericvalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/api/validation/path"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -106,22 +109,49 @@ func (k *kind) setInternal(o *Object, in runtime.Object) error {
 	return setVersioned(o, v)
 }
 
-// requestContext is the context Kubernetes' strategies are called with:
-// they read the namespace from it.
-func requestContext(o *Object) context.Context {
-	return genericapirequest.WithNamespace(context.Background(), o.Namespace)
+// context is the context kube-apiserver calls a strategy with for a
+// write (verb "create" or "update") of o: the namespace, and the request
+// info declarative validation reads the subresource from.
+func (k *kind) context(o *Object, verb, subresource string) context.Context {
+	ctx := genericapirequest.WithNamespace(context.Background(), o.Namespace)
+	return genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{
+		IsResourceRequest: true, Verb: verb,
+		APIPrefix: "apis", APIGroup: k.Group, APIVersion: k.Version,
+		Namespace: o.Namespace, Resource: k.Plural, Subresource: subresource, Name: o.Name,
+	})
 }
 
-// fieldErrors maps Kubernetes' field errors to ours with the same cause
-// type, field and message, leaving out those of metadata, which the
-// server checks with the same rules before the resource's validation.
-func fieldErrors(list field.ErrorList) []status.FieldError {
+// fieldErrors maps Kubernetes' field errors of a write of in (old on
+// update) to ours, with the same cause types, fields and messages. It
+// leaves out the errors of Kubernetes' generic metadata validation
+// (k8s.io/apimachinery/pkg/api/validation ValidateObjectMeta and
+// ValidateObjectMetaUpdate, which strategies and rest.ValidateCreate
+// call), since the server checks metadata with the same rules and
+// messages before the resource's validation: the errors a kind's own
+// rules give under metadata (a Node's metadata.taints) stay.
+func (k *kind) fieldErrors(list field.ErrorList, in, old runtime.Object) []status.FieldError {
+	if len(list) == 0 {
+		return nil
+	}
+	generic := map[string]bool{}
+	if m, err := apimeta.Accessor(in); err == nil {
+		p := field.NewPath("metadata")
+		errs := genericvalidation.ValidateObjectMetaAccessor(m, k.Namespaced, k.Names.theirs(), p)
+		errs = append(errs, genericvalidation.ValidateObjectMetaAccessor(m, k.Namespaced, path.ValidatePathSegmentName, p)...)
+		if old != nil {
+			if om, err := apimeta.Accessor(old); err == nil {
+				errs = append(errs, genericvalidation.ValidateObjectMetaAccessorUpdate(m, om, p)...)
+			}
+		}
+		for _, e := range errs {
+			generic[e.Error()] = true
+		}
+	}
 	var out []status.FieldError
 	for _, e := range list {
-		if e.Field == "metadata" || strings.HasPrefix(e.Field, "metadata.") {
-			continue
+		if !generic[e.Error()] {
+			out = append(out, fieldError(e))
 		}
-		out = append(out, fieldError(e))
 	}
 	return out
 }

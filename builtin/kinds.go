@@ -1,6 +1,8 @@
 package builtin
 
 import (
+	genericvalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/api/validation/path"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -76,8 +78,8 @@ type kind struct {
 	ShortNames                   []string
 	Categories                   []string
 	Namespaced                   bool
-	// Names is the rule of metadata.name (nil: a DNS subdomain).
-	Names validation.NameFunc
+	// Names is the rule of metadata.name.
+	Names nameRule
 	// Strategy is the registry's strategy for the resource, Status its
 	// strategy for the status subresource (nil without one).
 	Strategy, Status any
@@ -113,7 +115,7 @@ var all = []*kind{
 	{Version: "v1", Kind: "Secret", Plural: "secrets", Namespaced: true, Strategy: secret.Strategy},
 	{Version: "v1", Kind: "ServiceAccount", Plural: "serviceaccounts", ShortNames: []string{"sa"}, Namespaced: true, Strategy: serviceaccount.Strategy},
 	{Version: "v1", Kind: "Service", Plural: "services", ShortNames: []string{"svc"}, Categories: []string{"all"}, Namespaced: true,
-		Names: nameIsDNS1035Label, Strategy: service.Strategy, Status: service.StatusStrategy},
+		Names: dns1035Label, Strategy: service.Strategy, Status: service.StatusStrategy},
 
 	// admissionregistration.k8s.io/v1
 	{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "MutatingWebhookConfiguration", Plural: "mutatingwebhookconfigurations",
@@ -172,13 +174,13 @@ var all = []*kind{
 
 	// rbac.authorization.k8s.io/v1
 	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRoleBinding", Plural: "clusterrolebindings",
-		Names: validation.NameIsPathSegment, Strategy: clusterrolebinding.Strategy},
+		Names: pathSegment, Strategy: clusterrolebinding.Strategy},
 	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole", Plural: "clusterroles",
-		Names: validation.NameIsPathSegment, Strategy: clusterrole.Strategy},
+		Names: pathSegment, Strategy: clusterrole.Strategy},
 	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleBinding", Plural: "rolebindings", Namespaced: true,
-		Names: validation.NameIsPathSegment, Strategy: rolebinding.Strategy},
+		Names: pathSegment, Strategy: rolebinding.Strategy},
 	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "Role", Plural: "roles", Namespaced: true,
-		Names: validation.NameIsPathSegment, Strategy: role.Strategy},
+		Names: pathSegment, Strategy: role.Strategy},
 
 	// scheduling.k8s.io/v1
 	{Group: "scheduling.k8s.io", Version: "v1", Kind: "PriorityClass", Plural: "priorityclasses", ShortNames: []string{"pc"}, Strategy: priorityclass.Strategy},
@@ -212,6 +214,38 @@ func (k *kind) newValue() runtime.Object {
 		panic(err) // every kind of the table is in the scheme (see TestKinds)
 	}
 	return v
+}
+
+// nameRule is a rule of metadata.name, as the validation of each kind
+// has it (k8s.io/apimachinery/pkg/api/validation ValidateNameFunc).
+type nameRule int
+
+const (
+	dnsSubdomain nameRule = iota // most kinds
+	dns1035Label                 // Services
+	pathSegment                  // RBAC's kinds
+)
+
+// ours returns the rule for server.Resource.Names.
+func (r nameRule) ours() validation.NameFunc {
+	switch r {
+	case dns1035Label:
+		return nameIsDNS1035Label
+	case pathSegment:
+		return validation.NameIsPathSegment
+	}
+	return validation.NameIsDNSSubdomain
+}
+
+// theirs returns Kubernetes' function of the rule.
+func (r nameRule) theirs() genericvalidation.ValidateNameFunc {
+	switch r {
+	case dns1035Label:
+		return genericvalidation.NameIsDNS1035Label
+	case pathSegment:
+		return path.ValidatePathSegmentName
+	}
+	return genericvalidation.NameIsDNSSubdomain
 }
 
 // nameIsDNS1035Label is Kubernetes' rule for a Service's name.

@@ -32,8 +32,8 @@ type Object struct {
 }
 
 var (
-	_ server.Object = (*Object)(nil)
-	_ json.Marshaler = (*Object)(nil)
+	_ server.Object    = (*Object)(nil)
+	_ json.Marshaler   = (*Object)(nil)
 	_ json.Unmarshaler = (*Object)(nil)
 )
 

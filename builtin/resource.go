@@ -1,15 +1,16 @@
 package builtin
 
 import (
-	"context"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/kubernetes/pkg/printers"
 
 	"github.com/apisem/apisem/server"
@@ -61,18 +62,13 @@ func Resources(opts Options) ([]*server.Resource, error) {
 	return out, nil
 }
 
-// strategy is what the server calls of a registry strategy of
-// kube-apiserver (k8s.io/apiserver/pkg/registry/rest RESTCreateStrategy
-// and RESTUpdateStrategy).
-type strategy interface {
-	PrepareForCreate(ctx context.Context, obj runtime.Object)
-	Validate(ctx context.Context, obj runtime.Object) field.ErrorList
-	WarningsOnCreate(ctx context.Context, obj runtime.Object) []string
-	Canonicalize(obj runtime.Object)
-	PrepareForUpdate(ctx context.Context, obj, old runtime.Object)
-	ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList
-	WarningsOnUpdate(ctx context.Context, obj, old runtime.Object) []string
-}
+// strategy is a registry strategy of kube-apiserver for creates and
+// updates (k8s.io/apiserver/pkg/registry/rest), statusStrategy one for the
+// updates of the status subresource.
+type (
+	strategy       = rest.RESTCreateUpdateStrategy
+	statusStrategy = rest.RESTUpdateStrategy
+)
 
 // resource returns the server resource of k.
 func (k *kind) resource(defs *definitions, p *printers.HumanReadableGenerator) (*server.Resource, error) {
@@ -80,9 +76,9 @@ func (k *kind) resource(defs *definitions, p *printers.HumanReadableGenerator) (
 	if !ok {
 		return nil, fmt.Errorf("builtin: the strategy of %s is a %T, not a create and update strategy", k.Kind, k.Strategy)
 	}
-	var st strategy
+	var st statusStrategy
 	if k.Status != nil {
-		if st, ok = k.Status.(strategy); !ok {
+		if st, ok = k.Status.(statusStrategy); !ok {
 			return nil, fmt.Errorf("builtin: the status strategy of %s is a %T, not an update strategy", k.Kind, k.Status)
 		}
 	}
@@ -91,7 +87,7 @@ func (k *kind) resource(defs *definitions, p *printers.HumanReadableGenerator) (
 		Plural: k.Plural, Singular: strings.ToLower(k.Kind),
 		ShortNames: k.ShortNames, Categories: k.Categories,
 		Namespaced:        k.Namespaced,
-		Names:             k.Names,
+		Names:             k.Names.ours(),
 		StatusSubresource: st != nil,
 		New:               func() server.Object { return &Object{Value: k.newValue()} },
 		DecodeProto:       k.decodeProto,
@@ -125,19 +121,20 @@ func (k *kind) defaults(o server.Object) {
 // an object (which every object the server decoded can) leaves it as it
 // is and reports an internal error from validation.
 type hooks struct {
-	k            *kind
-	main, status strategy
+	k      *kind
+	main   strategy
+	status statusStrategy // nil without a status subresource
 }
 
 // forUpdate returns the strategy of an update from old to obj: the
 // status strategy when it changes the status, which only a write to the
 // status subresource can (the server keeps the stored status on other
 // writes).
-func (h *hooks) forUpdate(obj, old runtime.Object) strategy {
+func (h *hooks) forUpdate(obj, old runtime.Object) (s statusStrategy, subresource string) {
 	if h.status != nil && !apiequality.Semantic.DeepEqual(statusOf(obj), statusOf(old)) {
-		return h.status
+		return h.status, "status"
 	}
-	return h.main
+	return h.main, ""
 }
 
 // statusOf returns the Status field of a Kubernetes object, or nil.
@@ -155,17 +152,17 @@ func (h *hooks) prepare(o, old server.Object) {
 	if err != nil {
 		return
 	}
-	ctx := requestContext(obj)
 	if old == nil {
-		h.main.PrepareForCreate(ctx, in)
+		withUID(in)
+		h.main.PrepareForCreate(h.k.context(obj, "create", ""), in)
 		h.main.Canonicalize(in)
 	} else {
 		oldIn, err := h.k.internal(old.(*Object))
 		if err != nil {
 			return
 		}
-		s := h.forUpdate(in, oldIn)
-		s.PrepareForUpdate(ctx, in, oldIn)
+		s, sub := h.forUpdate(in, oldIn)
+		s.PrepareForUpdate(h.k.context(obj, "update", sub), in, oldIn)
 		s.Canonicalize(in)
 	}
 	_ = h.k.setInternal(obj, in)
@@ -177,15 +174,16 @@ func (h *hooks) validate(o, old server.Object) []status.FieldError {
 	if err != nil {
 		return []status.FieldError{{Type: status.CauseTypeInternal, Field: "", Detail: err.Error()}}
 	}
-	ctx := requestContext(obj)
 	if old == nil {
-		return fieldErrors(h.main.Validate(ctx, in))
+		withUID(in)
+		return h.k.fieldErrors(rest.ValidateCreate(h.k.context(obj, "create", ""), in, h.main), in, nil)
 	}
 	oldIn, err := h.k.internal(old.(*Object))
 	if err != nil {
 		return []status.FieldError{{Type: status.CauseTypeInternal, Field: "", Detail: err.Error()}}
 	}
-	return fieldErrors(h.forUpdate(in, oldIn).ValidateUpdate(ctx, in, oldIn))
+	s, sub := h.forUpdate(in, oldIn)
+	return h.k.fieldErrors(rest.ValidateUpdate(h.k.context(obj, "update", sub), in, oldIn, s), in, oldIn)
 }
 
 func (h *hooks) warnings(o, old server.Object) []string {
@@ -194,13 +192,24 @@ func (h *hooks) warnings(o, old server.Object) []string {
 	if err != nil {
 		return nil
 	}
-	ctx := requestContext(obj)
 	if old == nil {
-		return h.main.WarningsOnCreate(ctx, in)
+		withUID(in)
+		return h.main.WarningsOnCreate(h.k.context(obj, "create", ""), in)
 	}
 	oldIn, err := h.k.internal(old.(*Object))
 	if err != nil {
 		return nil
 	}
-	return h.forUpdate(in, oldIn).WarningsOnUpdate(ctx, in, oldIn)
+	s, sub := h.forUpdate(in, oldIn)
+	return s.WarningsOnUpdate(h.k.context(obj, "update", sub), in, oldIn)
+}
+
+// withUID gives in, an object being created, a uid: kube-apiserver sets
+// it before the strategy runs, which may read it (a Job's generated
+// selector names it), while our store sets it when it stores the object.
+// So a generated Job selector names a uid of its own, not the Job's.
+func withUID(in runtime.Object) {
+	if m, err := apimeta.Accessor(in); err == nil && m.GetUID() == "" {
+		m.SetUID(uuid.NewUUID())
+	}
 }
