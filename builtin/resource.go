@@ -47,13 +47,13 @@ func Resources(opts Options) ([]*server.Resource, error) {
 			return nil, fmt.Errorf("builtin: no built-in group %q (the groups are %q)", g, known)
 		}
 	}
-	defs, p := openAPIDefinitions(), newPrinter()
+	defs, p, alloc := openAPIDefinitions(), newPrinter(), newAllocator()
 	var out []*server.Resource
 	for _, k := range all {
 		if opts.Groups != nil && !slices.Contains(opts.Groups, k.Group) {
 			continue
 		}
-		r, err := k.resource(defs, p)
+		r, err := k.resource(defs, p, alloc)
 		if err != nil {
 			return nil, err
 		}
@@ -71,7 +71,7 @@ type (
 )
 
 // resource returns the server resource of k.
-func (k *kind) resource(defs *definitions, p *printers.HumanReadableGenerator) (*server.Resource, error) {
+func (k *kind) resource(defs *definitions, p *printers.HumanReadableGenerator, alloc *allocator) (*server.Resource, error) {
 	main, ok := k.Strategy.(strategy)
 	if !ok {
 		return nil, fmt.Errorf("builtin: the strategy of %s is a %T, not a create and update strategy", k.Kind, k.Strategy)
@@ -94,6 +94,9 @@ func (k *kind) resource(defs *definitions, p *printers.HumanReadableGenerator) (
 		Default:           k.defaults,
 	}
 	h := &hooks{k: k, main: main, status: st}
+	if k.Group == "" && k.Kind == "Service" {
+		h.allocate = alloc.service
+	}
 	r.Prepare, r.Validate, r.Warnings = h.prepare, h.validate, h.warnings
 	if k.ScalePath != "" {
 		r.Scale = k.scale()
@@ -124,6 +127,9 @@ type hooks struct {
 	k      *kind
 	main   strategy
 	status statusStrategy // nil without a status subresource
+	// allocate, when set, gives an object what kube-apiserver's
+	// registry allocates before the strategy runs (old is nil on create).
+	allocate func(obj, old runtime.Object)
 }
 
 // forUpdate returns the strategy of an update from old to obj: the
@@ -154,6 +160,9 @@ func (h *hooks) prepare(o, old server.Object) {
 	}
 	if old == nil {
 		withUID(in)
+		if h.allocate != nil {
+			h.allocate(in, nil)
+		}
 		h.main.PrepareForCreate(h.k.context(obj, "create", ""), in)
 		h.main.Canonicalize(in)
 	} else {
@@ -162,6 +171,9 @@ func (h *hooks) prepare(o, old server.Object) {
 			return
 		}
 		s, sub := h.forUpdate(in, oldIn)
+		if h.allocate != nil && sub == "" {
+			h.allocate(in, oldIn)
+		}
 		s.PrepareForUpdate(h.k.context(obj, "update", sub), in, oldIn)
 		s.Canonicalize(in)
 	}
