@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"k8s.io/kube-openapi/pkg/common"
 	"k8s.io/kube-openapi/pkg/validation/spec"
@@ -40,11 +41,19 @@ var serverDefined = []string{
 
 const refPrefix = "#/definitions/"
 
-func openAPIDefinitions() *definitions {
-	all := openapi.GetOpenAPIDefinitions(func(name string) spec.Ref {
+// kubernetesDefinitions are Kubernetes' definitions of every type it
+// publishes. Making them takes most of the time of Resources, so they
+// are made once, on first use, and only read.
+var kubernetesDefinitions = sync.OnceValue(func() map[string]common.OpenAPIDefinition {
+	return openapi.GetOpenAPIDefinitions(func(name string) spec.Ref {
 		return spec.MustCreateRef(refPrefix + name)
 	})
-	return &definitions{all: all, schemas: map[string]*server.Schema{}, patches: map[string]*patch.Schema{}}
+})
+
+// openAPIDefinitions returns the definitions of one call of Resources:
+// the schemas it converts are its own, since the server holds them.
+func openAPIDefinitions() *definitions {
+	return &definitions{all: kubernetesDefinitions(), schemas: map[string]*server.Schema{}, patches: map[string]*patch.Schema{}}
 }
 
 // describe sets the Schema, SchemaName, Definitions and PatchSchema of
