@@ -98,8 +98,6 @@
 //     server writes only a description and a default beside a
 //     reference. Strategic merge patch ignores retainKeys markers (package
 //     patch), as before.
-//   - The autoscaling/v1 Scale of the scale subresource has no protobuf
-//     form: clients send and read it as JSON.
 //   - Subresources other than status and scale (pods/log, exec,
 //     binding, eviction, ...) answer 404; there is no controller, no
 //     scheduler and no kubelet: a Pod stays Pending, a Deployment makes

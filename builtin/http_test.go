@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
+	apimeta "github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/server/servertest"
 )
@@ -48,12 +50,9 @@ func newDeployment(name string) *appsv1.Deployment {
 }
 
 func TestDeploymentWithClientGo(t *testing.T) {
-	cs, url := newClient(t, Options{})
+	cs, _ := newClient(t, Options{})
 	ctx := context.Background()
 	deploys := cs.AppsV1().Deployments("default")
-	// The server's Scale has no protobuf form: scale in JSON.
-	jsonDeploys := kubernetes.NewForConfigOrDie(&rest.Config{Host: url, ContentConfig: rest.ContentConfig{
-		ContentType: "application/json"}}).AppsV1().Deployments("default")
 	created, err := deploys.Create(ctx, newDeployment("web"), metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +99,7 @@ func TestDeploymentWithClientGo(t *testing.T) {
 	if sc.Spec.Replicas != 1 || sc.Status.Replicas != 1 || sc.Status.Selector != "app=web" {
 		t.Errorf("scale = %+v", sc)
 	}
-	if _, err := jsonDeploys.UpdateScale(ctx, "web", &autoscalingv1.Scale{ObjectMeta: metav1.ObjectMeta{Name: "web"},
+	if _, err := deploys.UpdateScale(ctx, "web", &autoscalingv1.Scale{ObjectMeta: metav1.ObjectMeta{Name: "web"},
 		Spec: autoscalingv1.ScaleSpec{Replicas: 4}}, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -323,3 +322,43 @@ func TestGroupsOption(t *testing.T) {
 }
 
 func allKinds() []*kind { return all }
+
+// The protobuf of the scale subresource's Scale is Kubernetes' own.
+func TestScaleProtobuf(t *testing.T) {
+	s := &server.Scale{ObjectMeta: apimeta.ObjectMeta{Name: "web", Namespace: "default", ResourceVersion: "3"},
+		Spec: server.ScaleSpec{Replicas: 0}, Status: server.ScaleStatus{Replicas: 2, Selector: "app=web"}}
+	k := &autoscalingv1.Scale{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", ResourceVersion: "3"},
+		Spec: autoscalingv1.ScaleSpec{Replicas: 0}, Status: autoscalingv1.ScaleStatus{Replicas: 2, Selector: "app=web"}}
+	want, err := k.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.AppendProto(nil); !bytes.Equal(got, want) {
+		t.Errorf("Scale protobuf:\n got %x\nwant %x", got, want)
+	}
+}
+
+// An Object's protobuf is that of its k8s.io/api value with its metadata.
+func TestObjectProtobuf(t *testing.T) {
+	d := newDeployment("web")
+	d.Spec.Replicas = ptr.To[int32](2)
+	o := &Object{ObjectMeta: apimeta.ObjectMeta{Name: "web", Namespace: "default", UID: "u", ResourceVersion: "5", Generation: 2,
+		Labels: map[string]string{"b": "2", "a": "1"}}, Value: d.DeepCopy()}
+	o.Value.(*appsv1.Deployment).ObjectMeta = metav1.ObjectMeta{}
+	d.ObjectMeta = metav1.ObjectMeta{Name: "web", Namespace: "default", UID: "u", ResourceVersion: "5", Generation: 2,
+		Labels: map[string]string{"b": "2", "a": "1"}}
+	want, err := d.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := o.AppendProto(nil); !bytes.Equal(got, want) {
+		t.Errorf("Deployment protobuf:\n got %x\nwant %x", got, want)
+	}
+	back, err := findKindFor(t, "apps", "Deployment").decodeProto(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j1, j2 := mustJSON(t, back), mustJSON(t, o); j1 != j2 {
+		t.Errorf("decoded %s, want %s", j1, j2)
+	}
+}
