@@ -362,3 +362,40 @@ func TestObjectProtobuf(t *testing.T) {
 		t.Errorf("decoded %s, want %s", j1, j2)
 	}
 }
+
+func TestFieldSelectors(t *testing.T) {
+	cs, _ := newClient(t, Options{Groups: []string{""}})
+	ctx := context.Background()
+	pods := cs.CoreV1().Pods("default")
+	for _, name := range []string{"a", "b"} {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: corev1.PodSpec{NodeName: "node-" + name, Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}
+		if _, err := pods.Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		selector string
+		want     []string
+	}{
+		{"spec.nodeName=node-b", []string{"b"}},
+		{"status.phase=Pending", []string{"a", "b"}},
+		{"status.phase!=Pending", nil},
+		{"metadata.name=a", []string{"a"}},
+	} {
+		l, err := pods.List(ctx, metav1.ListOptions{FieldSelector: tc.selector})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.selector, err)
+		}
+		var got []string
+		for _, p := range l.Items {
+			got = append(got, p.Name)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("pods with %s: %v, want %v", tc.selector, got, tc.want)
+		}
+	}
+	if _, err := pods.List(ctx, metav1.ListOptions{FieldSelector: "spec.colour=blue"}); !apierrors.IsBadRequest(err) {
+		t.Errorf("an unknown field: %v", err)
+	}
+}

@@ -3,6 +3,8 @@ package builtin
 import (
 	genericvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/api/validation/path"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -86,6 +88,9 @@ type kind struct {
 	// ScalePath is the spec replicas of a resource with the scale
 	// subresource ("" without one).
 	ScalePath string
+	// Attrs are the registry's fields for field selectors (GetAttrs),
+	// nil for a kind with only metadata.name and metadata.namespace.
+	Attrs func(runtime.Object) (labels.Set, fields.Set, error)
 	// InternalGroup is the group of the internal type when it is not
 	// Group (events.k8s.io's Events are core Events inside).
 	InternalGroup string
@@ -96,26 +101,27 @@ type kind struct {
 // it (see the package doc).
 var all = []*kind{
 	// core/v1
-	{Version: "v1", Kind: "ConfigMap", Plural: "configmaps", ShortNames: []string{"cm"}, Namespaced: true, Strategy: configmap.Strategy},
+	{Version: "v1", Kind: "ConfigMap", Plural: "configmaps", ShortNames: []string{"cm"}, Namespaced: true, Strategy: configmap.Strategy, Attrs: configmap.GetAttrs},
 	{Version: "v1", Kind: "Endpoints", Plural: "endpoints", ShortNames: []string{"ep"}, Namespaced: true, Strategy: endpoint.Strategy},
-	{Version: "v1", Kind: "Event", Plural: "events", ShortNames: []string{"ev"}, Namespaced: true, Strategy: event.Strategy},
+	{Version: "v1", Kind: "Event", Plural: "events", ShortNames: []string{"ev"}, Namespaced: true, Strategy: event.Strategy, Attrs: event.GetAttrs},
 	{Version: "v1", Kind: "LimitRange", Plural: "limitranges", ShortNames: []string{"limits"}, Namespaced: true, Strategy: limitrange.Strategy},
-	{Version: "v1", Kind: "Node", Plural: "nodes", ShortNames: []string{"no"}, Strategy: node.Strategy, Status: node.StatusStrategy},
+	{Version: "v1", Kind: "Node", Plural: "nodes", ShortNames: []string{"no"}, Strategy: node.Strategy, Status: node.StatusStrategy, Attrs: node.GetAttrs},
 	{Version: "v1", Kind: "PersistentVolumeClaim", Plural: "persistentvolumeclaims", ShortNames: []string{"pvc"}, Namespaced: true,
-		Strategy: persistentvolumeclaim.Strategy, Status: persistentvolumeclaim.StatusStrategy},
+		Strategy: persistentvolumeclaim.Strategy, Status: persistentvolumeclaim.StatusStrategy, Attrs: persistentvolumeclaim.GetAttrs},
 	{Version: "v1", Kind: "PersistentVolume", Plural: "persistentvolumes", ShortNames: []string{"pv"},
-		Strategy: persistentvolume.Strategy, Status: persistentvolume.StatusStrategy},
+		Strategy: persistentvolume.Strategy, Status: persistentvolume.StatusStrategy, Attrs: persistentvolume.GetAttrs},
 	{Version: "v1", Kind: "Pod", Plural: "pods", ShortNames: []string{"po"}, Categories: []string{"all"}, Namespaced: true,
-		Strategy: pod.Strategy, Status: pod.StatusStrategy},
+		Strategy: pod.Strategy, Status: pod.StatusStrategy, Attrs: pod.GetAttrs},
 	{Version: "v1", Kind: "PodTemplate", Plural: "podtemplates", Namespaced: true, Strategy: podtemplate.Strategy},
 	{Version: "v1", Kind: "ReplicationController", Plural: "replicationcontrollers", ShortNames: []string{"rc"}, Categories: []string{"all"},
-		Namespaced: true, Strategy: replicationcontroller.Strategy, Status: replicationcontroller.StatusStrategy, ScalePath: ".spec.replicas"},
+		Namespaced: true, Strategy: replicationcontroller.Strategy, Status: replicationcontroller.StatusStrategy, ScalePath: ".spec.replicas",
+		Attrs: replicationcontroller.GetAttrs},
 	{Version: "v1", Kind: "ResourceQuota", Plural: "resourcequotas", ShortNames: []string{"quota"}, Namespaced: true,
 		Strategy: resourcequota.Strategy, Status: resourcequota.StatusStrategy},
-	{Version: "v1", Kind: "Secret", Plural: "secrets", Namespaced: true, Strategy: secret.Strategy},
+	{Version: "v1", Kind: "Secret", Plural: "secrets", Namespaced: true, Strategy: secret.Strategy, Attrs: secret.GetAttrs},
 	{Version: "v1", Kind: "ServiceAccount", Plural: "serviceaccounts", ShortNames: []string{"sa"}, Namespaced: true, Strategy: serviceaccount.Strategy},
 	{Version: "v1", Kind: "Service", Plural: "services", ShortNames: []string{"svc"}, Categories: []string{"all"}, Namespaced: true,
-		Names: dns1035Label, Strategy: service.Strategy, Status: service.StatusStrategy},
+		Names: dns1035Label, Strategy: service.Strategy, Status: service.StatusStrategy, Attrs: service.GetAttrs},
 
 	// admissionregistration.k8s.io/v1
 	{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "MutatingWebhookConfiguration", Plural: "mutatingwebhookconfigurations",
@@ -130,7 +136,7 @@ var all = []*kind{
 	{Group: "apps", Version: "v1", Kind: "Deployment", Plural: "deployments", ShortNames: []string{"deploy"}, Categories: []string{"all"}, Namespaced: true,
 		Strategy: deployment.Strategy, Status: deployment.StatusStrategy, ScalePath: ".spec.replicas"},
 	{Group: "apps", Version: "v1", Kind: "ReplicaSet", Plural: "replicasets", ShortNames: []string{"rs"}, Categories: []string{"all"}, Namespaced: true,
-		Strategy: replicaset.Strategy, Status: replicaset.StatusStrategy, ScalePath: ".spec.replicas"},
+		Strategy: replicaset.Strategy, Status: replicaset.StatusStrategy, ScalePath: ".spec.replicas", Attrs: replicaset.GetAttrs},
 	{Group: "apps", Version: "v1", Kind: "StatefulSet", Plural: "statefulsets", ShortNames: []string{"sts"}, Categories: []string{"all"}, Namespaced: true,
 		Strategy: statefulset.Strategy, Status: statefulset.StatusStrategy, ScalePath: ".spec.replicas"},
 
@@ -142,11 +148,11 @@ var all = []*kind{
 	{Group: "batch", Version: "v1", Kind: "CronJob", Plural: "cronjobs", ShortNames: []string{"cj"}, Categories: []string{"all"}, Namespaced: true,
 		Strategy: cronjob.Strategy, Status: cronjob.StatusStrategy},
 	{Group: "batch", Version: "v1", Kind: "Job", Plural: "jobs", Categories: []string{"all"}, Namespaced: true,
-		Strategy: job.Strategy, Status: job.StatusStrategy},
+		Strategy: job.Strategy, Status: job.StatusStrategy, Attrs: job.GetAttrs},
 
 	// certificates.k8s.io/v1
 	{Group: "certificates.k8s.io", Version: "v1", Kind: "CertificateSigningRequest", Plural: "certificatesigningrequests", ShortNames: []string{"csr"},
-		Strategy: certificates.Strategy, Status: certificates.StatusStrategy},
+		Strategy: certificates.Strategy, Status: certificates.StatusStrategy, Attrs: certificates.GetAttrs},
 
 	// coordination.k8s.io/v1
 	{Group: "coordination.k8s.io", Version: "v1", Kind: "Lease", Plural: "leases", Namespaced: true, Strategy: lease.Strategy},

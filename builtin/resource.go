@@ -105,6 +105,7 @@ func (k *kind) resource(defs *definitions, p *printers.HumanReadableGenerator, a
 		return nil, err
 	}
 	r.Columns = k.columns(p)
+	r.Fields = k.fields()
 	return r, nil
 }
 
