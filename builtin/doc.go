@@ -17,12 +17,19 @@
 // zero Options serves them all.
 //
 // Namespaces are not among the resources: package namespace serves them
-// with their lifecycle (the default namespaces, Terminating, the
-// finalizer controller) and the admission rule for content in a missing
-// or terminating namespace. A server that wants a cluster's behaviour
-// adds its resource and admission next to these:
+// with their lifecycle (the system namespaces, Terminating, the
+// controller that empties a deleted namespace) and the NamespaceLifecycle
+// admission that refuses content in a missing or terminating namespace.
+// A server that wants a cluster's behaviour serves both:
 //
-//	res = append(res, namespaceResource) // from package namespace
+//	l := namespace.New(namespace.Options{})
+//	opts := server.Options{Resources: append(res, l.Resource())}
+//	opts.Admission = l.Admission(opts.Admission)
+//	s, err := server.New(opts)
+//	l.Bind(s)  // then l.CreateSystemNamespaces(ctx) and go l.Run(ctx)
+//
+// Without it, namespaced objects may be written in any namespace, named
+// or not, as in a server without that admission plugin.
 //
 // # How a kind is served
 //
