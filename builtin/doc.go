@@ -105,6 +105,9 @@
 //     server writes only a description and a default beside a
 //     reference. Strategic merge patch ignores retainKeys markers (package
 //     patch), as before.
+//   - A Pod is deleted at once, even one bound to a node, which
+//     kube-apiserver would mark for its kubelet to stop first (graceful
+//     deletion): here no kubelet would ever finish it.
 //   - Subresources other than status and scale (pods/log, exec,
 //     binding, eviction, ...) answer 404; there is no controller, no
 //     scheduler and no kubelet: a Pod stays Pending, a Deployment makes

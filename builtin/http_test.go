@@ -399,3 +399,27 @@ func TestFieldSelectors(t *testing.T) {
 		t.Errorf("an unknown field: %v", err)
 	}
 }
+
+// An update without resourceVersion is refused where the strategy does
+// not allow unconditional updates (PodDisruptionBudgets), and taken
+// elsewhere (Deployments).
+func TestUnconditionalUpdate(t *testing.T) {
+	_, url := newClient(t, Options{Groups: []string{"policy", "apps"}})
+	pdb := `{"metadata":{"name":"p"},"spec":{"minAvailable":1,"selector":{"matchLabels":{"a":"b"}}}}`
+	base := url + "/apis/policy/v1/namespaces/default/poddisruptionbudgets"
+	if r := servertest.Do(t, "POST", base, pdb, "Content-Type", "application/json"); r.Code != 201 {
+		t.Fatalf("create: %d %s", r.Code, r.Body)
+	}
+	r := servertest.Do(t, "PUT", base+"/p", strings.Replace(pdb, `"minAvailable":1`, `"minAvailable":2`, 1), "Content-Type", "application/json")
+	if r.Code != 422 || !strings.Contains(r.Body, "metadata.resourceVersion: Invalid value: 0: must be specified for an update") {
+		t.Errorf("PDB update without resourceVersion: %d %s", r.Code, r.Body)
+	}
+	d := mustJSON(t, newDeployment("d"))
+	base = url + "/apis/apps/v1/namespaces/default/deployments"
+	if r := servertest.Do(t, "POST", base, d, "Content-Type", "application/json"); r.Code != 201 {
+		t.Fatalf("create: %d %s", r.Code, r.Body)
+	}
+	if r := servertest.Do(t, "PUT", base+"/d", d, "Content-Type", "application/json"); r.Code != 200 {
+		t.Errorf("Deployment update without resourceVersion: %d %s", r.Code, r.Body)
+	}
+}

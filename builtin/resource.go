@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"slices"
@@ -89,9 +90,12 @@ func (k *kind) resource(defs *definitions, p *printers.HumanReadableGenerator, a
 		Namespaced:        k.Namespaced,
 		Names:             k.Names.ours(),
 		StatusSubresource: st != nil,
-		New:               func() server.Object { return &Object{Value: k.newValue()} },
-		DecodeProto:       k.decodeProto,
-		Default:           k.defaults,
+		// An update without resourceVersion is refused where the
+		// strategy does not allow unconditional updates.
+		RequireResourceVersion: !main.AllowUnconditionalUpdate(context.Background()),
+		New:                    func() server.Object { return &Object{Value: k.newValue()} },
+		DecodeProto:            k.decodeProto,
+		Default:                k.defaults,
 	}
 	h := &hooks{k: k, main: main, status: st}
 	if k.Group == "" && k.Kind == "Service" {
