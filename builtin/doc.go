@@ -81,7 +81,7 @@
 // the stored status on every other write), one that does not as a write
 // of the object.
 //
-// The differential test writes valid and invalid objects of 31 kinds to
+// The differential test writes valid and invalid objects of 34 kinds to
 // the server over HTTP and gives the same input to Kubernetes' own
 // rest.BeforeCreate and rest.BeforeUpdate: the stored objects, status
 // codes, messages and causes are the same.

@@ -20,6 +20,7 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
 	_ "k8s.io/kubernetes/pkg/apis/discovery/install"
 	_ "k8s.io/kubernetes/pkg/apis/events/install"
+	_ "k8s.io/kubernetes/pkg/apis/flowcontrol/install"
 	_ "k8s.io/kubernetes/pkg/apis/networking/install"
 	_ "k8s.io/kubernetes/pkg/apis/node/install"
 	_ "k8s.io/kubernetes/pkg/apis/policy/install"
@@ -56,9 +57,13 @@ import (
 	"k8s.io/kubernetes/pkg/registry/core/service"
 	"k8s.io/kubernetes/pkg/registry/core/serviceaccount"
 	"k8s.io/kubernetes/pkg/registry/discovery/endpointslice"
+	"k8s.io/kubernetes/pkg/registry/flowcontrol/flowschema"
+	"k8s.io/kubernetes/pkg/registry/flowcontrol/prioritylevelconfiguration"
 	"k8s.io/kubernetes/pkg/registry/networking/ingress"
 	"k8s.io/kubernetes/pkg/registry/networking/ingressclass"
+	"k8s.io/kubernetes/pkg/registry/networking/ipaddress"
 	"k8s.io/kubernetes/pkg/registry/networking/networkpolicy"
+	"k8s.io/kubernetes/pkg/registry/networking/servicecidr"
 	"k8s.io/kubernetes/pkg/registry/node/runtimeclass"
 	"k8s.io/kubernetes/pkg/registry/policy/poddisruptionbudget"
 	"k8s.io/kubernetes/pkg/registry/rbac/clusterrole"
@@ -68,8 +73,10 @@ import (
 	"k8s.io/kubernetes/pkg/registry/scheduling/priorityclass"
 	"k8s.io/kubernetes/pkg/registry/storage/csidriver"
 	"k8s.io/kubernetes/pkg/registry/storage/csinode"
+	"k8s.io/kubernetes/pkg/registry/storage/csistoragecapacity"
 	"k8s.io/kubernetes/pkg/registry/storage/storageclass"
 	"k8s.io/kubernetes/pkg/registry/storage/volumeattachment"
+	"k8s.io/kubernetes/pkg/registry/storage/volumeattributesclass"
 )
 
 // kind is one served built-in resource: its names, as kubectl
@@ -164,12 +171,22 @@ var all = []*kind{
 	{Group: "events.k8s.io", Version: "v1", Kind: "Event", Plural: "events", ShortNames: []string{"ev"}, Namespaced: true,
 		Strategy: event.Strategy, InternalGroup: "events.k8s.io"},
 
+	// flowcontrol.apiserver.k8s.io/v1
+	{Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Kind: "FlowSchema", Plural: "flowschemas",
+		Strategy: flowschema.Strategy, Status: flowschema.StatusStrategy},
+	{Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Kind: "PriorityLevelConfiguration", Plural: "prioritylevelconfigurations",
+		Strategy: prioritylevelconfiguration.Strategy, Status: prioritylevelconfiguration.StatusStrategy},
+
 	// networking.k8s.io/v1
 	{Group: "networking.k8s.io", Version: "v1", Kind: "IngressClass", Plural: "ingressclasses", Strategy: ingressclass.Strategy},
 	{Group: "networking.k8s.io", Version: "v1", Kind: "Ingress", Plural: "ingresses", ShortNames: []string{"ing"}, Namespaced: true,
 		Strategy: ingress.Strategy, Status: ingress.StatusStrategy},
+	{Group: "networking.k8s.io", Version: "v1", Kind: "IPAddress", Plural: "ipaddresses", ShortNames: []string{"ip"},
+		Names: pathSegment, Strategy: ipaddress.Strategy},
 	{Group: "networking.k8s.io", Version: "v1", Kind: "NetworkPolicy", Plural: "networkpolicies", ShortNames: []string{"netpol"}, Namespaced: true,
 		Strategy: networkpolicy.Strategy},
+	{Group: "networking.k8s.io", Version: "v1", Kind: "ServiceCIDR", Plural: "servicecidrs",
+		Names: pathSegment, Strategy: servicecidr.Strategy, Status: servicecidr.StatusStrategy},
 
 	// node.k8s.io/v1
 	{Group: "node.k8s.io", Version: "v1", Kind: "RuntimeClass", Plural: "runtimeclasses", Strategy: runtimeclass.Strategy},
@@ -194,9 +211,13 @@ var all = []*kind{
 	// storage.k8s.io/v1
 	{Group: "storage.k8s.io", Version: "v1", Kind: "CSIDriver", Plural: "csidrivers", Strategy: csidriver.Strategy},
 	{Group: "storage.k8s.io", Version: "v1", Kind: "CSINode", Plural: "csinodes", Strategy: csinode.Strategy},
+	{Group: "storage.k8s.io", Version: "v1", Kind: "CSIStorageCapacity", Plural: "csistoragecapacities", Namespaced: true,
+		Strategy: csistoragecapacity.Strategy},
 	{Group: "storage.k8s.io", Version: "v1", Kind: "StorageClass", Plural: "storageclasses", ShortNames: []string{"sc"}, Strategy: storageclass.Strategy},
 	{Group: "storage.k8s.io", Version: "v1", Kind: "VolumeAttachment", Plural: "volumeattachments",
 		Strategy: volumeattachment.Strategy, Status: volumeattachment.StatusStrategy},
+	{Group: "storage.k8s.io", Version: "v1", Kind: "VolumeAttributesClass", Plural: "volumeattributesclasses", ShortNames: []string{"vac"},
+		Strategy: volumeattributesclass.Strategy},
 }
 
 // gvk is the kind's versioned GroupVersionKind.
