@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"time"
 
-	kjson "sigs.k8s.io/json"
-
 	"github.com/apisem/apisem/envelope"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/negotiation"
@@ -155,79 +153,6 @@ func (c *codec) objectJSON(o Object) ([]byte, error) {
 		return item, err
 	}
 	return c.appendTyped(make([]byte, 0, len(item)+len(c.typed)), item), nil
-}
-
-// withStatusOf splits an object between its status and the rest, as the
-// status subresource does: with statusWrite, the result is base with o's
-// status (the update of <name>/status; everything else, metadata
-// included, stays as stored); without it, the result is o with base's
-// status (an update of the object, or a create when base is nil, which
-// drops the status). It works on the JSON members, so it needs nothing
-// of the type.
-func (c *codec) withStatusOf(base, o Object, statusWrite bool) (Object, error) {
-	members := func(x Object) (map[string]json.RawMessage, error) {
-		m := map[string]json.RawMessage{}
-		if x == nil {
-			return m, nil
-		}
-		// A stored version's JSON is cached: read, not encoded again.
-		b, err := c.st.Encoded(x, c.itemJSON)
-		if err != nil {
-			return nil, err
-		}
-		err = json.Unmarshal(b, &m)
-		delete(m, "kind")
-		delete(m, "apiVersion")
-		return m, err
-	}
-	from, keep := base, o // from: where status comes from
-	if statusWrite {
-		from, keep = o, base
-	}
-	fm, err := members(from)
-	if err != nil {
-		return nil, err
-	}
-	km, err := members(keep)
-	if err != nil {
-		return nil, err
-	}
-	if st, ok := fm["status"]; ok {
-		km["status"] = st
-	} else {
-		delete(km, "status")
-	}
-	if statusWrite {
-		// The object's resourceVersion is the client's precondition,
-		// already checked; managedFields are the writer's.
-		nm, err := members(o)
-		if err != nil {
-			return nil, err
-		}
-		var newMeta, oldMeta map[string]json.RawMessage
-		if json.Unmarshal(nm["metadata"], &newMeta) == nil && json.Unmarshal(km["metadata"], &oldMeta) == nil {
-			if mf, ok := newMeta["managedFields"]; ok {
-				oldMeta["managedFields"] = mf
-			} else {
-				delete(oldMeta, "managedFields")
-			}
-			if km["metadata"], err = json.Marshal(oldMeta); err != nil {
-				return nil, err
-			}
-		}
-	}
-	b, err := json.Marshal(km)
-	if err != nil {
-		return nil, err
-	}
-	out := c.res.New()
-	// Integers stay int64 in untyped members (a CRD schema's default), as
-	// the request decoder keeps them.
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(b, out); err != nil {
-		return nil, err
-	}
-	*out.Types() = meta.TypeMeta{}
-	return out, nil
 }
 
 // objectProto returns o in its protobuf envelope.

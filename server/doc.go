@@ -122,11 +122,13 @@
 //     to the current object, an apply merged into it, or a subresource's
 //     view mapped onto it; on update, its resourceVersion checked
 //     against the current one's;
-//  2. for a resource with a status subresource, status from where it
-//     belongs (the current object, or the status write); system fields
-//     from the current object; Resource.AdmitCreate on create;
+//  2. system fields from the current object; Resource.AdmitCreate on
+//     create;
 //  3. Resource.Default;
 //  4. the one encoding of the object, from which every later step reads;
+//     for a resource with a status subresource, status from where it
+//     belongs (none on create, the current object's, or the status
+//     write's, which changes nothing else), spliced into that encoding;
 //  5. metadata.managedFields (package managedfields; an apply recorded
 //     its own in step 1);
 //  6. Options.Admission.Mutate, then Resource.Prepare, which may change
@@ -143,7 +145,7 @@
 //     answers it, with its resourceVersion and no watch event;
 //  11. the store; the stored version's JSON is the write's, with the
 //     resourceVersion the store gave it, shared by the response and
-//     the watchers.
+//     the watchers; a dry run's answer is the write's JSON too.
 //
 // The current object's JSON is read from the store's cache, never encoded
 // again. A deletion asks Options.Admission.Validate with the object it

@@ -49,7 +49,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 		return err
 	}
 	var warnings []string
-	out, err := s.updateView(r.Context(), t, v, opts.DryRun, &opts.owner, func(cur Object) (Object, error) {
+	out, done, err := s.updateView(r.Context(), t, v, opts.DryRun, &opts.owner, func(cur Object) (Object, error) {
 		doc, err := v.res.codec.objectJSON(cur) // cached for the stored object
 		if err != nil {
 			return nil, err
@@ -58,6 +58,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 		warnings = warns
 		return o, err
 	})
+	defer done()
 	if err != nil {
 		return err
 	}
