@@ -100,8 +100,10 @@
 // Options.Admission is asked about every write, as Kubernetes' admission
 // control: Mutate may change an object that is created or updated, Validate
 // may refuse any create, update or deletion (the demo server refuses
-// content in terminating namespaces with it). Hooks warn the client with
-// AddWarning. Resource.Delete replaces the store's deletion where a
+// content in terminating namespaces with it). Resource.Admit is a
+// resource's own check, asked about every write of its objects before
+// them (package crd refuses creates while a definition terminates with
+// it). Hooks warn the client with AddWarning. Resource.Delete replaces the store's deletion where a
 // resource's is more (a Namespace's is two-phase). Store, StoreOf and
 // BroadcasterOf give controllers in the same process the store and the
 // watches the HTTP layer uses. AddResource and RemoveResource change what
@@ -122,13 +124,13 @@
 //     to the current object, an apply merged into it, or a subresource's
 //     view mapped onto it; on update, its resourceVersion checked
 //     against the current one's;
-//  2. system fields from the current object; Resource.AdmitCreate on
-//     create;
+//  2. system fields from the current object;
 //  3. Resource.Default;
 //  4. the one encoding of the object, from which every later step reads;
 //     for a resource with a status subresource, status from where it
 //     belongs (none on create, the current object's, or the status
 //     write's, which changes nothing else), spliced into that encoding;
+//     then Resource.Admit, which may refuse the write;
 //  5. metadata.managedFields (package managedfields; an apply recorded
 //     its own in step 1);
 //  6. Options.Admission.Mutate, then Resource.Prepare, which may change
@@ -148,8 +150,8 @@
 //     the watchers; a dry run's answer is the write's JSON too.
 //
 // The current object's JSON is read from the store's cache, never encoded
-// again. A deletion asks Options.Admission.Validate with the object it
-// deletes, then deletes that version.
+// again. A deletion asks Resource.Admit and Options.Admission.Validate
+// with the object it deletes, then deletes that version.
 //
 // # Hostile clients
 //

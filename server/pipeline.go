@@ -48,6 +48,11 @@ func (s *Server) run(ctx context.Context, w *write, own *owner) (same bool, err 
 			return false, err
 		}
 	}
+	if def.Admit != nil {
+		if err := def.Admit(ctx, w.attrs, w.obj, w.old); err != nil {
+			return false, err
+		}
+	}
 	s.recordWrite(w, own)
 	again := false // the object may have changed outside metadata
 	if s.opts.Admission.Mutate != nil {
@@ -191,11 +196,6 @@ func (s *Server) createObject(ctx context.Context, t *target, o Object, opts sto
 	m := o.Meta()
 	if err := ensureNamespace(t, m); err != nil {
 		return nil, nop, err
-	}
-	if f := t.res.def.AdmitCreate; f != nil {
-		if err := f(ctx, o); err != nil {
-			return nil, nop, err
-		}
 	}
 	w := &write{t: t, attrs: attributes(ctx, t, OperationCreate, o.Meta().Name, opts.DryRun), obj: o}
 	if _, err := s.run(ctx, w, own); err != nil {
