@@ -58,6 +58,14 @@ func BenchmarkSmall(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	b.Run("create", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := f.Update(nil, created, nil, nil, Operation{Manager: "create", Time: t0}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("update", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
