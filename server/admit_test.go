@@ -94,3 +94,69 @@ func TestResourceAdmit(t *testing.T) {
 		}
 	}
 }
+
+// Options.Admission.Check refuses creates and updates before validation,
+// as Mutate would, but costs the write no second encoding, where a Mutate
+// hook, which may change anything, does; deletions do not go through it.
+func TestAdmissionCheck(t *testing.T) {
+	var mu sync.Mutex
+	var ops []string
+	refuse := func(ctx context.Context, a server.Attributes, obj, old server.Object) error {
+		mu.Lock()
+		ops = append(ops, string(a.Operation))
+		mu.Unlock()
+		if obj.Meta().Labels["refuse"] != "" {
+			return status.NewForbidden(status.GroupResource{Group: "demo.io", Resource: "counteds"}, a.Name, errors.New("refused"))
+		}
+		return nil
+	}
+	for _, tt := range []struct {
+		name      string
+		admission server.Admission
+		encodings int64
+	}{
+		{"Check", server.Admission{Check: refuse}, 1},
+		{"Mutate", server.Admission{Mutate: refuse}, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := &server.Resource{
+				Group: "demo.io", Version: "v1", Kind: "Counted", ListKind: "CountedList",
+				Plural: "counteds", Namespaced: true, New: func() server.Object { return &Counted{} },
+				Validate: func(o, _ server.Object) []status.FieldError {
+					if o.Meta().Labels["invalid"] != "" {
+						return []status.FieldError{status.Required("spec", "invalid")}
+					}
+					return nil
+				},
+			}
+			_, base := servertest.New(t, server.Options{Resources: []*server.Resource{res}, Admission: tt.admission})
+			url := base + "/apis/demo.io/v1/namespaces/ns/counteds"
+			// The first write makes the resource's field manager, which
+			// encodes an empty object once.
+			if r := servertest.Do(t, "POST", url, `{"metadata":{"name":"first"}}`, "Content-Type", "application/json"); r.Code != 201 {
+				t.Fatalf("create: %d %s", r.Code, r.Body)
+			}
+			if r := servertest.Do(t, "POST", url, `{"metadata":{"name":"c","labels":{"refuse":"1","invalid":"1"}}}`, "Content-Type", "application/json"); r.Code != 403 {
+				t.Errorf("refused create: %d %s; want 403 before validation", r.Code, r.Body)
+			}
+			mu.Lock()
+			ops = nil
+			mu.Unlock()
+			marshals.Store(0)
+			if r := servertest.Do(t, "POST", url+"?fieldManager=m", `{"metadata":{"name":"c"}}`, "Content-Type", "application/json"); r.Code != 201 {
+				t.Fatalf("create: %d %s", r.Code, r.Body)
+			}
+			if n := marshals.Load(); n != tt.encodings {
+				t.Errorf("create encoded the object %d times; want %d", n, tt.encodings)
+			}
+			if r := servertest.Do(t, "DELETE", url+"/c", ""); r.Code != 200 {
+				t.Errorf("DELETE: %d %s", r.Code, r.Body)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if want := []string{"CREATE"}; !slices.Equal(ops, want) {
+				t.Errorf("the hook saw %v; want %v", ops, want)
+			}
+		})
+	}
+}

@@ -98,13 +98,13 @@
 // # Hooks
 //
 // Options.Admission is asked about every write, as Kubernetes' admission
-// control: Mutate may change an object that is created or updated, Validate
-// may refuse any create, update or deletion (the demo server refuses
-// content in terminating namespaces with it). Resource.Admit is a
-// resource's own check, asked about every write of its objects before
-// them (package crd refuses creates while a definition terminates with
-// it). Hooks warn the client with AddWarning. Resource.Delete replaces the store's deletion where a
-// resource's is more (a Namespace's is two-phase). Store, StoreOf and
+// control: Check may refuse any create or update before validation (the demo server refuses content in terminating namespaces
+// with it, as NamespaceLifecycle does), Mutate may change an object that
+// is created or updated, Validate may refuse any create, update or
+// deletion of an object as it will be stored. Resource.Admit is a
+// resource's own Check (package crd refuses creates while a definition
+// terminates with it). Hooks warn the client with AddWarning.
+// Resource.Delete replaces the store's deletion where a resource's is more (a Namespace's is two-phase). Store, StoreOf and
 // BroadcasterOf give controllers in the same process the store and the
 // watches the HTTP layer uses. AddResource and RemoveResource change what
 // is served while the server runs, as CustomResourceDefinitions do.
@@ -130,7 +130,8 @@
 //     for a resource with a status subresource, status from where it
 //     belongs (none on create, the current object's, or the status
 //     write's, which changes nothing else), spliced into that encoding;
-//     then Resource.Admit, which may refuse the write;
+//     then Resource.Admit and Options.Admission.Check, which may refuse
+//     the write;
 //  5. metadata.managedFields (package managedfields; an apply recorded
 //     its own in step 1);
 //  6. Options.Admission.Mutate, then Resource.Prepare, which may change

@@ -48,10 +48,8 @@ func (s *Server) run(ctx context.Context, w *write, own *owner) (same bool, err 
 			return false, err
 		}
 	}
-	if def.Admit != nil {
-		if err := def.Admit(ctx, w.attrs, w.obj, w.old); err != nil {
-			return false, err
-		}
+	if err := s.check(ctx, w.attrs, w.obj, w.old); err != nil {
+		return false, err
 	}
 	s.recordWrite(w, own)
 	again := false // the object may have changed outside metadata

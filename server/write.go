@@ -148,8 +148,7 @@ func (s *Server) deleteObject(ctx context.Context, t *target, name string, opts 
 		opts.ReadOnlyResult = true // only encoded
 		return t.res.store.Delete(ctx, t.namespace, name, opts)
 	}
-	admit := t.res.def.Admit
-	if admit == nil && s.opts.Admission.Validate == nil {
+	if t.res.def.Admit == nil && s.opts.Admission.Validate == nil {
 		return del(opts)
 	}
 	a := attributes(ctx, t, OperationDelete, name, opts.DryRun)
@@ -159,10 +158,8 @@ func (s *Server) deleteObject(ctx context.Context, t *target, name string, opts 
 			return nil, false, err
 		}
 		old := t.res.def.read(cur)
-		if admit != nil {
-			if err := admit(ctx, a, nil, old); err != nil {
-				return nil, false, err
-			}
+		if err := s.check(ctx, a, nil, old); err != nil {
+			return nil, false, err
 		}
 		if err := s.admit(ctx, a, nil, old); err != nil {
 			return nil, false, err

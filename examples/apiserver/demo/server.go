@@ -23,7 +23,7 @@ const DefaultAddr = server.DefaultAddr
 
 // Options are the library server's. New sets Resources itself (the demo
 // serves the types of package api) and puts its NamespaceLifecycle
-// admission ahead of Options.Admission.Mutate.
+// admission ahead of Options.Admission.Check.
 type Options = server.Options
 
 // Server is the demo API server: the library's server.Server serving the
@@ -75,12 +75,12 @@ func NewWith(opts Options, crds crd.Options) (*Server, error) {
 		core = len(d.resources)
 	}
 	opts.Resources = slices.Insert(slices.Clone(d.resources), core, defs)
-	mutate := opts.Admission.Mutate
-	opts.Admission.Mutate = func(ctx context.Context, a server.Attributes, obj, old server.Object) error {
-		if err := d.admitNamespace(ctx, a, obj); err != nil || mutate == nil {
+	check := opts.Admission.Check
+	opts.Admission.Check = func(ctx context.Context, a server.Attributes, obj, old server.Object) error {
+		if err := d.admitNamespace(ctx, a, obj); err != nil || check == nil {
 			return err
 		}
-		return mutate(ctx, a, obj, old)
+		return check(ctx, a, obj, old)
 	}
 	s, err := server.New(opts)
 	if err != nil {
@@ -127,15 +127,15 @@ func (d *Server) Create(ctx context.Context, obj server.Object) (server.Object, 
 
 // admitNamespace refuses content in a namespace that does not exist (404)
 // or is being deleted (403), as Kubernetes' NamespaceLifecycle admission.
-// It is a mutating admission in Kubernetes, and runs as one here, before
-// validation.
+// It is a mutating admission in Kubernetes that only refuses: a Check
+// here, before validation.
 func (d *Server) admitNamespace(ctx context.Context, a server.Attributes, obj server.Object) error {
 	res := a.Resource
 	if a.Operation != server.OperationCreate || !res.Namespaced {
 		return nil
 	}
 	m := obj.Meta()
-	o, err := d.StoreOf(d.namespaces).Get(ctx, "", m.Namespace, rv.Read{Semantics: rv.MostRecent})
+	o, err := d.StoreOf(d.namespaces).View(ctx, "", m.Namespace, rv.Read{Semantics: rv.MostRecent})
 	if err != nil {
 		return err
 	}
