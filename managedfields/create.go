@@ -27,11 +27,12 @@ import (
 // field set's walk does not reach.
 
 // createShape is what created needs of a FieldManager's type, worked out
-// once: whether the empty object allows it (ok), and the empty object's
-// maps, which the new object's field set holds and its entry does not.
+// once: whether the empty object allows it (ok), and drop: the empty
+// object's maps, which the new object's field set holds and its entry
+// does not, with the fields every entry is stripped of (stripSet).
 type createShape struct {
-	ok    bool
-	empty *fieldpath.Set
+	ok   bool
+	drop *fieldpath.Set
 }
 
 // newCreateShape works out the createShape of f's type.
@@ -48,7 +49,7 @@ func newCreateShape(f *FieldManager) createShape {
 	if err != nil {
 		return createShape{}
 	}
-	return createShape{ok: true, empty: set.EnsureNamedFieldsAreMembers(s, tr)}
+	return createShape{ok: true, drop: set.EnsureNamedFieldsAreMembers(s, tr).Union(stripSet)}
 }
 
 // granularMaps reports whether v, a value of type tr, is a tree of maps
@@ -162,11 +163,12 @@ func (f *FieldManager) created(obj map[string]any, op Operation) (entries []meta
 	if err != nil {
 		return nil, false, nil // duplicates the comparison walks past
 	}
-	set = set.EnsureNamedFieldsAreMembers(objT.Schema(), objT.TypeRef()).Difference(shape.empty)
+	// The filters select or drop whole subtrees, so they commute with the
+	// difference.
+	set = set.EnsureNamedFieldsAreMembers(objT.Schema(), objT.TypeRef()).Difference(shape.drop)
 	if filter := f.filterFor(op.Subresource); filter != nil {
 		set = filter.Filter(set)
 	}
-	set = set.Difference(stripSet)
 	if set.Empty() {
 		return nil, true, nil
 	}
