@@ -196,6 +196,14 @@ func (f *FieldManager) typedOf(o map[string]any, sorted bool, opts ...typed.Vali
 // that does not parse as the type) Update returns liveEntries and the
 // error: Kubernetes keeps the write, with the live entries, and logs.
 func (f *FieldManager) Update(live, obj map[string]any, liveEntries, objEntries []meta.ManagedFieldsEntry, op Operation) ([]meta.ManagedFieldsEntry, error) {
+	if live == nil && len(liveEntries) == 0 && len(objEntries) == 0 {
+		// A create that sent no entries: its first.
+		if entries, ok, err := f.created(obj, op); ok && err != nil {
+			return liveEntries, err
+		} else if ok {
+			return entries, nil
+		}
+	}
 	m := f.liveOrNew(liveEntries, objEntries, op.Subresource != "")
 	if len(m.fields) == 0 && live != nil && uid(live) != "" {
 		return nil, nil

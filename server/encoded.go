@@ -102,6 +102,7 @@ func (c *codec) appendWithMeta(dst []byte, e encoded, o Object) ([]byte, error) 
 	if err != nil {
 		return dst, err
 	}
+	dst = slices.Grow(dst, len(e.b)-(e.end-e.meta)+len(mj)) // one allocation
 	dst = append(dst, e.b[:e.meta]...)
 	dst = append(dst, mj...)
 	return append(dst, e.b[e.end:]...), nil
