@@ -68,8 +68,10 @@ type FieldManager struct {
 	objectFilter, statusFilter fieldpath.Filter
 	max                        int
 	views                      viewFrom
-	// create is what a create's first entry needs (create.go).
+	// create is what a create's first entry needs, and shapes the field
+	// sets of the shapes of objects created (create.go).
 	create createShape
+	shapes shapes
 }
 
 // New returns a FieldManager for opts.
