@@ -376,9 +376,12 @@ func (c *Controller) install(d *CustomResourceDefinition, names CustomResourceDe
 // `widgets.example.com "w1" is forbidden: create not allowed while custom
 // resource definition is terminating`. It reads the stored definition,
 // whose deletion marks it at once.
-func (c *Controller) admitCreate(name, group, plural string) func(context.Context, server.Object) error {
+func (c *Controller) admitCreate(name, group, plural string) server.AdmitFunc {
 	gr := status.GroupResource{Group: group, Resource: plural}
-	return func(ctx context.Context, o server.Object) error {
+	return func(ctx context.Context, a server.Attributes, o, _ server.Object) error {
+		if a.Operation != server.OperationCreate {
+			return nil // the objects there may still change and go
+		}
 		def, err := c.store().View(ctx, "", name, rv.Read{Semantics: rv.MostRecent})
 		if err == nil {
 			d := def.(*CustomResourceDefinition)

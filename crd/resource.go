@@ -1,7 +1,6 @@
 package crd
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -405,9 +404,9 @@ func validateColumns(p string, cols []CustomResourceColumnDefinition) []status.F
 
 // customResources returns the resources that serve c: one per served
 // version, named by its accepted names, sharing one store. admit is
-// their AdmitCreate; rules, when not nil, compiles the versions'
-// validation rules.
-func customResources(c *CustomResourceDefinition, admit func(context.Context, server.Object) error, rules RuleCompiler) ([]*server.Resource, error) {
+// their Admit; rules, when not nil, compiles the versions' validation
+// rules.
+func customResources(c *CustomResourceDefinition, admit server.AdmitFunc, rules RuleCompiler) ([]*server.Resource, error) {
 	var out []*server.Resource
 	n := c.Status.AcceptedNames
 	// The spec replicas of every version, for the managedFields of scale
@@ -527,7 +526,7 @@ func customResources(c *CustomResourceDefinition, admit func(context.Context, se
 			}
 			return append(errs, rv.Validate(fullObject(o.(*server.Unstructured), apiVersion, n.Kind), fullObjectOrNil(old, apiVersion, n.Kind))...)
 		}
-		r.AdmitCreate = admit
+		r.Admit = admit
 		out = append(out, r)
 	}
 	return out, nil

@@ -1,6 +1,7 @@
 package managedfields
 
 import (
+	"fmt"
 	"strconv"
 	"syscall"
 	"testing"
@@ -58,6 +59,29 @@ func BenchmarkSmall(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	b.Run("create", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := f.Update(nil, created, nil, nil, Operation{Manager: "create", Time: t0}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	// Objects of a new shape each time: the field set is not kept.
+	shapes := make([]map[string]any, 2*maxShapes)
+	for i := range shapes {
+		shapes[i] = obj(fmt.Sprintf(`{"metadata":{"name":"a","namespace":"d","labels":{"app%d":"x","tier":"web"},"annotations":{"a":"b"}},"data":{"k1":"v","k2":"v","k3":"v","k4":"v"}}`, i))
+	}
+	b.Run("create, new shape", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			i++
+			if _, err := f.Update(nil, shapes[i%len(shapes)], nil, nil, Operation{Manager: "create", Time: t0}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("update", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {

@@ -64,8 +64,14 @@ type FieldManager struct {
 	// statusUpdater filter what writes to the object and to its status
 	// may own.
 	updater, objectUpdater, statusUpdater *merge.Updater
-	max                                   int
-	views                                 viewFrom
+	// objectFilter and statusFilter are the two updaters' filters.
+	objectFilter, statusFilter fieldpath.Filter
+	max                        int
+	views                      viewFrom
+	// create is what a create's first entry needs, and shapes the field
+	// sets of the shapes of objects created (create.go).
+	create createShape
+	shapes shapes
 }
 
 // New returns a FieldManager for opts.
@@ -83,11 +89,14 @@ func newFieldManager(opts Options, views viewFrom) *FieldManager {
 	f.updater = (&merge.UpdaterBuilder{Converter: c}).BuildUpdater()
 	if opts.StatusSubresource {
 		status := fieldpath.MakePathOrDie("status")
+		f.objectFilter = fieldpath.NewExcludeSetFilter(fieldpath.NewSet(status))
+		f.statusFilter = fieldpath.NewIncludeMatcherFilter(fieldpath.MakePrefixMatcherOrDie("status"))
 		f.objectUpdater = (&merge.UpdaterBuilder{Converter: c, IgnoreFilter: map[fieldpath.APIVersion]fieldpath.Filter{
-			f.version: fieldpath.NewExcludeSetFilter(fieldpath.NewSet(status))}}).BuildUpdater()
+			f.version: f.objectFilter}}).BuildUpdater()
 		f.statusUpdater = (&merge.UpdaterBuilder{Converter: c, IgnoreFilter: map[fieldpath.APIVersion]fieldpath.Filter{
-			f.version: fieldpath.NewIncludeMatcherFilter(fieldpath.MakePrefixMatcherOrDie("status"))}}).BuildUpdater()
+			f.version: f.statusFilter}}).BuildUpdater()
 	}
+	f.create = newCreateShape(f)
 	return f
 }
 
@@ -102,6 +111,19 @@ func (f *FieldManager) updaterFor(subresource string) *merge.Updater {
 		return f.objectUpdater
 	}
 	return f.updater
+}
+
+// filterFor is the filter of updaterFor(subresource), nil for none.
+func (f *FieldManager) filterFor(subresource string) fieldpath.Filter {
+	switch {
+	case !f.opts.StatusSubresource:
+		return nil
+	case subresource == "status":
+		return f.statusFilter
+	case subresource == "":
+		return f.objectFilter
+	}
+	return nil
 }
 
 // Operation is one write to an object.
@@ -176,9 +198,24 @@ func (f *FieldManager) typedOf(o map[string]any, sorted bool, opts ...typed.Vali
 // that does not parse as the type) Update returns liveEntries and the
 // error: Kubernetes keeps the write, with the live entries, and logs.
 func (f *FieldManager) Update(live, obj map[string]any, liveEntries, objEntries []meta.ManagedFieldsEntry, op Operation) ([]meta.ManagedFieldsEntry, error) {
+	if live == nil && len(liveEntries) == 0 && len(objEntries) == 0 {
+		// A create that sent no entries: its first.
+		if entries, ok, err := f.created(obj, op); ok && err != nil {
+			return liveEntries, err
+		} else if ok {
+			return entries, nil
+		}
+	}
 	m := f.liveOrNew(liveEntries, objEntries, op.Subresource != "")
 	if len(m.fields) == 0 && live != nil && uid(live) != "" {
 		return nil, nil
+	}
+	if len(m.fields) == 0 && live == nil {
+		if entries, ok, err := f.created(obj, op); ok && err != nil {
+			return liveEntries, err
+		} else if ok {
+			return entries, nil
+		}
 	}
 	if err := f.update(live, obj, m, op); err != nil {
 		return liveEntries, err

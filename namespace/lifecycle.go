@@ -67,21 +67,23 @@ func (l *Lifecycle) Bind(s *server.Server) { l.srv.Store(s) }
 // refused with 404, in one that is terminating with 403; a system
 // namespace cannot be deleted (403), unless Options.AllowDeletingSystem.
 func (l *Lifecycle) Admission(next server.Admission) server.Admission {
-	mutate, validate := next.Mutate, next.Validate
-	return server.Admission{
-		Mutate: func(ctx context.Context, a server.Attributes, obj, old server.Object) error {
-			if err := l.admitContent(ctx, a, obj); err != nil || mutate == nil {
-				return err
-			}
-			return mutate(ctx, a, obj, old)
-		},
-		Validate: func(ctx context.Context, a server.Attributes, obj, old server.Object) error {
-			if err := l.admitDelete(a); err != nil || validate == nil {
-				return err
-			}
-			return validate(ctx, a, obj, old)
-		},
+	check, validate := next.Check, next.Validate
+	out := next // Mutate and whatever else next has, unchanged
+	// A refusal that changes nothing is a Check: a Mutate hook would cost
+	// every write a second encoding of its object.
+	out.Check = func(ctx context.Context, a server.Attributes, obj, old server.Object) error {
+		if err := l.admitContent(ctx, a, obj); err != nil || check == nil {
+			return err
+		}
+		return check(ctx, a, obj, old)
 	}
+	out.Validate = func(ctx context.Context, a server.Attributes, obj, old server.Object) error {
+		if err := l.admitDelete(a); err != nil || validate == nil {
+			return err
+		}
+		return validate(ctx, a, obj, old)
+	}
+	return out
 }
 
 // admitDelete refuses the deletion of a system namespace with
@@ -101,8 +103,8 @@ func (l *Lifecycle) admitDelete(a server.Attributes) error {
 
 // admitContent refuses content in a namespace that does not exist (404)
 // or is being deleted (403), as Kubernetes' NamespaceLifecycle. It is a
-// mutating admission in Kubernetes, and runs as one here, before
-// validation.
+// mutating admission in Kubernetes that only refuses: a Check here,
+// before validation.
 func (l *Lifecycle) admitContent(ctx context.Context, a server.Attributes, obj server.Object) error {
 	res := a.Resource
 	s := l.srv.Load()

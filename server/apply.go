@@ -55,8 +55,10 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, t *target, v *vie
 	ctx := r.Context()
 	code := http.StatusOK
 	var out Object
+	done := nop
+	defer func() { done() }()
 	for attempt := 0; ; attempt++ {
-		out, err = s.updateView(ctx, t, v, opts.DryRun, nil, change)
+		out, done, err = s.updateView(ctx, t, v, opts.DryRun, nil, change)
 		if !status.IsNotFound(err) || v.onto != nil {
 			break // a subresource's object is not created
 		}
@@ -65,7 +67,7 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, t *target, v *vie
 		if o, err = change(nil); err != nil {
 			break
 		}
-		out, err = s.createObject(ctx, t, o, store.CreateOptions{DryRun: opts.DryRun, ReadOnlyResult: true}, nil)
+		out, done, err = s.createObject(ctx, t, o, store.CreateOptions{DryRun: opts.DryRun, ReadOnlyResult: true}, nil)
 		if !status.IsAlreadyExists(err) || attempt == 2 {
 			code = http.StatusCreated
 			break

@@ -3,11 +3,8 @@ package server
 import (
 	"encoding/binary"
 	"encoding/json"
-	"reflect"
 	"strconv"
 	"time"
-
-	kjson "sigs.k8s.io/json"
 
 	"github.com/apisem/apisem/envelope"
 	"github.com/apisem/apisem/meta"
@@ -157,128 +154,6 @@ func (c *codec) objectJSON(o Object) ([]byte, error) {
 		return item, err
 	}
 	return c.appendTyped(make([]byte, 0, len(item)+len(c.typed)), item), nil
-}
-
-// withStatusOf splits an object between its status and the rest, as the
-// status subresource does: with statusWrite, the result is base with o's
-// status (the update of <name>/status; everything else, metadata
-// included, stays as stored); without it, the result is o with base's
-// status (an update of the object, or a create when base is nil, which
-// drops the status). It works on the JSON members, so it needs nothing
-// of the type.
-func (c *codec) withStatusOf(base, o Object, statusWrite bool) (Object, error) {
-	members := func(x Object) (map[string]json.RawMessage, error) {
-		m := map[string]json.RawMessage{}
-		if x == nil {
-			return m, nil
-		}
-		// A stored version's JSON is cached: read, not encoded again.
-		b, err := c.st.Encoded(x, c.itemJSON)
-		if err != nil {
-			return nil, err
-		}
-		err = json.Unmarshal(b, &m)
-		delete(m, "kind")
-		delete(m, "apiVersion")
-		return m, err
-	}
-	if base == nil && !statusWrite {
-		return c.withoutStatus(o)
-	}
-	from, keep := base, o // from: where status comes from
-	if statusWrite {
-		from, keep = o, base
-	}
-	fm, err := members(from)
-	if err != nil {
-		return nil, err
-	}
-	km, err := members(keep)
-	if err != nil {
-		return nil, err
-	}
-	if st, ok := fm["status"]; ok {
-		km["status"] = st
-	} else {
-		delete(km, "status")
-	}
-	if statusWrite {
-		// The object's resourceVersion is the client's precondition,
-		// already checked; managedFields are the writer's.
-		nm, err := members(o)
-		if err != nil {
-			return nil, err
-		}
-		var newMeta, oldMeta map[string]json.RawMessage
-		if json.Unmarshal(nm["metadata"], &newMeta) == nil && json.Unmarshal(km["metadata"], &oldMeta) == nil {
-			if mf, ok := newMeta["managedFields"]; ok {
-				oldMeta["managedFields"] = mf
-			} else {
-				delete(oldMeta, "managedFields")
-			}
-			if km["metadata"], err = json.Marshal(oldMeta); err != nil {
-				return nil, err
-			}
-		}
-	}
-	b, err := json.Marshal(km)
-	if err != nil {
-		return nil, err
-	}
-	out := c.res.New()
-	// Integers stay int64 in untyped members (a CRD schema's default), as
-	// the request decoder keeps them.
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(b, out); err != nil {
-		return nil, err
-	}
-	*out.Types() = meta.TypeMeta{}
-	return out, nil
-}
-
-// withoutStatus is withStatusOf(nil, o, false), a create's: o without
-// its status member, cut from its JSON rather than decoded into members
-// and encoded again (a CustomResourceDefinition's JSON can be hundreds of
-// kilobytes; BenchmarkInstallRealCRDs in examples/interop), or zeroed.
-func (c *codec) withoutStatus(o Object) (Object, error) {
-	if c.res.Read == nil {
-		// An object of a plain struct type (see jsonMembersOf) loses its
-		// status member as Kubernetes' strategies drop it, by zeroing the
-		// field: its JSON is then what the cut below would decode, with
-		// no encoding and decoding of the whole object. It is the
-		// caller's to change.
-		if v := reflect.ValueOf(o); v.Kind() == reflect.Pointer && !v.IsNil() {
-			if members, ok := jsonMembersOf(v.Type().Elem()); ok {
-				for _, m := range members {
-					if m.name == "status" {
-						v.Elem().Field(m.index).SetZero()
-					}
-				}
-				*o.Types() = meta.TypeMeta{}
-				return o, nil
-			}
-		}
-	}
-	b, err := c.st.Encoded(o, c.itemJSON)
-	if err != nil {
-		return nil, err
-	}
-	if start, end, ok := memberValue(b, "status"); ok {
-		start -= len(`"status":`)
-		if b[start-1] == ',' {
-			start--
-		} else if end < len(b) && b[end] == ',' {
-			end++ // the first member
-		}
-		b = append(b[:start:start], b[end:]...)
-	}
-	out := c.res.New()
-	// Integers stay int64 in untyped members (a CRD schema's default), as
-	// the request decoder keeps them.
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(b, out); err != nil {
-		return nil, err
-	}
-	*out.Types() = meta.TypeMeta{}
-	return out, nil
 }
 
 // forList returns conv (a JSON one) for the rows of one list, l (a

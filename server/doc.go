@@ -98,11 +98,15 @@
 // # Hooks
 //
 // Options.Admission is asked about every write, as Kubernetes' admission
-// control: Mutate may change an object that is created or updated, Validate
-// may refuse any create, update or deletion (package namespace refuses
-// content in terminating namespaces with it). Hooks warn the client with
-// AddWarning. Resource.Delete replaces the store's deletion where a
-// resource's is more (a Namespace's is two-phase). Store, StoreOf and
+// control: Check may refuse any create or update before validation
+// (package namespace refuses content in terminating namespaces with it,
+// as NamespaceLifecycle does), Mutate may change an object that is
+// created or updated, Validate may refuse any create, update or deletion
+// of an object as it will be stored. Resource.Admit is a resource's own
+// Check (package crd refuses creates while a definition terminates with
+// it). Hooks warn the client with AddWarning. Resource.Delete replaces
+// the store's deletion where a resource's is more (a Namespace's is
+// two-phase). Store, StoreOf and
 // BroadcasterOf give controllers in the same process the store and the
 // watches the HTTP layer uses. AddResource and RemoveResource change what
 // is served while the server runs, as CustomResourceDefinitions do;
@@ -124,11 +128,14 @@
 //     to the current object, an apply merged into it, or a subresource's
 //     view mapped onto it; on update, its resourceVersion checked
 //     against the current one's;
-//  2. for a resource with a status subresource, status from where it
-//     belongs (the current object, or the status write); system fields
-//     from the current object; Resource.AdmitCreate on create;
+//  2. system fields from the current object;
 //  3. Resource.Default;
 //  4. the one encoding of the object, from which every later step reads;
+//     for a resource with a status subresource, status from where it
+//     belongs (none on create, the current object's, or the status
+//     write's, which changes nothing else), spliced into that encoding;
+//     then Resource.Admit and Options.Admission.Check, which may refuse
+//     the write;
 //  5. metadata.managedFields (package managedfields; an apply recorded
 //     its own in step 1);
 //  6. Options.Admission.Mutate, then Resource.Prepare, which may change
@@ -145,11 +152,11 @@
 //     answers it, with its resourceVersion and no watch event;
 //  11. the store; the stored version's JSON is the write's, with the
 //     resourceVersion the store gave it, shared by the response and
-//     the watchers.
+//     the watchers; a dry run's answer is the write's JSON too.
 //
 // The current object's JSON is read from the store's cache, never encoded
-// again. A deletion asks Options.Admission.Validate with the object it
-// deletes, then deletes that version.
+// again. A deletion asks Resource.Admit and Options.Admission.Validate
+// with the object it deletes, then deletes that version.
 //
 // # Hostile clients
 //

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -31,6 +32,12 @@ func (c *codec) encode(o Object) (encoded, error) {
 	if err != nil {
 		return encoded{}, err
 	}
+	return c.encodedOf(b, o.Meta()), nil
+}
+
+// encodedOf is b, the JSON of an object with metadata m, as an encoded:
+// with the place of the metadata when it may be spliced.
+func (c *codec) encodedOf(b []byte, m *meta.ObjectMeta) encoded {
 	e := encoded{b: b}
 	if start, end, ok := memberValue(b, "metadata"); ok {
 		// Splice only where the splice gives exactly the encoding: by
@@ -38,11 +45,11 @@ func (c *codec) encode(o Object) (encoded, error) {
 		// checked.
 		if c.metaSplices {
 			e.meta, e.end = start, end
-		} else if mj, err := c.metadataJSON(o.Meta()); err == nil && bytes.Equal(b[start:end], mj) {
+		} else if mj, err := c.metadataJSON(m); err == nil && bytes.Equal(b[start:end], mj) {
 			e.meta, e.end = start, end
 		}
 	}
-	return e, nil
+	return e
 }
 
 // metaByConstruction reports whether every object like o writes its
@@ -95,6 +102,7 @@ func (c *codec) appendWithMeta(dst []byte, e encoded, o Object) ([]byte, error) 
 	if err != nil {
 		return dst, err
 	}
+	dst = slices.Grow(dst, len(e.b)-(e.end-e.meta)+len(mj)) // one allocation
 	dst = append(dst, e.b[:e.meta]...)
 	dst = append(dst, mj...)
 	return append(dst, e.b[e.end:]...), nil
@@ -181,6 +189,79 @@ func members(b []byte, f func(k, v []byte)) {
 		}
 		i = vEnd + 1
 	}
+}
+
+// setMember returns a copy of b, a compact JSON object an encoder wrote,
+// with the member key's value val, or without the member when val is nil:
+// what the encoder writes for the same object with that member's value
+// (members are encoded one by one, so one's bytes do not depend on the
+// others'). A new member goes where the encoder writes it, which ref (the
+// encoding of another object of the type, holding key) shows: after the
+// members that precede key in ref, before those that follow it. placed is
+// false when b has a member ref lacks next to that place, so that ref
+// cannot tell on which side of it key goes; the member is then appended
+// last, and the result is the object's JSON only in content.
+func setMember(b []byte, key string, val, ref []byte) (out []byte, placed bool) {
+	type member struct {
+		k string
+		// b[start:end] is the member, from its key's quote; b[value:end]
+		// its value.
+		start, value, end int
+	}
+	var ms []member
+	members(b, func(k, v []byte) {
+		value := cap(b) - cap(v)
+		ms = append(ms, member{string(k), cap(b) - cap(k) - 1, value, value + len(v)})
+	})
+	i := slices.IndexFunc(ms, func(m member) bool { return m.k == key })
+	out = make([]byte, 0, len(b)+len(key)+len(val)+4)
+	switch {
+	case i >= 0 && val != nil: // replaced
+		return append(append(append(out, b[:ms[i].value]...), val...), b[ms[i].end:]...), true
+	case i >= 0: // removed, with the comma before it, or after it if it is first
+		from, to := ms[i].start-1, ms[i].end
+		if i == 0 {
+			from++
+			if len(ms) > 1 {
+				to++
+			}
+		}
+		return append(append(out, b[:from]...), b[to:]...), true
+	case val == nil:
+		return append(out, b...), true
+	}
+	// Inserted: after the last member that precedes key in ref, before
+	// the first that follows it, with nothing unknown in between.
+	var refKeys []string
+	members(ref, func(k, _ []byte) { refKeys = append(refKeys, string(k)) })
+	at := slices.Index(refKeys, key)
+	before, after := -1, len(ms)
+	for j, m := range ms {
+		switch r := slices.Index(refKeys, m.k); {
+		case r < 0:
+		case r < at:
+			before = j
+		case after == len(ms):
+			after = j
+		}
+	}
+	placed = at >= 0 && after == before+1
+	if !placed {
+		after = len(ms)
+	}
+	// key needs no escaping: it is a member name of Kubernetes'.
+	m := append(append(append(append([]byte{'"'}, key...), '"'), ':'), val...)
+	switch {
+	case len(ms) == 0:
+		out = append(append(append(out, '{'), m...), '}')
+	case after == len(ms):
+		end := ms[after-1].end
+		out = append(append(append(append(out, b[:end]...), ','), m...), b[end:]...)
+	default:
+		start := ms[after].start
+		out = append(append(append(append(out, b[:start]...), m...), ','), b[start:]...)
+	}
+	return out, placed
 }
 
 // memberValue returns where the value of the member key of the compact

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 	"time"
 
@@ -130,6 +131,64 @@ func TestManagedFieldsBound(t *testing.T) {
 			if grew, bound := len(with)-len(without), managedFieldsBound(m.ManagedFields); grew > bound {
 				t.Errorf("unstructured %v, %d entries: the metadata grew by %d; bound %d", unstructured, i+1, grew, bound)
 			}
+		}
+	}
+}
+
+// setMember gives the encoding of the object with the member set, where
+// the encoder writes it: a status replaced, removed (first, middle, last,
+// alone) or inserted where the other object's encoding shows it goes; and
+// where that encoding cannot tell (a member it lacks is next to the
+// place), the object's members in another order, which it says.
+func TestSetMember(t *testing.T) {
+	type status struct {
+		Ready bool `json:"ready"`
+	}
+	type obj struct {
+		A      string  `json:"a,omitempty"`
+		Status *status `json:"status,omitempty"`
+		Z      string  `json:"z,omitempty"`
+	}
+	up, down := &status{true}, &status{false}
+	for _, tt := range []struct {
+		name   string
+		into   obj // its status becomes from's
+		from   obj
+		placed bool
+	}{
+		{"replaced", obj{"a", down, "z"}, obj{"", up, ""}, true},
+		{"removed in the middle", obj{"a", up, "z"}, obj{"a", nil, "z"}, true},
+		{"removed first", obj{"", up, "z"}, obj{}, true},
+		{"removed last", obj{"a", up, ""}, obj{}, true},
+		{"removed alone", obj{"", up, ""}, obj{}, true},
+		{"absent stays absent", obj{"a", nil, "z"}, obj{"a", nil, ""}, true},
+		{"inserted in the middle", obj{"a", nil, "z"}, obj{"a", up, "z"}, true},
+		{"inserted first", obj{"", nil, "z"}, obj{"", up, "z"}, true},
+		{"inserted last", obj{"a", nil, ""}, obj{"a", up, ""}, true},
+		{"inserted alone", obj{}, obj{"", up, ""}, true},
+		{"before a member from lacks", obj{"a", nil, "z"}, obj{"a", up, ""}, false},
+		{"after a member from lacks", obj{"a", nil, "z"}, obj{"", up, "z"}, false},
+		{"among members from lacks", obj{"a", nil, "z"}, obj{"", up, ""}, false},
+	} {
+		into, _ := json.Marshal(tt.into)
+		from, _ := json.Marshal(tt.from)
+		var val []byte
+		if start, end, ok := memberValue(from, "status"); ok {
+			val = from[start:end]
+		}
+		want := tt.into
+		want.Status = tt.from.Status
+		wantJSON, _ := json.Marshal(want)
+		got, placed := setMember(into, "status", val, from)
+		if placed != tt.placed {
+			t.Errorf("%s: setMember(%s, status, %s, %s) placed %v; want %v", tt.name, into, val, from, placed, tt.placed)
+		}
+		if placed && string(got) != string(wantJSON) {
+			t.Errorf("%s: setMember(%s, status, %s, %s) = %s; want %s", tt.name, into, val, from, got, wantJSON)
+		}
+		var dec obj
+		if err := json.Unmarshal(got, &dec); err != nil || !reflect.DeepEqual(dec, want) {
+			t.Errorf("%s: setMember(%s, status, %s, %s) = %s, which decodes as %+v, %v; want %+v", tt.name, into, val, from, got, dec, err, want)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
@@ -119,4 +120,38 @@ func ExampleAdmission_delete() {
 	// DELETE /apis/demo.io/v1/namespaces/ns/gizmos/b 200
 	// DELETE /apis/demo.io/v1/namespaces/ns/gizmos 403 gizmos.demo.io "a" is forbidden: it is protected
 	//   Warning: 299 - "a kept by the deletecollection"
+}
+
+// A resource's own admission check: while the resource is frozen, its
+// objects may change and go, but no new one is created, with a 403, as
+// a custom resource whose definition is being deleted refuses creates.
+func ExampleResource_admit() {
+	var frozen atomic.Bool
+	frozenGizmos := *gizmos
+	frozenGizmos.Admit = func(ctx context.Context, a server.Attributes, obj, old server.Object) error {
+		if a.Operation == server.OperationCreate && frozen.Load() {
+			gr := status.GroupResource{Group: a.Resource.Group, Resource: a.Resource.Plural}
+			return status.NewForbidden(gr, a.Name, errors.New("create not allowed while frozen"))
+		}
+		return nil
+	}
+	s, err := server.New(server.Options{Resources: []*server.Resource{&frozenGizmos}})
+	if err != nil {
+		panic(err)
+	}
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	defer s.Shutdown(context.Background())
+
+	const gz = "/apis/demo.io/v1/namespaces/ns/gizmos"
+	exampleCall(ts.URL, "POST", gz, "application/json", `{"metadata":{"name":"a"},"spec":{"color":"red"}}`)
+	frozen.Store(true)
+	exampleCall(ts.URL, "POST", gz, "application/json", `{"metadata":{"name":"b"}}`)
+	exampleCall(ts.URL, "PATCH", gz+"/a", "application/merge-patch+json", `{"spec":{"color":"blue"}}`)
+	exampleCall(ts.URL, "DELETE", gz+"/a", "", "")
+	// Output:
+	// POST /apis/demo.io/v1/namespaces/ns/gizmos 201
+	// POST /apis/demo.io/v1/namespaces/ns/gizmos 403 gizmos.demo.io "b" is forbidden: create not allowed while frozen
+	// PATCH /apis/demo.io/v1/namespaces/ns/gizmos/a 200
+	// DELETE /apis/demo.io/v1/namespaces/ns/gizmos/a 200
 }

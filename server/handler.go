@@ -352,7 +352,8 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t *target) error
 	}
 	// The result is only encoded: the stored object itself will do, and
 	// shares its encodings with the watchers of the write.
-	out, err := s.createObject(r.Context(), t, o, store.CreateOptions{DryRun: opts.DryRun, ReadOnlyResult: true}, &opts.owner)
+	out, done, err := s.createObject(r.Context(), t, o, store.CreateOptions{DryRun: opts.DryRun, ReadOnlyResult: true}, &opts.owner)
+	defer done()
 	if err != nil {
 		return err
 	}
@@ -369,7 +370,9 @@ func (s *Server) Create(ctx context.Context, res *Resource, obj Object) (Object,
 	}
 	o := obj.DeepCopyObject()
 	*o.Types() = meta.TypeMeta{}
-	return s.createObject(ctx, &target{res: rs, namespace: o.Meta().Namespace}, o, store.CreateOptions{}, nil)
+	out, done, err := s.createObject(ctx, &target{res: rs, namespace: o.Meta().Namespace}, o, store.CreateOptions{}, nil)
+	done()
+	return out, err
 }
 
 func (s *Server) update(w http.ResponseWriter, r *http.Request, t *target) error {
@@ -382,7 +385,8 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t *target) error
 	if err := matchURL(t, o.Meta()); err != nil {
 		return err
 	}
-	out, err := s.updateView(r.Context(), t, v, opts.DryRun, &opts.owner, func(Object) (Object, error) { return o, nil })
+	out, done, err := s.updateView(r.Context(), t, v, opts.DryRun, &opts.owner, func(Object) (Object, error) { return o, nil })
+	defer done()
 	if err != nil {
 		return err
 	}

@@ -1,8 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"slices"
+
+	kjson "sigs.k8s.io/json"
 
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/rv"
@@ -38,6 +41,14 @@ func (s *Server) run(ctx context.Context, w *write, own *owner) (same bool, err 
 		def.Default(w.obj)
 	}
 	if w.enc, err = c.encode(w.obj); err != nil {
+		return false, err
+	}
+	if def.StatusSubresource {
+		if err := w.splitStatus(); err != nil {
+			return false, err
+		}
+	}
+	if err := s.check(ctx, w.attrs, w.obj, w.old); err != nil {
 		return false, err
 	}
 	s.recordWrite(w, own)
@@ -97,6 +108,59 @@ func (s *Server) run(ctx context.Context, w *write, own *owner) (same bool, err 
 	return same, nil
 }
 
+// splitStatus is the status subresource's step of a write
+// (Resource.StatusSubresource): the new object's status is the current
+// object's (none on create), unless the write is to the status
+// subresource, which writes status alone: the rest of the object stays as
+// stored, metadata too but for managedFields, which are the writer's. It
+// works on the members of the encodings, so it needs nothing of the type,
+// and the object is decoded anew only when its status changes hands. The
+// result's encoding is spliced from the two; only when the new object's
+// members do not show where status goes among them is it encoded again.
+func (w *write) splitStatus() error {
+	c := w.t.res.codec
+	statusWrite := w.t.sub == "status"
+	from, into := w.oldJSON, w.enc.b // status from the current object
+	if statusWrite {
+		from, into = w.enc.b, w.oldJSON
+	}
+	var val []byte
+	if start, end, ok := memberValue(from, "status"); ok {
+		val = from[start:end]
+	}
+	if !statusWrite {
+		start, end, ok := memberValue(into, "status")
+		if ok == (val != nil) && bytes.Equal(into[start:end], val) {
+			return nil // the status is the current one's already
+		}
+	}
+	b, placed := setMember(into, "status", val, from)
+	o := c.res.New()
+	// Integers stay int64 in untyped members (a CRD schema's default), as
+	// the request decoder keeps them.
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(b, o); err != nil {
+		return err
+	}
+	*o.Types() = meta.TypeMeta{}
+	bMeta := w.obj.Meta() // the metadata b holds
+	if statusWrite {
+		// The resourceVersion of the status write was its precondition,
+		// checked already.
+		bMeta = w.old.Meta()
+		o.Meta().ManagedFields = w.obj.Meta().ManagedFields
+	} else {
+		*o.Meta() = *w.obj.Meta() // the pipeline's, as w.obj was
+	}
+	w.obj = o
+	if !placed {
+		var err error
+		w.enc, err = c.encode(o)
+		return err
+	}
+	w.enc = c.encodedOf(b, bMeta)
+	return nil
+}
+
 // warnFinalizers warns of the new finalizer names Kubernetes warns of, as
 // it does for custom resources (core resources refuse them instead, in
 // validate).
@@ -123,56 +187,58 @@ func keepSystemFields(m, oldMeta *meta.ObjectMeta) {
 }
 
 // createObject is the create path after decoding (see "Write path"); own
-// records managedFields, nil for none.
-func (s *Server) createObject(ctx context.Context, t *target, o Object, opts store.CreateOptions, own *owner) (Object, error) {
+// records managedFields, nil for none. The caller calls done once it has
+// encoded the result: a dry run's result, which is not stored, keeps the
+// write's encoding until then.
+func (s *Server) createObject(ctx context.Context, t *target, o Object, opts store.CreateOptions, own *owner) (out Object, done func(), err error) {
 	m := o.Meta()
 	if err := ensureNamespace(t, m); err != nil {
-		return nil, err
-	}
-	if t.res.def.StatusSubresource {
-		// Status is the status subresource's to write.
-		var err error
-		if o, err = t.res.codec.withStatusOf(nil, o, false); err != nil {
-			return nil, err
-		}
-	}
-	if f := t.res.def.AdmitCreate; f != nil {
-		if err := f(ctx, o); err != nil {
-			return nil, err
-		}
+		return nil, nop, err
 	}
 	w := &write{t: t, attrs: attributes(ctx, t, OperationCreate, o.Meta().Name, opts.DryRun), obj: o}
 	if _, err := s.run(ctx, w, own); err != nil {
-		return nil, err
+		return nil, nop, err
 	}
 	// The store takes the object as it is; its JSON is the write's with
 	// the metadata the store fills in.
 	c := t.res.codec
 	c.inflight.put(w.obj, pending{enc: w.enc})
-	defer c.inflight.remove(w.obj)
+	done = func() { c.inflight.remove(w.obj) }
 	opts.Handoff = true
-	out, err := t.res.store.Create(ctx, w.obj, opts)
-	if err == nil && !opts.DryRun && out == w.obj {
+	out, err = t.res.store.Create(ctx, w.obj, opts)
+	switch {
+	case err != nil || out != w.obj:
+	case opts.DryRun:
+		return out, done, nil
+	default:
 		_, err = c.st.Encoded(out, c.itemJSON)
 	}
-	return out, err
+	done()
+	return out, nop, err
 }
+
+// nop is the done of a write that holds nothing.
+func nop() {}
 
 // updateObject is a read-modify-write of the object t names: change
 // returns the new state for the current one, which it must not modify; a
 // resourceVersion in the new state must match the current one. The steps
 // of "Write path" run on every attempt. The result is read-only: it is
 // for encoding, and a stored result shares its encodings with watchers.
-func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, own *owner, change func(cur Object) (Object, error)) (Object, error) {
+// done is createObject's.
+func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, own *owner, change func(cur Object) (Object, error)) (out Object, done func(), err error) {
 	opts := store.UpdateOptions{DryRun: dryRun, ReadOnlyResult: true, Handoff: true}
 	c := t.res.codec
 	var handed []Object // what each attempt gave the store
+	keep := -1          // the one of them that stays until done
 	defer func() {
-		for _, o := range handed {
-			c.inflight.remove(o)
+		for i, o := range handed {
+			if i != keep {
+				c.inflight.remove(o)
+			}
 		}
 	}()
-	out, err := t.res.store.GuaranteedUpdate(ctx, t.namespace, t.name, opts, func(cur Object) (Object, error) {
+	out, err = t.res.store.GuaranteedUpdate(ctx, t.namespace, t.name, opts, func(cur Object) (Object, error) {
 		old := s.current(ctx, t, cur)
 		o, err := change(old)
 		if err != nil {
@@ -187,18 +253,6 @@ func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, own *
 		case v != oldMeta.ResourceVersion:
 			return nil, status.NewConflict(t.res.gr, t.name, status.OptimisticLockMessage)
 		}
-		if t.res.def.StatusSubresource {
-			// The status subresource writes status alone; the object
-			// itself keeps the stored status.
-			entries := m.ManagedFields
-			if o, err = c.withStatusOf(old, o, t.sub == "status"); err != nil {
-				return nil, err
-			}
-			m = o.Meta()
-			// A status write keeps the managedFields it computed (an
-			// apply's), as Kubernetes does.
-			m.ManagedFields = entries
-		}
 		validation.PrepareForUpdate(m, oldMeta)
 		w := &write{t: t, attrs: attributes(ctx, t, OperationUpdate, t.name, dryRun), obj: o, old: old}
 		if w.oldJSON, err = c.st.Encoded(old, c.itemJSON); err != nil {
@@ -208,16 +262,23 @@ func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, own *
 		if err != nil {
 			return nil, err
 		}
-		c.inflight.put(o, pending{enc: w.enc, same: same})
-		handed = append(handed, o)
-		return o, nil
+		// The pipeline's object, which its status step may have replaced.
+		c.inflight.put(w.obj, pending{enc: w.enc, same: same})
+		handed = append(handed, w.obj)
+		return w.obj, nil
 	})
-	if err == nil && !dryRun && slices.Contains(handed, out) {
+	i := slices.Index(handed, out)
+	switch {
+	case err != nil || i < 0:
+	case dryRun:
+		keep = i
+		return out, func() { c.inflight.remove(out) }, nil
+	default:
 		// The stored version's JSON, made from the write's while it is
 		// at hand; the response and the watchers share it.
 		_, err = c.st.Encoded(out, c.itemJSON)
 	}
-	return out, err
+	return out, nop, err
 }
 
 // current returns the current object of an update as reads return it:

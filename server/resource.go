@@ -147,12 +147,18 @@ type Resource struct {
 	// computed once.
 	Read func(obj Object) Object
 
-	// AdmitCreate, when set, is asked before every create of the
-	// resource's objects (from POST, an apply that creates, or Create),
-	// ahead of Options.Admission, whether obj may be created; an error,
-	// best a status error, refuses it. A custom resource whose definition
-	// is being deleted refuses creates here.
-	AdmitCreate func(ctx context.Context, obj Object) error
+	// Admit, when set, is the resource's own admission check, asked
+	// about every write of its objects ahead of Options.Admission, with
+	// the same attributes: a create, update, patch, apply or write of the
+	// status or scale subresource after defaulting and the status step
+	// (obj and old as Admission.Mutate gets them), and a deletion (obj
+	// nil, old the object deleted, as Admission.Validate gets them). An
+	// error, best a status error, refuses the write. It must not change
+	// obj: it is the place of checks that refuse in admission's first
+	// phase, before validation, as Kubernetes' NamespaceLifecycle does. A
+	// custom resource whose definition is being deleted refuses creates
+	// here.
+	Admit AdmitFunc
 
 	// Default fills in defaults, as Kubernetes' scheme defaulting does
 	// when it decodes a request: before managedFields are recorded, so

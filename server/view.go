@@ -96,8 +96,9 @@ func (t *target) view() *view {
 // updateView is updateObject through v: change returns the new view for
 // the current one. own records the write's managedFields (nil: change
 // set them, as an apply does); a view's are recorded in the view and
-// mapped onto the object.
-func (s *Server) updateView(ctx context.Context, t *target, v *view, dryRun bool, own *owner, change func(cur Object) (Object, error)) (Object, error) {
+// mapped onto the object. The caller calls done once it has written the
+// answer (see createObject).
+func (s *Server) updateView(ctx context.Context, t *target, v *view, dryRun bool, own *owner, change func(cur Object) (Object, error)) (Object, func(), error) {
 	if v.onto == nil {
 		return s.updateObject(ctx, t, dryRun, own, change)
 	}

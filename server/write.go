@@ -49,7 +49,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 		return err
 	}
 	var warnings []string
-	out, err := s.updateView(r.Context(), t, v, opts.DryRun, &opts.owner, func(cur Object) (Object, error) {
+	out, done, err := s.updateView(r.Context(), t, v, opts.DryRun, &opts.owner, func(cur Object) (Object, error) {
 		doc, err := v.res.codec.objectJSON(cur) // cached for the stored object
 		if err != nil {
 			return nil, err
@@ -58,6 +58,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 		warnings = warns
 		return o, err
 	})
+	defer done()
 	if err != nil {
 		return err
 	}
@@ -136,9 +137,9 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t *target) error
 
 // deleteObject deletes the object name of t (its resource and namespace),
 // or marks it while finalizers hold it, with Resource.Delete if the
-// resource has one. With Options.Admission.Validate, the hook sees the
-// object first, and the deletion is of that version: another write in
-// between makes it look again.
+// resource has one. With Resource.Admit or Options.Admission.Validate,
+// the hooks see the object first, and the deletion is of that version:
+// another write in between makes them look again.
 func (s *Server) deleteObject(ctx context.Context, t *target, name string, opts store.DeleteOptions) (Object, bool, error) {
 	del := func(opts store.DeleteOptions) (Object, bool, error) {
 		if f := t.res.def.Delete; f != nil {
@@ -147,7 +148,7 @@ func (s *Server) deleteObject(ctx context.Context, t *target, name string, opts 
 		opts.ReadOnlyResult = true // only encoded
 		return t.res.store.Delete(ctx, t.namespace, name, opts)
 	}
-	if s.opts.Admission.Validate == nil {
+	if t.res.def.Admit == nil && s.opts.Admission.Validate == nil {
 		return del(opts)
 	}
 	a := attributes(ctx, t, OperationDelete, name, opts.DryRun)
@@ -156,7 +157,11 @@ func (s *Server) deleteObject(ctx context.Context, t *target, name string, opts 
 		if err != nil {
 			return nil, false, err
 		}
-		if err := s.admit(ctx, a, nil, t.res.def.read(cur)); err != nil {
+		old := t.res.def.read(cur)
+		if err := s.check(ctx, a, nil, old); err != nil {
+			return nil, false, err
+		}
+		if err := s.admit(ctx, a, nil, old); err != nil {
 			return nil, false, err
 		}
 		o := opts
@@ -225,7 +230,7 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t *tar
 	list.Read = rv.Read{Semantics: rv.MostRecent, Limit: list.Read.Limit}
 	ctx := r.Context()
 	var items []Object
-	if t.res.def.Delete != nil || s.opts.Admission.Validate != nil {
+	if t.res.def.Delete != nil || t.res.def.Admit != nil || s.opts.Admission.Validate != nil {
 		// One deletion at a time, each admitted, as Kubernetes deletes a
 		// collection.
 		page, err := t.res.store.List(ctx, t.namespace, list)
