@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"reflect"
 	"slices"
 
 	kjson "sigs.k8s.io/json"
@@ -40,10 +41,15 @@ func (s *Server) run(ctx context.Context, w *write, own *owner) (same bool, err 
 	if def.Default != nil {
 		def.Default(w.obj)
 	}
+	// A create of a plain Go type drops its status by zeroing the field,
+	// so that its one encoding holds the zero status as the type encodes
+	// it (a cut from the JSON would leave the encoding without the status
+	// member the stored object has).
+	split := def.StatusSubresource && !(w.old == nil && w.t.sub != "status" && zeroStatus(w.obj))
 	if w.enc, err = c.encode(w.obj); err != nil {
 		return false, err
 	}
-	if def.StatusSubresource {
+	if split {
 		if err := w.splitStatus(); err != nil {
 			return false, err
 		}
@@ -159,6 +165,28 @@ func (w *write) splitStatus() error {
 	}
 	w.enc = c.encodedOf(b, bMeta)
 	return nil
+}
+
+// zeroStatus zeroes the status member of o, an object of a plain struct
+// type (see jsonMembersOf), and reports whether it did; it leaves other
+// objects (unstructured ones, types that encode themselves) to
+// splitStatus.
+func zeroStatus(o Object) bool {
+	v := reflect.ValueOf(o)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return false
+	}
+	members, ok := jsonMembersOf(v.Type().Elem())
+	if !ok {
+		return false
+	}
+	for _, m := range members {
+		if m.name == "status" {
+			v.Elem().Field(m.index).SetZero()
+			return true
+		}
+	}
+	return false
 }
 
 // warnFinalizers warns of the new finalizer names Kubernetes warns of, as
