@@ -124,7 +124,8 @@ func scaleResource(res *Resource) *Resource {
 	return &Resource{
 		Group: "autoscaling", Version: "v1", Kind: "Scale", ListKind: "ScaleList",
 		Plural: res.Plural, Namespaced: res.Namespaced,
-		New: func() Object { return &Scale{} },
+		New:         func() Object { return &Scale{} },
+		DecodeProto: decodeScaleProto,
 		// Scale has no patch strategies: a strategic merge patch (where
 		// the object takes one) merges as a merge patch does.
 		PatchSchema: &patch.Schema{},

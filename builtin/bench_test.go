@@ -1,0 +1,61 @@
+package builtin
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/apisem/apisem/meta"
+
+	"github.com/apisem/apisem/server"
+)
+
+// BenchmarkResources builds the resources of every built-in kind and a
+// server of them, as a test that starts a fresh server per case does.
+func BenchmarkResources(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := Resources(Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := server.New(server.Options{Resources: res}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCreateDeployment measures a write of a built-in kind through
+// the server's pipeline: decoding aside, its defaulting, strategy,
+// validation and encodings.
+func BenchmarkCreateDeployment(b *testing.B) {
+	res, err := Resources(Options{Groups: []string{"apps"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := server.New(server.Options{Resources: res})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Shutdown(context.Background())
+	var deploys *server.Resource
+	for _, r := range res {
+		if r.Kind == "Deployment" {
+			deploys = r
+		}
+	}
+	d := newDeployment("web")
+	d.ObjectMeta = metav1.ObjectMeta{}
+	ctx := context.Background()
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		o := &Object{ObjectMeta: meta.ObjectMeta{Name: fmt.Sprint("web-", i), Namespace: "default"}, Value: d.DeepCopy()}
+		i++
+		if _, err := s.Create(ctx, deploys, o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

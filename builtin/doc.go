@@ -1,0 +1,124 @@
+// Package builtin serves the built-in kinds of Kubernetes v1.37
+// (Deployments, Pods, Services, Leases, RBAC, ...) on an apisem server,
+// with kube-apiserver's own defaulting, validation, printing and
+// schemas: it calls Kubernetes' code (k8s.io/kubernetes v1.37.1 and the
+// k8s.io/api types) as a library rather than rewriting it. It is a
+// nested module so that servers that do not serve these kinds do not
+// compile Kubernetes.
+//
+// # Usage
+//
+//	res, err := builtin.Resources(builtin.Options{})   // every group
+//	if err != nil { ... }
+//	s, err := server.New(server.Options{Resources: res})
+//
+// Options.Groups chooses the API groups served ("" is the core group,
+// "apps", "batch", "coordination.k8s.io", ...; Groups lists them); the
+// zero Options serves them all.
+//
+// Namespaces are not among the resources: package namespace serves them
+// with their lifecycle (the system namespaces, Terminating, the
+// controller that empties a deleted namespace) and the NamespaceLifecycle
+// admission that refuses content in a missing or terminating namespace.
+// A server that wants a cluster's behaviour serves both:
+//
+//	l := namespace.New(namespace.Options{})
+//	opts := server.Options{Resources: append(res, l.Resource())}
+//	opts.Admission = l.Admission(opts.Admission)
+//	s, err := server.New(opts)
+//	l.Bind(s)  // then l.CreateSystemNamespaces(ctx) and go l.Run(ctx)
+//
+// Without it, namespaced objects may be written in any namespace, named
+// or not, as in a server without that admission plugin.
+//
+// # How a kind is served
+//
+// Each kind is one row of a table (group, version, kind, plural, short
+// names, categories, scope, kube-apiserver's registry strategies, the
+// scale subresource's path): adding a kind is one line. Its objects are
+// *Object values: the k8s.io/api object (a *appsv1.Deployment) with its
+// metadata kept in apisem's meta.ObjectMeta, which the store and the
+// server's metadata rules use. So an object is decoded with its Go
+// type's own rules (a field of the wrong type is the cluster's 400 "...
+// cannot be handled as a Deployment: json: cannot unmarshal ...",
+// unknown fields are reported by field validation and dropped), and
+// written in JSON and protobuf exactly as kube-apiserver writes it,
+// members in the Go type's order.
+//
+// The server's hooks of each resource call Kubernetes' code in the
+// order kube-apiserver's request handling does:
+//
+//   - Default: the scheme's defaulting (SetObjectDefaults_Deployment and
+//     the like, registered in legacyscheme by the groups' install
+//     packages), as the decoding of a request body applies it;
+//   - Prepare: the kind's registry strategy (pkg/registry/<group>/<kind>)
+//     PrepareForCreate or PrepareForUpdate, in the internal form the
+//     strategies take: status reset on create, generation, a Pod's
+//     Pending phase and QoS class, a Job's selector, dropped disabled
+//     fields; for a Service first the cluster IP and node ports the
+//     Service registry allocates, and on update the allocated values
+//     the update leaves out;
+//   - Validate: rest.ValidateCreate or rest.ValidateUpdate with that
+//     strategy (ValidateDeployment, ValidatePodCreate, ... and
+//     declarative validation), each field.Error mapped to a
+//     status.FieldError with the same cause type, field and message.
+//     The errors of Kubernetes' generic metadata validation are left
+//     out, since the server gives them first with the same text;
+//   - Warnings: the strategy's WarningsOnCreate and WarningsOnUpdate;
+//   - Columns: the cells of kube-apiserver's server-side printers
+//     (pkg/printers/internalversion), so kubectl get prints a cluster's
+//     columns and values (NAME READY STATUS RESTARTS AGE for pods);
+//   - Schema, Definitions and PatchSchema: Kubernetes' generated OpenAPI
+//     definitions (pkg/generated/openapi), published in /openapi/v2 and
+//     /openapi/v3 (kubectl explain), typing server-side apply, and giving
+//     strategic merge patch its merge keys.
+//
+// The status subresource uses the kind's status strategy, the scale
+// subresource (Deployments, ReplicaSets, StatefulSets,
+// ReplicationControllers) reads and sets spec.replicas. The server's
+// hooks do not say which subresource a write came through: an update
+// that changes the status is taken as a status write (the server keeps
+// the stored status on every other write), one that does not as a write
+// of the object.
+//
+// The differential test writes valid and invalid objects of 31 kinds to
+// the server over HTTP and gives the same input to Kubernetes' own
+// rest.BeforeCreate and rest.BeforeUpdate: the stored objects, status
+// codes, messages and causes are the same.
+//
+// # Differences from a cluster
+//
+//   - Each resource has its own store: an Event written through
+//     events.k8s.io/v1 is not listed in core/v1 (kube-apiserver keeps
+//     both in one), and autoscaling/v1 HorizontalPodAutoscalers are not
+//     served (v2 is).
+//   - The 422 of an invalid events.k8s.io Event names that group;
+//     kube-apiserver names the group of the internal type (core).
+//   - The store sets an object's uid when it stores it, after the
+//     strategy ran; a Job's generated selector (controller-uid) names a
+//     uid of its own, not the Job's metadata.uid.
+//   - Services get cluster IPs from 10.96.0.0/12 and node ports from
+//     30000-32767 in order, never released; collisions with the values a
+//     client names are not checked.
+//   - The OpenAPI documents leave out the patch strategy of fields that
+//     refer to a definition (DeploymentSpec.strategy's retainKeys): the
+//     server writes only a description and a default beside a
+//     reference. Strategic merge patch ignores retainKeys markers (package
+//     patch), as before.
+//   - A Pod is deleted at once, even one bound to a node, which
+//     kube-apiserver would mark for its kubelet to stop first (graceful
+//     deletion): here no kubelet would ever finish it.
+//   - Subresources other than status and scale (pods/log, exec,
+//     binding, eviction, ...) answer 404; there is no controller, no
+//     scheduler and no kubelet: a Pod stays Pending, a Deployment makes
+//     no ReplicaSet.
+//
+// # Cost
+//
+// Building the resources converts Kubernetes' OpenAPI definitions and
+// takes a few milliseconds (BenchmarkResources); each write converts the
+// object to the internal form a few times. Compiling the module compiles
+// a part of k8s.io/kubernetes: its API types, validation, registry
+// strategies and printers, not its storage, controllers or control
+// plane.
+package builtin

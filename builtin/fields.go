@@ -1,0 +1,67 @@
+package builtin
+
+import (
+	"slices"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/fields"
+
+	"github.com/apisem/apisem/server"
+)
+
+// fields returns the kind's field-selector fields beyond metadata.name
+// and metadata.namespace (which the server serves itself), as its
+// registry's GetAttrs gives them (spec.nodeName and status.phase of
+// Pods, type of Secrets, involvedObject.* of Events, ...); nil without
+// any.
+func (k *kind) fields() map[string]func(server.Object) string {
+	if k.Attrs == nil {
+		return nil
+	}
+	empty, err := scheme.New(k.internalGVK())
+	if err != nil {
+		return nil
+	}
+	_, set, err := k.Attrs(empty)
+	if err != nil {
+		return nil
+	}
+	fc := &fieldCache{k: k}
+	out := map[string]func(server.Object) string{}
+	for name := range set {
+		if slices.Contains([]string{"metadata.name", "metadata.namespace"}, name) {
+			continue
+		}
+		out[name] = func(o server.Object) string { return fc.fields(o.(*Object))[name] }
+	}
+	return out
+}
+
+// fieldCache remembers the fields of the last object asked about, since
+// the server asks for them one at a time and GetAttrs gives all of them
+// from the internal form.
+type fieldCache struct {
+	k *kind
+
+	mu  sync.Mutex
+	obj *Object // the object of set; stored objects never change
+	set fields.Set
+}
+
+func (fc *fieldCache) fields(o *Object) fields.Set {
+	fc.mu.Lock()
+	if fc.obj == o {
+		s := fc.set
+		fc.mu.Unlock()
+		return s
+	}
+	fc.mu.Unlock()
+	var set fields.Set
+	if in, err := fc.k.internal(o); err == nil {
+		_, set, _ = fc.k.Attrs(in)
+	}
+	fc.mu.Lock()
+	fc.obj, fc.set = o, set
+	fc.mu.Unlock()
+	return set
+}

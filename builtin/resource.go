@@ -1,0 +1,232 @@
+package builtin
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/kubernetes/pkg/printers"
+
+	"github.com/apisem/apisem/server"
+	"github.com/apisem/apisem/status"
+)
+
+// Options choose the built-in resources a server serves. The zero value
+// serves all of them.
+type Options struct {
+	// Groups are the API groups served ("" is the core group, "apps",
+	// "batch", ...); nil means every group of Groups.
+	Groups []string
+}
+
+// Groups lists the groups Resources can serve, in the order of
+// kubectl api-resources.
+func Groups() []string {
+	var gs []string
+	for _, k := range all {
+		if !slices.Contains(gs, k.Group) {
+			gs = append(gs, k.Group)
+		}
+	}
+	return gs
+}
+
+// Resources returns the server resources of the built-in kinds of the
+// groups opts chooses, for server.Options.Resources. Each call returns
+// new resources; a group it does not know is an error.
+func Resources(opts Options) ([]*server.Resource, error) {
+	known := Groups()
+	for _, g := range opts.Groups {
+		if !slices.Contains(known, g) {
+			return nil, fmt.Errorf("builtin: no built-in group %q (the groups are %q)", g, known)
+		}
+	}
+	defs, p, alloc := openAPIDefinitions(), newPrinter(), newAllocator()
+	var out []*server.Resource
+	for _, k := range all {
+		if opts.Groups != nil && !slices.Contains(opts.Groups, k.Group) {
+			continue
+		}
+		r, err := k.resource(defs, p, alloc)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// strategy is a registry strategy of kube-apiserver for creates and
+// updates (k8s.io/apiserver/pkg/registry/rest), statusStrategy one for the
+// updates of the status subresource.
+type (
+	strategy       = rest.RESTCreateUpdateStrategy
+	statusStrategy = rest.RESTUpdateStrategy
+)
+
+// resource returns the server resource of k.
+func (k *kind) resource(defs *definitions, p *printers.HumanReadableGenerator, alloc *allocator) (*server.Resource, error) {
+	main, ok := k.Strategy.(strategy)
+	if !ok {
+		return nil, fmt.Errorf("builtin: the strategy of %s is a %T, not a create and update strategy", k.Kind, k.Strategy)
+	}
+	var st statusStrategy
+	if k.Status != nil {
+		if st, ok = k.Status.(statusStrategy); !ok {
+			return nil, fmt.Errorf("builtin: the status strategy of %s is a %T, not an update strategy", k.Kind, k.Status)
+		}
+	}
+	r := &server.Resource{
+		Group: k.Group, Version: k.Version, Kind: k.Kind, ListKind: k.Kind + "List",
+		Plural: k.Plural, Singular: strings.ToLower(k.Kind),
+		ShortNames: k.ShortNames, Categories: k.Categories,
+		Namespaced:        k.Namespaced,
+		Names:             k.Names.ours(),
+		StatusSubresource: st != nil,
+		// An update without resourceVersion is refused where the
+		// strategy does not allow unconditional updates.
+		RequireResourceVersion: !main.AllowUnconditionalUpdate(context.Background()),
+		New:                    func() server.Object { return &Object{Value: k.newValue()} },
+		DecodeProto:            k.decodeProto,
+		Default:                k.defaults,
+	}
+	h := &hooks{k: k, main: main, status: st}
+	if k.Group == "" && k.Kind == "Service" {
+		h.allocate = alloc.service
+	}
+	r.Prepare, r.Validate, r.Warnings = h.prepare, h.validate, h.warnings
+	if k.ScalePath != "" {
+		r.Scale = k.scale()
+	}
+	if err := defs.describe(k, r); err != nil {
+		return nil, err
+	}
+	r.Columns = k.columns(p)
+	r.Fields = k.fields()
+	return r, nil
+}
+
+// defaults applies Kubernetes' defaults for the kind, as its decoding of
+// a request body does (the generated SetObjectDefaults_ functions).
+func (k *kind) defaults(o server.Object) {
+	obj := o.(*Object)
+	v, err := versioned(obj)
+	if err != nil {
+		return // metadata that does not convert fails validation
+	}
+	scheme.Default(v)
+	_ = setVersioned(obj, v)
+}
+
+// hooks call a kind's registry strategies. A hook that cannot convert
+// an object (which every object the server decoded can) leaves it as it
+// is and reports an internal error from validation.
+type hooks struct {
+	k      *kind
+	main   strategy
+	status statusStrategy // nil without a status subresource
+	// allocate, when set, gives an object what kube-apiserver's
+	// registry allocates before the strategy runs (old is nil on create).
+	allocate func(obj, old runtime.Object)
+}
+
+// forUpdate returns the strategy of an update from old to obj: the
+// status strategy when it changes the status, which only a write to the
+// status subresource can (the server keeps the stored status on other
+// writes).
+func (h *hooks) forUpdate(obj, old runtime.Object) (s statusStrategy, subresource string) {
+	if h.status != nil && !apiequality.Semantic.DeepEqual(statusOf(obj), statusOf(old)) {
+		return h.status, "status"
+	}
+	return h.main, ""
+}
+
+// statusOf returns the Status field of a Kubernetes object, or nil.
+func statusOf(o runtime.Object) any {
+	v := reflect.ValueOf(o).Elem().FieldByName("Status")
+	if !v.IsValid() {
+		return nil
+	}
+	return v.Interface()
+}
+
+func (h *hooks) prepare(o, old server.Object) {
+	obj := o.(*Object)
+	in, err := h.k.internal(obj)
+	if err != nil {
+		return
+	}
+	if old == nil {
+		withUID(in)
+		if h.allocate != nil {
+			h.allocate(in, nil)
+		}
+		h.main.PrepareForCreate(h.k.context(obj, "create", ""), in)
+		h.main.Canonicalize(in)
+	} else {
+		oldIn, err := h.k.internal(old.(*Object))
+		if err != nil {
+			return
+		}
+		s, sub := h.forUpdate(in, oldIn)
+		if h.allocate != nil && sub == "" {
+			h.allocate(in, oldIn)
+		}
+		s.PrepareForUpdate(h.k.context(obj, "update", sub), in, oldIn)
+		s.Canonicalize(in)
+	}
+	_ = h.k.setInternal(obj, in)
+}
+
+func (h *hooks) validate(o, old server.Object) []status.FieldError {
+	obj := o.(*Object)
+	in, err := h.k.internal(obj)
+	if err != nil {
+		return []status.FieldError{{Type: status.CauseTypeInternal, Field: "", Detail: err.Error()}}
+	}
+	if old == nil {
+		withUID(in)
+		return h.k.fieldErrors(rest.ValidateCreate(h.k.context(obj, "create", ""), in, h.main), in, nil)
+	}
+	oldIn, err := h.k.internal(old.(*Object))
+	if err != nil {
+		return []status.FieldError{{Type: status.CauseTypeInternal, Field: "", Detail: err.Error()}}
+	}
+	s, sub := h.forUpdate(in, oldIn)
+	return h.k.fieldErrors(rest.ValidateUpdate(h.k.context(obj, "update", sub), in, oldIn, s), in, oldIn)
+}
+
+func (h *hooks) warnings(o, old server.Object) []string {
+	obj := o.(*Object)
+	in, err := h.k.internal(obj)
+	if err != nil {
+		return nil
+	}
+	if old == nil {
+		withUID(in)
+		return h.main.WarningsOnCreate(h.k.context(obj, "create", ""), in)
+	}
+	oldIn, err := h.k.internal(old.(*Object))
+	if err != nil {
+		return nil
+	}
+	s, sub := h.forUpdate(in, oldIn)
+	return s.WarningsOnUpdate(h.k.context(obj, "update", sub), in, oldIn)
+}
+
+// withUID gives in, an object being created, a uid: kube-apiserver sets
+// it before the strategy runs, which may read it (a Job's generated
+// selector names it), while our store sets it when it stores the object.
+// So a generated Job selector names a uid of its own, not the Job's.
+func withUID(in runtime.Object) {
+	if m, err := apimeta.Accessor(in); err == nil && m.GetUID() == "" {
+		m.SetUID(uuid.NewUUID())
+	}
+}
