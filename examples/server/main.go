@@ -58,6 +58,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/apisem/apisem/auth/kubedelegate"
+	"github.com/apisem/apisem/builtin"
 	"github.com/apisem/apisem/crd/cel"
 	"github.com/apisem/apisem/etcdstore"
 	"github.com/apisem/apisem/etcdstore/embedded"
@@ -138,6 +139,14 @@ func run(log *slog.Logger, f *flags) error {
 	f.app.CRD.Rules = cel.Compiler{}
 	// -tracing-config-file, with OpenTelemetry's SDK.
 	f.app.Tracing.Provider = apiotel.FromConfigFile
+	// Kubernetes' built-in kinds, in place of the demo's ConfigMaps,
+	// Secrets and Events (package app serves Namespaces with their
+	// lifecycle, and runs the garbage collector).
+	res, err := builtin.Resources(builtin.Options{})
+	if err != nil {
+		return err
+	}
+	f.app.Server.Resources = append(res, f.app.Server.Resources...)
 
 	var d app.Delegate
 	if f.delegating() {
