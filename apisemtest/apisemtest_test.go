@@ -242,3 +242,14 @@ func TestFailWrites(t *testing.T) {
 		t.Errorf("create after: %v", err)
 	}
 }
+
+// Start of a fresh environment without the built-in kinds, as
+// BenchmarkStart's share of making them.
+func BenchmarkStartWithoutBuiltin(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		sub := &cleanupTB{TB: b}
+		apisemtest.Start(sub, apisemtest.Options{Resources: []*server.Resource{}})
+		sub.cleanup()
+	}
+}

@@ -16,10 +16,13 @@
 //
 // # Built-in kinds
 //
-// Kubernetes' built-in kinds (Deployments, Services, ...) are served by
-// the resources given in Options.Resources; module
-// github.com/apisem/apisem/builtin provides them. Without them the
-// server serves namespaces and custom resources only.
+// Kubernetes' built-in kinds (Deployments, Services, Leases, RBAC, ...)
+// are served by default, with Kubernetes' own defaulting, validation,
+// printers and OpenAPI (module github.com/apisem/apisem/builtin);
+// Options.Groups picks the groups, Options.Resources replaces them with
+// a test's own resources. A module that imports apisemtest compiles
+// k8s.io/kubernetes, and needs the replace directives of builtin's
+// go.mod, which pin every k8s.io/* module to the version it tracks.
 //
 // # What envtest does not give
 //
