@@ -28,8 +28,9 @@
 //
 // Each Start is a fresh server in memory, in milliseconds, so each test
 // (or subtest) may have its own. Environment.Server reaches what a client
-// cannot: Compact makes a watch or list that resumes from an older
-// resourceVersion get 410 Gone (a reflector's relist), and
+// cannot: ExpireWatches ends the open watches with 410 Gone, Compact
+// makes a watch or list that resumes from an older resourceVersion get
+// 410 Gone too (together: a reflector's relist), and
 // Environment.FailWrites makes chosen writes fail with the error of the
 // test's choice (a controller's retry), without touching the network.
 package apisemtest
