@@ -1,5 +1,8 @@
-// Command server is the example API server with everything on: the
-// resources, flags and demo data of examples/apiserver (package app),
+// Command server is the example API server with everything on: every
+// built-in kind of Kubernetes (module builtin, in place of the demo's
+// ConfigMaps, Secrets and Events) with Namespaces and the garbage
+// collector, the resources, flags and demo data of examples/apiserver
+// (package app),
 // CustomResourceDefinitions with their x-kubernetes-validations (CEL)
 // rules evaluated by Kubernetes' own code (crd/cel), objects in memory,
 // in an etcd of yours or in an etcd embedded in the process, and
