@@ -12,6 +12,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/client-go/rest"
 
+	"github.com/apisem/apisem/builtin"
 	"github.com/apisem/apisem/crd"
 	"github.com/apisem/apisem/crd/cel"
 	"github.com/apisem/apisem/gc"
@@ -20,8 +21,8 @@ import (
 	"github.com/apisem/apisem/server/servertest"
 )
 
-// Options configure Start. The zero value is a server with namespaces,
-// garbage collection and CustomResourceDefinitions, and nothing else.
+// Options configure Start. The zero value is a server with every built-in
+// kind, namespaces, garbage collection and CustomResourceDefinitions.
 type Options struct {
 	// CRDDirectoryPaths are directories of CustomResourceDefinition
 	// manifests (the .yaml, .yml and .json files in each, not in its
@@ -35,9 +36,14 @@ type Options struct {
 	// CRDs are definitions to install besides those of the paths.
 	CRDs []*apiextensionsv1.CustomResourceDefinition
 
-	// Resources are served besides namespaces and definitions: the
-	// built-in kinds (module github.com/apisem/apisem/builtin), or a
-	// test's own resources.
+	// Groups are the built-in API groups served when Resources is nil
+	// ("" is the core group, "apps", "batch", "coordination.k8s.io",
+	// ...; builtin.Groups lists them); nil serves every one.
+	Groups []string
+	// Resources are served besides namespaces and definitions; nil
+	// serves Kubernetes' built-in kinds of Groups (module
+	// github.com/apisem/apisem/builtin). A test's own resources, or
+	// none (an empty slice), replace them.
 	Resources []*server.Resource
 
 	// Server are the options of the server, for what a test changes:
@@ -89,13 +95,21 @@ func Start(tb testing.TB, opts Options) *Environment {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	res := opts.Resources
+	if res == nil {
+		// Made per server: a Service's cluster IPs are allocated per
+		// server, starting afresh.
+		if res, err = builtin.Resources(builtin.Options{Groups: opts.Groups}); err != nil {
+			tb.Fatal(err)
+		}
+	}
 	ns := namespace.New(namespace.Options{})
 	crds := crd.Options{Rules: cel.Compiler{}}
 	defsRes := crds.Resource()
 	so := opts.Server
 	// Built-in groups come before custom ones in discovery, as in a
 	// cluster; definitions last.
-	so.Resources = append(append(append(append([]*server.Resource(nil), so.Resources...), ns.Resource()), opts.Resources...), defsRes)
+	so.Resources = append(append(append(append([]*server.Resource(nil), so.Resources...), ns.Resource()), res...), defsRes)
 	env := &Environment{}
 	validate := so.Admission.Validate
 	so.Admission.Validate = func(ctx context.Context, a server.Attributes, obj, old server.Object) error {

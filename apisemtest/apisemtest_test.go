@@ -242,3 +242,33 @@ func TestFailWrites(t *testing.T) {
 		t.Errorf("create after: %v", err)
 	}
 }
+
+// Start of a fresh environment without the built-in kinds, as
+// BenchmarkStart's share of making them.
+func BenchmarkStartWithoutBuiltin(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		sub := &cleanupTB{TB: b}
+		apisemtest.Start(sub, apisemtest.Options{Resources: []*server.Resource{}})
+		sub.cleanup()
+	}
+}
+
+// Server.ExpireWatches ends an open watch with 410 Gone, as a client sees
+// it: client-go's watch gets an ERROR event with an Expired Status.
+func TestExpireWatches(t *testing.T) {
+	env := apisemtest.Start(t, apisemtest.Options{})
+	w, err := kubernetes.NewForConfigOrDie(env.Config).CoreV1().ConfigMaps("default").Watch(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	env.Server.ExpireWatches()
+	ev, ok := <-w.ResultChan()
+	if !ok || ev.Type != "ERROR" || !apierrors.IsResourceExpired(apierrors.FromObject(ev.Object)) {
+		t.Fatalf("event %v %+v; want an ERROR with 410 Expired", ev.Type, ev.Object)
+	}
+	if _, ok := <-w.ResultChan(); ok {
+		t.Error("the watch goes on after its ERROR")
+	}
+}

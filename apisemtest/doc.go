@@ -16,17 +16,21 @@
 //
 // # Built-in kinds
 //
-// Kubernetes' built-in kinds (Deployments, Services, ...) are served by
-// the resources given in Options.Resources; module
-// github.com/apisem/apisem/builtin provides them. Without them the
-// server serves namespaces and custom resources only.
+// Kubernetes' built-in kinds (Deployments, Services, Leases, RBAC, ...)
+// are served by default, with Kubernetes' own defaulting, validation,
+// printers and OpenAPI (module github.com/apisem/apisem/builtin);
+// Options.Groups picks the groups, Options.Resources replaces them with
+// a test's own resources. A module that imports apisemtest compiles
+// k8s.io/kubernetes, and needs the replace directives of builtin's
+// go.mod, which pin every k8s.io/* module to the version it tracks.
 //
 // # What envtest does not give
 //
 // Each Start is a fresh server in memory, in milliseconds, so each test
 // (or subtest) may have its own. Environment.Server reaches what a client
-// cannot: Compact makes a watch or list that resumes from an older
-// resourceVersion get 410 Gone (a reflector's relist), and
+// cannot: ExpireWatches ends the open watches with 410 Gone, Compact
+// makes a watch or list that resumes from an older resourceVersion get
+// 410 Gone too (together: a reflector's relist), and
 // Environment.FailWrites makes chosen writes fail with the error of the
 // test's choice (a controller's retry), without touching the network.
 package apisemtest

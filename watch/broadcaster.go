@@ -257,6 +257,21 @@ func (b *Broadcaster[T]) finishEnd() {
 	}
 }
 
+// Expire ends every open watch of b with 410 Gone ("too old resource
+// version"), as a watch ends whose resourceVersion the server's history no
+// longer holds; the events queued for a watcher before are dropped. Tests
+// use it to make clients relist (a reflector does) without waiting for a
+// compaction to overtake a watch. Watches started after Expire are not
+// affected.
+func (b *Broadcaster[T]) Expire() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for w := range b.watchers {
+		w.expire.Store(true)
+		w.signal()
+	}
+}
+
 // Stats returns a snapshot of b's counters.
 func (b *Broadcaster[T]) Stats() Stats {
 	b.mu.Lock()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apisem/apisem/rv"
@@ -32,6 +33,9 @@ type Watcher[T any] struct {
 	// events to an empty buffer or parks the watcher, Stop and the bookmark
 	// timer send one too.
 	wake chan struct{}
+
+	// expire is set by Broadcaster.Expire: the stream ends with 410 Gone.
+	expire atomic.Bool
 
 	// Guarded by b.mu.
 	stopped bool
@@ -161,6 +165,10 @@ func (w *Watcher[T]) step(block bool) (*Message[T], bool) {
 			w.release()
 			return nil, false
 		default:
+		}
+		if w.expire.Load() && w.errMsg == nil {
+			w.expire.Store(false)
+			w.fail(&rv.CompactedError{Requested: w.pos, Compacted: w.b.src.Revision()})
 		}
 		if m := w.errMsg; m != nil {
 			w.errMsg = nil

@@ -1,5 +1,8 @@
-// Command server is the example API server with everything on: the
-// resources, flags and demo data of examples/apiserver (package app),
+// Command server is the example API server with everything on: every
+// built-in kind of Kubernetes (module builtin, in place of the demo's
+// ConfigMaps, Secrets and Events) with Namespaces and the garbage
+// collector, the resources, flags and demo data of examples/apiserver
+// (package app),
 // CustomResourceDefinitions with their x-kubernetes-validations (CEL)
 // rules evaluated by Kubernetes' own code (crd/cel), objects in memory,
 // in an etcd of yours or in an etcd embedded in the process, and
@@ -58,6 +61,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/apisem/apisem/auth/kubedelegate"
+	"github.com/apisem/apisem/builtin"
 	"github.com/apisem/apisem/crd/cel"
 	"github.com/apisem/apisem/etcdstore"
 	"github.com/apisem/apisem/etcdstore/embedded"
@@ -138,6 +142,14 @@ func run(log *slog.Logger, f *flags) error {
 	f.app.CRD.Rules = cel.Compiler{}
 	// -tracing-config-file, with OpenTelemetry's SDK.
 	f.app.Tracing.Provider = apiotel.FromConfigFile
+	// Kubernetes' built-in kinds, in place of the demo's ConfigMaps,
+	// Secrets and Events (package app serves Namespaces with their
+	// lifecycle, and runs the garbage collector).
+	res, err := builtin.Resources(builtin.Options{})
+	if err != nil {
+		return err
+	}
+	f.app.Server.Resources = append(res, f.app.Server.Resources...)
 
 	var d app.Delegate
 	if f.delegating() {

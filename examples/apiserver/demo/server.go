@@ -16,9 +16,11 @@ import (
 // otherwise.
 const DefaultAddr = server.DefaultAddr
 
-// Options are the library server's. New sets Resources itself (the demo
-// serves the types of package api) and puts package namespace's
-// NamespaceLifecycle admission ahead of Options.Admission.
+// Options are the library server's. New serves the types of package api
+// with Options.Resources, which replace those of the same group and
+// plural (a build serving Kubernetes' own ConfigMaps, say: module
+// builtin), and puts package namespace's NamespaceLifecycle admission
+// ahead of Options.Admission.
 type Options = server.Options
 
 // Server is the demo API server: the library's server.Server serving the
@@ -55,21 +57,20 @@ func NewWith(opts Options, crds crd.Options) (*Server, error) {
 	d := &Server{byKind: map[string]*server.Resource{}}
 	ns := namespace.New(namespace.Options{})
 	d.ns = ns
-	d.resources = api.Resources()
+	var builtin int // how many resources come before the demo's custom group
+	d.resources, builtin = withReplacements(api.Resources(), opts.Resources)
 	for i, r := range d.resources {
-		if r.Kind == "Namespace" {
+		if r.Kind == "Namespace" && r.Group == "" {
 			d.resources[i] = ns.Resource() // with the two-phase deletion
 		}
-		d.byKind[d.resources[i].Kind] = d.resources[i]
+		if d.byKind[d.resources[i].Kind] == nil { // core/v1's Event, not events.k8s.io's
+			d.byKind[d.resources[i].Kind] = d.resources[i]
+		}
 	}
 	defs := crds.Resource()
 	// Built-in groups come before the custom ones in discovery, as in
-	// Kubernetes: the definitions go after the core resources.
-	core := slices.IndexFunc(d.resources, func(r *server.Resource) bool { return r.Group != "" })
-	if core < 0 {
-		core = len(d.resources)
-	}
-	opts.Resources = slices.Insert(slices.Clone(d.resources), core, defs)
+	// Kubernetes: the definitions go after the built-in resources.
+	opts.Resources = slices.Insert(slices.Clone(d.resources), builtin, defs)
 	opts.Admission = ns.Admission(opts.Admission)
 	s, err := server.New(opts)
 	if err != nil {
@@ -122,6 +123,10 @@ func (d *Server) Create(ctx context.Context, obj server.Object) (server.Object, 
 	res := d.byKind[api.Kind(obj)]
 	if res == nil {
 		return nil, status.NewBadRequest("the server serves no resource of this type")
+	}
+	obj, err := asServed(res, obj)
+	if err != nil {
+		return nil, err
 	}
 	return d.Server.Create(ctx, res, obj)
 }
