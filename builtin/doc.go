@@ -73,13 +73,11 @@
 //     /openapi/v3 (kubectl explain), typing server-side apply, and giving
 //     strategic merge patch its merge keys.
 //
-// The status subresource uses the kind's status strategy, the scale
-// subresource (Deployments, ReplicaSets, StatefulSets,
-// ReplicationControllers) reads and sets spec.replicas. The server's
-// hooks do not say which subresource a write came through: an update
-// that changes the status is taken as a status write (the server keeps
-// the stored status on every other write), one that does not as a write
-// of the object.
+// A write of the status subresource uses the kind's status strategy,
+// also when it changes nothing (an Object is a server.WriteObserver: the
+// server tells it the write's subresource); the scale subresource
+// (Deployments, ReplicaSets, StatefulSets, ReplicationControllers) reads
+// and sets spec.replicas through the main strategy.
 //
 // The differential test writes valid and invalid objects of 34 kinds to
 // the server over HTTP and gives the same input to Kubernetes' own

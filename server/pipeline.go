@@ -34,6 +34,7 @@ type write struct {
 func (s *Server) run(ctx context.Context, w *write, own *owner) (same bool, err error) {
 	rs := w.t.res
 	def, c := rs.def, rs.codec
+	observeWrite(w)
 	if def.Default != nil {
 		def.Default(w.obj)
 	}
