@@ -98,11 +98,10 @@
 //   - Services get cluster IPs from 10.96.0.0/12 and node ports from
 //     30000-32767 in order, never released; collisions with the values a
 //     client names are not checked.
-//   - The OpenAPI documents leave out the patch strategy of fields that
-//     refer to a definition (DeploymentSpec.strategy's retainKeys): the
-//     server writes only a description and a default beside a
-//     reference. Strategic merge patch ignores retainKeys markers (package
-//     patch), as before.
+//   - The server's strategic merge patch ignores retainKeys markers
+//     (package patch); the OpenAPI documents publish them
+//     (DeploymentSpec.strategy), so kubectl's client-side merge keeps
+//     them.
 //   - A Pod is deleted at once, even one bound to a node, which
 //     kube-apiserver would mark for its kubelet to stop first (graceful
 //     deletion): here no kubelet would ever finish it.
