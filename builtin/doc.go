@@ -92,9 +92,6 @@
 //     served (v2 is).
 //   - The 422 of an invalid events.k8s.io Event names that group;
 //     kube-apiserver names the group of the internal type (core).
-//   - The store sets an object's uid when it stores it, after the
-//     strategy ran; a Job's generated selector (controller-uid) names a
-//     uid of its own, not the Job's metadata.uid.
 //   - Services get cluster IPs from 10.96.0.0/12 and node ports from
 //     30000-32767 in order, never released; collisions with the values a
 //     client names are not checked.

@@ -212,8 +212,8 @@ func (h *hooks) warnings(o, old server.Object) []string {
 
 // withUID gives in, an object being created, a uid: kube-apiserver sets
 // it before the strategy runs, which may read it (a Job's generated
-// selector names it), while our store sets it when it stores the object.
-// So a generated Job selector names a uid of its own, not the Job's.
+// selector names it). The one Prepare gives is the stored object's (see
+// server.Resource.Prepare).
 func withUID(in runtime.Object) {
 	if m, err := apimeta.Accessor(in); err == nil && m.GetUID() == "" {
 		m.SetUID(uuid.NewUUID())

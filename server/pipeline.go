@@ -142,10 +142,12 @@ func (s *Server) createObject(ctx context.Context, t *target, o Object, opts sto
 			return nil, err
 		}
 	}
+	o.Meta().UID = "" // the store's, or the one a hook gives (see Resource.Prepare)
 	w := &write{t: t, attrs: attributes(ctx, t, OperationCreate, o.Meta().Name, opts.DryRun), obj: o}
 	if _, err := s.run(ctx, w, own); err != nil {
 		return nil, err
 	}
+	opts.UID = w.obj.Meta().UID
 	// The store takes the object as it is; its JSON is the write's with
 	// the metadata the store fills in.
 	c := t.res.codec

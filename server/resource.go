@@ -162,7 +162,9 @@ type Resource struct {
 	// strategy's PrepareForCreate and PrepareForUpdate do: old is nil on
 	// create, the stored object on update. It runs after managedFields
 	// are recorded, so what it sets is nobody's (a Namespace's
-	// spec.finalizers).
+	// spec.finalizers). On create it may give the object its uid, which
+	// the store then keeps (Kubernetes gives it before its strategy runs,
+	// which may read it); else the store gives one.
 	Prepare func(obj, old Object)
 	// Validate checks obj (old as for Prepare), after Prepare.
 	Validate func(obj, old Object) []status.FieldError

@@ -144,6 +144,10 @@ type CreateOptions struct {
 	// the caller must not change it afterwards (see
 	// UpdateOptions.Handoff).
 	Handoff bool
+	// UID is the uid to give the object, when set (a server that gives
+	// it before its hooks run, as Kubernetes does); else a random one.
+	// An object's own metadata.uid is never kept.
+	UID string
 }
 
 // UpdateOptions modify Update and GuaranteedUpdate.
@@ -355,9 +359,11 @@ func (r *Resource[T]) prepareCreate(obj T, opts CreateOptions) (in T, generated 
 	if generated && m.GenerateName == "" {
 		return in, false, status.NewInvalid(r.gk, "", status.Required("metadata.name", "name or generateName is required"))
 	}
-	uid, err := r.s.newUID()
-	if err != nil {
-		return in, false, err
+	uid := opts.UID
+	if uid == "" {
+		if uid, err = r.s.newUID(); err != nil {
+			return in, false, err
+		}
 	}
 	m.UID, m.ResourceVersion, m.SelfLink = uid, "", ""
 	m.CreationTimestamp = r.s.nowSeconds()
