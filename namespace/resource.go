@@ -2,10 +2,13 @@ package namespace
 
 import (
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/apisem/apisem/patch"
 	"github.com/apisem/apisem/server"
+	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/validation"
 )
 
@@ -94,6 +97,7 @@ func Resource() *server.Resource {
 		Finalizers: func(o server.Object) bool { return len(o.(*Namespace).Spec.Finalizers) > 0 },
 		Default:    setDefaults,
 		Prepare:    prepare,
+		Validate:   validate,
 	}
 }
 
@@ -111,16 +115,51 @@ func setDefaults(o server.Object) {
 }
 
 // prepare applies Kubernetes' namespace strategy: a new namespace is
-// Active with the kubernetes finalizer; an update through the main
+// Active with the finalizers it names and kubernetes; an update through the main
 // resource cannot change spec.finalizers (Kubernetes changes them through
 // the finalize subresource, which the controller does in process).
 // Status is the status subresource's (Resource.StatusSubresource).
 func prepare(o, old server.Object) {
 	n := o.(*Namespace)
 	if old == nil {
-		n.Spec.Finalizers = []string{FinalizerKubernetes}
+		// The client's finalizers and kubernetes, as Kubernetes' strategy
+		// keeps them.
+		if !slices.Contains(n.Spec.Finalizers, FinalizerKubernetes) {
+			n.Spec.Finalizers = append(n.Spec.Finalizers, FinalizerKubernetes)
+		}
 		n.Status = Status{Phase: PhaseActive}
 		return
 	}
 	n.Spec.Finalizers = slices.Clone(old.(*Namespace).Spec.Finalizers)
+}
+
+// validate checks the spec.finalizers of a new namespace as Kubernetes'
+// ValidateNamespace does: each a qualified name, and one without a '/' a
+// standard finalizer, every error naming the list. An update keeps the
+// stored finalizers (prepare).
+func validate(o, old server.Object) []status.FieldError {
+	if old != nil {
+		return nil
+	}
+	return finalizerErrors("spec.finalizers", o.(*Namespace).Spec.Finalizers, false)
+}
+
+// finalizerErrors validates the names of spec.finalizers at path, each
+// error at path or, when indexed, at path[i].
+func finalizerErrors(path string, finalizers []string, indexed bool) []status.FieldError {
+	var errs []status.FieldError
+	for i, f := range finalizers {
+		p := path
+		if indexed {
+			p += "[" + strconv.Itoa(i) + "]"
+		}
+		for _, msg := range validation.IsQualifiedName(f) {
+			errs = append(errs, status.InvalidValue(p, f, msg))
+		}
+		standard := f == FinalizerKubernetes || f == validation.FinalizerOrphan || f == validation.FinalizerForeground
+		if !strings.Contains(f, "/") && !standard {
+			errs = append(errs, status.InvalidValue(p, f, "name is neither a standard finalizer name nor is it fully qualified"))
+		}
+	}
+	return errs
 }
