@@ -3,6 +3,7 @@ package namespace_test
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apisem/apisem/namespace"
@@ -51,4 +52,43 @@ func TestCreateKeepsTheClientsFinalizers(t *testing.T) {
 			t.Errorf("%s: spec.finalizers %q, want %q", tt.name, ns.Spec.Finalizers, tt.want)
 		}
 	}
+}
+
+// PUT namespaces/<name>/finalize sets spec.finalizers and nothing else
+// (the status stays), with indexed errors for a name that is not a
+// finalizer's; it serves no other verb. Taking the last finalizer of a
+// terminating namespace removes it, as in a cluster, where something
+// other than the namespace controller clears its own finalizer so.
+func TestFinalize(t *testing.T) {
+	s, _, base := testServer(t, namespace.Options{})
+	const path = "/api/v1/namespaces/f"
+	disc := must(t, 200, base, "GET", "/api/v1", "")
+	if !strings.Contains(disc.body, `{"name":"namespaces/finalize","singularName":"","namespaced":false,"kind":"Namespace","verbs":["update"]}`) {
+		t.Errorf("discovery lists no namespaces/finalize: %s", disc.body)
+	}
+	must(t, 201, base, "POST", "/api/v1/namespaces", `{"metadata":{"name":"f"},"spec":{"finalizers":["example.com/hold"]}}`)
+	for _, m := range []string{"GET", "PATCH", "DELETE"} {
+		if r := call(t, base, m, path+"/finalize", `{}`, "Content-Type", "application/merge-patch+json"); r.code != 405 {
+			t.Errorf("%s finalize: %d %s; want 405", m, r.code, r.body)
+		}
+	}
+	r := call(t, base, "PUT", path+"/finalize",
+		`{"metadata":{"name":"f"},"spec":{"finalizers":["example.com/hold","cleanup"]}}`)
+	if want := `Namespace "f" is invalid: spec.finalizers[1]: Invalid value: "cleanup": name is neither a standard finalizer name nor is it fully qualified`; r.code != 422 || field(t, r.body, "message") != want {
+		t.Errorf("PUT finalize of a bad name: %d %s; want 422 %s", r.code, r.body, want)
+	}
+	r = must(t, 200, base, "PUT", path+"/finalize",
+		`{"metadata":{"name":"f"},"spec":{"finalizers":["example.com/hold"]},"status":{"phase":"Terminating"}}`)
+	if fins, _ := field(t, r.body, "spec.finalizers").([]any); len(fins) != 1 || fins[0] != "example.com/hold" || field(t, r.body, "status.phase") != "Active" {
+		t.Errorf("after PUT finalize: %s; want spec.finalizers [example.com/hold], phase Active", r.body)
+	}
+	// The namespace controller empties it and takes kubernetes (gone
+	// already here); example.com/hold keeps it Terminating until a
+	// finalize takes it.
+	must(t, 200, base, "DELETE", path, "")
+	if r := must(t, 200, base, "GET", path, ""); field(t, r.body, "status.phase") != "Terminating" {
+		t.Fatalf("after DELETE: %s", r.body)
+	}
+	must(t, 200, base, "PUT", path+"/finalize", `{"metadata":{"name":"f"},"spec":{}}`)
+	waitStore(t, s, "the namespace gone", func() bool { return call(t, base, "GET", path, "").code == 404 })
 }

@@ -78,6 +78,8 @@ func Resource() *server.Resource {
 		Schema: schema, Definitions: defs,
 		Names:             validation.NameIsDNSLabel,
 		StatusSubresource: true,
+		// PUT of finalize sets spec.finalizers (prepare).
+		UpdateSubresources: []string{Finalize},
 		Verbs:             slices.Clone(verbs),
 		New:               func() server.Object { return &Namespace{} },
 		DecodeProto:       DecodeProto,
@@ -114,11 +116,11 @@ func setDefaults(o server.Object) {
 	m.Labels[NameLabel] = m.Name
 }
 
-// prepare applies Kubernetes' namespace strategy: a new namespace is
-// Active with the finalizers it names and kubernetes; an update through the main
-// resource cannot change spec.finalizers (Kubernetes changes them through
-// the finalize subresource, which the controller does in process).
-// Status is the status subresource's (Resource.StatusSubresource).
+// prepare applies Kubernetes' namespace strategies: a new namespace is
+// Active with the finalizers it names and kubernetes; an update through
+// the main resource cannot change spec.finalizers, a write of the
+// finalize subresource can (and keeps the status, as the server keeps it
+// on every write but status's).
 func prepare(o, old server.Object) {
 	n := o.(*Namespace)
 	if old == nil {
@@ -130,18 +132,25 @@ func prepare(o, old server.Object) {
 		n.Status = Status{Phase: PhaseActive}
 		return
 	}
-	n.Spec.Finalizers = slices.Clone(old.(*Namespace).Spec.Finalizers)
+	if n.subresource != Finalize {
+		n.Spec.Finalizers = slices.Clone(old.(*Namespace).Spec.Finalizers)
+	}
 }
 
 // validate checks the spec.finalizers of a new namespace as Kubernetes'
-// ValidateNamespace does: each a qualified name, and one without a '/' a
-// standard finalizer, every error naming the list. An update keeps the
-// stored finalizers (prepare).
+// ValidateNamespace does (each a qualified name, and one without a '/' a
+// standard finalizer, every error naming the list), and those a write of
+// finalize sets. Another update keeps the stored finalizers (prepare).
 func validate(o, old server.Object) []status.FieldError {
-	if old != nil {
-		return nil
+	n := o.(*Namespace)
+	switch {
+	case old == nil:
+		return finalizerErrors("spec.finalizers", n.Spec.Finalizers, false)
+	case n.subresource == Finalize:
+		// ValidateNamespaceFinalizeUpdate indexes its errors.
+		return finalizerErrors("spec.finalizers", n.Spec.Finalizers, true)
 	}
-	return finalizerErrors("spec.finalizers", o.(*Namespace).Spec.Finalizers, false)
+	return nil
 }
 
 // finalizerErrors validates the names of spec.finalizers at path, each

@@ -32,6 +32,12 @@ type Resource struct {
 	// change only the object's "status" member, writes to the object
 	// keep the stored status, and a create drops the status it is given.
 	StatusSubresource bool
+	// UpdateSubresources are further subresources, <name>/<sub>, that
+	// serve only update (PUT) of the object itself, as a Namespace's
+	// finalize: the hooks tell such a write by its subresource
+	// (WriteObserver, Attributes.Subresource), and it keeps the stored
+	// status (with StatusSubresource).
+	UpdateSubresources []string
 	// RequireResourceVersion refuses an update without
 	// metadata.resourceVersion (422), as Kubernetes does for custom
 	// resources; otherwise such an update is unconditional, as for
