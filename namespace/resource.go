@@ -80,9 +80,9 @@ func Resource() *server.Resource {
 		StatusSubresource: true,
 		// PUT of finalize sets spec.finalizers (prepare).
 		UpdateSubresources: []string{Finalize},
-		Verbs:             slices.Clone(verbs),
-		New:               func() server.Object { return &Namespace{} },
-		DecodeProto:       DecodeProto,
+		Verbs:              slices.Clone(verbs),
+		New:                func() server.Object { return &Namespace{} },
+		DecodeProto:        DecodeProto,
 		Columns: []server.Column{server.NameColumn,
 			{Name: "Status", Type: "string", Description: "The phase of the namespace: Active, or Terminating while it is being deleted.",
 				Cell: func(o server.Object, _ time.Time) any { return o.(*Namespace).Status.Phase }},
