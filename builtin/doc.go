@@ -99,9 +99,14 @@
 //     (package patch); the OpenAPI documents publish them
 //     (DeploymentSpec.strategy), so kubectl's client-side merge keeps
 //     them.
-//   - A Pod is deleted at once, even one bound to a node, which
-//     kube-apiserver would mark for its kubelet to stop first (graceful
-//     deletion): here no kubelet would ever finish it.
+//   - A Pod's deletion is graceful, as kube-apiserver's: one bound to a
+//     node stays, marked for spec.terminationGracePeriodSeconds (30 by
+//     default), until a deletion with period 0 (its kubelet's; here no
+//     kubelet comes, so a test deletes it so itself); one on no node or
+//     finished is deleted at once. Unlike kube-apiserver, that immediate
+//     deletion sends no MODIFIED event with the deletionTimestamp before
+//     the DELETED one, and gracePeriodSeconds is read from the
+//     DeleteOptions body only, not the query.
 //   - Subresources other than status and scale (pods/log, exec,
 //     binding, eviction, ...) answer 404; there is no controller, no
 //     scheduler and no kubelet: a Pod stays Pending, a Deployment makes

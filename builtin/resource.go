@@ -100,6 +100,9 @@ func (k *kind) resource(defs *definitions, p *printers.HumanReadableGenerator, a
 		h.allocate = alloc.service
 	}
 	r.Prepare, r.Validate, r.Warnings = h.prepare, h.validate, h.warnings
+	if g, ok := main.(rest.RESTGracefulDeleteStrategy); ok {
+		r.Delete = gracefulDelete(g, k)
+	}
 	if k.ScalePath != "" {
 		r.Scale = k.scale()
 	}
