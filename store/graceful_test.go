@@ -55,6 +55,16 @@ func TestGracefulDelete(t *testing.T) {
 		}
 	}
 
+	// A deletion that is not graceful deletes a marked object (the
+	// namespace controller's, with no kubelet to finish it).
+	f.create(t, newWidget("ns", "b"))
+	if _, _, err := f.r.Delete(ctx, "ns", "b", DeleteOptions{Graceful: true, GracePeriodSeconds: grace(30)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, deleted, err := f.r.Delete(ctx, "ns", "b", DeleteOptions{}); err != nil || !deleted {
+		t.Errorf("a deletion that is not graceful of a marked object: deleted %v, %v", deleted, err)
+	}
+
 	// Held by a finalizer, 0 leaves it marked with 0, for the finalizer's
 	// removal to delete it.
 	held := newWidget("ns", "held")

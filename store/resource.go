@@ -845,8 +845,9 @@ func (r *Resource[T]) PlanDelete(cur T, opts DeleteOptions) (next T, op WriteOp,
 // (DeleteOptions.Graceful) that marks cur or changes its mark, as
 // k8s.io/apiserver's rest.BeforeDelete: ok is false where PlanDelete
 // decides as for any deletion (a period of 0 for an object not yet
-// marked gracefully). A mark may only be shortened; a deletion that
-// does not shorten it changes nothing.
+// marked gracefully). A mark may only be shortened; a graceful deletion
+// that does not shorten it changes nothing, one that is not graceful
+// deletes the object (when no finalizer holds it).
 func (r *Resource[T]) planGraceful(cur T, opts DeleteOptions, fins []string, changed bool) (next T, op WriteOp, ok bool) {
 	m := cur.Meta()
 	marked := m.DeletionTimestamp != nil && m.DeletionGracePeriodSeconds != nil && *m.DeletionGracePeriodSeconds > 0
@@ -855,11 +856,14 @@ func (r *Resource[T]) planGraceful(cur T, opts DeleteOptions, fins []string, cha
 		period = max(*opts.GracePeriodSeconds, 0)
 	}
 	switch {
-	case !opts.Graceful && !marked, !marked && period == 0:
+	case !marked && (!opts.Graceful || period == 0):
 		return next, WriteNone, false
-	case marked && (opts.GracePeriodSeconds == nil || period >= *m.DeletionGracePeriodSeconds):
+	case marked && opts.Graceful && (opts.GracePeriodSeconds == nil || period >= *m.DeletionGracePeriodSeconds):
 		return cur, WriteNone, true // pending
 	}
+	// Here a deletion that is not graceful is one of period 0: the
+	// namespace controller's or the garbage collector's, with no kubelet
+	// to finish the object.
 	upd := r.s.copyFn(cur)
 	um := upd.Meta()
 	if changed {
