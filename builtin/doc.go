@@ -73,13 +73,11 @@
 //     /openapi/v3 (kubectl explain), typing server-side apply, and giving
 //     strategic merge patch its merge keys.
 //
-// The status subresource uses the kind's status strategy, the scale
-// subresource (Deployments, ReplicaSets, StatefulSets,
-// ReplicationControllers) reads and sets spec.replicas. The server's
-// hooks do not say which subresource a write came through: an update
-// that changes the status is taken as a status write (the server keeps
-// the stored status on every other write), one that does not as a write
-// of the object.
+// A write of the status subresource uses the kind's status strategy,
+// also when it changes nothing (an Object is a server.WriteObserver: the
+// server tells it the write's subresource); the scale subresource
+// (Deployments, ReplicaSets, StatefulSets, ReplicationControllers) reads
+// and sets spec.replicas through the main strategy.
 //
 // The differential test writes valid and invalid objects of 34 kinds to
 // the server over HTTP and gives the same input to Kubernetes' own
@@ -94,20 +92,21 @@
 //     served (v2 is).
 //   - The 422 of an invalid events.k8s.io Event names that group;
 //     kube-apiserver names the group of the internal type (core).
-//   - The store sets an object's uid when it stores it, after the
-//     strategy ran; a Job's generated selector (controller-uid) names a
-//     uid of its own, not the Job's metadata.uid.
 //   - Services get cluster IPs from 10.96.0.0/12 and node ports from
 //     30000-32767 in order, never released; collisions with the values a
 //     client names are not checked.
-//   - The OpenAPI documents leave out the patch strategy of fields that
-//     refer to a definition (DeploymentSpec.strategy's retainKeys): the
-//     server writes only a description and a default beside a
-//     reference. Strategic merge patch ignores retainKeys markers (package
-//     patch), as before.
-//   - A Pod is deleted at once, even one bound to a node, which
-//     kube-apiserver would mark for its kubelet to stop first (graceful
-//     deletion): here no kubelet would ever finish it.
+//   - The server's strategic merge patch ignores retainKeys markers
+//     (package patch); the OpenAPI documents publish them
+//     (DeploymentSpec.strategy), so kubectl's client-side merge keeps
+//     them.
+//   - A Pod's deletion is graceful, as kube-apiserver's: one bound to a
+//     node stays, marked for spec.terminationGracePeriodSeconds (30 by
+//     default), until a deletion with period 0 (its kubelet's; here no
+//     kubelet comes, so a test deletes it so itself); one on no node or
+//     finished is deleted at once. Unlike kube-apiserver, that immediate
+//     deletion sends no MODIFIED event with the deletionTimestamp before
+//     the DELETED one, and gracePeriodSeconds is read from the
+//     DeleteOptions body only, not the query.
 //   - Subresources other than status and scale (pods/log, exec,
 //     binding, eviction, ...) answer 404; there is no controller, no
 //     scheduler and no kubelet: a Pod stays Pending, a Deployment makes

@@ -29,16 +29,26 @@ type Object struct {
 	meta.ObjectMeta
 	// Value is the object of package k8s.io/api, without its metadata.
 	Value runtime.Object
+
+	// subresource is that of the write the object is the new object of
+	// ("status", "scale" or ""), as the server told ObserveWrite: the
+	// hooks choose the status strategy by it. Copies leave it out.
+	subresource string
 }
 
 var (
-	_ server.Object    = (*Object)(nil)
-	_ json.Marshaler   = (*Object)(nil)
-	_ json.Unmarshaler = (*Object)(nil)
+	_ server.Object        = (*Object)(nil)
+	_ server.WriteObserver = (*Object)(nil)
+	_ json.Marshaler       = (*Object)(nil)
+	_ json.Unmarshaler     = (*Object)(nil)
 )
 
 // Types returns the object's kind and apiVersion.
 func (o *Object) Types() *meta.TypeMeta { return &o.TypeMeta }
+
+// ObserveWrite keeps the subresource of the write o is the new object
+// of, for the resource's hooks.
+func (o *Object) ObserveWrite(attrs server.Attributes) { o.subresource = attrs.Subresource }
 
 // DeepCopyObject returns a copy of o that shares no memory with it.
 func (o *Object) DeepCopyObject() server.Object {

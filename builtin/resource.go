@@ -3,11 +3,9 @@ package builtin
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/uuid"
@@ -102,6 +100,9 @@ func (k *kind) resource(defs *definitions, p *printers.HumanReadableGenerator, a
 		h.allocate = alloc.service
 	}
 	r.Prepare, r.Validate, r.Warnings = h.prepare, h.validate, h.warnings
+	if g, ok := main.(rest.RESTGracefulDeleteStrategy); ok {
+		r.Delete = gracefulDelete(g, k)
+	}
 	if k.ScalePath != "" {
 		r.Scale = k.scale()
 	}
@@ -137,24 +138,15 @@ type hooks struct {
 	allocate func(obj, old runtime.Object)
 }
 
-// forUpdate returns the strategy of an update from old to obj: the
-// status strategy when it changes the status, which only a write to the
-// status subresource can (the server keeps the stored status on other
-// writes).
-func (h *hooks) forUpdate(obj, old runtime.Object) (s statusStrategy, subresource string) {
-	if h.status != nil && !apiequality.Semantic.DeepEqual(statusOf(obj), statusOf(old)) {
+// forUpdate returns the strategy of an update of obj: the status
+// strategy for a write of the status subresource, as kube-apiserver's
+// status registry uses it, else the main one (the scale subresource
+// updates the object through it too).
+func (h *hooks) forUpdate(obj *Object) (s statusStrategy, subresource string) {
+	if h.status != nil && obj.subresource == "status" {
 		return h.status, "status"
 	}
 	return h.main, ""
-}
-
-// statusOf returns the Status field of a Kubernetes object, or nil.
-func statusOf(o runtime.Object) any {
-	v := reflect.ValueOf(o).Elem().FieldByName("Status")
-	if !v.IsValid() {
-		return nil
-	}
-	return v.Interface()
 }
 
 func (h *hooks) prepare(o, old server.Object) {
@@ -175,7 +167,7 @@ func (h *hooks) prepare(o, old server.Object) {
 		if err != nil {
 			return
 		}
-		s, sub := h.forUpdate(in, oldIn)
+		s, sub := h.forUpdate(obj)
 		if h.allocate != nil && sub == "" {
 			h.allocate(in, oldIn)
 		}
@@ -199,7 +191,7 @@ func (h *hooks) validate(o, old server.Object) []status.FieldError {
 	if err != nil {
 		return []status.FieldError{{Type: status.CauseTypeInternal, Field: "", Detail: err.Error()}}
 	}
-	s, sub := h.forUpdate(in, oldIn)
+	s, sub := h.forUpdate(obj)
 	return h.k.fieldErrors(rest.ValidateUpdate(h.k.context(obj, "update", sub), in, oldIn, s), in, oldIn)
 }
 
@@ -217,14 +209,14 @@ func (h *hooks) warnings(o, old server.Object) []string {
 	if err != nil {
 		return nil
 	}
-	s, sub := h.forUpdate(in, oldIn)
+	s, sub := h.forUpdate(obj)
 	return s.WarningsOnUpdate(h.k.context(obj, "update", sub), in, oldIn)
 }
 
 // withUID gives in, an object being created, a uid: kube-apiserver sets
 // it before the strategy runs, which may read it (a Job's generated
-// selector names it), while our store sets it when it stores the object.
-// So a generated Job selector names a uid of its own, not the Job's.
+// selector names it). The one Prepare gives is the stored object's (see
+// server.Resource.Prepare).
 func withUID(in runtime.Object) {
 	if m, err := apimeta.Accessor(in); err == nil && m.GetUID() == "" {
 		m.SetUID(uuid.NewUUID())

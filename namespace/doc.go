@@ -17,11 +17,14 @@
 //
 // # What a cluster does, and this package with it
 //
-//   - A new namespace is Active, with "kubernetes" in spec.finalizers and
-//     the kubernetes.io/metadata.name label. A write through the namespace
-//     itself cannot change spec.finalizers or status: status is the
-//     status subresource's, so such a write changes nothing (no new
-//     resourceVersion, no managedFields entry).
+//   - A new namespace is Active, with the spec.finalizers it names and
+//     "kubernetes" after them, and the kubernetes.io/metadata.name label.
+//     A write through the namespace itself cannot change spec.finalizers
+//     or status: status is the status subresource's, so such a write
+//     changes nothing (no new resourceVersion, no managedFields entry);
+//     spec.finalizers are the finalize subresource's (PUT
+//     namespaces/<name>/finalize), and taking the last of a terminating
+//     namespace removes it.
 //   - DELETE is two-phase: the namespace turns Terminating
 //     (deletionTimestamp set, phase Terminating) and the controller
 //     deletes every object in it, of every namespaced resource the server
@@ -36,13 +39,6 @@
 //     and kube-public (403 `namespaces "default" is forbidden: this
 //     namespace may not be deleted`), as k8s.io/apiserver's
 //     NamespaceLifecycle plugin.
-//
-// # Not done
-//
-// The finalize subresource is not served: the controller changes
-// spec.finalizers in process. A namespace created with finalizers of its
-// own in spec.finalizers gets "kubernetes" alone, not the union a
-// cluster keeps, since nothing could remove the others.
 //
 // # Concurrency
 //

@@ -114,14 +114,14 @@ func TestStatusThroughMainResourceIsNoOp(t *testing.T) {
 	}
 }
 
-// A new namespace is Active with the kubernetes finalizer and the name
-// label, whatever the client sent; spec.finalizers cannot be changed
-// through the namespace itself.
+// A new namespace is Active with the name label, whatever status the
+// client sent, and has the kubernetes finalizer after its own;
+// spec.finalizers cannot be changed through the namespace itself.
 func TestCreate(t *testing.T) {
 	_, _, base := testServer(t, namespace.Options{})
 	r := must(t, 201, base, "POST", "/api/v1/namespaces",
-		`{"metadata":{"name":"a"},"spec":{"finalizers":["x"]},"status":{"phase":"Terminating"}}`)
-	if fins, _ := field(t, r.body, "spec.finalizers").([]any); len(fins) != 1 || fins[0] != "kubernetes" ||
+		`{"metadata":{"name":"a"},"spec":{"finalizers":["example.com/x"]},"status":{"phase":"Terminating"}}`)
+	if fins, _ := field(t, r.body, "spec.finalizers").([]any); len(fins) != 2 || fins[0] != "example.com/x" || fins[1] != "kubernetes" ||
 		field(t, r.body, "status.phase") != "Active" {
 		t.Errorf("created: %s", r.body)
 	}
@@ -130,7 +130,7 @@ func TestCreate(t *testing.T) {
 		t.Errorf("labels = %v; want the name label", labels)
 	}
 	r = must(t, 200, base, "PATCH", "/api/v1/namespaces/a", `{"spec":{"finalizers":[]}}`, "Content-Type", "application/merge-patch+json")
-	if fins, _ := field(t, r.body, "spec.finalizers").([]any); len(fins) != 1 {
+	if fins, _ := field(t, r.body, "spec.finalizers").([]any); len(fins) != 2 {
 		t.Errorf("spec.finalizers changed through the namespace: %s", r.body)
 	}
 }

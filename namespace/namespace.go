@@ -26,6 +26,10 @@ const (
 	ConditionFinalizersRemaining = "NamespaceFinalizersRemaining"
 )
 
+// Finalize is the subresource, namespaces/<name>/finalize, whose update
+// (PUT) sets a namespace's spec.finalizers, as a cluster serves it.
+const Finalize = "finalize"
+
 // NameLabel is the label Kubernetes gives every namespace, holding its
 // name, so that label selectors can pick namespaces by name.
 const NameLabel = "kubernetes.io/metadata.name"
@@ -37,7 +41,16 @@ type Namespace struct {
 	meta.ObjectMeta `json:"metadata"`
 	Spec            Spec   `json:"spec,omitempty"`
 	Status          Status `json:"status,omitempty"`
+
+	// subresource is that of the write n is the new object of, which
+	// the server tells ObserveWrite: a write of finalize may change
+	// spec.finalizers. Copies leave it out.
+	subresource string
 }
+
+// ObserveWrite keeps the subresource of the write n is the new object
+// of (server.WriteObserver).
+func (n *Namespace) ObserveWrite(a server.Attributes) { n.subresource = a.Subresource }
 
 // Spec holds the namespace's finalizers (not metadata.finalizers):
 // FinalizerKubernetes while its contents exist.

@@ -2,10 +2,13 @@ package namespace
 
 import (
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/apisem/apisem/patch"
 	"github.com/apisem/apisem/server"
+	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/validation"
 )
 
@@ -75,9 +78,11 @@ func Resource() *server.Resource {
 		Schema: schema, Definitions: defs,
 		Names:             validation.NameIsDNSLabel,
 		StatusSubresource: true,
-		Verbs:             slices.Clone(verbs),
-		New:               func() server.Object { return &Namespace{} },
-		DecodeProto:       DecodeProto,
+		// PUT of finalize sets spec.finalizers (prepare).
+		UpdateSubresources: []string{Finalize},
+		Verbs:              slices.Clone(verbs),
+		New:                func() server.Object { return &Namespace{} },
+		DecodeProto:        DecodeProto,
 		Columns: []server.Column{server.NameColumn,
 			{Name: "Status", Type: "string", Description: "The phase of the namespace: Active, or Terminating while it is being deleted.",
 				Cell: func(o server.Object, _ time.Time) any { return o.(*Namespace).Status.Phase }},
@@ -94,6 +99,7 @@ func Resource() *server.Resource {
 		Finalizers: func(o server.Object) bool { return len(o.(*Namespace).Spec.Finalizers) > 0 },
 		Default:    setDefaults,
 		Prepare:    prepare,
+		Validate:   validate,
 	}
 }
 
@@ -110,17 +116,59 @@ func setDefaults(o server.Object) {
 	m.Labels[NameLabel] = m.Name
 }
 
-// prepare applies Kubernetes' namespace strategy: a new namespace is
-// Active with the kubernetes finalizer; an update through the main
-// resource cannot change spec.finalizers (Kubernetes changes them through
-// the finalize subresource, which the controller does in process).
-// Status is the status subresource's (Resource.StatusSubresource).
+// prepare applies Kubernetes' namespace strategies: a new namespace is
+// Active with the finalizers it names and kubernetes; an update through
+// the main resource cannot change spec.finalizers, a write of the
+// finalize subresource can (and keeps the status, as the server keeps it
+// on every write but status's).
 func prepare(o, old server.Object) {
 	n := o.(*Namespace)
 	if old == nil {
-		n.Spec.Finalizers = []string{FinalizerKubernetes}
+		// The client's finalizers and kubernetes, as Kubernetes' strategy
+		// keeps them.
+		if !slices.Contains(n.Spec.Finalizers, FinalizerKubernetes) {
+			n.Spec.Finalizers = append(n.Spec.Finalizers, FinalizerKubernetes)
+		}
 		n.Status = Status{Phase: PhaseActive}
 		return
 	}
-	n.Spec.Finalizers = slices.Clone(old.(*Namespace).Spec.Finalizers)
+	if n.subresource != Finalize {
+		n.Spec.Finalizers = slices.Clone(old.(*Namespace).Spec.Finalizers)
+	}
+}
+
+// validate checks the spec.finalizers of a new namespace as Kubernetes'
+// ValidateNamespace does (each a qualified name, and one without a '/' a
+// standard finalizer, every error naming the list), and those a write of
+// finalize sets. Another update keeps the stored finalizers (prepare).
+func validate(o, old server.Object) []status.FieldError {
+	n := o.(*Namespace)
+	switch {
+	case old == nil:
+		return finalizerErrors("spec.finalizers", n.Spec.Finalizers, false)
+	case n.subresource == Finalize:
+		// ValidateNamespaceFinalizeUpdate indexes its errors.
+		return finalizerErrors("spec.finalizers", n.Spec.Finalizers, true)
+	}
+	return nil
+}
+
+// finalizerErrors validates the names of spec.finalizers at path, each
+// error at path or, when indexed, at path[i].
+func finalizerErrors(path string, finalizers []string, indexed bool) []status.FieldError {
+	var errs []status.FieldError
+	for i, f := range finalizers {
+		p := path
+		if indexed {
+			p += "[" + strconv.Itoa(i) + "]"
+		}
+		for _, msg := range validation.IsQualifiedName(f) {
+			errs = append(errs, status.InvalidValue(p, f, msg))
+		}
+		standard := f == FinalizerKubernetes || f == validation.FinalizerOrphan || f == validation.FinalizerForeground
+		if !strings.Contains(f, "/") && !standard {
+			errs = append(errs, status.InvalidValue(p, f, "name is neither a standard finalizer name nor is it fully qualified"))
+		}
+	}
+	return errs
 }

@@ -267,6 +267,13 @@ func buildDiscovery(resources []*Resource, defs *definitions, ver Version) (*dis
 			Verbs: slices.Clone(r.verbs()), ShortNames: r.ShortNames, Categories: r.Categories,
 		})
 		var subs []subresourceDiscovery
+		for _, sub := range r.UpdateSubresources { // before status, as kube-apiserver lists namespaces/finalize
+			l.Resources = append(l.Resources, apiResource{
+				Name: r.Plural + "/" + sub, Namespaced: r.Namespaced, Kind: r.Kind, Verbs: []string{"update"},
+			})
+			subs = append(subs, subresourceDiscovery{Subresource: sub,
+				ResponseKind: &gvkExt{r.Group, r.Kind, r.Version}, Verbs: []string{"update"}})
+		}
 		if r.StatusSubresource {
 			l.Resources = append(l.Resources, apiResource{
 				Name: r.Plural + "/status", Namespaced: r.Namespaced, Kind: r.Kind, Verbs: slices.Clone(statusVerbs),

@@ -437,6 +437,7 @@ func (s *Server) parseDelete(r *http.Request, rs *resource) (opts store.DeleteOp
 		return opts, false, err
 	}
 	opts.DryRun = queryDryRun || dry
+	opts.GracePeriodSeconds = body.GracePeriodSeconds // for a Resource.Delete with graceful deletion
 	if s.opts.GarbageCollection {
 		switch {
 		case body.PropagationPolicy != nil:

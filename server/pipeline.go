@@ -38,6 +38,7 @@ type write struct {
 func (s *Server) run(ctx context.Context, w *write, own *owner) (same bool, err error) {
 	rs := w.t.res
 	def, c := rs.def, rs.codec
+	observeWrite(w)
 	if def.Default != nil {
 		def.Default(w.obj)
 	}
@@ -223,10 +224,12 @@ func (s *Server) createObject(ctx context.Context, t *target, o Object, opts sto
 	if err := ensureNamespace(t, m); err != nil {
 		return nil, nop, err
 	}
+	o.Meta().UID = "" // the store's, or the one a hook gives (see Resource.Prepare)
 	w := &write{t: t, attrs: attributes(ctx, t, OperationCreate, o.Meta().Name, opts.DryRun), obj: o}
 	if _, err := s.run(ctx, w, own); err != nil {
 		return nil, nop, err
 	}
+	opts.UID = w.obj.Meta().UID
 	// The store takes the object as it is; its JSON is the write's with
 	// the metadata the store fills in.
 	c := t.res.codec

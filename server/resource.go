@@ -32,6 +32,12 @@ type Resource struct {
 	// change only the object's "status" member, writes to the object
 	// keep the stored status, and a create drops the status it is given.
 	StatusSubresource bool
+	// UpdateSubresources are further subresources, <name>/<sub>, that
+	// serve only update (PUT) of the object itself, as a Namespace's
+	// finalize: the hooks tell such a write by its subresource
+	// (WriteObserver, Attributes.Subresource), and it keeps the stored
+	// status (with StatusSubresource).
+	UpdateSubresources []string
 	// RequireResourceVersion refuses an update without
 	// metadata.resourceVersion (422), as Kubernetes does for custom
 	// resources; otherwise such an update is unconditional, as for
@@ -168,7 +174,9 @@ type Resource struct {
 	// strategy's PrepareForCreate and PrepareForUpdate do: old is nil on
 	// create, the stored object on update. It runs after managedFields
 	// are recorded, so what it sets is nobody's (a Namespace's
-	// spec.finalizers).
+	// spec.finalizers). On create it may give the object its uid, which
+	// the store then keeps (Kubernetes gives it before its strategy runs,
+	// which may read it); else the store gives one.
 	Prepare func(obj, old Object)
 	// Validate checks obj (old as for Prepare), after Prepare.
 	Validate func(obj, old Object) []status.FieldError

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/apisem/apisem/status"
@@ -153,7 +154,8 @@ func (s *Server) route(method string, rq *request) (*target, error) {
 	}
 	v := verb(rq.info.Verb)
 	collection := t.name == ""
-	served := t.sub == "status" && res.def.StatusSubresource || t.sub == "scale" && res.def.Scale != nil
+	served := t.sub == "status" && res.def.StatusSubresource || t.sub == "scale" && res.def.Scale != nil ||
+		t.sub != "" && slices.Contains(res.def.UpdateSubresources, t.sub)
 	switch {
 	case !res.def.Namespaced && t.namespace != "":
 		return nil, errNotFound()
@@ -167,8 +169,9 @@ func (s *Server) route(method string, rq *request) (*target, error) {
 	case method == http.MethodHead:
 		return nil, errMethodNotAllowed()
 	case t.sub != "":
-		// get, update and patch of the object's status or scale.
-		if v != verbGet && v != verbUpdate && v != verbPatch {
+		// get, update and patch of the object's status or scale; update
+		// alone of an UpdateSubresources'.
+		if v != verbUpdate && (v != verbGet && v != verbPatch || slices.Contains(res.def.UpdateSubresources, t.sub)) {
 			return nil, errMethodNotAllowed()
 		}
 	case t.legacyWatch:
@@ -228,6 +231,10 @@ func routeCustom(rq *request, res *resource) (*target, error) {
 	switch {
 	case t.sub == "status" && res.def.StatusSubresource, t.sub == "scale" && res.def.Scale != nil:
 		if v != verbGet && v != verbUpdate && v != verbPatch {
+			return nil, status.NewMethodNotSupported(res.gr, string(v))
+		}
+	case t.sub != "" && slices.Contains(res.def.UpdateSubresources, t.sub):
+		if v != verbUpdate {
 			return nil, status.NewMethodNotSupported(res.gr, string(v))
 		}
 	case t.sub != "":

@@ -137,23 +137,30 @@ func refPrefix(v3 bool) string {
 	return "#/definitions/"
 }
 
-// encode converts s to its document form. A reference with a description
-// or default is wrapped in allOf in OpenAPI 3, where $ref may have no
-// siblings, and written with siblings in Swagger 2.0, as Kubernetes does.
+// encode converts s to its document form, without defaults in Swagger
+// 2.0, which Kubernetes prunes from its v2 documents. A reference with a
+// description, default or extensions (a field's patch strategy or map
+// type, which a client's strategic merge reads there) is wrapped in allOf
+// in OpenAPI 3, where $ref may have no siblings, and written with
+// siblings (but no default) in Swagger 2.0, as Kubernetes does.
 func (s *Schema) encode(v3 bool) *schemaJSON {
 	if s == nil {
 		return nil
 	}
 	if s.Ref != "" {
 		ref := &schemaJSON{Ref: refPrefix(v3) + s.Ref}
-		if s.Description == "" && s.Default == nil {
+		beside := schemaJSON{Description: s.Description, Default: s.Default,
+			ListMapKeys: s.ListMapKeys, ListType: s.ListType, MapType: s.MapType,
+			PatchMergeKey: s.PatchMergeKey, PatchStrategy: s.PatchStrategy}
+		switch {
+		case reflect.ValueOf(beside).IsZero():
 			return ref
+		case v3:
+			beside.AllOf = []*schemaJSON{ref}
+		default:
+			beside.Ref, beside.Default = ref.Ref, nil
 		}
-		if v3 {
-			return &schemaJSON{AllOf: []*schemaJSON{ref}, Description: s.Description, Default: s.Default}
-		}
-		ref.Description, ref.Default = s.Description, s.Default
-		return ref
+		return &beside
 	}
 	j := &schemaJSON{
 		AdditionalProperties: s.AdditionalProperties.encode(v3),
@@ -161,6 +168,9 @@ func (s *Schema) encode(v3 bool) *schemaJSON {
 		Items: s.Items.encode(v3), Required: s.Required, Type: s.Type,
 		IntOrString: s.IntOrString, ListMapKeys: s.ListMapKeys, ListType: s.ListType, MapType: s.MapType,
 		PatchMergeKey: s.PatchMergeKey, PatchStrategy: s.PatchStrategy, PreserveUnknownFields: s.PreserveUnknownFields,
+	}
+	if !v3 {
+		j.Default = nil
 	}
 	if len(s.Properties) > 0 {
 		j.Properties = make(map[string]*schemaJSON, len(s.Properties))

@@ -144,6 +144,10 @@ type CreateOptions struct {
 	// the caller must not change it afterwards (see
 	// UpdateOptions.Handoff).
 	Handoff bool
+	// UID is the uid to give the object, when set (a server that gives
+	// it before its hooks run, as Kubernetes does); else a random one.
+	// An object's own metadata.uid is never kept.
+	UID string
 }
 
 // UpdateOptions modify Update and GuaranteedUpdate.
@@ -187,6 +191,16 @@ type DeleteOptions struct {
 	// collector has dealt with its dependents; Background takes both
 	// away. "" leaves the object's finalizers as they are.
 	Propagation Propagation
+	// GracePeriodSeconds is the deletion's grace period (the client's
+	// DeleteOptions.gracePeriodSeconds); it counts only with Graceful.
+	GracePeriodSeconds *int64
+	// Graceful makes the deletion graceful, as Kubernetes deletes a Pod
+	// (a Resource.Delete hook that has computed GracePeriodSeconds sets
+	// it): a period above 0 marks the object (deletionTimestamp that many
+	// seconds ahead, deletionGracePeriodSeconds) instead of deleting it,
+	// and it stays until a deletion with a shorter period, which 0
+	// deletes when no finalizer holds it.
+	Graceful bool
 }
 
 // Propagation is a deletion's propagation policy (DeleteOptions).
@@ -355,9 +369,11 @@ func (r *Resource[T]) prepareCreate(obj T, opts CreateOptions) (in T, generated 
 	if generated && m.GenerateName == "" {
 		return in, false, status.NewInvalid(r.gk, "", status.Required("metadata.name", "name or generateName is required"))
 	}
-	uid, err := r.s.newUID()
-	if err != nil {
-		return in, false, err
+	uid := opts.UID
+	if uid == "" {
+		if uid, err = r.s.newUID(); err != nil {
+			return in, false, err
+		}
 	}
 	m.UID, m.ResourceVersion, m.SelfLink = uid, "", ""
 	m.CreationTimestamp = r.s.nowSeconds()
@@ -794,6 +810,9 @@ func (r *Resource[T]) PlanDelete(cur T, opts DeleteOptions) (next T, op WriteOp,
 			*p.ResourceVersion, m.ResourceVersion))
 	}
 	fins, changed := withPropagation(m.Finalizers, opts.Propagation)
+	if next, op, ok := r.planGraceful(cur, opts, fins, changed); ok {
+		return next, op, nil
+	}
 	if !changed && !r.held(cur) {
 		return cur, WriteDelete, nil
 	}
@@ -820,6 +839,49 @@ func (r *Resource[T]) PlanDelete(cur T, opts DeleteOptions) (next T, op WriteOp,
 	var zeroGrace int64
 	um.DeletionGracePeriodSeconds = &zeroGrace
 	return upd, WritePut, nil
+}
+
+// planGraceful is PlanDelete's decision for a graceful deletion
+// (DeleteOptions.Graceful) that marks cur or changes its mark, as
+// k8s.io/apiserver's rest.BeforeDelete: ok is false where PlanDelete
+// decides as for any deletion (a period of 0 for an object not yet
+// marked gracefully). A mark may only be shortened; a graceful deletion
+// that does not shorten it changes nothing, one that is not graceful
+// deletes the object (when no finalizer holds it).
+func (r *Resource[T]) planGraceful(cur T, opts DeleteOptions, fins []string, changed bool) (next T, op WriteOp, ok bool) {
+	m := cur.Meta()
+	marked := m.DeletionTimestamp != nil && m.DeletionGracePeriodSeconds != nil && *m.DeletionGracePeriodSeconds > 0
+	var period int64
+	if opts.Graceful && opts.GracePeriodSeconds != nil {
+		period = max(*opts.GracePeriodSeconds, 0)
+	}
+	switch {
+	case !marked && (!opts.Graceful || period == 0):
+		return next, WriteNone, false
+	case marked && opts.Graceful && (opts.GracePeriodSeconds == nil || period >= *m.DeletionGracePeriodSeconds):
+		return cur, WriteNone, true // pending
+	}
+	// Here a deletion that is not graceful is one of period 0: the
+	// namespace controller's or the garbage collector's, with no kubelet
+	// to finish the object.
+	upd := r.s.copyFn(cur)
+	um := upd.Meta()
+	if changed {
+		um.Finalizers = fins
+	}
+	if period == 0 && !r.held(upd) {
+		return cur, WriteDelete, true
+	}
+	start := r.s.nowSeconds().Time
+	if marked {
+		// The mark moves by the difference of the periods.
+		start = m.DeletionTimestamp.Add(-time.Duration(*m.DeletionGracePeriodSeconds) * time.Second)
+	} else if um.Generation > 0 {
+		um.Generation++
+	}
+	at := meta.NewTime(start.Add(time.Duration(period) * time.Second))
+	um.DeletionTimestamp, um.DeletionGracePeriodSeconds = &at, &period
+	return upd, WritePut, true
 }
 
 // DeleteCollection deletes every object of the collection (namespace ""

@@ -21,6 +21,7 @@ func TestDiscovery(t *testing.T) {
 		{"/api/v1", `{"kind":"APIResourceList","groupVersion":"v1","resources":[` +
 			`{"name":"namespaces","singularName":"namespace","namespaced":false,"kind":"Namespace",` +
 			`"verbs":["create","delete","get","list","patch","update","watch"],"shortNames":["ns"]},` +
+			`{"name":"namespaces/finalize","singularName":"","namespaced":false,"kind":"Namespace","verbs":["update"]},` +
 			`{"name":"namespaces/status","singularName":"","namespaced":false,"kind":"Namespace","verbs":["get","patch","update"]},` +
 			`{"name":"configmaps","singularName":"configmap","namespaced":true,"kind":"ConfigMap",` + verbs + `,"shortNames":["cm"]},` +
 			`{"name":"secrets","singularName":"secret","namespaced":true,"kind":"Secret",` + verbs + `},` +
@@ -79,7 +80,7 @@ func TestRouting(t *testing.T) {
 		{"GET", "/api/v1/widgets", 404, notFound},
 		{"GET", "/api/v1/configmaps/cm", 404, notFound},
 		{"GET", "/api/v1/namespaces/ns1/configmaps/cm/status", 404, notFound},
-		{"PUT", "/api/v1/namespaces/ns1/finalize", 404, notFound},
+		{"PUT", "/api/v1/namespaces/ns1/finalize", 400, ""}, // served: the empty body is no Namespace
 		{"GET", "/api/v1/namespaces/ns1/configmaps/cm/x/y", 404, notFound},
 		{"GET", "/api/v1//configmaps", 404, notFound},
 		{"GET", "/api/v1/namespaces/ns1/namespaces/x", 404, notFound},
