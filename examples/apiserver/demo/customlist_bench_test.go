@@ -59,7 +59,6 @@ func BenchmarkCustomList(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Shutdown(context.Background())
-	var serveEncoded func(method, path, body, encoding string) *discard
 	defs, err := crd.Parse([]byte(gadgetDefinition))
 	if err != nil {
 		b.Fatal(err)
@@ -69,8 +68,7 @@ func BenchmarkCustomList(b *testing.B) {
 	if err := s.CustomResourceDefinitions().Install(ctx, defs...); err != nil {
 		b.Fatal(err)
 	}
-	serve := func(method, path, body string) *discard { return serveEncoded(method, path, body, "") }
-	serveEncoded = func(method, path, body, encoding string) *discard {
+	serveEncoded := func(method, path, body, encoding string) *discard {
 		r := httptest.NewRequest(method, path, strings.NewReader(body))
 		if encoding != "" {
 			r.Header.Set("Accept-Encoding", encoding)
@@ -81,6 +79,7 @@ func BenchmarkCustomList(b *testing.B) {
 		s.ServeHTTP(w, r)
 		return w
 	}
+	serve := func(method, path, body string) *discard { return serveEncoded(method, path, body, "") }
 	if w := serve("POST", "/api/v1/namespaces", `{"metadata":{"name":"bench"}}`); w.code != http.StatusCreated {
 		b.Fatalf("namespace: %d", w.code)
 	}
@@ -103,7 +102,13 @@ func BenchmarkCustomList(b *testing.B) {
 }
 
 func benchCustomList(b *testing.B, serve func(method, path, body, encoding string) *discard, cms, gadgets, encoding string) {
-	cmBytes, gadgetBytes := serve("GET", cms, "", encoding).n, serve("GET", gadgets, "", encoding).n // and warm the caches
+	cm, gadget := serve("GET", cms, "", encoding), serve("GET", gadgets, "", encoding) // and warm the caches
+	for _, w := range []*discard{cm, gadget} {
+		if got := w.h.Get("Content-Encoding"); w.code != http.StatusOK || got != strings.TrimPrefix(encoding, "identity") {
+			b.Fatalf("list: %d, Content-Encoding %q; want 200, %q", w.code, got, encoding)
+		}
+	}
+	cmBytes, gadgetBytes := cm.n, gadget.n
 	var cmCPU, gadgetCPU time.Duration
 	b.ReportAllocs()
 	for b.Loop() {
