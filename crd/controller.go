@@ -230,8 +230,9 @@ func (c *Controller) reconcile(ctx context.Context, d *CustomResourceDefinition,
 	now := meta.NewTime(c.now().Truncate(1e9))
 	out, err := c.store().GuaranteedUpdate(ctx, "", d.Name, store.UpdateOptions{
 		// The result is only read, nor the new state changed after: no
-		// copy of either.
-		Preconditions: store.Preconditions{UID: &d.UID}, ReadOnlyResult: true, Handoff: true,
+		// copy of either. Status and metadata alone change: the new
+		// version shares its spec with the one history keeps.
+		Preconditions: store.Preconditions{UID: &d.UID}, ReadOnlyResult: true, Handoff: true, Copy: statusCopyOf,
 	}, func(cur server.Object) (server.Object, error) {
 		n := cur.(*CustomResourceDefinition)
 		if n.Generation != d.Generation {
@@ -451,8 +452,9 @@ func (c *Controller) finalize(ctx context.Context, d *CustomResourceDefinition) 
 func (c *Controller) updateStatus(ctx context.Context, d *CustomResourceDefinition, change func(*CustomResourceDefinition)) error {
 	_, err := c.store().GuaranteedUpdate(ctx, "", d.Name, store.UpdateOptions{
 		// The result is not read, nor the new state changed after: no
-		// copy of either.
-		Preconditions: store.Preconditions{UID: &d.UID}, ReadOnlyResult: true, Handoff: true,
+		// copy of either. Status and metadata alone change: the new
+		// version shares its spec with the one history keeps.
+		Preconditions: store.Preconditions{UID: &d.UID}, ReadOnlyResult: true, Handoff: true, Copy: statusCopyOf,
 	}, func(cur server.Object) (server.Object, error) {
 		n := cur.(*CustomResourceDefinition)
 		change(n)

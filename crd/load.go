@@ -109,7 +109,7 @@ func (c *Controller) Install(ctx context.Context, defs ...*CustomResourceDefinit
 		}
 	}
 	for _, d := range defs {
-		if _, err := c.WaitEstablished(ctx, d.Name); err != nil {
+		if _, err := c.waitEstablished(ctx, d.Name); err != nil { // no copy of the answer, unused
 			return err
 		}
 	}
@@ -120,17 +120,27 @@ func (c *Controller) Install(ctx context.Context, defs ...*CustomResourceDefinit
 // returns it as it then is. It fails when the definition's names are
 // refused (NamesAccepted False), when it is deleted, or when ctx is done.
 func (c *Controller) WaitEstablished(ctx context.Context, name string) (*CustomResourceDefinition, error) {
+	d, err := c.waitEstablished(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return d.DeepCopy(), nil
+}
+
+// waitEstablished is WaitEstablished answering with the stored
+// definition itself, which the caller must not change.
+func (c *Controller) waitEstablished(ctx context.Context, name string) (*CustomResourceDefinition, error) {
 	st := c.s.Store()
 	for {
 		rev := st.Revision()
-		// Read the stored version, uncopied: only the answer is copied.
+		// Read the stored version, uncopied.
 		o, err := c.store().View(ctx, "", name, rv.Read{Semantics: rv.MostRecent})
 		if err != nil {
 			return nil, err
 		}
 		d := o.(*CustomResourceDefinition)
 		if d.IsEstablished() {
-			return d.DeepCopy(), nil
+			return d, nil
 		}
 		if cond := d.Status.condition(NamesAccepted); cond != nil && cond.Status == "False" {
 			return nil, status.NewConflict(status.GroupResource{Group: Group, Resource: Plural}, name, cond.Message)

@@ -1064,24 +1064,39 @@ func pruneNulls(x any, s *JSONSchemaProps) {
 	}
 }
 
-// schemaNode is a schema with its children as pointers, for walks that
-// must not copy them (a JSONSchemaProps holds its properties as values).
+// schemaNode is what settled reads of a schema, with its children as
+// pointers: a JSONSchemaProps holds its properties as values, and a
+// node holding a copy of each would keep a second copy of every schema.
 type schemaNode struct {
-	s          *JSONSchemaProps
+	s          *JSONSchemaProps // the root's schema, for coerce; nil below it
 	props      map[string]*schemaNode
 	additional *schemaNode // additionalProperties
 	items      *schemaNode
+
+	defaulted, nullable, intOrString, embedded, preserves bool
 }
 
+// newSchemaNode returns the tree of s, whose root keeps s.
 func newSchemaNode(s *JSONSchemaProps) *schemaNode {
+	n := newSchemaNodeOf(s)
+	if n != nil {
+		n.s = s
+	}
+	return n
+}
+
+func newSchemaNodeOf(s *JSONSchemaProps) *schemaNode {
 	if s == nil {
 		return nil
 	}
-	n := &schemaNode{s: s, additional: newSchemaNode(s.AdditionalProperties.schema()), items: newSchemaNode(s.Items)}
+	n := &schemaNode{additional: newSchemaNodeOf(s.AdditionalProperties.schema()), items: newSchemaNodeOf(s.Items),
+		defaulted: s.Default != nil, nullable: s.Nullable, intOrString: s.XIntOrString,
+		embedded: s.XEmbeddedResource, preserves: preserves(s)}
 	if len(s.Properties) > 0 {
 		n.props = make(map[string]*schemaNode, len(s.Properties))
-		for k, p := range s.Properties {
-			n.props[k] = newSchemaNode(&p)
+		for k := range s.Properties {
+			p := s.Properties[k]
+			n.props[k] = newSchemaNodeOf(&p)
 		}
 	}
 	return n
@@ -1096,27 +1111,27 @@ func (n *schemaNode) settled(x any, resource, pruning bool) bool {
 	switch x := x.(type) {
 	case map[string]any:
 		for k, p := range n.props {
-			if p.s.Default == nil {
+			if !p.defaulted {
 				continue
 			}
-			if v, ok := x[k]; !ok || v == nil && !p.s.Nullable {
+			if v, ok := x[k]; !ok || v == nil && !p.nullable {
 				return false // defaulted
 			}
 		}
-		pruning = pruning && !n.s.XIntOrString
+		pruning = pruning && !n.intOrString
 		for k, v := range x {
-			meta := (resource || n.s.XEmbeddedResource) && (k == "apiVersion" || k == "kind" || k == "metadata")
+			meta := (resource || n.embedded) && (k == "apiVersion" || k == "kind" || k == "metadata")
 			c := n.props[k]
 			if c == nil {
 				c = n.additional
 			}
 			if c == nil {
-				if pruning && !meta && !preserves(n.s) {
+				if pruning && !meta && !n.preserves {
 					return false // pruned
 				}
 				continue
 			}
-			if v == nil && !c.s.Nullable {
+			if v == nil && !c.nullable {
 				return false // defaulted, or dropped
 			}
 			if !c.settled(v, false, pruning && !meta) {
@@ -1128,7 +1143,7 @@ func (n *schemaNode) settled(x any, resource, pruning bool) bool {
 			return true
 		}
 		for _, e := range x {
-			if e == nil && n.items.s.Default != nil && !n.items.s.Nullable {
+			if e == nil && n.items.defaulted && !n.items.nullable {
 				return false
 			}
 			if !n.items.settled(e, false, pruning) {

@@ -286,6 +286,22 @@ func (c *CustomResourceDefinition) DeepCopy() *CustomResourceDefinition {
 	return out
 }
 
+// statusCopy returns a copy of c whose metadata and status share nothing
+// with c, and whose spec is c's: for writers of status and metadata
+// alone, so that the versions they write and the one they replace,
+// kept in the store's history, hold one spec between them.
+func (c *CustomResourceDefinition) statusCopy() *CustomResourceDefinition {
+	out := &CustomResourceDefinition{TypeMeta: c.TypeMeta, Spec: c.Spec, Status: c.Status}
+	c.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out.Status.Conditions = slices.Clone(c.Status.Conditions)
+	out.Status.AcceptedNames = c.Status.AcceptedNames.deepCopy()
+	out.Status.StoredVersions = slices.Clone(c.Status.StoredVersions)
+	return out
+}
+
+// statusCopyOf is statusCopy for store.UpdateOptions.Copy.
+func statusCopyOf(o any) any { return o.(*CustomResourceDefinition).statusCopy() }
+
 func (n CustomResourceDefinitionNames) deepCopy() CustomResourceDefinitionNames {
 	n.ShortNames = slices.Clone(n.ShortNames)
 	n.Categories = slices.Clone(n.Categories)

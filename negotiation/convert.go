@@ -88,8 +88,12 @@ func (c *Converter[T]) row(target Target, include IncludeObjectPolicy, obj T) (T
 		row.Cells = []any{om.Name, om.CreationTimestamp.UTC().Format(time.RFC3339)}
 	} else {
 		row.Cells = make([]any, len(c.Columns))
-		for i, col := range c.Columns {
-			row.Cells[i] = col.Cell(obj)
+		for i := range c.Columns {
+			if text := c.Columns[i].Text; text != nil {
+				row.Cells[i] = text(obj)
+			} else {
+				row.Cells[i] = c.Columns[i].Cell(obj)
+			}
 		}
 	}
 	switch {
@@ -129,6 +133,10 @@ func (c *Converter[T]) appendRow(b []byte, target Target, include IncludeObjectP
 		for i, col := range c.Columns {
 			if i > 0 {
 				b = append(b, ',')
+			}
+			if col.Text != nil {
+				b = appendJSONString(b, col.Text(obj))
+				continue
 			}
 			var err error
 			if b, err = appendCellJSON(b, col.Cell(obj)); err != nil {

@@ -57,6 +57,7 @@ func TestAppendRowMatchesRow(t *testing.T) {
 				c.Columns = []Column[string]{
 					{Cell: func(n string) any { return n }},
 					{Cell: func(n string) any { return byName(n).cell }},
+					{Text: func(n string) string { return "<" + n + ">" }}, // Text alone: Cell is not called
 				}
 			}
 			for _, target := range []Target{TargetTable, TargetTableV1beta1} {

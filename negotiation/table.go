@@ -173,4 +173,8 @@ type Column[T any] struct {
 	// Cell returns the cell: a string, number, bool, or any value that
 	// encoding/json can encode.
 	Cell func(obj T) any
+	// Text, when set, returns the cell of a column of strings and is used
+	// instead of Cell: a string returned as any is a heap copy of its
+	// header per row, which a list's Table has thousands of.
+	Text func(obj T) string
 }

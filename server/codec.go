@@ -85,12 +85,16 @@ func newCodec(r *Resource, st *store.Store[Object], now func() time.Time, f *inf
 	})
 	var cols []negotiation.Column[Object]
 	for _, col := range r.Columns {
-		cell := col.Cell
-		cols = append(cols, negotiation.Column[Object]{
+		cell, text := col.Cell, col.Text
+		nc := negotiation.Column[Object]{
 			Definition: negotiation.TableColumnDefinition{Name: col.Name, Type: col.Type, Format: col.Format,
 				Description: col.Description, Priority: col.Priority},
 			Cell: func(o Object) any { return cell(c.read(o), now()) },
-		})
+		}
+		if text != nil {
+			nc.Text = func(o Object) string { return text(c.read(o), now()) }
+		}
+		cols = append(cols, nc)
 	}
 	object := func(o Object) ([]byte, error) { return c.objectJSON(o) }
 	// The protobuf form of metadata is only worth computing for protobuf
@@ -169,9 +173,12 @@ func (c *codec) forList(conv *negotiation.Converter[Object], l items, views []Ob
 		now := c.now()
 		cp.Columns = make([]negotiation.Column[Object], len(conv.Columns))
 		for i, col := range c.res.Columns {
-			cell := col.Cell
+			cell, text := col.Cell, col.Text
 			cp.Columns[i] = negotiation.Column[Object]{Definition: conv.Columns[i].Definition,
 				Cell: func(o Object) any { return cell(c.read(o), now) }}
+			if text != nil {
+				cp.Columns[i].Text = func(o Object) string { return text(c.read(o), now) }
+			}
 		}
 	}
 	next := 0

@@ -516,7 +516,8 @@ func JSONPathField(path string) (func(Object) string, error) {
 // resource without additionalPrinterColumns: its age, from
 // .metadata.creationTimestamp, of type date.
 var CustomResourceAgeColumn = Column{Name: "Age", Type: "date", Description: CreationTimestampDescription,
-	Cell: func(o Object, now time.Time) any { return Age(o.Meta().CreationTimestamp.Time, now) }}
+	Cell: func(o Object, now time.Time) any { return Age(o.Meta().CreationTimestamp.Time, now) },
+	Text: func(o Object, now time.Time) string { return Age(o.Meta().CreationTimestamp.Time, now) }}
 
 // UnstructuredResource returns a copy of r that serves Unstructured
 // objects, the way Kubernetes serves a custom resource:

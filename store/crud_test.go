@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -394,6 +395,44 @@ func TestGuaranteedUpdate(t *testing.T) {
 	}
 	if _, err := f.r.GuaranteedUpdate(ctx, "ns", "x", UpdateOptions{}, func(w *widget) (*widget, error) { return w, nil }); !status.IsNotFound(err) {
 		t.Errorf("missing: %v", err)
+	}
+}
+
+// TestGuaranteedUpdateCopy checks that UpdateOptions.Copy makes the
+// object tryUpdate gets, so that what it shares with the stored object
+// the new version and the old one share.
+func TestGuaranteedUpdateCopy(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, Options[*widget]{})
+	w := newWidget("ns", "a")
+	w.Spec = map[string]string{"big": "shared"}
+	old := f.create(t, w)
+	oldStored, err := f.r.View(ctx, "ns", "a", rv.Read{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	metaOnly := func(o any) any { // shares the spec
+		w := o.(*widget)
+		out := &widget{TypeMeta: w.TypeMeta, Spec: w.Spec}
+		w.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+		return out
+	}
+	out, err := f.r.GuaranteedUpdate(ctx, "ns", "a", UpdateOptions{Copy: metaOnly, Handoff: true, ReadOnlyResult: true},
+		func(cur *widget) (*widget, error) {
+			cur.Labels = map[string]string{"l": "1"}
+			return cur, nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Labels["l"] != "1" || out.ResourceVersion == old.ResourceVersion {
+		t.Fatalf("not written: %s", mustJSON(out))
+	}
+	if reflect.ValueOf(out.Spec).UnsafePointer() != reflect.ValueOf(oldStored.Spec).UnsafePointer() {
+		t.Error("the new version has a spec of its own; want the old version's, as Copy shared it")
+	}
+	if oldStored.Labels != nil {
+		t.Errorf("the old version changed: %s", mustJSON(oldStored))
 	}
 }
 

@@ -172,6 +172,15 @@ type UpdateOptions struct {
 	// object (the server's write pipeline, its encoding) finds it again
 	// in Options.Equal and the Encodings of the stored version.
 	Handoff bool
+	// Copy, when set, makes the copy of the current object (a T, and it
+	// returns a T: the options are not generic) that GuaranteedUpdate
+	// hands to tryUpdate, instead of Options.DeepCopy.
+	// It may share with the stored object what tryUpdate leaves as it is
+	// (a status writer's copy shares the spec), so that the new version
+	// and the one kept in history share it too; tryUpdate must then
+	// change nothing shared. A backend whose current object is its own
+	// (decoded for the call) may ignore it.
+	Copy func(any) any
 }
 
 // DeleteOptions modify Delete and DeleteCollection.
@@ -636,7 +645,13 @@ func (r *Resource[T]) GuaranteedUpdate(ctx context.Context, namespace, name stri
 		if err := r.checkUpdatePreconditions(key, name, cur.obj, opts.Preconditions); err != nil {
 			return zero, err
 		}
-		out, err := tryUpdate(r.s.copyFn(cur.obj))
+		var in0 T
+		if opts.Copy != nil {
+			in0 = opts.Copy(cur.obj).(T)
+		} else {
+			in0 = r.s.copyFn(cur.obj)
+		}
+		out, err := tryUpdate(in0)
 		if err != nil {
 			return zero, err
 		}

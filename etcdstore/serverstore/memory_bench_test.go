@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"testing"
 	"time"
@@ -30,6 +31,19 @@ func heap() int64 {
 	return int64(ms.HeapAlloc)
 }
 
+// writeHeapProfile writes the heap profile of the last collection to
+// path (run with -test.memprofilerate=512 or so for sites' detail).
+func writeHeapProfile(b *testing.B, path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		b.Fatal(err)
+	}
+}
+
 // BenchmarkStoreMemory reports the heap a server's store holds per
 // ConfigMap (B/object), with 10,000 ConfigMaps of 256 bytes of data, as
 // httpbench creates them: in memory right after the creates (their
@@ -38,7 +52,8 @@ func heap() int64 {
 // (its history kept). Run it once per process, for numbers that other
 // servers' garbage does not move: -bench StoreMemory/memory -benchtime 1x,
 // then replica/loaded, then replica/followed, with APISEM_BENCH_ETCD set
-// to an etcd of another process.
+// to an etcd of another process. APISEM_HEAP_PROFILE=file writes the
+// in-memory server's heap profile after compaction.
 func BenchmarkStoreMemory(b *testing.B) {
 	const n = 10000
 	ctx := context.Background()
@@ -129,6 +144,9 @@ func BenchmarkStoreMemory(b *testing.B) {
 			created := heap()
 			s.Compact()
 			compacted := heap()
+			if path := os.Getenv("APISEM_HEAP_PROFILE"); path != "" {
+				writeHeapProfile(b, path) // what the store holds, by allocation site
+			}
 			b.ReportMetric(float64(created-empty)/n, "B/object-with-history")
 			perObject(b, compacted-empty)
 			s.Shutdown(ctx)

@@ -179,37 +179,35 @@ func BenchmarkHTTPListTable(b *testing.B) { benchmarkHTTPList(b, acceptTable) }
 func BenchmarkHTTPPagedWalk(b *testing.B) {
 	f := benchServer(b)
 	var buf bytes.Buffer
-	walk := func() int {
-		pages := 0
-		cont := ""
-		for {
-			q := "?limit=500"
-			if cont != "" {
-				q += "&continue=" + url.QueryEscape(cont)
-			}
-			body := f.get(b, benchColl+q, "application/json", &buf)
-			pages++
-			var l struct {
-				Metadata struct {
-					Continue string `json:"continue"`
-				} `json:"metadata"`
-			}
-			// The list metadata comes before the items: decode only it.
-			dec := json.NewDecoder(bytes.NewReader(body))
-			if err := decodeListMeta(dec, &l.Metadata.Continue); err != nil {
-				b.Fatal(err)
-			}
-			if cont = l.Metadata.Continue; cont == "" {
-				return pages
-			}
-		}
-	}
-	if n := walk(); n != benchNObjects/500 {
+	if n := f.walk(b, "application/json", &buf); n != benchNObjects/500 {
 		b.Fatalf("walked %d pages, want %d", n, benchNObjects/500)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		walk()
+		f.walk(b, "application/json", &buf)
+	}
+}
+
+// walk lists the whole collection in pages of 500, following continue
+// tokens, and returns the number of pages.
+func (f *httpFixture) walk(b *testing.B, accept string, buf *bytes.Buffer) int {
+	pages := 0
+	cont := ""
+	for {
+		q := "?limit=500"
+		if cont != "" {
+			q += "&continue=" + url.QueryEscape(cont)
+		}
+		body := f.get(b, benchColl+q, accept, buf)
+		pages++
+		// The list metadata comes before the items: decode only it.
+		dec := json.NewDecoder(bytes.NewReader(body))
+		if err := decodeListMeta(dec, &cont); err != nil {
+			b.Fatal(err)
+		}
+		if cont == "" {
+			return pages
+		}
 	}
 }
 
