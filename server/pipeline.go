@@ -54,6 +54,7 @@ func (s *Server) run(ctx context.Context, w *write, own *owner) (same bool, err 
 		if err := w.splitStatus(); err != nil {
 			return false, err
 		}
+		observeWrite(w) // splitStatus may have decoded a new object
 	}
 	if err := s.check(ctx, w.attrs, w.obj, w.old); err != nil {
 		return false, err
