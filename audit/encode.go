@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 
+	"github.com/apisem/apisem/jsonvalue"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/status"
 )
@@ -21,22 +21,22 @@ func appendEvent(b []byte, ev *Event) []byte {
 	b = append(b, '{')
 	if ev.Kind != "" {
 		b = appendKey(b, "kind")
-		b = appendString(b, ev.Kind)
+		b = jsonvalue.AppendString(b, ev.Kind)
 	}
 	if ev.APIVersion != "" {
 		b = appendKey(b, "apiVersion")
-		b = appendString(b, ev.APIVersion)
+		b = jsonvalue.AppendString(b, ev.APIVersion)
 	}
 	b = appendKey(b, "level")
-	b = appendString(b, string(ev.Level))
+	b = jsonvalue.AppendString(b, string(ev.Level))
 	b = appendKey(b, "auditID")
-	b = appendString(b, ev.AuditID)
+	b = jsonvalue.AppendString(b, ev.AuditID)
 	b = appendKey(b, "stage")
-	b = appendString(b, string(ev.Stage))
+	b = jsonvalue.AppendString(b, string(ev.Stage))
 	b = appendKey(b, "requestURI")
-	b = appendString(b, ev.RequestURI)
+	b = jsonvalue.AppendString(b, ev.RequestURI)
 	b = appendKey(b, "verb")
-	b = appendString(b, ev.Verb)
+	b = jsonvalue.AppendString(b, ev.Verb)
 	b = appendKey(b, "user")
 	b = appendUser(b, &ev.User)
 	if ev.ImpersonatedUser != nil {
@@ -49,7 +49,7 @@ func appendEvent(b []byte, ev *Event) []byte {
 	}
 	if ev.UserAgent != "" {
 		b = appendKey(b, "userAgent")
-		b = appendString(b, ev.UserAgent)
+		b = jsonvalue.AppendString(b, ev.UserAgent)
 	}
 	if r := ev.ObjectRef; r != nil {
 		b = appendKey(b, "objectRef")
@@ -59,7 +59,7 @@ func appendEvent(b []byte, ev *Event) []byte {
 			{"resourceVersion", r.ResourceVersion}, {"subresource", r.Subresource}} {
 			if f.v != "" {
 				b = appendKey(b, f.k)
-				b = appendString(b, f.v)
+				b = jsonvalue.AppendString(b, f.v)
 			}
 		}
 		b = closeObject(b)
@@ -82,7 +82,7 @@ func appendEvent(b []byte, ev *Event) []byte {
 	b = appendMicroTime(b, ev.StageTimestamp)
 	if len(ev.Annotations) > 0 {
 		b = appendKey(b, "annotations")
-		b = appendStringMap(b, ev.Annotations, func(b []byte, v string) []byte { return appendString(b, v) })
+		b = appendStringMap(b, ev.Annotations, func(b []byte, v string) []byte { return jsonvalue.AppendString(b, v) })
 	}
 	return closeObject(b)
 }
@@ -93,7 +93,7 @@ func appendKey(b []byte, k string) []byte {
 	if len(b) > 0 && b[len(b)-1] != '{' {
 		b = append(b, ',')
 	}
-	b = appendString(b, k)
+	b = jsonvalue.AppendString(b, k)
 	return append(b, ':')
 }
 
@@ -103,11 +103,11 @@ func appendUser(b []byte, u *UserInfo) []byte {
 	b = append(b, '{')
 	if u.Username != "" {
 		b = appendKey(b, "username")
-		b = appendString(b, u.Username)
+		b = jsonvalue.AppendString(b, u.Username)
 	}
 	if u.UID != "" {
 		b = appendKey(b, "uid")
-		b = appendString(b, u.UID)
+		b = jsonvalue.AppendString(b, u.UID)
 	}
 	if len(u.Groups) > 0 {
 		b = appendKey(b, "groups")
@@ -134,7 +134,7 @@ func appendStatus(b []byte, st *status.Status) []byte {
 	for _, f := range [...]struct{ k, v string }{{"status", st.Status}, {"message", st.Message}, {"reason", string(st.Reason)}} {
 		if f.v != "" {
 			b = appendKey(b, f.k)
-			b = appendString(b, f.v)
+			b = jsonvalue.AppendString(b, f.v)
 		}
 	}
 	if d := st.Details; d != nil {
@@ -143,7 +143,7 @@ func appendStatus(b []byte, st *status.Status) []byte {
 		for _, f := range [...]struct{ k, v string }{{"name", d.Name}, {"group", d.Group}, {"kind", d.Kind}, {"uid", d.UID}} {
 			if f.v != "" {
 				b = appendKey(b, f.k)
-				b = appendString(b, f.v)
+				b = jsonvalue.AppendString(b, f.v)
 			}
 		}
 		if len(d.Causes) > 0 {
@@ -157,7 +157,7 @@ func appendStatus(b []byte, st *status.Status) []byte {
 				for _, f := range [...]struct{ k, v string }{{"reason", string(c.Type)}, {"message", c.Message}, {"field", c.Field}} {
 					if f.v != "" {
 						b = appendKey(b, f.k)
-						b = appendString(b, f.v)
+						b = jsonvalue.AppendString(b, f.v)
 					}
 				}
 				b = closeObject(b)
@@ -186,7 +186,7 @@ func appendStrings(b []byte, l []string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, s)
+		b = jsonvalue.AppendString(b, s)
 	}
 	return append(b, ']')
 }
@@ -241,56 +241,3 @@ func appendRaw(b []byte, raw []byte) []byte {
 }
 
 const hex = "0123456789abcdef"
-
-// appendString appends s as a JSON string as encoding/json writes it:
-// HTML characters, U+2028 and U+2029 escaped, invalid UTF-8 replaced.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}

@@ -486,15 +486,5 @@ func userAgent(r *http.Request) string {
 func newUUID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	const hex = "0123456789abcdef"
-	out := make([]byte, 0, 36)
-	for i, x := range b {
-		if i == 4 || i == 6 || i == 8 || i == 10 {
-			out = append(out, '-')
-		}
-		out = append(out, hex[x>>4], hex[x&0xf])
-	}
-	return string(out)
+	return meta.UUIDv4(b)
 }

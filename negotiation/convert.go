@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/apisem/apisem/envelope"
+	"github.com/apisem/apisem/jsonvalue"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/status"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -126,16 +127,16 @@ func (c *Converter[T]) appendRow(b []byte, target Target, include IncludeObjectP
 	b = append(b, `{"cells":[`...)
 	if c.Columns == nil {
 		om := m.object()
-		b = appendJSONString(b, om.Name)
+		b = jsonvalue.AppendString(b, om.Name)
 		b = append(b, ',')
-		b = appendJSONString(b, om.CreationTimestamp.UTC().Format(time.RFC3339))
+		b = jsonvalue.AppendString(b, om.CreationTimestamp.UTC().Format(time.RFC3339))
 	} else {
 		for i, col := range c.Columns {
 			if i > 0 {
 				b = append(b, ',')
 			}
 			if col.Text != nil {
-				b = appendJSONString(b, col.Text(obj))
+				b = jsonvalue.AppendString(b, col.Text(obj))
 				continue
 			}
 			var err error

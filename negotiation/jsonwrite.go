@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
-	"unicode/utf8"
 
+	"github.com/apisem/apisem/jsonvalue"
 	"github.com/apisem/apisem/meta"
 )
 
@@ -43,12 +43,12 @@ func appendTableHead(b []byte, t *Table) []byte {
 	b = append(b, '{')
 	if t.Kind != "" {
 		b = append(b, `"kind":`...)
-		b = appendJSONString(b, t.Kind)
+		b = jsonvalue.AppendString(b, t.Kind)
 		b = append(b, ',')
 	}
 	if t.APIVersion != "" {
 		b = append(b, `"apiVersion":`...)
-		b = appendJSONString(b, t.APIVersion)
+		b = jsonvalue.AppendString(b, t.APIVersion)
 		b = append(b, ',')
 	}
 	b = append(b, `"metadata":`...)
@@ -96,15 +96,15 @@ func AppendListMetaJSON(b []byte, m *meta.ListMeta) []byte {
 	}
 	if m.SelfLink != "" {
 		field(`"selfLink":`)
-		b = appendJSONString(b, m.SelfLink)
+		b = jsonvalue.AppendString(b, m.SelfLink)
 	}
 	if m.ResourceVersion != "" {
 		field(`"resourceVersion":`)
-		b = appendJSONString(b, m.ResourceVersion)
+		b = jsonvalue.AppendString(b, m.ResourceVersion)
 	}
 	if m.Continue != "" {
 		field(`"continue":`)
-		b = appendJSONString(b, m.Continue)
+		b = jsonvalue.AppendString(b, m.Continue)
 	}
 	if m.RemainingItemCount != nil {
 		field(`"remainingItemCount":`)
@@ -115,13 +115,13 @@ func AppendListMetaJSON(b []byte, m *meta.ListMeta) []byte {
 
 func appendColumnJSON(b []byte, c *TableColumnDefinition) []byte {
 	b = append(b, `{"name":`...)
-	b = appendJSONString(b, c.Name)
+	b = jsonvalue.AppendString(b, c.Name)
 	b = append(b, `,"type":`...)
-	b = appendJSONString(b, c.Type)
+	b = jsonvalue.AppendString(b, c.Type)
 	b = append(b, `,"format":`...)
-	b = appendJSONString(b, c.Format)
+	b = jsonvalue.AppendString(b, c.Format)
 	b = append(b, `,"description":`...)
-	b = appendJSONString(b, c.Description)
+	b = jsonvalue.AppendString(b, c.Description)
 	b = append(b, `,"priority":`...)
 	b = strconv.AppendInt(b, int64(c.Priority), 10)
 	return append(b, '}')
@@ -152,16 +152,16 @@ func appendRowJSON(b []byte, r *TableRow) ([]byte, error) {
 			}
 			c := &r.Conditions[i]
 			b = append(b, `{"type":`...)
-			b = appendJSONString(b, c.Type)
+			b = jsonvalue.AppendString(b, c.Type)
 			b = append(b, `,"status":`...)
-			b = appendJSONString(b, c.Status)
+			b = jsonvalue.AppendString(b, c.Status)
 			if c.Reason != "" {
 				b = append(b, `,"reason":`...)
-				b = appendJSONString(b, c.Reason)
+				b = jsonvalue.AppendString(b, c.Reason)
 			}
 			if c.Message != "" {
 				b = append(b, `,"message":`...)
-				b = appendJSONString(b, c.Message)
+				b = jsonvalue.AppendString(b, c.Message)
 			}
 			b = append(b, '}')
 		}
@@ -187,7 +187,7 @@ func appendCellJSON(b []byte, v any) ([]byte, error) {
 	case nil:
 		return append(b, "null"...), nil
 	case string:
-		return appendJSONString(b, v), nil
+		return jsonvalue.AppendString(b, v), nil
 	case bool:
 		return strconv.AppendBool(b, v), nil
 	case int:
@@ -232,61 +232,6 @@ func appendJSONFloat(b []byte, f float64, bitSize int) []byte {
 		b = b[:n-1]
 	}
 	return b
-}
-
-// appendJSONString appends s as a JSON string as encoding/json writes it:
-// `"` and `\` escaped, \b \f \n \r \t by name, other control characters
-// and the HTML-sensitive < > & as \u00XX, U+2028 and U+2029 as \u2028 and
-// \u2029, and each byte of invalid UTF-8 as \ufffd.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, `\b`...)
-			case '\f':
-				b = append(b, `\f`...)
-			case '\n':
-				b = append(b, `\n`...)
-			case '\r':
-				b = append(b, `\r`...)
-			case '\t':
-				b = append(b, `\t`...)
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 // appendRawJSON appends an embedded JSON value (a json.RawMessage) as

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/apisem/apisem/envelope"
+	"github.com/apisem/apisem/jsonvalue"
 	"github.com/apisem/apisem/status"
 )
 
@@ -145,7 +146,7 @@ func (s *StreamWriter) write(typ string, object []byte) error {
 // object is null, as an empty RawExtension.
 func appendJSONEvent(b []byte, typ string, object []byte) []byte {
 	b = append(b, `{"type":`...)
-	b = appendJSONString(b, typ)
+	b = jsonvalue.AppendString(b, typ)
 	b = append(b, `,"object":`...)
 	if object = bytes.TrimRight(object, " \t\r\n"); len(object) == 0 {
 		b = append(b, "null"...)

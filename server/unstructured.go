@@ -563,18 +563,12 @@ func unstructuredListHead(c *codec) []byte {
 func unstructuredListTail(c *codec, lm *meta.ListMeta) []byte {
 	b := append([]byte(`],"kind":`), strconv.Quote(c.res.ListKind)...)
 	b = append(b, `,"metadata":{"continue":`...)
-	b = appendJSONString(b, lm.Continue)
+	b = jsonvalue.AppendString(b, lm.Continue)
 	if lm.RemainingItemCount != nil {
 		b = append(b, `,"remainingItemCount":`...)
 		b = strconv.AppendInt(b, *lm.RemainingItemCount, 10)
 	}
 	b = append(b, `,"resourceVersion":`...)
-	b = appendJSONString(b, lm.ResourceVersion)
+	b = jsonvalue.AppendString(b, lm.ResourceVersion)
 	return append(b, "}}"...)
-}
-
-// appendJSONString appends s as encoding/json writes it.
-func appendJSONString(dst []byte, s string) []byte {
-	b, _ := json.Marshal(s) // a string cannot fail
-	return append(dst, b...)
 }

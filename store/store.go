@@ -691,17 +691,7 @@ func (s *Store[T]) newUID() (string, error) {
 	if err != nil {
 		return "", status.NewInternalError(fmt.Errorf("store: generating a uid: %w", err))
 	}
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	const hex = "0123456789abcdef"
-	out := make([]byte, 0, 36)
-	for i, x := range b {
-		if i == 4 || i == 6 || i == 8 || i == 10 {
-			out = append(out, '-')
-		}
-		out = append(out, hex[x>>4], hex[x&0xf])
-	}
-	return string(out), nil
+	return meta.UUIDv4(b), nil
 }
 
 // nameAlphabet is Kubernetes' alphabet for generated names: no vowels,
