@@ -83,7 +83,7 @@ func (e env) aggregatedDiscovery(t *testing.T) {
 	byName := func(a, b res) int { return strings.Compare(a.gv+"/"+a.name, b.gv+"/"+b.name) }
 	slices.SortFunc(agg, byName)
 	slices.SortFunc(old, byName)
-	if len(agg) != 9 || !slices.Equal(agg, old) { // namespaces/status among them
+	if len(agg) != 10 || !slices.Equal(agg, old) { // namespaces/status and namespaces/finalize among them
 		t.Errorf("aggregated discovery gives\n%v\nunaggregated\n%v", agg, old)
 	}
 }
