@@ -385,7 +385,12 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t *target) error
 	if err := matchURL(t, o.Meta()); err != nil {
 		return err
 	}
-	out, done, err := s.updateView(r.Context(), t, v, opts.DryRun, &opts.owner, func(Object) (Object, error) { return o, nil })
+	// Each attempt gets the object as sent: the pipeline changes the one
+	// it is given (resourceVersion, defaults, managedFields), and an
+	// unconditional update is tried again when another write comes
+	// between its read and its own, as Kubernetes' registry copies the
+	// request's object for each attempt.
+	out, done, err := s.updateView(r.Context(), t, v, opts.DryRun, &opts.owner, func(Object) (Object, error) { return o.DeepCopyObject(), nil })
 	defer done()
 	if err != nil {
 		return err
