@@ -12,6 +12,7 @@ import (
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/server"
+	"github.com/apisem/apisem/server/servertest"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
 )
@@ -391,45 +392,13 @@ func TestStartAndCompaction(t *testing.T) {
 	})
 }
 
-// splitStorage keeps the resources added after the server starts in
-// stores of their own, as etcd's storage keeps a replica per custom
-// resource: the server's Store does not hold their objects.
-type splitStorage struct {
-	opts    store.Options[server.Object]
-	main    *store.Store[server.Object]
-	started bool
-	own     []*store.Store[server.Object]
-}
-
-func (s *splitStorage) Store() *store.Store[server.Object] { return s.main }
-func (s *splitStorage) Start()                             { s.started = true }
-func (s *splitStorage) Backend(_ *server.Resource, ro store.ResourceOptions[server.Object]) (store.Backend[server.Object], error) {
-	if !s.started {
-		return s.main.Resource(ro), nil
-	}
-	st := store.New(s.opts)
-	s.own = append(s.own, st)
-	return st.Resource(ro), nil
-}
-func (s *splitStorage) Compact(context.Context) (rv.Version, error) {
-	return s.main.Compact(s.main.Revision()), nil
-}
-func (s *splitStorage) Close() error {
-	for _, st := range s.own {
-		st.Close()
-	}
-	return nil
-}
-
 // Owners and dependents whose resources keep their objects in stores
 // other than the server's Store are collected too.
 func TestStoresOfTheirOwn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		widgets := resource("Widget", true)
 		s, err := server.New(server.Options{Resources: []*server.Resource{widgets}, GarbageCollection: true,
-			Storage: func(opts store.Options[server.Object]) (server.Storage, error) {
-				return &splitStorage{opts: opts, main: store.New(opts)}, nil
-			}})
+			Storage: servertest.StoresPerResource})
 		if err != nil {
 			t.Fatal(err)
 		}

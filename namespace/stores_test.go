@@ -5,50 +5,16 @@ import (
 	"testing"
 
 	"github.com/apisem/apisem/namespace"
-	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/server/servertest"
-	"github.com/apisem/apisem/store"
 )
-
-// splitStorage keeps the resources added after the server starts in
-// stores of their own, as etcd's storage keeps a replica per custom
-// resource: the server's Store does not see their writes.
-type splitStorage struct {
-	opts    store.Options[server.Object]
-	main    *store.Store[server.Object]
-	started bool
-	own     []*store.Store[server.Object]
-}
-
-func (s *splitStorage) Store() *store.Store[server.Object] { return s.main }
-func (s *splitStorage) Start()                             { s.started = true }
-func (s *splitStorage) Backend(_ *server.Resource, ro store.ResourceOptions[server.Object]) (store.Backend[server.Object], error) {
-	if !s.started {
-		return s.main.Resource(ro), nil
-	}
-	st := store.New(s.opts)
-	s.own = append(s.own, st)
-	return st.Resource(ro), nil
-}
-func (s *splitStorage) Compact(context.Context) (rv.Version, error) {
-	return s.main.Compact(s.main.Revision()), nil
-}
-func (s *splitStorage) Close() error {
-	for _, st := range s.own {
-		st.Close()
-	}
-	return nil
-}
 
 // A terminating namespace goes once the last object held in it lets go,
 // also when that object's resource keeps it in a store of its own.
 func TestNamespaceDeletionOverStoresOfTheirOwn(t *testing.T) {
 	l := namespace.New(namespace.Options{})
 	s, err := server.New(server.Options{Resources: []*server.Resource{l.Resource()}, Admission: l.Admission(server.Admission{}),
-		Storage: func(opts store.Options[server.Object]) (server.Storage, error) {
-			return &splitStorage{opts: opts, main: store.New(opts)}, nil
-		}})
+		Storage: servertest.StoresPerResource})
 	if err != nil {
 		t.Fatal(err)
 	}
