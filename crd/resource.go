@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/openapi"
 	"github.com/apisem/apisem/patch"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
@@ -590,11 +591,11 @@ func read(u *server.Unstructured, n *schemaNode) server.Object {
 // openAPISchema converts a CRD schema to the server's OpenAPI form, for
 // /openapi/v2 and v3 and kubectl explain. Keywords the server's Schema
 // does not publish (bounds, patterns) are left out.
-func openAPISchema(s *JSONSchemaProps) *server.Schema {
+func openAPISchema(s *JSONSchemaProps) *openapi.Schema {
 	if s == nil {
 		return nil
 	}
-	out := &server.Schema{
+	out := &openapi.Schema{
 		Type: s.Type, Format: s.Format, Description: s.Description, Default: s.Default,
 		Required: slices.Clone(s.Required), IntOrString: s.XIntOrString,
 		PreserveUnknownFields: preserves(s), ListMapKeys: slices.Clone(s.XListMapKeys),
@@ -611,7 +612,7 @@ func openAPISchema(s *JSONSchemaProps) *server.Schema {
 		}
 	}
 	if len(s.Properties) > 0 {
-		out.Properties = make(map[string]*server.Schema, len(s.Properties))
+		out.Properties = make(map[string]*openapi.Schema, len(s.Properties))
 		for _, k := range sortedKeys(s.Properties) {
 			p := s.Properties[k]
 			out.Properties[k] = openAPISchema(&p)

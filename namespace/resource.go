@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apisem/apisem/openapi"
 	"github.com/apisem/apisem/patch"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
@@ -22,38 +23,38 @@ const (
 	conditionSchema = "io.k8s.api.core.v1.NamespaceCondition"
 )
 
-func str(desc string) *server.Schema { return &server.Schema{Type: "string", Description: desc} }
+func str(desc string) *openapi.Schema { return &openapi.Schema{Type: "string", Description: desc} }
 
 // The OpenAPI schema of Namespace: the fields, formats and Kubernetes
 // extensions a cluster publishes, with descriptions of our own.
-func openAPI() (*server.Schema, map[string]*server.Schema) {
-	return &server.Schema{Type: "object",
+func openAPI() (*openapi.Schema, map[string]*openapi.Schema) {
+	return &openapi.Schema{Type: "object",
 			Description: "Namespace is a scope for names.",
-			Properties: map[string]*server.Schema{
+			Properties: map[string]*openapi.Schema{
 				"spec":   {Ref: specSchema, Default: map[string]any{}, Description: "The desired state of the namespace."},
 				"status": {Ref: statusSchema, Default: map[string]any{}, Description: "The observed state of the namespace."},
-			}}, map[string]*server.Schema{
+			}}, map[string]*openapi.Schema{
 			specSchema: {Type: "object",
 				Description: "NamespaceSpec holds the namespace's finalizers.",
-				Properties: map[string]*server.Schema{
-					"finalizers": {Type: "array", ListType: "atomic", Items: &server.Schema{Type: "string", Default: ""},
+				Properties: map[string]*openapi.Schema{
+					"finalizers": {Type: "array", ListType: "atomic", Items: &openapi.Schema{Type: "string", Default: ""},
 						Description: "Finalizers that must be gone before the namespace is removed; \"kubernetes\" while it has content."},
 				}},
 			statusSchema: {Type: "object",
 				Description: "NamespaceStatus is the observed state of a namespace.",
-				Properties: map[string]*server.Schema{
+				Properties: map[string]*openapi.Schema{
 					"conditions": {Type: "array", ListType: "map", ListMapKeys: []string{"type"},
 						PatchStrategy: "merge", PatchMergeKey: "type",
 						Description: "The latest observations of the namespace's state.",
-						Items:       &server.Schema{Ref: conditionSchema, Default: map[string]any{}}},
+						Items:       &openapi.Schema{Ref: conditionSchema, Default: map[string]any{}}},
 					"phase": {Type: "string", Enum: []string{PhaseActive, PhaseTerminating},
 						Description: "Active, or Terminating while the namespace is being deleted."},
 				}},
 			conditionSchema: {Type: "object",
 				Description: "NamespaceCondition is one observation of a namespace's state.",
 				Required:    []string{"type", "status"},
-				Properties: map[string]*server.Schema{
-					"lastTransitionTime": {Ref: server.TimeSchema, Description: "When the condition last changed status."},
+				Properties: map[string]*openapi.Schema{
+					"lastTransitionTime": {Ref: openapi.TimeSchema, Description: "When the condition last changed status."},
 					"message":            str("A human-readable description of the condition."),
 					"reason":             str("A CamelCase reason for the condition."),
 					"status":             {Type: "string", Default: "", Description: "True, False or Unknown."},

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/openapi"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -38,16 +39,16 @@ func (g *gadget) DeepCopyObject() Object {
 // the one derived from its Go type) and a namespaced custom resource with
 // one, in two versions of its group.
 func testResources() []*Resource {
-	gadgetSchema := &Schema{Type: "object", Description: "Gadget is a test kind.",
-		Properties: map[string]*Schema{
+	gadgetSchema := &openapi.Schema{Type: "object", Description: "Gadget is a test kind.",
+		Properties: map[string]*openapi.Schema{
 			"spec": {Ref: "dev.apisem.test.v1.GadgetSpec", Description: "What the gadget should be."},
 		}}
-	defs := map[string]*Schema{
+	defs := map[string]*openapi.Schema{
 		"dev.apisem.test.v1.GadgetSpec": {Type: "object", Description: "GadgetSpec is what a gadget should be.",
-			Properties: map[string]*Schema{
+			Properties: map[string]*openapi.Schema{
 				"size":   {Type: "integer", Format: "int64", Description: "The gadget's size."},
-				"labels": {Type: "object", AdditionalProperties: &Schema{Type: "string"}},
-				"born":   {Ref: TimeSchema},
+				"labels": {Type: "object", AdditionalProperties: &openapi.Schema{Type: "string"}},
+				"born":   {Ref: openapi.TimeSchema},
 			}},
 	}
 	return []*Resource{
@@ -272,7 +273,7 @@ func TestSchemaErrors(t *testing.T) {
 		{"dangling ref", func(rs []*Resource) { delete(rs[1].Definitions, "dev.apisem.test.v1.GadgetSpec") },
 			"dev.apisem.test.v1.Gadget refers to dev.apisem.test.v1.GadgetSpec, which is not defined"},
 		{"two meanings", func(rs []*Resource) {
-			rs[2].Definitions = map[string]*Schema{"dev.apisem.test.v1.GadgetSpec": {Type: "string"}}
+			rs[2].Definitions = map[string]*openapi.Schema{"dev.apisem.test.v1.GadgetSpec": {Type: "string"}}
 		}, "dev.apisem.test.v1.GadgetSpec defined twice"},
 	} {
 		rs := testResources()

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 
+	"github.com/apisem/apisem/openapi"
 	"github.com/apisem/apisem/patch"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
@@ -68,7 +69,7 @@ type Resource struct {
 	// tags, and the doc and apisem tags the package doc describes); for a
 	// type that encodes itself (json.Marshaler, as Unstructured) nil
 	// publishes an object of any fields.
-	Schema *Schema
+	Schema *openapi.Schema
 	// SchemaName names the schema's definition. "" means
 	// io.k8s.api.core.<version>.<Kind> for the core group, else the
 	// group's reversed domain name, the version and the kind
@@ -76,9 +77,9 @@ type Resource struct {
 	// resource's. The list type's is the same with ListKind.
 	SchemaName string
 	// Definitions are the named schemas Schema refers to, besides those
-	// the server contributes (ObjectMetaSchema, TimeSchema, ...).
+	// the server contributes (openapi.ObjectMetaSchema, openapi.TimeSchema, ...).
 	// Resources may share definitions; a name must mean one schema.
-	Definitions map[string]*Schema
+	Definitions map[string]*openapi.Schema
 
 	// Scale, when set, serves <name>/scale: the autoscaling/v1 Scale view
 	// of the objects' replicas (see ScaleSubresource).

@@ -7,6 +7,7 @@ import (
 
 	"github.com/apisem/apisem/managedfields"
 	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/openapi"
 	"github.com/apisem/apisem/patch"
 )
 
@@ -85,7 +86,7 @@ var scaleVerbs = []string{"get", "patch", "update"}
 // The definitions of autoscaling/v1 Scale, published with every
 // resource that has a scale subresource.
 const (
-	ScaleSchema       = "io.k8s.api.autoscaling.v1.Scale"
+	scaleSchemaName   = "io.k8s.api.autoscaling.v1.Scale"
 	scaleSpecSchema   = "io.k8s.api.autoscaling.v1.ScaleSpec"
 	scaleStatusSchema = "io.k8s.api.autoscaling.v1.ScaleStatus"
 )
@@ -95,23 +96,23 @@ var scaleGVK = gvkExt{Group: "autoscaling", Kind: "Scale", Version: "v1"}
 
 // scaleSchema is the Scale's schema, less the apiVersion, kind and
 // metadata every object has.
-var scaleSchema = &Schema{Type: "object", Description: "Scale is the number of replicas of a resource that has a scale subresource.",
-	Properties: map[string]*Schema{
+var scaleSchema = &openapi.Schema{Type: "object", Description: "Scale is the number of replicas of a resource that has a scale subresource.",
+	Properties: map[string]*openapi.Schema{
 		"spec": {Ref: scaleSpecSchema, Default: map[string]any{}, Description: "The wanted number of replicas."},
 		"status": {Ref: scaleStatusSchema, Default: map[string]any{},
 			Description: "The observed number of replicas and their label selector. Read-only."},
 	}}
 
 // scaleDefinitions returns new copies of ScaleSpec and ScaleStatus.
-func scaleDefinitions() map[string]*Schema {
-	return map[string]*Schema{
+func scaleDefinitions() map[string]*openapi.Schema {
+	return map[string]*openapi.Schema{
 		scaleSpecSchema: {Type: "object", Description: "ScaleSpec is the wanted state of a scale subresource.",
-			Properties: map[string]*Schema{
+			Properties: map[string]*openapi.Schema{
 				"replicas": {Type: "integer", Format: "int32", Default: 0, Description: "The wanted number of replicas of the scaled object."},
 			}},
 		scaleStatusSchema: {Type: "object", Description: "ScaleStatus is the observed state of a scale subresource.",
 			Required: []string{"replicas"},
-			Properties: map[string]*Schema{
+			Properties: map[string]*openapi.Schema{
 				"replicas": {Type: "integer", Format: "int32", Default: 0, Description: "The observed number of replicas of the scaled object."},
 				"selector": str("The label selector of what the replicas count, in the string form of a label selector query parameter."),
 			}},
@@ -129,7 +130,7 @@ func scaleResource(res *Resource) *Resource {
 		// Scale has no patch strategies: a strategic merge patch (where
 		// the object takes one) merges as a merge patch does.
 		PatchSchema: &patch.Schema{},
-		Schema:      scaleSchema, SchemaName: ScaleSchema, Definitions: scaleDefinitions(),
+		Schema:      scaleSchema, SchemaName: scaleSchemaName, Definitions: scaleDefinitions(),
 		// Kubernetes' default Table columns.
 		Columns: []Column{NameColumn, {Name: "Created At", Type: "date", Description: CreationTimestampDescription,
 			Cell: func(o Object, _ time.Time) any { return o.Meta().CreationTimestamp.UTC().Format(time.RFC3339) }}},
