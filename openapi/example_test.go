@@ -34,9 +34,13 @@ func ExampleSchema() {
 	type schema struct {
 		Description string
 		Properties  map[string]*schema
-		AllOf       []struct{ Ref string `json:"$ref"` }
+		AllOf       []struct {
+			Ref string `json:"$ref"`
+		}
 	}
-	var doc struct{ Components struct{ Schemas map[string]*schema } }
+	var doc struct {
+		Components struct{ Schemas map[string]*schema }
+	}
 	if err := json.Unmarshal(w.Body.Bytes(), &doc); err != nil {
 		panic(err)
 	}
