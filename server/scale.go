@@ -9,41 +9,25 @@ import (
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/openapi"
 	"github.com/apisem/apisem/patch"
+	"github.com/apisem/apisem/scale"
 )
 
-// Scale is autoscaling/v1 Scale, the view of an object's replicas that its
-// scale subresource serves (kubectl scale and the HorizontalPodAutoscaler
-// use it).
-type Scale struct {
-	meta.TypeMeta
-	meta.ObjectMeta `json:"metadata"`
-	Spec            ScaleSpec   `json:"spec"`
-	Status          ScaleStatus `json:"status"`
-}
+// scaleObject is the Scale view as the server serves it: a Scale that is
+// an Object.
+type scaleObject struct{ scale.Scale }
 
-// ScaleSpec is the wanted number of replicas.
-type ScaleSpec struct {
-	Replicas int32 `json:"replicas,omitempty"`
-}
-
-// ScaleStatus is the observed number of replicas and the label selector
-// of the pods (or whatever is counted), in its string form.
-type ScaleStatus struct {
-	Replicas int32  `json:"replicas"`
-	Selector string `json:"selector,omitempty"`
-}
-
-// Meta returns the object's metadata.
-func (s *Scale) Meta() *meta.ObjectMeta { return &s.ObjectMeta }
-
-// Types returns the object's kind and apiVersion.
-func (s *Scale) Types() *meta.TypeMeta { return &s.TypeMeta }
+var _ ProtoObject = (*scaleObject)(nil)
 
 // DeepCopyObject returns a copy sharing nothing with s.
-func (s *Scale) DeepCopyObject() Object {
-	c := *s
-	s.ObjectMeta.DeepCopyInto(&c.ObjectMeta)
-	return &c
+func (s *scaleObject) DeepCopyObject() Object { return &scaleObject{*s.DeepCopy()} }
+
+// decodeScaleProto decodes the protobuf encoding of a Scale.
+func decodeScaleProto(raw []byte) (Object, error) {
+	s, err := scale.DecodeProto(raw)
+	if err != nil {
+		return nil, err
+	}
+	return &scaleObject{*s}, nil
 }
 
 // ScaleSubresource serves an object's replicas as <name>/scale (get,
@@ -74,7 +58,7 @@ type ScaleSubresource struct {
 	// 500 and a write that sets none with a 400, as Kubernetes does. An
 	// error (a value of the wrong type) is a 500 with its text as the
 	// message, or a 400 when it is the result of a write.
-	Get func(obj Object) (spec ScaleSpec, st ScaleStatus, found bool, err error)
+	Get func(obj Object) (spec scale.Spec, st scale.Status, found bool, err error)
 	// Set sets the spec replicas of obj, a copy the server owns.
 	Set func(obj Object, replicas int32) error
 }
@@ -125,7 +109,7 @@ func scaleResource(res *Resource) *Resource {
 	return &Resource{
 		Group: "autoscaling", Version: "v1", Kind: "Scale", ListKind: "ScaleList",
 		Plural: res.Plural, Namespaced: res.Namespaced,
-		New:         func() Object { return &Scale{} },
+		New:         func() Object { return &scaleObject{} },
 		DecodeProto: decodeScaleProto,
 		// Scale has no patch strategies: a strategic merge patch (where
 		// the object takes one) merges as a merge patch does.
@@ -138,17 +122,17 @@ func scaleResource(res *Resource) *Resource {
 }
 
 // scaleOf returns the Scale of o. found is as ScaleSubresource.Get's.
-func (rs *resource) scaleOf(o Object) (*Scale, bool, error) {
+func (rs *resource) scaleOf(o Object) (*scaleObject, bool, error) {
 	spec, st, found, err := rs.def.Scale.Get(o)
 	if err != nil {
 		return nil, false, err
 	}
 	m := o.Meta()
-	return &Scale{
+	return &scaleObject{scale.Scale{
 		ObjectMeta: meta.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID,
 			ResourceVersion: m.ResourceVersion, CreationTimestamp: m.CreationTimestamp},
 		Spec: spec, Status: st,
-	}, found, nil
+	}}, found, nil
 }
 
 // unsetReplicas stands for spec replicas an object does not have, in the
