@@ -85,7 +85,8 @@ type Resource struct {
 	// of the objects' replicas (see ScaleSubresource).
 	Scale *ScaleSubresource
 
-	// Verbs are the verbs the resource serves, from Verbs; nil means all
+	// Verbs are the verbs the resource serves, of create, delete,
+	// deletecollection, get, list, patch, update and watch; nil means all
 	// of them. A request for another verb gets the router's 405, as
 	// kube-apiserver answers for a verb a built-in resource lacks (there
 	// is no deletecollection of namespaces), and discovery lists these.
@@ -208,6 +209,6 @@ func (r *Resource) read(o Object) Object {
 // Protobuf reports whether the resource has a protobuf form.
 func (r *Resource) Protobuf() bool { return r.DecodeProto != nil }
 
-// Verbs are the verbs every served resource supports, sorted as discovery
-// lists them.
-var Verbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+// allVerbs are the verbs every served resource supports, sorted as
+// discovery lists them.
+var allVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}

@@ -204,12 +204,12 @@ func jsonKind(v any) string {
 	return "number"
 }
 
-// A FieldPath is a parsed JSONPath of the simple kind selectable fields
+// A fieldPath is a parsed JSONPath of the simple kind selectable fields
 // use: a sequence of member names and array indexes from the object's
 // root, such as .spec.color, .status.conditions[0].type or
 // .metadata.labels['app.kubernetes.io/name']. Printer columns take the
 // whole language (see JSONPathColumn and package jsonpath).
-type FieldPath struct {
+type fieldPath struct {
 	text  string
 	steps []pathStep
 }
@@ -221,18 +221,18 @@ type pathStep struct {
 	field bool
 }
 
-// ParseFieldPath parses a simple JSONPath: it starts with '.', and is
+// parseFieldPath parses a simple JSONPath: it starts with '.', and is
 // made of .name, ['name'] (or ["name"]) and [n] steps; a negative n
 // counts from the end of the array. Surrounding braces, as kubectl's
 // -o jsonpath takes them, are allowed.
-func ParseFieldPath(path string) (FieldPath, error) {
-	p := FieldPath{text: path}
+func parseFieldPath(path string) (fieldPath, error) {
+	p := fieldPath{text: path}
 	s := strings.TrimSpace(path)
 	if strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") {
 		s = s[1 : len(s)-1]
 	}
-	bad := func(why string) (FieldPath, error) {
-		return FieldPath{}, fmt.Errorf("server: unsupported JSONPath %q: %s", path, why)
+	bad := func(why string) (fieldPath, error) {
+		return fieldPath{}, fmt.Errorf("server: unsupported JSONPath %q: %s", path, why)
 	}
 	if !strings.HasPrefix(s, ".") {
 		return bad("must start with '.'")
@@ -276,14 +276,14 @@ func ParseFieldPath(path string) (FieldPath, error) {
 }
 
 // String returns the path as it was parsed.
-func (p FieldPath) String() string { return p.text }
+func (p fieldPath) String() string { return p.text }
 
 // Get returns the value at p in obj (an *Unstructured, or any object, as
 // its JSON); false when it is missing. A path into metadata reads the
 // metadata as Kubernetes' unstructured form holds it (timestamps as
 // RFC 3339 strings); apiVersion and kind are the object's TypeMeta, empty
 // for stored objects.
-func (p FieldPath) Get(obj Object) (any, bool) {
+func (p fieldPath) Get(obj Object) (any, bool) {
 	if len(p.steps) == 0 {
 		return nil, false
 	}
@@ -494,7 +494,7 @@ func jsonCell(typ string, v any, now time.Time) any {
 // selectableFields: a string as is, an integer in decimal, a boolean as
 // "true" or "false"; a missing value or one of another type is "".
 func JSONPathField(path string) (func(Object) string, error) {
-	p, err := ParseFieldPath(path)
+	p, err := parseFieldPath(path)
 	if err != nil {
 		return nil, err
 	}

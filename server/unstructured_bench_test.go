@@ -69,7 +69,7 @@ func BenchmarkUnstructuredJSON(b *testing.B) {
 
 // BenchmarkJSONPathColumn computes printer-column cells of a custom
 // resource: a member of its content, a filter, and a path into its
-// metadata (which makes the metadata a generic map first). FieldPath is
+// metadata (which makes the metadata a generic map first). fieldPath is
 // the simple reader selectable fields use, for comparison.
 func BenchmarkJSONPathColumn(b *testing.B) {
 	var u Unstructured
@@ -98,7 +98,7 @@ func BenchmarkJSONPathColumn(b *testing.B) {
 			}
 		})
 	}
-	p, err := ParseFieldPath(".spec.replicas")
+	p, err := parseFieldPath(".spec.replicas")
 	if err != nil {
 		b.Fatal(err)
 	}

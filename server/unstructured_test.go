@@ -178,15 +178,15 @@ func TestParseFieldPath(t *testing.T) {
 		{"", errParse},
 	}
 	for _, tt := range tests {
-		p, err := ParseFieldPath(tt.path)
+		p, err := parseFieldPath(tt.path)
 		if err != nil {
 			if tt.want != errParse {
-				t.Errorf("ParseFieldPath(%q) = %v", tt.path, err)
+				t.Errorf("parseFieldPath(%q) = %v", tt.path, err)
 			}
 			continue
 		}
 		if tt.want == errParse {
-			t.Errorf("ParseFieldPath(%q) parses; want an error", tt.path)
+			t.Errorf("parseFieldPath(%q) parses; want an error", tt.path)
 			continue
 		}
 		got, ok := p.Get(&u)
@@ -194,7 +194,7 @@ func TestParseFieldPath(t *testing.T) {
 			got = errMissing
 		}
 		if got != tt.want {
-			t.Errorf("ParseFieldPath(%q).Get = %v; want %v", tt.path, got, tt.want)
+			t.Errorf("parseFieldPath(%q).Get = %v; want %v", tt.path, got, tt.want)
 		}
 	}
 }
