@@ -13,6 +13,7 @@ import (
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/validation"
+	apiversion "github.com/apisem/apisem/version"
 )
 
 // definitionColumns are the Table of definitions, as
@@ -662,8 +663,8 @@ func deprecationWarning(spec *CustomResourceDefinitionSpec, v *CustomResourceDef
 	msg := spec.Group + "/" + v.Name + " " + spec.Names.Kind + " is deprecated"
 	use := ""
 	for _, o := range spec.Versions {
-		if o.Served && !o.Deprecated && server.CompareVersions(o.Name, v.Name) > 0 &&
-			(use == "" || server.CompareVersions(o.Name, use) > 0) {
+		if o.Served && !o.Deprecated && apiversion.Compare(o.Name, v.Name) > 0 &&
+			(use == "" || apiversion.Compare(o.Name, use) > 0) {
 			use = o.Name
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"strings"
 	"time"
 
@@ -100,14 +99,4 @@ func Example() {
 	// PATCH /apis/demo.io/v1/namespaces/ns/gizmos/g1 200
 	// PATCH /apis/demo.io/v1/namespaces/ns/gizmos/g1 200
 	// g1: blue generation 2
-}
-
-// Versions sort by Kubernetes' version priority, as discovery lists a
-// group's versions: GA before beta before alpha, then by number; other
-// names last.
-func ExampleCompareVersions() {
-	vs := []string{"v1alpha1", "foo", "v1beta1", "v2", "v1", "v1beta2", "v10beta1"}
-	slices.SortFunc(vs, func(a, b string) int { return server.CompareVersions(b, a) })
-	fmt.Println(vs)
-	// Output: [v2 v1 v10beta1 v1beta2 v1beta1 v1alpha1 foo]
 }
