@@ -10,7 +10,8 @@ import (
 	"k8s.io/kubernetes/pkg/printers"
 	"k8s.io/kubernetes/pkg/printers/internalversion"
 
-	"github.com/apisem/apisem/server"
+	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/table"
 )
 
 // newPrinter returns kube-apiserver's server-side printers, which make
@@ -23,7 +24,7 @@ func newPrinter() *printers.HumanReadableGenerator {
 // internal type defines them, each cell computed by that printer; nil
 // for a kind without a printer, whose Table is the server's default
 // (Name and Created At, as Kubernetes' default Table converter has it).
-func (k *kind) columns(p *printers.HumanReadableGenerator) []server.Column {
+func (k *kind) columns(p *printers.HumanReadableGenerator) []table.Column {
 	empty, err := scheme.New(k.internalGVK())
 	if err != nil {
 		return nil
@@ -33,11 +34,11 @@ func (k *kind) columns(p *printers.HumanReadableGenerator) []server.Column {
 		return nil
 	}
 	rc := &rowCache{k: k, p: p}
-	cols := make([]server.Column, len(t.ColumnDefinitions))
+	cols := make([]table.Column, len(t.ColumnDefinitions))
 	for i, d := range t.ColumnDefinitions {
-		cols[i] = server.Column{
+		cols[i] = table.Column{
 			Name: d.Name, Type: d.Type, Format: d.Format, Description: d.Description, Priority: d.Priority,
-			Cell: func(o server.Object, _ time.Time) any { return rc.cell(o.(*Object), i) },
+			Cell: func(o meta.Object, _ time.Time) any { return rc.cell(o.(*Object), i) },
 		}
 	}
 	return cols

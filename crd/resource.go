@@ -12,6 +12,7 @@ import (
 	"github.com/apisem/apisem/patch"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/table"
 	"github.com/apisem/apisem/validation"
 	apiversion "github.com/apisem/apisem/version"
 )
@@ -21,11 +22,11 @@ import (
 // tableconvertor) prints it: kubectl get crd shows the name, scope,
 // served versions (sorted, the storage one marked) and creation time,
 // and -o wide the group, kind, short names and whether it is established.
-var definitionColumns = []server.Column{
-	server.NameColumn,
+var definitionColumns = []table.Column{
+	table.NameColumn,
 	{Name: "Scope", Type: "string", Description: "Cluster/Namespaced",
-		Cell: func(o server.Object, _ time.Time) any { return string(o.(*CustomResourceDefinition).Spec.Scope) }},
-	{Name: "Versions", Type: "string", Description: "Served versions", Cell: func(o server.Object, _ time.Time) any {
+		Cell: func(o meta.Object, _ time.Time) any { return string(o.(*CustomResourceDefinition).Spec.Scope) }},
+	{Name: "Versions", Type: "string", Description: "Served versions", Cell: func(o meta.Object, _ time.Time) any {
 		var vs []string
 		for _, v := range o.(*CustomResourceDefinition).Spec.Versions {
 			if v.Served {
@@ -39,18 +40,18 @@ var definitionColumns = []server.Column{
 		slices.Sort(vs)
 		return strings.Join(vs, ",")
 	}},
-	{Name: "Created At", Type: "date", Description: server.CreationTimestampDescription,
-		Cell: func(o server.Object, _ time.Time) any { return o.Meta().CreationTimestamp.UTC().Format(time.RFC3339) }},
+	{Name: "Created At", Type: "date", Description: table.CreationTimestampDescription,
+		Cell: func(o meta.Object, _ time.Time) any { return o.Meta().CreationTimestamp.UTC().Format(time.RFC3339) }},
 	{Name: "Group", Type: "string", Priority: 1, Description: "API group",
-		Cell: func(o server.Object, _ time.Time) any { return o.(*CustomResourceDefinition).Spec.Group }},
+		Cell: func(o meta.Object, _ time.Time) any { return o.(*CustomResourceDefinition).Spec.Group }},
 	{Name: "Kind", Type: "string", Priority: 1, Description: "CustomResource kind",
-		Cell: func(o server.Object, _ time.Time) any { return o.(*CustomResourceDefinition).Spec.Names.Kind }},
+		Cell: func(o meta.Object, _ time.Time) any { return o.(*CustomResourceDefinition).Spec.Names.Kind }},
 	{Name: "ShortNames", Type: "string", Priority: 1, Description: "Short names",
-		Cell: func(o server.Object, _ time.Time) any {
+		Cell: func(o meta.Object, _ time.Time) any {
 			return strings.Join(o.(*CustomResourceDefinition).Spec.Names.ShortNames, ",")
 		}},
 	{Name: "Established", Type: "boolean", Priority: 1, Description: "Established status",
-		Cell: func(o server.Object, _ time.Time) any { return o.(*CustomResourceDefinition).IsEstablished() }},
+		Cell: func(o meta.Object, _ time.Time) any { return o.(*CustomResourceDefinition).IsEstablished() }},
 }
 
 // Resource returns the description of the customresourcedefinitions
@@ -441,7 +442,7 @@ func customResources(c *CustomResourceDefinition, admit server.AdmitFunc, rules 
 				return nil, fmt.Errorf("crd: %s: %w", versionSchemaPath(i), err)
 			}
 		}
-		var cols []server.Column
+		var cols []table.Column
 		// A column whose path does not parse ends the columns, as
 		// Kubernetes' table convertor stops at it; with none left the
 		// Table is the name alone, not name and age.
@@ -452,7 +453,7 @@ func customResources(c *CustomResourceDefinition, admit server.AdmitFunc, rules 
 				// Kubernetes' description of a column without one.
 				desc = "Custom resource definition column (in JSONPath format): " + pc.JSONPath
 			}
-			col, err := server.JSONPathColumn(server.Column{Name: pc.Name, Type: pc.Type, Format: pc.Format,
+			col, err := server.JSONPathColumn(table.Column{Name: pc.Name, Type: pc.Type, Format: pc.Format,
 				Description: desc, Priority: pc.Priority}, pc.JSONPath)
 			if err != nil {
 				nameOnly = len(cols) == 0
@@ -629,7 +630,7 @@ func openAPISchema(s *JSONSchemaProps) *openapi.Schema {
 // withTypeMeta returns col with a Cell that sees stored objects, whose
 // TypeMeta is empty, with the kind and apiVersion tm they are served as,
 // as a cluster's objects have them, when its path may read them.
-func withTypeMeta(col server.Column, path string, tm meta.TypeMeta) server.Column {
+func withTypeMeta(col table.Column, path string, tm meta.TypeMeta) table.Column {
 	first, _, _ := strings.Cut(strings.TrimPrefix(path, "."), ".")
 	first, _, _ = strings.Cut(first, "[")
 	first, _, _ = strings.Cut(first, " ")
@@ -637,7 +638,7 @@ func withTypeMeta(col server.Column, path string, tm meta.TypeMeta) server.Colum
 		return col // the path starts with another member
 	}
 	cell := col.Cell
-	col.Cell = func(o server.Object, now time.Time) any {
+	col.Cell = func(o meta.Object, now time.Time) any {
 		if u, ok := o.(*server.Unstructured); ok && u.Kind == "" {
 			c := *u // shallow: the cell only reads it
 			c.TypeMeta = tm

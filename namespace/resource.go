@@ -6,10 +6,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/openapi"
 	"github.com/apisem/apisem/patch"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/table"
 	"github.com/apisem/apisem/validation"
 )
 
@@ -84,10 +86,10 @@ func Resource() *server.Resource {
 		Verbs:              slices.Clone(verbs),
 		New:                func() server.Object { return &Namespace{} },
 		DecodeProto:        DecodeProto,
-		Columns: []server.Column{server.NameColumn,
+		Columns: []table.Column{table.NameColumn,
 			{Name: "Status", Type: "string", Description: "The phase of the namespace: Active, or Terminating while it is being deleted.",
-				Cell: func(o server.Object, _ time.Time) any { return o.(*Namespace).Status.Phase }},
-			server.AgeColumn},
+				Cell: func(o meta.Object, _ time.Time) any { return o.(*Namespace).Status.Phase }},
+			table.AgeColumn},
 		PatchSchema: &patch.Schema{Fields: map[string]*patch.Schema{
 			"metadata": patch.ObjectMetaSchema(),
 			"status": {Fields: map[string]*patch.Schema{

@@ -13,6 +13,7 @@ import (
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/table"
 )
 
 // Gizmo is a user's own type: TypeMeta and ObjectMeta embedded, its spec
@@ -43,9 +44,9 @@ var gizmos = &server.Resource{
 	Plural: "gizmos", Singular: "gizmo", Namespaced: true,
 	TypedListItems: true, Generation: true,
 	New: func() server.Object { return &Gizmo{} },
-	Columns: []server.Column{server.NameColumn,
-		{Name: "Color", Type: "string", Cell: func(o server.Object, _ time.Time) any { return o.(*Gizmo).Spec.Color }},
-		server.AgeColumn},
+	Columns: []table.Column{table.NameColumn,
+		{Name: "Color", Type: "string", Cell: func(o meta.Object, _ time.Time) any { return o.(*Gizmo).Spec.Color }},
+		table.AgeColumn},
 	Fields: map[string]func(server.Object) string{"spec.color": func(o server.Object) string { return o.(*Gizmo).Spec.Color }},
 	Validate: func(o, _ server.Object) []status.FieldError {
 		if c := o.(*Gizmo).Spec.Color; c != "" && c != "red" && c != "blue" {

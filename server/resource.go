@@ -7,6 +7,7 @@ import (
 	"github.com/apisem/apisem/patch"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
+	"github.com/apisem/apisem/table"
 	"github.com/apisem/apisem/validation"
 )
 
@@ -105,7 +106,7 @@ type Resource struct {
 	DeprecationWarning string
 
 	// Columns describe the resource's Table, as kubectl prints it.
-	Columns []Column
+	Columns []table.Column
 	// NullTableRows writes the rows of an empty list's Table as null,
 	// as Kubernetes' default Table converter does, where the resource has
 	// Columns: with them a Table's rows are [] when there are none, as

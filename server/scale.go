@@ -10,6 +10,7 @@ import (
 	"github.com/apisem/apisem/openapi"
 	"github.com/apisem/apisem/patch"
 	"github.com/apisem/apisem/scale"
+	"github.com/apisem/apisem/table"
 )
 
 // scaleObject is the Scale view as the server serves it: a Scale that is
@@ -116,8 +117,8 @@ func scaleResource(res *Resource) *Resource {
 		PatchSchema: &patch.Schema{},
 		Schema:      scaleSchema, SchemaName: scaleSchemaName, Definitions: scaleDefinitions(),
 		// Kubernetes' default Table columns.
-		Columns: []Column{NameColumn, {Name: "Created At", Type: "date", Description: CreationTimestampDescription,
-			Cell: func(o Object, _ time.Time) any { return o.Meta().CreationTimestamp.UTC().Format(time.RFC3339) }}},
+		Columns: []table.Column{table.NameColumn, {Name: "Created At", Type: "date", Description: table.CreationTimestampDescription,
+			Cell: func(o meta.Object, _ time.Time) any { return o.Meta().CreationTimestamp.UTC().Format(time.RFC3339) }}},
 	}
 }
 

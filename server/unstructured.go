@@ -14,6 +14,7 @@ import (
 	"github.com/apisem/apisem/jsonvalue"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/negotiation"
+	"github.com/apisem/apisem/table"
 )
 
 // Unstructured is an object of a type defined at run time, such as a
@@ -361,14 +362,14 @@ func (p fieldPath) Get(obj Object) (any, bool) {
 //
 // An error means path does not parse; Kubernetes then leaves the column
 // and those after it out of the Table.
-func JSONPathColumn(def Column, path string) (Column, error) {
+func JSONPathColumn(def table.Column, path string) (table.Column, error) {
 	t, err := jsonpath.Parse("{" + path + "}")
 	if err != nil {
-		return Column{}, fmt.Errorf("server: unrecognized column definition %q: %w", path, err)
+		return table.Column{}, fmt.Errorf("server: unrecognized column definition %q: %w", path, err)
 	}
 	typ := def.Type
 	top := readsTopLevel(path)
-	def.Cell = func(o Object, now time.Time) any {
+	def.Cell = func(o meta.Object, now time.Time) any {
 		rs, err := t.FindResults(unstructuredRoot(o, top), jsonpath.Options{AllowMissingKeys: true})
 		if err != nil || len(rs) == 0 || len(rs[0]) == 0 {
 			return nil
@@ -405,7 +406,7 @@ func readsTopLevel(path string) bool {
 // an Unstructured's Content alone when the path reads nothing else (see
 // readsTopLevel), otherwise the whole object; a typed object through its
 // JSON.
-func unstructuredRoot(o Object, top bool) any {
+func unstructuredRoot(o meta.Object, top bool) any {
 	u, ok := o.(*Unstructured)
 	if !ok {
 		var root any
@@ -483,7 +484,7 @@ func jsonCell(typ string, v any, now time.Time) any {
 			if err != nil {
 				return "<invalid>"
 			}
-			return Age(t, now)
+			return table.Age(t, now)
 		}
 	}
 	return nil
@@ -512,13 +513,6 @@ func JSONPathField(path string) (func(Object) string, error) {
 	}, nil
 }
 
-// CustomResourceAgeColumn is the column Kubernetes gives a custom
-// resource without additionalPrinterColumns: its age, from
-// .metadata.creationTimestamp, of type date.
-var CustomResourceAgeColumn = Column{Name: "Age", Type: "date", Description: CreationTimestampDescription,
-	Cell: func(o Object, now time.Time) any { return Age(o.Meta().CreationTimestamp.Time, now) },
-	Text: func(o Object, now time.Time) string { return Age(o.Meta().CreationTimestamp.Time, now) }}
-
 // UnstructuredResource returns a copy of r that serves Unstructured
 // objects, the way Kubernetes serves a custom resource:
 //
@@ -544,9 +538,9 @@ func UnstructuredResource(r Resource) *Resource {
 	r.RequireResourceVersion = true
 	cols := r.Columns
 	if len(cols) == 0 {
-		cols = []Column{CustomResourceAgeColumn}
+		cols = []table.Column{table.CustomResourceAgeColumn}
 	}
-	r.Columns = append([]Column{NameColumn}, cols...)
+	r.Columns = append([]table.Column{table.NameColumn}, cols...)
 	return &r
 }
 

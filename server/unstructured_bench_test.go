@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/table"
 	"testing"
 	"time"
 )
@@ -85,7 +86,7 @@ func BenchmarkJSONPathColumn(b *testing.B) {
 		{"filter", `.status.conditions[?(@.type=="Ready")].status`},
 		{"metadata", ".metadata.labels.tier"},
 	} {
-		col, err := JSONPathColumn(Column{Name: "c", Type: "string"}, tc.path)
+		col, err := JSONPathColumn(table.Column{Name: "c", Type: "string"}, tc.path)
 		if err != nil {
 			b.Fatal(err)
 		}

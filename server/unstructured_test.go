@@ -13,6 +13,7 @@ import (
 	"github.com/apisem/apisem/jsonpath"
 	"github.com/apisem/apisem/jsonvalue"
 	"github.com/apisem/apisem/negotiation"
+	"github.com/apisem/apisem/table"
 )
 
 // TestUnstructuredJSON: decoding then encoding gives Kubernetes' bytes for
@@ -281,7 +282,7 @@ func TestJSONPathColumn(t *testing.T) {
 		{`.metadata.labels['tier']`, "string", "web"},
 	}
 	for _, tt := range tests {
-		col, err := JSONPathColumn(Column{Name: "c", Type: tt.typ}, tt.path)
+		col, err := JSONPathColumn(table.Column{Name: "c", Type: tt.typ}, tt.path)
 		if err != nil {
 			t.Errorf("JSONPathColumn(%q) = %v", tt.path, err)
 			continue
@@ -290,7 +291,7 @@ func TestJSONPathColumn(t *testing.T) {
 			t.Errorf("cell of %q (%s) = %#v; want %#v", tt.path, tt.typ, got, tt.want)
 		}
 	}
-	if _, err := JSONPathColumn(Column{Name: "c", Type: "string"}, ".a[x]"); err == nil {
+	if _, err := JSONPathColumn(table.Column{Name: "c", Type: "string"}, ".a[x]"); err == nil {
 		t.Errorf("JSONPathColumn(.a[x]) parses; want an error")
 	}
 }
