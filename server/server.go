@@ -16,6 +16,7 @@ import (
 	"github.com/apisem/apisem/auth"
 	"github.com/apisem/apisem/managedfields"
 	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/metrics"
 	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/server/connlimit"
@@ -262,7 +263,7 @@ type HookOptions struct {
 	// durations, watches, watch events) with kube-apiserver's metric
 	// labels; if it is an http.Handler too (metrics.Recorder), the server
 	// serves it at /metrics behind the authorizer. nil measures nothing.
-	Metrics Metrics
+	Metrics metrics.Observer
 
 	// Tracer, if set, traces each authenticated request in a span of its
 	// own, a child of the caller's W3C traceparent when the caller may
