@@ -86,33 +86,9 @@ type versionInfo struct {
 	Platform              string `json:"platform"`
 }
 
-// Version is what the server says it is, at /version and in the info of
-// its OpenAPI documents. Zero fields take the defaults written next to
-// them: a Kubernetes release whose API behaviour the server follows, so
-// that kubectl sees no version skew.
-type Version struct {
-	// Major and Minor default to "1" and "37".
-	Major, Minor string
-	// EmulationMajor and EmulationMinor are the version whose API the
-	// server emulates (kube-apiserver's --emulated-version); each
-	// defaults to Major and Minor.
-	EmulationMajor, EmulationMinor string
-	// MinCompatibilityMajor and MinCompatibilityMinor are the oldest
-	// version the server stays compatible with; they default to the
-	// emulated major and the minor before the emulated one, as
-	// kube-apiserver's do (1.36 for 1.37).
-	MinCompatibilityMajor, MinCompatibilityMinor string
-	// GitVersion defaults to "v<Major>.<Minor>.0+apisem".
-	GitVersion string
-	// GitCommit defaults to "".
-	GitCommit string
-	// GitTreeState defaults to "clean".
-	GitTreeState string
-	// BuildDate defaults to "1970-01-01T00:00:00Z".
-	BuildDate string
-}
-
-func (v Version) withDefaults() Version {
+// versionWithDefaults is v with its zero fields set to the defaults
+// version.Info documents.
+func versionWithDefaults(v version.Info) version.Info {
 	if v.Major == "" {
 		v.Major = "1"
 	}
@@ -222,8 +198,8 @@ type discovery struct {
 
 // buildDiscovery builds the documents of resources, whose OpenAPI
 // definitions are defs (buildDefinitions').
-func buildDiscovery(resources []*Resource, defs *definitions, ver Version) (*discovery, error) {
-	ver = ver.withDefaults()
+func buildDiscovery(resources []*Resource, defs *definitions, ver version.Info) (*discovery, error) {
+	ver = versionWithDefaults(ver)
 	d := &discovery{group: map[string][]byte{}, resources: map[string][]byte{}, builtin: map[string]bool{}, defs: defs}
 	byGV := map[string]*apiResourceList{}
 	var order []string

@@ -15,6 +15,7 @@ import (
 
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/openapi"
+	"github.com/apisem/apisem/version"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -199,17 +200,17 @@ func TestDiscoveryETag(t *testing.T) {
 
 func TestVersion(t *testing.T) {
 	for _, tt := range []struct {
-		opt  Version
+		opt  version.Info
 		want string
 	}{
 		// kube-apiserver 1.37.1 answers "major":"1","minor":"37","emulationMajor":"1","emulationMinor":"37",
 		// "minCompatibilityMajor":"1","minCompatibilityMinor":"36","gitVersion":"v1.37.1",...
-		{Version{}, `"major":"1","minor":"37","emulationMajor":"1","emulationMinor":"37","minCompatibilityMajor":"1","minCompatibilityMinor":"36",` +
+		{version.Info{}, `"major":"1","minor":"37","emulationMajor":"1","emulationMinor":"37","minCompatibilityMajor":"1","minCompatibilityMinor":"36",` +
 			`"gitVersion":"v1.37.0+apisem","gitCommit":"","gitTreeState":"clean","buildDate":"1970-01-01T00:00:00Z"`},
-		{Version{Major: "1", Minor: "36", GitCommit: "abc", BuildDate: "2026-01-02T03:04:05Z"},
+		{version.Info{Major: "1", Minor: "36", GitCommit: "abc", BuildDate: "2026-01-02T03:04:05Z"},
 			`"major":"1","minor":"36","emulationMajor":"1","emulationMinor":"36","minCompatibilityMajor":"1","minCompatibilityMinor":"35",` +
 				`"gitVersion":"v1.36.0+apisem","gitCommit":"abc","gitTreeState":"clean","buildDate":"2026-01-02T03:04:05Z"`},
-		{Version{GitVersion: "v9.9.9", GitTreeState: "dirty", EmulationMinor: "35", MinCompatibilityMinor: "34"},
+		{version.Info{GitVersion: "v9.9.9", GitTreeState: "dirty", EmulationMinor: "35", MinCompatibilityMinor: "34"},
 			`"major":"1","minor":"37","emulationMajor":"1","emulationMinor":"35","minCompatibilityMajor":"1","minCompatibilityMinor":"34","gitVersion":"v9.9.9","gitCommit":"","gitTreeState":"dirty"`},
 	} {
 		s := newTestServer(t, Options{Version: tt.opt})

@@ -23,6 +23,7 @@ import (
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
 	"github.com/apisem/apisem/tracing"
+	"github.com/apisem/apisem/version"
 	"github.com/apisem/apisem/watch"
 )
 
@@ -68,7 +69,7 @@ type Options struct {
 	GarbageCollection bool
 
 	// Version is what /version reports; see Version for the defaults.
-	Version Version
+	Version version.Info
 
 	// Addr is the address ListenAndServe listens on. "" means DefaultAddr.
 	Addr string
