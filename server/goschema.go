@@ -18,7 +18,7 @@ import (
 // and server-side apply types them as a cluster types a built-in kind: an
 // applied field the type does not declare is refused, whatever
 // fieldValidation says, instead of being decoded away. The tags the
-// derivation reads are documented in the package doc (# Schemas).
+// derivation reads are documented in package openapi's doc.
 //
 // Reflection is fine here: derivation runs when the server's resources
 // change (New, AddResource, RemoveResource) and when a resource's field

@@ -67,7 +67,7 @@ type Resource struct {
 	// metadata properties every object has are added when absent. It also
 	// types server-side apply: an applied field it does not declare is
 	// refused. nil derives it from the Go type of New's objects (json
-	// tags, and the doc and apisem tags the package doc describes); for a
+	// tags, and the doc and apisem tags package openapi's doc describes); for a
 	// type that encodes itself (json.Marshaler, as Unstructured) nil
 	// publishes an object of any fields.
 	Schema *openapi.Schema
