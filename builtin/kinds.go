@@ -243,7 +243,7 @@ var all = []*kind{
 
 	// storage.k8s.io/v1
 	{Group: "storage.k8s.io", Version: "v1", Kind: "CSIDriver", Plural: "csidrivers", Strategy: csidriver.Strategy},
-	{Group: "storage.k8s.io", Version: "v1", Kind: "CSINode", Plural: "csinodes", Strategy: csinode.Strategy},
+	{Group: "storage.k8s.io", Version: "v1", Kind: "CSINode", Plural: "csinodes", Strategy: csinode.Strategy, Status: csinode.StatusStrategy},
 	{Group: "storage.k8s.io", Version: "v1", Kind: "CSIStorageCapacity", Plural: "csistoragecapacities", Namespaced: true,
 		Strategy: csistoragecapacity.Strategy},
 	{Group: "storage.k8s.io", Version: "v1", Kind: "StorageClass", Plural: "storageclasses", ShortNames: []string{"sc"}, Strategy: storageclass.Strategy},
