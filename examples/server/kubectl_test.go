@@ -55,11 +55,24 @@ func (p *proc) kubectl(t *testing.T, stdin string, args ...string) string {
 	return string(out)
 }
 
+// ageCell is a cell of kubectl's ages: 5s, 10m, 2m30s, 3d4h, 120ms.
+var ageCell = regexp.MustCompile(`^([0-9]+(ms|[smhdy]))+$`)
+
 // spaces collapses runs of blanks, so that rows compare without
-// kubectl's column widths; ages (a number and a unit) become AGE.
+// kubectl's column widths (a row's empty cells go with them); ages
+// become AGE.
 func spaces(s string) string {
-	s = regexp.MustCompile(`[ \t]+`).ReplaceAllString(s, " ")
-	return regexp.MustCompile(`(?m) [0-9]+(ms|s|m|h|d)$`).ReplaceAllString(s, " AGE")
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		cells := strings.Fields(l)
+		for j, c := range cells {
+			if ageCell.MatchString(c) {
+				cells[j] = "AGE"
+			}
+		}
+		lines[i] = strings.Join(cells, " ")
+	}
+	return strings.Join(lines, "\n")
 }
 
 // The answers kubectl (k8s.io/kubectl v0.37.1, ./internal/kubectl)
@@ -80,7 +93,7 @@ func recorded(t *testing.T, name string) string {
 var (
 	clusterIPs    = regexp.MustCompile(`\b10\.96\.[0-9]+\.[0-9]+\b`)
 	apiserverIDs  = regexp.MustCompile(`\bapiserver-[a-z0-9]{26}(_[0-9a-f-]{36})?\b`)
-	generatedMeta = regexp.MustCompile(`(?m)^(\s*(creationTimestamp|resourceVersion|uid|time): ).*$`)
+	generatedMeta = regexp.MustCompile(`(?m)^(\s*(creationTimestamp|resourceVersion|uid|time|timeAdded): ).*$`)
 )
 
 // normalise makes a table comparable across servers and runs: blanks
@@ -209,5 +222,22 @@ spec:
 	got = normaliseObject(p.kubectl(t, "", "get", "deploy", "web", "-o", "yaml", "--show-managed-fields"))
 	if want := normaliseObject(recorded(t, "applied-deployment.yaml")); got != want {
 		t.Errorf("after the applies, kubectl get deploy web -o yaml --show-managed-fields:\n%s\nthe reference's:\n%s", got, want)
+	}
+
+	// The kinds of admission policies, dynamic resource allocation and
+	// storage migration: applied, printed and stored (defaults, managed
+	// fields, a DeviceTaintRule's timeAdded) as on the reference.
+	if got, want := p.kubectl(t, recorded(t, "new-kinds.yaml"), "apply", "--server-side", "-f", "-"), recorded(t, "new-kinds-apply.txt"); got != want {
+		t.Errorf("apply --server-side -f new-kinds.yaml:\n%s\nthe reference's:\n%s", got, want)
+	}
+	const newKinds = "validatingadmissionpolicies,validatingadmissionpolicybindings,mutatingadmissionpolicies,mutatingadmissionpolicybindings," +
+		"deviceclasses,resourceclaims,resourceclaimtemplates,resourceslices,devicetaintrules,storageversionmigrations"
+	got = normalise(p.kubectl(t, "", "get", newKinds, "-A", "-o", "wide"))
+	if want := normalise(recorded(t, "new-kinds-get-wide.txt")); got != want {
+		t.Errorf("kubectl get %s -A -o wide (normalised):\n%s\nthe reference's:\n%s", newKinds, got, want)
+	}
+	got = normaliseObject(p.kubectl(t, "", "get", newKinds, "-A", "-o", "yaml", "--show-managed-fields"))
+	if want := normaliseObject(recorded(t, "new-kinds-applied.yaml")); got != want {
+		t.Errorf("kubectl get %s -A -o yaml --show-managed-fields:\n%s\nthe reference's:\n%s", newKinds, got, want)
 	}
 }
