@@ -60,14 +60,14 @@ type rowCache struct {
 
 	mu    sync.Mutex
 	obj   *Object // the object of cells; stored objects never change
-	at    int64   // the Unix second of the request that printed it
+	sec   int64   // the Unix second of the request that printed it
 	cells []any
 }
 
 func (rc *rowCache) cell(o *Object, i int, now time.Time) any {
 	sec := now.Unix()
 	rc.mu.Lock()
-	if rc.obj == o && rc.at == sec {
+	if rc.obj == o && rc.sec == sec {
 		c := rc.cells
 		rc.mu.Unlock()
 		return at(c, i)
@@ -75,7 +75,7 @@ func (rc *rowCache) cell(o *Object, i int, now time.Time) any {
 	rc.mu.Unlock()
 	cells := rc.row(o)
 	rc.mu.Lock()
-	rc.obj, rc.at, rc.cells = o, sec, cells
+	rc.obj, rc.sec, rc.cells = o, sec, cells
 	rc.mu.Unlock()
 	return at(cells, i)
 }
