@@ -37,7 +37,13 @@ func (k *kind) columns(p *printers.HumanReadableGenerator) []server.Column {
 	for i, d := range t.ColumnDefinitions {
 		cols[i] = server.Column{
 			Name: d.Name, Type: d.Type, Format: d.Format, Description: d.Description, Priority: d.Priority,
-			Cell: func(o server.Object, _ time.Time) any { return rc.cell(o.(*Object), i) },
+			Cell: func(o server.Object, now time.Time) any { return rc.cell(o.(*Object), i, now) },
+		}
+		if d.Name == server.AgeColumn.Name && d.Type == server.AgeColumn.Type {
+			// The printers' Age is the creation timestamp's age, which
+			// the server's clock gives as the printers print it.
+			cols[i] = server.AgeColumn
+			cols[i].Description, cols[i].Priority = d.Description, d.Priority
 		}
 	}
 	return cols
@@ -45,19 +51,23 @@ func (k *kind) columns(p *printers.HumanReadableGenerator) []server.Column {
 
 // rowCache remembers the cells of the last object printed, since the
 // server asks for a row one cell at a time and the printer makes the
-// whole row.
+// whole row. Cells of durations (a DeviceTaintRule's TIMEADDED, an
+// Event's LAST SEEN) are the printer's, from its clock: a row is
+// remembered for the second it was printed in.
 type rowCache struct {
 	k *kind
 	p *printers.HumanReadableGenerator
 
 	mu    sync.Mutex
 	obj   *Object // the object of cells; stored objects never change
+	sec   int64   // the Unix second of the request that printed it
 	cells []any
 }
 
-func (rc *rowCache) cell(o *Object, i int) any {
+func (rc *rowCache) cell(o *Object, i int, now time.Time) any {
+	sec := now.Unix()
 	rc.mu.Lock()
-	if rc.obj == o {
+	if rc.obj == o && rc.sec == sec {
 		c := rc.cells
 		rc.mu.Unlock()
 		return at(c, i)
@@ -65,7 +75,7 @@ func (rc *rowCache) cell(o *Object, i int) any {
 	rc.mu.Unlock()
 	cells := rc.row(o)
 	rc.mu.Lock()
-	rc.obj, rc.cells = o, cells
+	rc.obj, rc.sec, rc.cells = o, sec, cells
 	rc.mu.Unlock()
 	return at(cells, i)
 }

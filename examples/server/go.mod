@@ -60,7 +60,7 @@ require (
 	k8s.io/kube-controller-manager v0.0.0 // indirect
 	k8s.io/kube-proxy v0.0.0 // indirect
 	k8s.io/kube-scheduler v0.0.0 // indirect
-	k8s.io/kubelet v0.0.0 // indirect
+	k8s.io/kubelet v0.37.1 // indirect
 	k8s.io/kubernetes v1.37.1 // indirect
 	k8s.io/metrics v0.37.1 // indirect
 	k8s.io/streaming v0.37.2 // indirect
@@ -69,7 +69,10 @@ require (
 	sigs.k8s.io/kustomize/kyaml v0.21.1 // indirect
 )
 
-require github.com/klauspost/compress v1.19.0 // indirect
+require (
+	github.com/klauspost/compress v1.19.0 // indirect
+	k8s.io/dynamic-resource-allocation v0.37.1 // indirect
+)
 
 require (
 	cel.dev/expr v0.25.2 // indirect
