@@ -1,7 +1,7 @@
 // Package builtin serves the built-in kinds of Kubernetes v1.37
 // (Deployments, Pods, Services, Leases, RBAC, ...) on an apisem server,
 // with kube-apiserver's own defaulting, validation, printing and
-// schemas: it calls Kubernetes' code (k8s.io/kubernetes v1.37.1 and the
+// schemas: it calls Kubernetes' code (k8s.io/kubernetes v1.37.2 and the
 // k8s.io/api types) as a library rather than rewriting it. It is a
 // nested module so that servers that do not serve these kinds do not
 // compile Kubernetes.
