@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/authentication/user"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 
@@ -110,10 +111,14 @@ func (k *kind) setInternal(o *Object, in runtime.Object) error {
 }
 
 // context is the context kube-apiserver calls a strategy with for a
-// write (verb "create" or "update") of o: the namespace, and the request
-// info declarative validation reads the subresource from.
+// write (verb "create" or "update") of o: the namespace, the writer when
+// the server knows one, and the request info declarative validation
+// reads the subresource from.
 func (k *kind) context(o *Object, verb, subresource string) context.Context {
 	ctx := genericapirequest.WithNamespace(context.Background(), o.Namespace)
+	if u := o.user; u.Name != "" {
+		ctx = genericapirequest.WithUser(ctx, &user.DefaultInfo{Name: u.Name, UID: u.UID, Groups: u.Groups, Extra: u.Extra})
+	}
 	return genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{
 		IsResourceRequest: true, Verb: verb,
 		APIPrefix: "apis", APIGroup: k.Group, APIVersion: k.Version,

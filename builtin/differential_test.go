@@ -35,7 +35,32 @@ const (
 	podTemplate = `{"metadata":{"labels":{"app":"a"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}`
 	jobTemplate = `{"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"busybox"}]}}`
 	selector    = `{"matchLabels":{"app":"a"}}`
+
+	deploymentRules = `{"resourceRules":[{"apiGroups":["apps"],"apiVersions":["v1"],"operations":["CREATE","UPDATE"],"resources":["deployments"]}]}`
+
+	// testCA is a self-signed CA certificate (P-256, valid until 2126),
+	// for a ClusterTrustBundle.
+	testCA = `-----BEGIN CERTIFICATE-----
+MIIBiTCCAS+gAwIBAgIUSI6U6r+brPjC5sE/kTBGnAGqtsUwCgYIKoZIzj0EAwIw
+GTEXMBUGA1UEAwwOYXBpc2VtLXRlc3QtY2EwIBcNMjYxMTI3MTM0NDQ4WhgPMjEy
+NjExMDMxMzQ0NDhaMBkxFzAVBgNVBAMMDmFwaXNlbS10ZXN0LWNhMFkwEwYHKoZI
+zj0CAQYIKoZIzj0DAQcDQgAE1tI7Xw9fNq5xVlqRUrpvb52DuZiy+WCzEMgNq6GK
+mwgPR503+oZHjm8VyZLzdZ/dfvAKEOYOsj6F/xaQxvTgnqNTMFEwHQYDVR0OBBYE
+FAXWxzrmsiYaUOlY/XdFanTVa6X0MB8GA1UdIwQYMBaAFAXWxzrmsiYaUOlY/XdF
+anTVa6X0MA8GA1UdEwEB/wQFMAMBAf8wCgYIKoZIzj0EAwIDSAAwRQIgcIzq67u+
+mq5K5ahVOPh0xjmvRqaCH46xvgcamUHq7nwCIQDzRvY68NI9TEV2yZHkdnuuynfn
+8XVD25RkGFNiias2FA==
+-----END CERTIFICATE-----
+`
 )
+
+func jsonString(s string) string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
 
 type diffCase struct {
 	name string
@@ -164,6 +189,74 @@ var diffCases = []diffCase{
 		body: `{"metadata":{"name":"w"},"webhooks":[{"name":"w.example.com","clientConfig":{"url":"https://example.com/v"},"sideEffects":"None","admissionReviewVersions":["v1"]}]}`},
 	{name: "validating webhook bad", kind: "admissionregistration.k8s.io/ValidatingWebhookConfiguration",
 		body: `{"metadata":{"name":"w"},"webhooks":[{"name":"w","clientConfig":{},"admissionReviewVersions":[]}]}`},
+
+	// Admission policies are stored, their CEL compiled by validation;
+	// the server does not enforce them (see the package doc).
+	{name: "validating admission policy", kind: "admissionregistration.k8s.io/ValidatingAdmissionPolicy",
+		body: `{"metadata":{"name":"p"},"spec":{"matchConstraints":` + deploymentRules + `,"validations":[{"expression":"object.spec.replicas <= 5"}]}}`},
+	{name: "validating admission policy bad expression", kind: "admissionregistration.k8s.io/ValidatingAdmissionPolicy",
+		body: `{"metadata":{"name":"p"},"spec":{"failurePolicy":"Sometimes","matchConstraints":` + deploymentRules + `,"validations":[{"expression":"object.spec.replicas <="}]}}`},
+	{name: "validating admission policy with params", kind: "admissionregistration.k8s.io/ValidatingAdmissionPolicy",
+		body: `{"metadata":{"name":"p"},"spec":{"paramKind":{"apiVersion":"v1","kind":"ConfigMap"},"matchConstraints":` + deploymentRules + `,"validations":[{"expression":"object.spec.replicas <= int(params.data.max)"}]}}`},
+	{name: "validating admission policy update", kind: "admissionregistration.k8s.io/ValidatingAdmissionPolicy",
+		body:   `{"metadata":{"name":"p"},"spec":{"matchConstraints":` + deploymentRules + `,"validations":[{"expression":"object.spec.replicas <= 5"}]}}`,
+		update: `{"metadata":{"name":"p","resourceVersion":"1"},"spec":{"matchConstraints":` + deploymentRules + `,"validations":[{"expression":"object.spec.replicas <= 6"}]}}`},
+	{name: "validating admission policy binding", kind: "admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding",
+		body: `{"metadata":{"name":"b"},"spec":{"policyName":"p","validationActions":["Deny"],"paramRef":{"name":"limits","namespace":"default","parameterNotFoundAction":"Deny"}}}`},
+	{name: "validating admission policy binding bad actions", kind: "admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding",
+		body: `{"metadata":{"name":"b"},"spec":{"validationActions":["Deny","Deny","Block"]}}`},
+	{name: "mutating admission policy", kind: "admissionregistration.k8s.io/MutatingAdmissionPolicy",
+		body: `{"metadata":{"name":"m"},"spec":{"matchConstraints":` + deploymentRules + `,"reinvocationPolicy":"Never","mutations":[{"patchType":"ApplyConfiguration","applyConfiguration":{"expression":"Object{metadata: Object.metadata{labels: {\"mutated\": \"true\"}}}"}}]}}`},
+	{name: "mutating admission policy bad patch", kind: "admissionregistration.k8s.io/MutatingAdmissionPolicy",
+		body: `{"metadata":{"name":"m"},"spec":{"matchConstraints":` + deploymentRules + `,"mutations":[{"patchType":"Sideways"}]}}`},
+	{name: "mutating admission policy binding", kind: "admissionregistration.k8s.io/MutatingAdmissionPolicyBinding",
+		body: `{"metadata":{"name":"b"},"spec":{"policyName":"m"}}`},
+	{name: "mutating admission policy binding without policy", kind: "admissionregistration.k8s.io/MutatingAdmissionPolicyBinding",
+		body: `{"metadata":{"name":"b"},"spec":{}}`},
+
+	// resource.k8s.io: device selectors are CEL, compiled by validation.
+	{name: "deviceclass", kind: "resource.k8s.io/DeviceClass",
+		body: `{"metadata":{"name":"gpu"},"spec":{"selectors":[{"cel":{"expression":"device.driver == \"gpu.example.com\""}}]}}`},
+	{name: "deviceclass bad selector", kind: "resource.k8s.io/DeviceClass",
+		body: `{"metadata":{"name":"gpu"},"spec":{"selectors":[{"cel":{"expression":"device.driver =="}}]}}`},
+	{name: "resourceclaim", kind: "resource.k8s.io/ResourceClaim",
+		body: `{"metadata":{"name":"c"},"spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu"}}]}}}`},
+	{name: "resourceclaim without class", kind: "resource.k8s.io/ResourceClaim",
+		body: `{"metadata":{"name":"c"},"spec":{"devices":{"requests":[{"name":"GPU","exactly":{"allocationMode":"Some"}}]}}}`},
+	{name: "resourceclaim spec is immutable", kind: "resource.k8s.io/ResourceClaim",
+		body:   `{"metadata":{"name":"c"},"spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu"}}]}}}`,
+		update: `{"metadata":{"name":"c"},"spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"tpu"}}]}}}`},
+	// Admin access asks for a label of the namespace, which the server's
+	// strategy never finds (see the package doc); a namespace of a
+	// cluster has none either unless an administrator set it.
+	{name: "resourceclaim admin access", kind: "resource.k8s.io/ResourceClaim",
+		body: `{"metadata":{"name":"c"},"spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu","adminAccess":true}}]}}}`},
+	{name: "resourceclaimtemplate", kind: "resource.k8s.io/ResourceClaimTemplate",
+		body: `{"metadata":{"name":"t"},"spec":{"spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu","count":2,"allocationMode":"ExactCount"}}]}}}}`},
+	{name: "resourceclaimtemplate bad request", kind: "resource.k8s.io/ResourceClaimTemplate",
+		body: `{"metadata":{"name":"t"},"spec":{"spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu","count":-1,"allocationMode":"ExactCount"}},{"name":"gpu"}]}}}}`},
+	{name: "resourceslice", kind: "resource.k8s.io/ResourceSlice",
+		body: `{"metadata":{"name":"s"},"spec":{"driver":"gpu.example.com","nodeName":"n","pool":{"name":"p","resourceSliceCount":1},"devices":[{"name":"gpu-0","attributes":{"model":{"string":"x1"}},"capacity":{"memory":{"value":"16Gi"}}}]}}`},
+	{name: "resourceslice without node", kind: "resource.k8s.io/ResourceSlice",
+		body: `{"metadata":{"name":"s"},"spec":{"driver":"Not A Driver","pool":{"name":"p","resourceSliceCount":0},"devices":[{"name":"gpu-0"},{"name":"gpu-0"}]}}`},
+	{name: "devicetaintrule", kind: "resource.k8s.io/DeviceTaintRule",
+		body: `{"metadata":{"name":"r"},"spec":{"deviceSelector":{"driver":"gpu.example.com"},"taint":{"key":"example.com/broken","effect":"NoSchedule"}}}`},
+	{name: "devicetaintrule bad effect", kind: "resource.k8s.io/DeviceTaintRule",
+		body: `{"metadata":{"name":"r"},"spec":{"taint":{"key":"k","effect":"Sometimes"}}}`},
+
+	// certificates.k8s.io
+	{name: "clustertrustbundle", kind: "certificates.k8s.io/ClusterTrustBundle",
+		body: `{"metadata":{"name":"example.com:signer:one"},"spec":{"signerName":"example.com/signer","trustBundle":` + jsonString(testCA) + `}}`},
+	{name: "clustertrustbundle bad bundle", kind: "certificates.k8s.io/ClusterTrustBundle",
+		body: `{"metadata":{"name":"one"},"spec":{"signerName":"example.com/signer","trustBundle":"not PEM"}}`},
+	{name: "podcertificaterequest without pod", kind: "certificates.k8s.io/PodCertificateRequest",
+		body: `{"metadata":{"name":"r"},"spec":{"signerName":"example.com/signer","maxExpirationSeconds":60}}`},
+
+	// storagemigration.k8s.io
+	{name: "storageversionmigration", kind: "storagemigration.k8s.io/StorageVersionMigration",
+		body: `{"metadata":{"name":"m"},"spec":{"resource":{"group":"apps","resource":"deployments"}}}`},
+	{name: "storageversionmigration without resource", kind: "storagemigration.k8s.io/StorageVersionMigration",
+		body: `{"metadata":{"name":"m"},"spec":{"resource":{"group":"apps"}}}`},
 }
 
 func findKind(t *testing.T, name string) *kind {

@@ -1,7 +1,7 @@
 // Package builtin serves the built-in kinds of Kubernetes v1.37
 // (Deployments, Pods, Services, Leases, RBAC, ...) on an apisem server,
 // with kube-apiserver's own defaulting, validation, printing and
-// schemas: it calls Kubernetes' code (k8s.io/kubernetes v1.37.1 and the
+// schemas: it calls Kubernetes' code (k8s.io/kubernetes v1.37.2 and the
 // k8s.io/api types) as a library rather than rewriting it. It is a
 // nested module so that servers that do not serve these kinds do not
 // compile Kubernetes.
@@ -79,17 +79,41 @@
 // (Deployments, ReplicaSets, StatefulSets, ReplicationControllers) reads
 // and sets spec.replicas through the main strategy.
 //
-// The differential test writes valid and invalid objects of 34 kinds to
+// The differential test writes valid and invalid objects of 46 kinds to
 // the server over HTTP and gives the same input to Kubernetes' own
 // rest.BeforeCreate and rest.BeforeUpdate: the stored objects, status
-// codes, messages and causes are the same.
+// codes, messages and causes are the same. The resources and their
+// discovery are those a kube-apiserver v1.37.1 serves by default,
+// recorded from one (TestDiscoveryMatchesReference lists what is not
+// served and why).
 //
 // # Differences from a cluster
 //
+//   - ValidatingAdmissionPolicies, MutatingAdmissionPolicies and their
+//     bindings are stored, validated (their CEL expressions compiled)
+//     and served, but not enforced: no write is checked or mutated by
+//     them, and no controller fills a policy's status.typeChecking.
+//   - Strategies that ask kube-apiserver's authorizer about the writer
+//     are given none or one that allows everything, since the server
+//     authorizes a request before it reaches them: a policy's paramKind
+//     needs no "get" permission, a ResourceClaim's status.allocation no
+//     resourceclaims/binding one, a PodCertificateRequest's status no
+//     "sign" one. They see the request's user when the server has an
+//     authenticator (a CertificateSigningRequest's spec.username);
+//     without one a PodCertificateRequest's status cannot be changed
+//     (Kubernetes' strategy answers that it cannot tell the user).
+//   - A ResourceClaim or ResourceClaimTemplate asking for admin access
+//     to devices is refused with the cluster's message for a namespace
+//     without the label resource.kubernetes.io/admin-access: the
+//     strategies are not given the server's Namespaces to read it from.
 //   - Each resource has its own store: an Event written through
 //     events.k8s.io/v1 is not listed in core/v1 (kube-apiserver keeps
 //     both in one), and autoscaling/v1 HorizontalPodAutoscalers are not
 //     served (v2 is).
+//   - Aggregated discovery names the group and version of a resource's
+//     responseKind (and its status subresource's), which kube-apiserver
+//     leaves empty for its own resources (clients read an empty one as
+//     the resource's).
 //   - The 422 of an invalid events.k8s.io Event names that group;
 //     kube-apiserver names the group of the internal type (core).
 //   - Services get cluster IPs from 10.96.0.0/12 and node ports from

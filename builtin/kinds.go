@@ -25,12 +25,15 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/node/install"
 	_ "k8s.io/kubernetes/pkg/apis/policy/install"
 	_ "k8s.io/kubernetes/pkg/apis/rbac/install"
+	_ "k8s.io/kubernetes/pkg/apis/resource/install"
 	_ "k8s.io/kubernetes/pkg/apis/scheduling/install"
 	_ "k8s.io/kubernetes/pkg/apis/storage/install"
+	_ "k8s.io/kubernetes/pkg/apis/storagemigration/install"
 
 	// Their strategies: what kube-apiserver's registry does to an object
 	// of each kind on create and update, and its validation.
 	"k8s.io/kubernetes/pkg/registry/admissionregistration/mutatingwebhookconfiguration"
+	"k8s.io/kubernetes/pkg/registry/admissionregistration/validatingadmissionpolicy"
 	"k8s.io/kubernetes/pkg/registry/admissionregistration/validatingwebhookconfiguration"
 	"k8s.io/kubernetes/pkg/registry/apps/controllerrevision"
 	"k8s.io/kubernetes/pkg/registry/apps/daemonset"
@@ -41,6 +44,7 @@ import (
 	"k8s.io/kubernetes/pkg/registry/batch/cronjob"
 	"k8s.io/kubernetes/pkg/registry/batch/job"
 	"k8s.io/kubernetes/pkg/registry/certificates/certificates"
+	"k8s.io/kubernetes/pkg/registry/certificates/clustertrustbundle"
 	"k8s.io/kubernetes/pkg/registry/coordination/lease"
 	"k8s.io/kubernetes/pkg/registry/core/configmap"
 	"k8s.io/kubernetes/pkg/registry/core/endpoint"
@@ -70,6 +74,11 @@ import (
 	"k8s.io/kubernetes/pkg/registry/rbac/clusterrolebinding"
 	"k8s.io/kubernetes/pkg/registry/rbac/role"
 	"k8s.io/kubernetes/pkg/registry/rbac/rolebinding"
+	"k8s.io/kubernetes/pkg/registry/resource/deviceclass"
+	"k8s.io/kubernetes/pkg/registry/resource/devicetaintrule"
+	"k8s.io/kubernetes/pkg/registry/resource/resourceclaim"
+	"k8s.io/kubernetes/pkg/registry/resource/resourceclaimtemplate"
+	"k8s.io/kubernetes/pkg/registry/resource/resourceslice"
 	"k8s.io/kubernetes/pkg/registry/scheduling/priorityclass"
 	"k8s.io/kubernetes/pkg/registry/storage/csidriver"
 	"k8s.io/kubernetes/pkg/registry/storage/csinode"
@@ -77,6 +86,7 @@ import (
 	"k8s.io/kubernetes/pkg/registry/storage/storageclass"
 	"k8s.io/kubernetes/pkg/registry/storage/volumeattachment"
 	"k8s.io/kubernetes/pkg/registry/storage/volumeattributesclass"
+	"k8s.io/kubernetes/pkg/registry/storagemigration/storagemigration"
 )
 
 // kind is one served built-in resource: its names, as kubectl
@@ -131,8 +141,16 @@ var all = []*kind{
 		Names: dns1035Label, Strategy: service.Strategy, Status: service.StatusStrategy, Attrs: service.GetAttrs},
 
 	// admissionregistration.k8s.io/v1
+	{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "MutatingAdmissionPolicy", Plural: "mutatingadmissionpolicies",
+		Categories: []string{"api-extensions"}, Strategy: mapStrategy},
+	{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "MutatingAdmissionPolicyBinding", Plural: "mutatingadmissionpolicybindings",
+		Categories: []string{"api-extensions"}, Strategy: mapbStrategy},
 	{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "MutatingWebhookConfiguration", Plural: "mutatingwebhookconfigurations",
 		Categories: []string{"api-extensions"}, Strategy: mutatingwebhookconfiguration.Strategy},
+	{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingAdmissionPolicy", Plural: "validatingadmissionpolicies",
+		Categories: []string{"api-extensions"}, Strategy: vapStrategy, Status: validatingadmissionpolicy.NewStatusStrategy(vapStrategy)},
+	{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingAdmissionPolicyBinding", Plural: "validatingadmissionpolicybindings",
+		Categories: []string{"api-extensions"}, Strategy: vapbStrategy},
 	{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingWebhookConfiguration", Plural: "validatingwebhookconfigurations",
 		Categories: []string{"api-extensions"}, Strategy: validatingwebhookconfiguration.Strategy},
 
@@ -160,6 +178,10 @@ var all = []*kind{
 	// certificates.k8s.io/v1
 	{Group: "certificates.k8s.io", Version: "v1", Kind: "CertificateSigningRequest", Plural: "certificatesigningrequests", ShortNames: []string{"csr"},
 		Strategy: certificates.Strategy, Status: certificates.StatusStrategy, Attrs: certificates.GetAttrs},
+	{Group: "certificates.k8s.io", Version: "v1", Kind: "ClusterTrustBundle", Plural: "clustertrustbundles",
+		Names: pathSegment, Strategy: clustertrustbundle.Strategy, Attrs: clusterTrustBundleAttrs},
+	{Group: "certificates.k8s.io", Version: "v1", Kind: "PodCertificateRequest", Plural: "podcertificaterequests", Namespaced: true,
+		Strategy: pcrStrategy, Status: pcrStatusStrategy, Attrs: podCertificateRequestAttrs},
 
 	// coordination.k8s.io/v1
 	{Group: "coordination.k8s.io", Version: "v1", Kind: "Lease", Plural: "leases", Namespaced: true, Strategy: lease.Strategy},
@@ -205,12 +227,23 @@ var all = []*kind{
 	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "Role", Plural: "roles", Namespaced: true,
 		Names: pathSegment, Strategy: role.Strategy},
 
+	// resource.k8s.io/v1
+	{Group: "resource.k8s.io", Version: "v1", Kind: "DeviceClass", Plural: "deviceclasses", Strategy: deviceclass.Strategy},
+	{Group: "resource.k8s.io", Version: "v1", Kind: "DeviceTaintRule", Plural: "devicetaintrules",
+		Strategy: devicetaintrule.Strategy, Status: devicetaintrule.StatusStrategy},
+	{Group: "resource.k8s.io", Version: "v1", Kind: "ResourceClaim", Plural: "resourceclaims", Namespaced: true,
+		Strategy: claimStrategy, Status: claimStatusStrategy, Attrs: resourceclaim.GetAttrs},
+	{Group: "resource.k8s.io", Version: "v1", Kind: "ResourceClaimTemplate", Plural: "resourceclaimtemplates", Namespaced: true,
+		Strategy: claimTemplateStrategy, Attrs: resourceclaimtemplate.GetAttrs},
+	{Group: "resource.k8s.io", Version: "v1", Kind: "ResourceSlice", Plural: "resourceslices",
+		Strategy: resourceslice.Strategy, Attrs: resourceslice.GetAttrs},
+
 	// scheduling.k8s.io/v1
 	{Group: "scheduling.k8s.io", Version: "v1", Kind: "PriorityClass", Plural: "priorityclasses", ShortNames: []string{"pc"}, Strategy: priorityclass.Strategy},
 
 	// storage.k8s.io/v1
 	{Group: "storage.k8s.io", Version: "v1", Kind: "CSIDriver", Plural: "csidrivers", Strategy: csidriver.Strategy},
-	{Group: "storage.k8s.io", Version: "v1", Kind: "CSINode", Plural: "csinodes", Strategy: csinode.Strategy},
+	{Group: "storage.k8s.io", Version: "v1", Kind: "CSINode", Plural: "csinodes", Strategy: csinode.Strategy, Status: csinode.StatusStrategy},
 	{Group: "storage.k8s.io", Version: "v1", Kind: "CSIStorageCapacity", Plural: "csistoragecapacities", Namespaced: true,
 		Strategy: csistoragecapacity.Strategy},
 	{Group: "storage.k8s.io", Version: "v1", Kind: "StorageClass", Plural: "storageclasses", ShortNames: []string{"sc"}, Strategy: storageclass.Strategy},
@@ -218,6 +251,10 @@ var all = []*kind{
 		Strategy: volumeattachment.Strategy, Status: volumeattachment.StatusStrategy},
 	{Group: "storage.k8s.io", Version: "v1", Kind: "VolumeAttributesClass", Plural: "volumeattributesclasses", ShortNames: []string{"vac"},
 		Strategy: volumeattributesclass.Strategy},
+
+	// storagemigration.k8s.io/v1
+	{Group: "storagemigration.k8s.io", Version: "v1", Kind: "StorageVersionMigration", Plural: "storageversionmigrations",
+		Strategy: storagemigration.Strategy, Status: storagemigration.StatusStrategy},
 }
 
 // gvk is the kind's versioned GroupVersionKind.

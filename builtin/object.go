@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	kjson "sigs.k8s.io/json"
 
+	"github.com/apisem/apisem/auth"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/server"
 )
@@ -34,6 +35,10 @@ type Object struct {
 	// ("status", "scale" or ""), as the server told ObserveWrite: the
 	// hooks choose the status strategy by it. Copies leave it out.
 	subresource string
+	// user is the writer, as the server told ObserveWrite (the zero
+	// User without an authenticator): strategies read it (a
+	// CertificateSigningRequest's spec.username). Copies leave it out.
+	user auth.User
 }
 
 var (
@@ -46,9 +51,11 @@ var (
 // Types returns the object's kind and apiVersion.
 func (o *Object) Types() *meta.TypeMeta { return &o.TypeMeta }
 
-// ObserveWrite keeps the subresource of the write o is the new object
-// of, for the resource's hooks.
-func (o *Object) ObserveWrite(attrs server.Attributes) { o.subresource = attrs.Subresource }
+// ObserveWrite keeps the subresource and the user of the write o is the
+// new object of, for the resource's hooks.
+func (o *Object) ObserveWrite(attrs server.Attributes) {
+	o.subresource, o.user = attrs.Subresource, attrs.User
+}
 
 // DeepCopyObject returns a copy of o that shares no memory with it.
 func (o *Object) DeepCopyObject() server.Object {

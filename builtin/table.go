@@ -38,7 +38,13 @@ func (k *kind) columns(p *printers.HumanReadableGenerator) []table.Column {
 	for i, d := range t.ColumnDefinitions {
 		cols[i] = table.Column{
 			Name: d.Name, Type: d.Type, Format: d.Format, Description: d.Description, Priority: d.Priority,
-			Cell: func(o meta.Object, _ time.Time) any { return rc.cell(o.(*Object), i) },
+			Cell: func(o meta.Object, now time.Time) any { return rc.cell(o.(*Object), i, now) },
+		}
+		if d.Name == table.AgeColumn.Name && d.Type == table.AgeColumn.Type {
+			// The printers' Age is the creation timestamp's age, which
+			// the server's clock gives as the printers print it.
+			cols[i] = table.AgeColumn
+			cols[i].Description, cols[i].Priority = d.Description, d.Priority
 		}
 	}
 	return cols
@@ -46,19 +52,23 @@ func (k *kind) columns(p *printers.HumanReadableGenerator) []table.Column {
 
 // rowCache remembers the cells of the last object printed, since the
 // server asks for a row one cell at a time and the printer makes the
-// whole row.
+// whole row. Cells of durations (a DeviceTaintRule's TIMEADDED, an
+// Event's LAST SEEN) are the printer's, from its clock: a row is
+// remembered for the second it was printed in.
 type rowCache struct {
 	k *kind
 	p *printers.HumanReadableGenerator
 
 	mu    sync.Mutex
 	obj   *Object // the object of cells; stored objects never change
+	sec   int64   // the Unix second of the request that printed it
 	cells []any
 }
 
-func (rc *rowCache) cell(o *Object, i int) any {
+func (rc *rowCache) cell(o *Object, i int, now time.Time) any {
+	sec := now.Unix()
 	rc.mu.Lock()
-	if rc.obj == o {
+	if rc.obj == o && rc.sec == sec {
 		c := rc.cells
 		rc.mu.Unlock()
 		return at(c, i)
@@ -66,7 +76,7 @@ func (rc *rowCache) cell(o *Object, i int) any {
 	rc.mu.Unlock()
 	cells := rc.row(o)
 	rc.mu.Lock()
-	rc.obj, rc.cells = o, cells
+	rc.obj, rc.sec, rc.cells = o, sec, cells
 	rc.mu.Unlock()
 	return at(cells, i)
 }

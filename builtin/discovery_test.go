@@ -1,0 +1,239 @@
+package builtin
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
+
+	"github.com/apisem/apisem/namespace"
+	"github.com/apisem/apisem/server"
+	"github.com/apisem/apisem/server/servertest"
+)
+
+// The resources a kube-apiserver v1.37.1 lists by default
+// (testdata/reference/discovery-*.json: its aggregated discovery of
+// /api and /apis, recorded from the reference cluster of
+// ../shared/reference with no flags beyond its defaults) are the ones
+// a server of every built-in kind (and package namespace's Namespaces)
+// lists, with the same verbs, short names, categories, scope, kinds and
+// subresources, but for the differences listed here with their reasons.
+
+// notServed are the reference's resources a server of this module does
+// not list, by group/version/resource, with the reason.
+var notServed = map[string]string{
+	// Not stored: each answers a create from what the apiserver knows.
+	"/v1/bindings":          "a Pod's binding subresource's old form: there is no scheduler to bind a Pod",
+	"/v1/componentstatuses": "deprecated; reports the health of the cluster's control plane, which a server of this module is not",
+	"authentication.k8s.io/v1/selfsubjectreviews":       "not stored: answers from the request's authentication (package auth's business, not a kind's)",
+	"authentication.k8s.io/v1/tokenreviews":             "not stored: asks the server's authenticator (package auth/kubedelegate delegates to a cluster's)",
+	"authorization.k8s.io/v1/localsubjectaccessreviews": "not stored: asks the server's authorizer",
+	"authorization.k8s.io/v1/selfsubjectaccessreviews":  "not stored: asks the server's authorizer",
+	"authorization.k8s.io/v1/selfsubjectrulesreviews":   "not stored: asks the server's authorizer",
+	"authorization.k8s.io/v1/subjectaccessreviews":      "not stored: asks the server's authorizer",
+	"apiextensions.k8s.io/v1/customresourcedefinitions": "served by package crd, not by this module",
+	"apiregistration.k8s.io/v1/apiservices":             "kube-aggregator's: a server of this module aggregates no other apiserver",
+	"autoscaling/v1/horizontalpodautoscalers":           "only autoscaling/v2 is served (one storage behind two versions is another change's)",
+}
+
+// subresourcesNotServed are the reference's subresources a server of
+// this module does not list, by group/version/resource/subresource.
+var subresourcesNotServed = map[string]string{
+	"/v1/pods/attach":              "no kubelet to attach to",
+	"/v1/pods/binding":             "no scheduler: a Pod stays Pending",
+	"/v1/pods/ephemeralcontainers": "not served yet",
+	"/v1/pods/eviction":            "not served yet",
+	"/v1/pods/exec":                "no kubelet to run a command",
+	"/v1/pods/log":                 "no kubelet, no log",
+	"/v1/pods/portforward":         "no kubelet to forward to",
+	"/v1/pods/proxy":               "no kubelet to proxy to",
+	"/v1/pods/resize":              "not served yet",
+	"/v1/nodes/proxy":              "no kubelet to proxy to",
+	"/v1/services/proxy":           "no cluster network to proxy to",
+	"/v1/serviceaccounts/token":    "no token issuer (TokenRequest needs the service account signing key)",
+	"certificates.k8s.io/v1/certificatesigningrequests/approval": "not served yet",
+}
+
+// resourceDifferences are the fields of a listed resource that differ
+// on purpose, by group/version/resource.
+var resourceDifferences = map[string]string{}
+
+// sameVersionKind is the one difference of every resource: the server
+// names the group and version of a responseKind (of a resource and of
+// its status subresource) that are the resource's own, where
+// kube-apiserver leaves them empty for its built-in resources (and
+// names them for custom resources, which the server serves the same
+// way). Clients read an empty one as the resource's. flatten blanks
+// them in our documents.
+const sameVersionKind = "the server names a responseKind's group and version; kube-apiserver leaves them empty when they are the resource's"
+
+// discovered is what the test compares of a resource in discovery.
+type discovered struct {
+	Kind, Singular, Scope         string
+	Verbs, ShortNames, Categories []string
+	Subresources                  map[string]string // subresource: kind and verbs
+}
+
+// flatten lists the resources of aggregated discovery documents by
+// group/version/resource, and the group versions in order. A
+// responseKind's group and version that are the resource's are left
+// out (see sameVersionKind).
+func flatten(t *testing.T, docs ...[]byte) (map[string]discovered, []string) {
+	t.Helper()
+	out := map[string]discovered{}
+	var versions []string
+	for _, doc := range docs {
+		var l apidiscoveryv2.APIGroupDiscoveryList
+		if err := json.Unmarshal(doc, &l); err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range l.Items {
+			for _, v := range g.Versions {
+				versions = append(versions, g.Name+"/"+v.Version)
+				for _, r := range v.Resources {
+					d := discovered{Singular: r.SingularResource, Scope: string(r.Scope),
+						Verbs: sorted(r.Verbs), ShortNames: r.ShortNames, Categories: r.Categories,
+						Subresources: map[string]string{}}
+					if rk := r.ResponseKind; rk != nil {
+						d.Kind = rk.Kind
+						if rk.Group != g.Name && rk.Group != "" || rk.Version != v.Version && rk.Version != "" {
+							d.Kind = rk.Group + "/" + rk.Version + "/" + rk.Kind
+						}
+					}
+					for _, s := range r.Subresources {
+						k := ""
+						if rk := s.ResponseKind; rk != nil {
+							if rk.Group == g.Name && rk.Version == v.Version {
+								k = "//" + rk.Kind
+							} else {
+								k = rk.Group + "/" + rk.Version + "/" + rk.Kind
+							}
+						}
+						d.Subresources[s.Subresource] = k + " " + strings.Join(sorted(s.Verbs), ",")
+					}
+					out[g.Name+"/"+v.Version+"/"+r.Resource] = d
+				}
+			}
+		}
+	}
+	return out, versions
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	sort.Strings(s)
+	return s
+}
+
+// aggregated returns our server's aggregated discovery of path.
+func aggregated(t *testing.T, url, path string) []byte {
+	t.Helper()
+	req, err := http.NewRequest("GET", url+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var raw json.RawMessage
+	if err := json.NewDecoder(resp.Body).Decode(&raw); err != nil {
+		t.Fatalf("%s: %d %v", path, resp.StatusCode, err)
+	}
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json;g=apidiscovery.k8s.io;v=v2") {
+		t.Fatalf("%s: Content-Type %q", path, ct)
+	}
+	return raw
+}
+
+func TestDiscoveryMatchesReference(t *testing.T) {
+	var docs [][]byte
+	for _, f := range []string{"discovery-api.json", "discovery-apis.json"} {
+		b, err := os.ReadFile("testdata/reference/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, b)
+	}
+	want, wantVersions := flatten(t, docs...)
+
+	res, err := Resources(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := namespace.New(namespace.Options{})
+	_, url := servertest.New(t, server.Options{Resources: append(res, ns.Resource())})
+	got, gotVersions := flatten(t, aggregated(t, url, "/api"), aggregated(t, url, "/apis"))
+	t.Log("known difference: " + sameVersionKind)
+
+	// Every group version we serve is the reference's.
+	for _, v := range gotVersions {
+		if !slices.Contains(wantVersions, v) {
+			t.Errorf("we serve %s, which the reference does not", v)
+		}
+	}
+	for name, w := range want {
+		g, ok := got[name]
+		if reason, known := notServed[name]; known {
+			if ok {
+				t.Errorf("%s is served: remove it from notServed (%s)", name, reason)
+			}
+			continue
+		}
+		if !ok {
+			t.Errorf("%s (%s) is not served", name, w.Kind)
+			continue
+		}
+		for sub := range w.Subresources {
+			key := name + "/" + sub
+			if reason, known := subresourcesNotServed[key]; known {
+				if _, ok := g.Subresources[sub]; ok {
+					t.Errorf("%s is served: remove it from subresourcesNotServed (%s)", key, reason)
+				}
+				delete(w.Subresources, sub)
+			}
+		}
+		if _, known := resourceDifferences[name]; known {
+			continue
+		}
+		if diff := cmpDiscovered(w, g); diff != "" {
+			t.Errorf("%s differs (reference, ours):\n%s", name, diff)
+		}
+	}
+	for name := range got {
+		if _, ok := want[name]; !ok {
+			t.Errorf("we serve %s, which the reference does not", name)
+		}
+	}
+	for name := range notServed {
+		if _, ok := want[name]; !ok {
+			t.Errorf("notServed lists %s, which the reference does not serve", name)
+		}
+	}
+}
+
+// cmpDiscovered describes the differences of two resources' discovery.
+func cmpDiscovered(want, got discovered) string {
+	var b strings.Builder
+	field := func(name string, w, g any) {
+		if fmt.Sprint(w) != fmt.Sprint(g) {
+			fmt.Fprintf(&b, "  %s: %v, %v\n", name, w, g)
+		}
+	}
+	field("kind", want.Kind, got.Kind)
+	field("singular", want.Singular, got.Singular)
+	field("scope", want.Scope, got.Scope)
+	field("verbs", want.Verbs, got.Verbs)
+	field("shortNames", want.ShortNames, got.ShortNames)
+	field("categories", want.Categories, got.Categories)
+	field("subresources", want.Subresources, got.Subresources)
+	return b.String()
+}
