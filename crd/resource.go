@@ -487,9 +487,6 @@ func customResources(c *CustomResourceDefinition, admit server.AdmitFunc, rules 
 		r.Coerce = func(o server.Object, strict []error) []error {
 			return coerce(o.(*server.Unstructured), sch, strict)
 		}
-		r.Prepare = func(o, _ server.Object) {
-			coerce(o.(*server.Unstructured), sch, nil)
-		}
 		tree := newSchemaNode(sch)
 		r.Read = func(o server.Object) server.Object {
 			return read(o.(*server.Unstructured), tree)
