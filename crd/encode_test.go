@@ -9,6 +9,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/apisem/apisem/crd/schema"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/server/servertest"
@@ -41,7 +42,7 @@ func TestCustomResourceWriteEncodesOnce(t *testing.T) {
 	// spec.config holds the counter.
 	props := d.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties
 	spec := props["spec"]
-	spec.Properties["config"] = JSONSchemaProps{XPreserveUnknownFields: ptrTo(true)}
+	spec.Properties["config"] = schema.JSONSchemaProps{XPreserveUnknownFields: ptrTo(true)}
 	props["spec"] = spec
 	var encodings atomic.Int64
 	admit := func(_ context.Context, _ server.Attributes, obj, _ server.Object) error {

@@ -6,6 +6,8 @@ import (
 
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
+
+	"github.com/apisem/apisem/crd/schema"
 )
 
 // listsSchema has set and map lists of every kind of item.
@@ -40,7 +42,7 @@ properties:
 // one): after the schema's errors, each duplicate once, at its second
 // appearance.
 func TestListTypeDuplicates(t *testing.T) {
-	var s JSONSchemaProps
+	var s schema.JSONSchemaProps
 	if err := yaml.UnmarshalStrict([]byte(listsSchema), &s); err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +82,7 @@ func TestListTypeDuplicates(t *testing.T) {
 			if err := kjson.UnmarshalCaseSensitivePreserveInts([]byte(tc.obj), &obj); err != nil {
 				t.Fatal(err)
 			}
-			errs, err := Validate(&s, obj)
+			errs, err := schema.Validate(&s, obj)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package crd
+package schema
 
 import (
 	"cmp"
@@ -18,7 +18,7 @@ import (
 	"github.com/apisem/apisem/validation"
 )
 
-// A validator checks JSON values against one compiled schema, the way
+// A Validator checks JSON values against one compiled schema, the way
 // kube-apiserver validates a custom resource (k8s.io/apiextensions-apiserver
 // pkg/apiserver/validation, which runs k8s.io/kube-openapi's validate
 // package and converts its results to field errors). The messages are
@@ -29,7 +29,7 @@ import (
 // Kubernetes visits an object's properties in Go map order, so the order
 // of several errors in different properties varies from one request to
 // the next there; here properties are visited in sorted order.
-type validator struct {
+type Validator struct {
 	s *JSONSchemaProps
 	// patterns are the compiled patterns of the schema, by pattern text.
 	patterns map[string]*regexp.Regexp
@@ -38,12 +38,12 @@ type validator struct {
 	listTypes bool
 }
 
-// compileSchema checks that every pattern of s compiles and returns its
-// validator. A nil s accepts everything.
-func compileSchema(s *JSONSchemaProps) (*validator, error) {
-	v := &validator{s: s, patterns: map[string]*regexp.Regexp{}}
+// Compile checks that every pattern of s compiles and returns its
+// Validator. A nil s accepts everything.
+func Compile(s *JSONSchemaProps) (*Validator, error) {
+	v := &Validator{s: s, patterns: map[string]*regexp.Regexp{}}
 	var err error
-	walkSchema(s, func(p *JSONSchemaProps) {
+	Walk(s, func(p *JSONSchemaProps) {
 		if p.Pattern == "" || err != nil || v.patterns[p.Pattern] != nil {
 			return
 		}
@@ -67,7 +67,7 @@ func compileSchema(s *JSONSchemaProps) (*validator, error) {
 // metadata are left to the server. It neither defaults nor prunes obj, which the server does before
 // validating. It fails when a pattern of s does not compile.
 func Validate(s *JSONSchemaProps, obj map[string]any) ([]status.FieldError, error) {
-	v, err := compileSchema(s)
+	v, err := Compile(s)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func Validate(s *JSONSchemaProps, obj map[string]any) ([]status.FieldError, erro
 // lists ratchet apart, as a whole, as Kubernetes' do: none are reported
 // when old had one.
 func ValidateUpdate(s *JSONSchemaProps, obj, old map[string]any) ([]status.FieldError, error) {
-	v, err := compileSchema(s)
+	v, err := Compile(s)
 	if err != nil {
 		return nil, err
 	}
@@ -101,30 +101,30 @@ func ValidateUpdate(s *JSONSchemaProps, obj, old map[string]any) ([]status.Field
 	return v.validateObject(obj, old, false), nil
 }
 
-// walkSchema calls f with s and every schema below it.
-func walkSchema(s *JSONSchemaProps, f func(*JSONSchemaProps)) {
+// Walk calls f with s and every schema below it.
+func Walk(s *JSONSchemaProps, f func(*JSONSchemaProps)) {
 	if s == nil {
 		return
 	}
 	f(s)
 	for _, k := range sortedKeys(s.Properties) {
 		p := s.Properties[k]
-		walkSchema(&p, f)
+		Walk(&p, f)
 	}
-	walkSchema(s.Items, f)
+	Walk(s.Items, f)
 	if s.AdditionalProperties != nil {
-		walkSchema(s.AdditionalProperties.Schema, f)
+		Walk(s.AdditionalProperties.Schema, f)
 	}
 	for i := range s.AllOf {
-		walkSchema(&s.AllOf[i], f)
+		Walk(&s.AllOf[i], f)
 	}
 	for i := range s.AnyOf {
-		walkSchema(&s.AnyOf[i], f)
+		Walk(&s.AnyOf[i], f)
 	}
 	for i := range s.OneOf {
-		walkSchema(&s.OneOf[i], f)
+		Walk(&s.OneOf[i], f)
 	}
-	walkSchema(s.Not, f)
+	Walk(s.Not, f)
 }
 
 // validateObject validates the members of a custom resource outside
@@ -135,15 +135,15 @@ func walkSchema(s *JSONSchemaProps, f func(*JSONSchemaProps)) {
 // wholeObject, content stands for an object whose metadata the schema
 // cannot name entirely (uid, resourceVersion), which Kubernetes therefore
 // never finds unchanged at its root.
-func (v *validator) validateObject(content, old map[string]any, wholeObject bool) []status.FieldError {
-	errs, embedded := v.check(content, old, wholeObject)
-	return append(append(errs, embedded...), v.lists(content, old)...)
+func (v *Validator) validateObject(content, old map[string]any, wholeObject bool) []status.FieldError {
+	errs, embedded := v.Validate(content, old, wholeObject)
+	return append(append(errs, embedded...), v.Lists(content, old)...)
 }
 
 // lists is the errors of the set and map lists in content: duplicates,
 // and map lists' items that are not objects (listTypeErrors). On an
 // update, old is the old content.
-func (v *validator) lists(content, old map[string]any) []status.FieldError {
+func (v *Validator) Lists(content, old map[string]any) []status.FieldError {
 	if v == nil || !v.listTypes {
 		return nil
 	}
@@ -153,7 +153,7 @@ func (v *validator) lists(content, old map[string]any) []status.FieldError {
 // check is validateObject with the errors of embedded resources apart,
 // as Kubernetes reports them after those of the schema and the scale
 // subresource's checks.
-func (v *validator) check(content, old map[string]any, wholeObject bool) (errs, embedded []status.FieldError) {
+func (v *Validator) Validate(content, old map[string]any, wholeObject bool) (errs, embedded []status.FieldError) {
 	if v == nil || v.s == nil {
 		return nil, nil
 	}
@@ -266,7 +266,7 @@ func typeInvalid(path string, value any, msg string) status.FieldError {
 // validate appends to w what is wrong with x, the value at path, by s.
 // c correlates x with the old object's value on an update (nil when
 // there is none): when x is unchanged, its errors are dropped.
-func (v *validator) validate(w *walk, path string, x any, s *JSONSchemaProps, c *corr) {
+func (v *Validator) validate(w *walk, path string, x any, s *JSONSchemaProps, c *corr) {
 	n := len(w.errs)
 	v.validateValue(w, path, x, s, c)
 	if len(w.errs) > n && c.equal() {
@@ -274,7 +274,7 @@ func (v *validator) validate(w *walk, path string, x any, s *JSONSchemaProps, c 
 	}
 }
 
-func (v *validator) validateValue(w *walk, path string, x any, s *JSONSchemaProps, c *corr) {
+func (v *Validator) validateValue(w *walk, path string, x any, s *JSONSchemaProps, c *corr) {
 	if s == nil {
 		return
 	}
@@ -374,7 +374,7 @@ func (v *validator) validateValue(w *walk, path string, x any, s *JSONSchemaProp
 	}
 }
 
-// kindMatches is what kube-openapi's schema validator adds to its match
+// kindMatches is what kube-openapi's schema Validator adds to its match
 // count for a value that is not null, apart from the type check's own
 // match and what the values below it and the logical junctors add: one
 // for each of its validators that applies to the value (the type check
@@ -443,7 +443,7 @@ func checkedFormat(s *JSONSchemaProps) string {
 // as a whole, those of the junctors included, but an alternative's
 // values are not correlated with the old object's: kube-openapi checks
 // alternatives without ratcheting.
-func (v *validator) junctors(w *walk, path string, x any, s *JSONSchemaProps) {
+func (v *Validator) junctors(w *walk, path string, x any, s *JSONSchemaProps) {
 	if len(s.AnyOf) > 0 {
 		var best *walk
 		held := false
@@ -515,7 +515,7 @@ func (v *validator) junctors(w *walk, path string, x any, s *JSONSchemaProps) {
 
 // alternative is the walk of x, the value at path, against a schema of
 // allOf, anyOf, oneOf or not.
-func (v *validator) alternative(path string, x any, s *JSONSchemaProps) *walk {
+func (v *Validator) alternative(path string, x any, s *JSONSchemaProps) *walk {
 	r := &walk{count: true}
 	v.validateValue(r, path, x, s, nil)
 	return r
@@ -523,7 +523,7 @@ func (v *validator) alternative(path string, x any, s *JSONSchemaProps) *walk {
 
 // enum checks x against s.Enum: Kubernetes reports the values as
 // strings, non-strings in their JSON form.
-func (v *validator) enum(errs *[]status.FieldError, path string, x any, s *JSONSchemaProps) {
+func (v *Validator) enum(errs *[]status.FieldError, path string, x any, s *JSONSchemaProps) {
 	if len(s.Enum) == 0 {
 		return
 	}
@@ -580,8 +580,8 @@ func hasDuplicates(x []any) bool {
 
 // validateString checks lengths (in runes, as kube-openapi counts them),
 // the pattern and the format. Each of the length and pattern checks stops
-// the string checks, as kube-openapi's string validator does.
-func (v *validator) validateString(errs *[]status.FieldError, path, x string, s *JSONSchemaProps) {
+// the string checks, as kube-openapi's string Validator does.
+func (v *Validator) validateString(errs *[]status.FieldError, path, x string, s *JSONSchemaProps) {
 	n := int64(len([]rune(x)))
 	switch {
 	case s.MaxLength != nil && n > *s.MaxLength:
@@ -596,7 +596,7 @@ func (v *validator) validateString(errs *[]status.FieldError, path, x string, s 
 	}
 }
 
-func (v *validator) match(pattern, x string) bool {
+func (v *Validator) match(pattern, x string) bool {
 	re := v.patterns[pattern]
 	if re == nil {
 		var err error
@@ -764,7 +764,7 @@ func bound(b float64, x any) any {
 
 // validateMap checks the property counts, then every property (sorted),
 // then additionalProperties, then required.
-func (v *validator) validateMap(w *walk, path string, m map[string]any, s *JSONSchemaProps, c *corr) {
+func (v *Validator) validateMap(w *walk, path string, m map[string]any, s *JSONSchemaProps, c *corr) {
 	errs := &w.errs
 	if s.MinProperties != nil && int64(len(m)) < *s.MinProperties {
 		*errs = append(*errs, invalid(path, int64(len(m)), fmt.Sprintf("%s in body should have at least %d properties", path, *s.MinProperties)))
@@ -837,7 +837,7 @@ var (
 	hexColorRe = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
 	rgbColorRe = regexp.MustCompile(`^rgb\(\s*(\d{1,3})\s*,\s*(\d{1,3})\s*,\s*(\d{1,3})\s*\)$`)
 	// base64Re is the padded standard encoding, at least one group, as
-	// the validator kube-openapi uses matches it.
+	// the Validator kube-openapi uses matches it.
 	base64Re = regexp.MustCompile(`^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$`)
 	emailRe  = regexp.MustCompile(`^[^@\s]+@[^@\s]+$`)
 )
