@@ -509,11 +509,11 @@ func customResources(c *CustomResourceDefinition, admit server.AdmitFunc, rules 
 					oldContent = map[string]any{}
 				}
 			}
-			errs, embeddedErrs := val.Validate(content, oldContent, true)
+			errs, embeddedErrs := val.Validate(content, oldContent)
 			errs = append(append(errs, validateScale(content, scale)...), embeddedErrs...)
 			// Then the duplicates of set and map lists, which ratchet
 			// as a whole: none are reported when the old object had one.
-			errs = append(errs, val.Lists(content, oldContent)...)
+			errs = append(errs, val.ListErrors(content, oldContent)...)
 			if rv == nil {
 				return errs
 			}

@@ -29,6 +29,8 @@ import (
 // Kubernetes visits an object's properties in Go map order, so the order
 // of several errors in different properties varies from one request to
 // the next there; here properties are visited in sorted order.
+//
+// A Validator is safe for concurrent use; a nil one accepts everything.
 type Validator struct {
 	s *JSONSchemaProps
 	// patterns are the compiled patterns of the schema, by pattern text.
@@ -49,7 +51,7 @@ func Compile(s *JSONSchemaProps) (*Validator, error) {
 		}
 		re, e := regexp.Compile(p.Pattern)
 		if e != nil {
-			err = fmt.Errorf("crd: pattern %q: %w", p.Pattern, e)
+			err = fmt.Errorf("schema: pattern %q: %w", p.Pattern, e)
 			return
 		}
 		v.patterns[p.Pattern] = re
@@ -136,24 +138,38 @@ func Walk(s *JSONSchemaProps, f func(*JSONSchemaProps)) {
 // cannot name entirely (uid, resourceVersion), which Kubernetes therefore
 // never finds unchanged at its root.
 func (v *Validator) validateObject(content, old map[string]any, wholeObject bool) []status.FieldError {
-	errs, embedded := v.Validate(content, old, wholeObject)
-	return append(append(errs, embedded...), v.Lists(content, old)...)
+	errs, embedded := v.check(content, old, wholeObject)
+	return append(append(errs, embedded...), v.ListErrors(content, old)...)
 }
 
-// lists is the errors of the set and map lists in content: duplicates,
-// and map lists' items that are not objects (listTypeErrors). On an
-// update, old is the old content.
-func (v *Validator) Lists(content, old map[string]any) []status.FieldError {
+// Validate checks obj, the members of a custom resource outside
+// apiVersion, kind and metadata as decoded JSON, and old, the old
+// object's on an update (nil on create), as Kubernetes validates a
+// custom resource: the schema's errors, ratcheted on an update (see
+// ValidateUpdate; the object as a whole always counts as changed, as
+// its metadata does), and apart from them the errors of its embedded
+// resources' apiVersion and kind, which Kubernetes reports later. The
+// duplicates of set and map lists are ListErrors'.
+func (v *Validator) Validate(obj, old map[string]any) (errs, embedded []status.FieldError) {
+	return v.check(obj, old, true)
+}
+
+// ListErrors is the errors of the x-kubernetes-list-type set and map
+// lists in obj (members as for Validate): duplicates, and map lists'
+// items that are not objects. On an update, old is the old object's
+// members, and the errors ratchet as a whole: none are reported when old
+// had one.
+func (v *Validator) ListErrors(obj, old map[string]any) []status.FieldError {
 	if v == nil || !v.listTypes {
 		return nil
 	}
-	return listTypeErrors(v.s, content, old)
+	return listTypeErrors(v.s, obj, old)
 }
 
 // check is validateObject with the errors of embedded resources apart,
 // as Kubernetes reports them after those of the schema and the scale
 // subresource's checks.
-func (v *Validator) Validate(content, old map[string]any, wholeObject bool) (errs, embedded []status.FieldError) {
+func (v *Validator) check(content, old map[string]any, wholeObject bool) (errs, embedded []status.FieldError) {
 	if v == nil || v.s == nil {
 		return nil, nil
 	}
@@ -374,7 +390,7 @@ func (v *Validator) validateValue(w *walk, path string, x any, s *JSONSchemaProp
 	}
 }
 
-// kindMatches is what kube-openapi's schema Validator adds to its match
+// kindMatches is what kube-openapi's schema validator adds to its match
 // count for a value that is not null, apart from the type check's own
 // match and what the values below it and the logical junctors add: one
 // for each of its validators that applies to the value (the type check
@@ -580,7 +596,7 @@ func hasDuplicates(x []any) bool {
 
 // validateString checks lengths (in runes, as kube-openapi counts them),
 // the pattern and the format. Each of the length and pattern checks stops
-// the string checks, as kube-openapi's string Validator does.
+// the string checks, as kube-openapi's string validator does.
 func (v *Validator) validateString(errs *[]status.FieldError, path, x string, s *JSONSchemaProps) {
 	n := int64(len([]rune(x)))
 	switch {
@@ -837,7 +853,7 @@ var (
 	hexColorRe = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
 	rgbColorRe = regexp.MustCompile(`^rgb\(\s*(\d{1,3})\s*,\s*(\d{1,3})\s*,\s*(\d{1,3})\s*\)$`)
 	// base64Re is the padded standard encoding, at least one group, as
-	// the Validator kube-openapi uses matches it.
+	// the validator kube-openapi uses matches it.
 	base64Re = regexp.MustCompile(`^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$`)
 	emailRe  = regexp.MustCompile(`^[^@\s]+@[^@\s]+$`)
 )
@@ -1068,21 +1084,11 @@ func pruneNulls(x any, s *JSONSchemaProps) {
 // pointers: a JSONSchemaProps holds its properties as values, and a
 // node holding a copy of each would keep a second copy of every schema.
 type schemaNode struct {
-	s          *JSONSchemaProps // the root's schema, for coerce; nil below it
 	props      map[string]*schemaNode
 	additional *schemaNode // additionalProperties
 	items      *schemaNode
 
 	defaulted, nullable, intOrString, embedded, preserves bool
-}
-
-// newSchemaNode returns the tree of s, whose root keeps s.
-func newSchemaNode(s *JSONSchemaProps) *schemaNode {
-	n := newSchemaNodeOf(s)
-	if n != nil {
-		n.s = s
-	}
-	return n
 }
 
 func newSchemaNodeOf(s *JSONSchemaProps) *schemaNode {

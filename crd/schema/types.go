@@ -87,7 +87,7 @@ func (s *SchemaOrBool) UnmarshalJSON(b []byte) error {
 }
 
 // ValidationRule is an x-kubernetes-validations rule (CEL). Rules are
-// kept and published, and evaluated when Options.Rules is set.
+// kept and published, and checked and evaluated by a RuleCompiler.
 type ValidationRule struct {
 	Rule              string  `json:"rule"`
 	Message           string  `json:"message,omitempty"`
