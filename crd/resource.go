@@ -484,13 +484,12 @@ func customResources(c *CustomResourceDefinition, admit server.AdmitFunc, rules 
 		if nameOnly {
 			r.Columns = r.Columns[:1]
 		}
-		sch := root
 		r.Coerce = func(o server.Object, strict []error) []error {
-			return coerce(o.(*server.Unstructured), sch, strict)
+			return coerce(o.(*server.Unstructured), root, strict)
 		}
-		tree := schema.NewTree(sch)
+		tree := schema.NewTree(root)
 		r.Read = func(o server.Object) server.Object {
-			return read(o.(*server.Unstructured), sch, tree)
+			return read(o.(*server.Unstructured), root, tree)
 		}
 		var scale *CustomResourceSubresourceScale
 		if v.Subresources != nil && v.Subresources.Scale != nil {
