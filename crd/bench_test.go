@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/apisem/apisem/crd/schema"
 	"github.com/apisem/apisem/server"
 )
 
@@ -55,7 +56,8 @@ func BenchmarkRead(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	n := newSchemaNode(defs[0].Spec.Versions[0].Schema.OpenAPIV3Schema)
+	sch := defs[0].Spec.Versions[0].Schema.OpenAPIV3Schema
+	n := schema.NewTree(sch)
 	for _, bc := range []struct{ name, obj string }{
 		{"unchanged", `{"metadata":{"name":"w"},"spec":{"color":"red","replicas":1,"name":"abc","tags":["a","b"],"labels":{"a":"b"},"config":{"x":[1,2,3]}},"status":{"ready":true,"replicas":1}}`},
 		{"defaulted", `{"metadata":{"name":"w"},"spec":{"color":"red","name":"abc","tags":["a","b"],"labels":{"a":"b"},"config":{"x":[1,2,3]}},"status":{"ready":true,"replicas":1}}`},
@@ -64,38 +66,7 @@ func BenchmarkRead(b *testing.B) {
 			u := unstructured(b, bc.obj)
 			b.ReportAllocs()
 			for b.Loop() {
-				read(u, n)
-			}
-		})
-	}
-}
-
-// BenchmarkValidate measures the schema validation of one object, as a
-// write runs it: a schema without logical junctors (the common case,
-// which must not pay for them) and one whose oneOf and anyOf fail, where
-// kube-openapi's match counts are kept to choose the errors reported.
-func BenchmarkValidate(b *testing.B) {
-	for _, bc := range []struct{ name, schema, obj string }{
-		{"plain", `{type: object, properties: {spec: {type: object, properties: {
-			color: {type: string, enum: [red, green]}, replicas: {type: integer, minimum: 0, maximum: 10},
-			at: {type: string, format: date-time}, tags: {type: array, items: {type: string, maxLength: 8}},
-			labels: {type: object, additionalProperties: {type: string}}}}}}`,
-			`{"spec":{"color":"red","replicas":3,"at":"2024-01-02T03:04:05Z","tags":["a","b","c"],"labels":{"a":"1","b":"2"}}}`},
-		{"junctors", `{type: object, properties: {spec: {type: object,
-			properties: {a: {type: string}, b: {type: string}, o: {type: object, properties: {x: {type: integer}, z: {type: integer}},
-				anyOf: [{required: [z]}, {properties: {x: {minimum: 5}}}]}},
-			oneOf: [{required: [a]}, {required: [b]}]}}}`,
-			`{"spec":{"o":{"x":3}}}`},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			v, err := compileSchema(mustSchema(b, bc.schema))
-			if err != nil {
-				b.Fatal(err)
-			}
-			obj := mustValue(b, bc.obj)
-			b.ReportAllocs()
-			for b.Loop() {
-				v.validateObject(obj, nil, false)
+				read(u, sch, n)
 			}
 		})
 	}

@@ -64,42 +64,22 @@
 //
 // # Schemas
 //
-// Objects are handled as Kubernetes handles them with a structural
-// schema: on decoding, defaults (default) are set, unknown fields are
-// pruned and reported as the fieldValidation parameter asks (a Warning
-// `unknown field "spec.foo"`, or in Strict mode the 400 `... strict
-// decoding error: unknown field "spec.foo"`), nulls the schema does not
-// allow are dropped. Objects read from storage are defaulted and pruned
-// by the current schema too, as Kubernetes' storage decoding does: an
-// object stored before its definition gained a default reads with it,
-// and a write to it finds it there (its writer owns the default only if
-// it changes it). Then the object is validated against type,
-// properties, required, enum, pattern, minLength/maxLength,
-// minItems/maxItems, uniqueItems, minimum/maximum (exclusive too),
-// multipleOf, minProperties/maxProperties, format (the string formats
-// Kubernetes checks: byte, date, date-time, duration, ipv4, ipv6, cidr,
-// mac, hostname, uuid, ...), nullable, items, additionalProperties,
-// x-kubernetes-int-or-string, x-kubernetes-preserve-unknown-fields,
-// x-kubernetes-embedded-resource, and allOf, anyOf, oneOf and not as
-// kube-openapi evaluates them (`"spec" must validate one and only one
-// schema (oneOf). Found none valid`, with the errors of the alternative
-// it finds closest; on an update an unchanged value's junctor errors
-// ratchet with the value's, but an alternative's members are checked
-// without ratcheting, as Kubernetes checks them). A failure is a 422 whose causes carry
-// kube-openapi's messages, such as `Invalid value: 11: spec.replicas in
-// body should be less than or equal to 10`; the errors of embedded
-// resources' apiVersion and kind come after the scale paths', then the
-// duplicates in x-kubernetes-list-type set lists and of the keys of map
-// lists (`spec.ports[1]: Duplicate value: {"name":"http"}`).
-//
-// An update ratchets, as Kubernetes' CRDValidationRatcheting (KEP-4008)
-// does: the schema's errors of members the update left as they were are
-// dropped, so that an object stored under an older, looser schema can
-// still be updated in its other members (see ValidateUpdate for how
-// members are correlated with the old object's and compared). The
-// checks of the scale paths and of embedded resources do not ratchet;
-// the duplicates of lists ratchet as a whole: none are reported when the
-// old object had one.
+// Objects are handled with their version's structural schema as
+// Kubernetes handles them (package crd/schema): on decoding, defaults are
+// set, unknown fields are pruned and reported as the fieldValidation
+// parameter asks (a Warning `unknown field "spec.foo"`, or in Strict mode
+// the 400 `... strict decoding error: unknown field "spec.foo"`), and
+// nulls the schema does not allow are dropped; objects read from storage
+// are defaulted and pruned by the current schema too, so that a write to
+// an object stored before its definition gained a default finds it there
+// (its writer owns the default only if it changes it). Then the object is
+// validated: a failure is a 422 whose causes carry kube-openapi's
+// messages, such as `Invalid value: 11: spec.replicas in body should be
+// less than or equal to 10`, with the errors of the scale paths after the
+// schema's, then those of embedded resources' apiVersion and kind, then
+// the duplicates in set and map lists. An update ratchets as Kubernetes'
+// CRDValidationRatcheting does (schema.ValidateUpdate); the checks of the
+// scale paths do not.
 //
 // # Not supported
 //

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apisem/apisem/crd/schema"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/openapi"
 	"github.com/apisem/apisem/patch"
@@ -131,7 +132,7 @@ func validateDefinition(o, old server.Object) []status.FieldError {
 // spec.selectableFields) and not the versions' (k8s.io/apiextensions-apiserver
 // pkg/apis/apiextensions/v1, conversion.go): their errors have those paths,
 // and come after the versions' and names' errors.
-func definitionErrors(rc RuleCompiler, c, old *CustomResourceDefinition) []status.FieldError {
+func definitionErrors(rc schema.RuleCompiler, c, old *CustomResourceDefinition) []status.FieldError {
 	var errs []status.FieldError
 	if want := c.Spec.Names.Plural + "." + c.Spec.Group; c.Name != want && old == nil {
 		errs = append(errs, status.InvalidValue("metadata.name", c.Name, `must be spec.names.plural+"."+spec.group`))
@@ -409,7 +410,7 @@ func validateColumns(p string, cols []CustomResourceColumnDefinition) []status.F
 // version, named by its accepted names, sharing one store. admit is
 // their Admit; rules, when not nil, compiles the versions' validation
 // rules.
-func customResources(c *CustomResourceDefinition, admit server.AdmitFunc, rules RuleCompiler) ([]*server.Resource, error) {
+func customResources(c *CustomResourceDefinition, admit server.AdmitFunc, rules schema.RuleCompiler) ([]*server.Resource, error) {
 	var out []*server.Resource
 	n := c.Status.AcceptedNames
 	// The spec replicas of every version, for the managedFields of scale
@@ -426,16 +427,16 @@ func customResources(c *CustomResourceDefinition, admit server.AdmitFunc, rules 
 		if !v.Served {
 			continue
 		}
-		var root *JSONSchemaProps
+		var root *schema.JSONSchemaProps
 		if v.Schema != nil {
 			root = v.Schema.OpenAPIV3Schema
 		}
-		val, err := compileSchema(root)
+		val, err := schema.Compile(root)
 		if err != nil {
 			return nil, err
 		}
 		apiVersion := c.Spec.Group + "/" + v.Name
-		var rv RuleValidator
+		var rv schema.RuleValidator
 		if rules != nil && root != nil {
 			var err error
 			if rv, err = rules.Compile(root); err != nil {
@@ -486,16 +487,12 @@ func customResources(c *CustomResourceDefinition, admit server.AdmitFunc, rules 
 		if nameOnly {
 			r.Columns = r.Columns[:1]
 		}
-		sch := schemaOf(val)
 		r.Coerce = func(o server.Object, strict []error) []error {
-			return coerce(o.(*server.Unstructured), sch, strict)
+			return coerce(o.(*server.Unstructured), root, strict)
 		}
-		r.Prepare = func(o, _ server.Object) {
-			coerce(o.(*server.Unstructured), sch, nil)
-		}
-		tree := newSchemaNode(sch)
+		tree := schema.NewTree(root)
 		r.Read = func(o server.Object) server.Object {
-			return read(o.(*server.Unstructured), tree)
+			return read(o.(*server.Unstructured), root, tree)
 		}
 		var scale *CustomResourceSubresourceScale
 		if v.Subresources != nil && v.Subresources.Scale != nil {
@@ -514,11 +511,11 @@ func customResources(c *CustomResourceDefinition, admit server.AdmitFunc, rules 
 					oldContent = map[string]any{}
 				}
 			}
-			errs, embeddedErrs := val.check(content, oldContent, true)
+			errs, embeddedErrs := val.Validate(content, oldContent)
 			errs = append(append(errs, validateScale(content, scale)...), embeddedErrs...)
 			// Then the duplicates of set and map lists, which ratchet
 			// as a whole: none are reported when the old object had one.
-			errs = append(errs, val.lists(content, oldContent)...)
+			errs = append(errs, val.ListErrors(content, oldContent)...)
 			if rv == nil {
 				return errs
 			}
@@ -535,35 +532,25 @@ func customResources(c *CustomResourceDefinition, admit server.AdmitFunc, rules 
 	return out, nil
 }
 
-func schemaOf(v *validator) *JSONSchemaProps {
-	if v == nil {
-		return nil
-	}
-	return v.s
-}
-
 // coerce is what Kubernetes does to a custom resource as it decodes it:
 // defaults, then prunes unknown fields, then drops nulls the schema does
 // not allow. It returns the fields pruned (sorted, as Kubernetes reports
 // them) as unknown-field errors, ahead of strict's problems.
-func coerce(u *server.Unstructured, s *JSONSchemaProps, strict []error) []error {
+func coerce(u *server.Unstructured, s *schema.JSONSchemaProps, strict []error) []error {
 	if s == nil {
 		return strict
 	}
 	if u.Content == nil {
 		u.Content = map[string]any{}
 	}
-	applyDefaults(u.Content, s)
-	var pruned []string
-	prune(u.Content, s, "", true, &pruned)
-	pruneNulls(u.Content, s)
+	schema.Default(u.Content, s)
+	pruned := schema.Prune(u.Content, s)
 	if len(u.Content) == 0 {
 		u.Content = nil
 	}
 	if len(pruned) == 0 {
 		return strict
 	}
-	slices.Sort(pruned)
 	out := make([]error, 0, len(pruned)+len(strict))
 	for _, p := range pruned {
 		out = append(out, fmt.Errorf("unknown field %q", p))
@@ -572,35 +559,29 @@ func coerce(u *server.Unstructured, s *JSONSchemaProps, strict []error) []error 
 }
 
 // read is a stored object as Kubernetes decodes it from storage with the
-// current schema n: pruned and defaulted (coerce). It is u itself when
-// that changes nothing, as it does for every object written under n.
-func read(u *server.Unstructured, n *schemaNode) server.Object {
-	if n == nil {
-		return u
-	}
-	content := u.Content
-	if content == nil {
-		content = map[string]any{}
-	}
-	if n.settled(content, true, true) {
+// current schema s (n its tree): pruned and defaulted (coerce). It is u
+// itself when that changes nothing, as it does for every object written
+// under s.
+func read(u *server.Unstructured, s *schema.JSONSchemaProps, n *schema.Tree) server.Object {
+	if n.Settled(u.Content) {
 		return u
 	}
 	c := u.DeepCopy()
-	coerce(c, n.s, nil)
+	coerce(c, s, nil)
 	return c
 }
 
 // openAPISchema converts a CRD schema to the server's OpenAPI form, for
 // /openapi/v2 and v3 and kubectl explain. Keywords the server's Schema
 // does not publish (bounds, patterns) are left out.
-func openAPISchema(s *JSONSchemaProps) *openapi.Schema {
+func openAPISchema(s *schema.JSONSchemaProps) *openapi.Schema {
 	if s == nil {
 		return nil
 	}
 	out := &openapi.Schema{
 		Type: s.Type, Format: s.Format, Description: s.Description, Default: s.Default,
 		Required: slices.Clone(s.Required), IntOrString: s.XIntOrString,
-		PreserveUnknownFields: preserves(s), ListMapKeys: slices.Clone(s.XListMapKeys),
+		PreserveUnknownFields: s.XPreserveUnknownFields != nil && *s.XPreserveUnknownFields, ListMapKeys: slices.Clone(s.XListMapKeys),
 	}
 	if s.XListType != nil {
 		out.ListType = *s.XListType
@@ -615,8 +596,7 @@ func openAPISchema(s *JSONSchemaProps) *openapi.Schema {
 	}
 	if len(s.Properties) > 0 {
 		out.Properties = make(map[string]*openapi.Schema, len(s.Properties))
-		for _, k := range sortedKeys(s.Properties) {
-			p := s.Properties[k]
+		for k, p := range s.Properties {
 			out.Properties[k] = openAPISchema(&p)
 		}
 	}

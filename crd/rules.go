@@ -3,6 +3,7 @@ package crd
 import (
 	"strconv"
 
+	"github.com/apisem/apisem/crd/schema"
 	"github.com/apisem/apisem/jsonvalue"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/server"
@@ -18,37 +19,11 @@ type Options struct {
 	// github.com/apisem/apisem/crd/cel implements it with Kubernetes' own
 	// code (k8s.io/apiextensions-apiserver), kept out of this module's
 	// dependencies.
-	Rules RuleCompiler
+	Rules schema.RuleCompiler
 	// Peers are the other servers on the same storage, whose controllers
 	// must serve a definition before it is Established (see Peers). Nil
 	// means none: one server.
 	Peers Peers
-}
-
-// A RuleCompiler checks and compiles the validation rules of a version's
-// schema. Kubernetes does both with its own code: it checks the rules when
-// a definition is written, and compiles them when it serves it.
-type RuleCompiler interface {
-	// Check returns the problems Kubernetes finds with the rules of the
-	// structural schema root when a definition holding it is written, as
-	// field errors under path, where the schema is in the definition
-	// (such as "spec.versions[0].schema.openAPIV3Schema"); they make
-	// Kubernetes refuse the definition with a 422.
-	Check(path string, root *JSONSchemaProps) []status.FieldError
-	// Compile compiles the rules of root for validating objects. The
-	// validator is nil when root has no rules. It does not repeat
-	// Check's checks, which the definition passed when it was written.
-	Compile(root *JSONSchemaProps) (RuleValidator, error)
-}
-
-// A RuleValidator evaluates compiled rules against a custom resource.
-type RuleValidator interface {
-	// Validate evaluates the rules against obj, the whole custom resource
-	// as decoded JSON (as server.Unstructured holds it, with apiVersion,
-	// kind and metadata), and old, its previous version on update (nil
-	// on create), within Kubernetes' cost limits. The errors carry
-	// Kubernetes' paths and messages.
-	Validate(obj, old map[string]any) []status.FieldError
 }
 
 // Resource returns the description of the customresourcedefinitions
@@ -153,7 +128,7 @@ func rulesWarnings(obj, _ server.Object) []string {
 			continue
 		}
 		found := false
-		walkSchema(v.Schema.OpenAPIV3Schema, func(s *JSONSchemaProps) { found = found || len(s.XValidations) > 0 })
+		schema.Walk(v.Schema.OpenAPIV3Schema, func(s *schema.JSONSchemaProps) { found = found || len(s.XValidations) > 0 })
 		if found {
 			return []string{RulesNotEnforced}
 		}

@@ -10,11 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apisem/apisem/crd/schema"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
 )
 
-// stubRules is a RuleCompiler that refuses schemas with a rule "bad" and
+// stubRules is a schema.RuleCompiler that refuses schemas with a rule "bad" and
 // whose validators refuse objects whose spec.color is "green", and
 // records what they were given.
 type stubRules struct {
@@ -22,9 +23,9 @@ type stubRules struct {
 	seen []string // "obj name/old name" of each Validate
 }
 
-func (r *stubRules) Check(path string, root *JSONSchemaProps) []status.FieldError {
+func (r *stubRules) Check(path string, root *schema.JSONSchemaProps) []status.FieldError {
 	var errs []status.FieldError
-	walkSchema(root, func(s *JSONSchemaProps) {
+	schema.Walk(root, func(s *schema.JSONSchemaProps) {
 		for _, v := range s.XValidations {
 			if v.Rule == "bad" {
 				errs = append(errs, status.InvalidValue(path+".x-kubernetes-validations[0].rule", v.Rule, "compilation failed"))
@@ -34,7 +35,7 @@ func (r *stubRules) Check(path string, root *JSONSchemaProps) []status.FieldErro
 	return errs
 }
 
-func (r *stubRules) Compile(root *JSONSchemaProps) (RuleValidator, error) {
+func (r *stubRules) Compile(root *schema.JSONSchemaProps) (schema.RuleValidator, error) {
 	return stubValidator{r}, nil
 }
 
@@ -141,8 +142,8 @@ func TestRules(t *testing.T) {
 // their version's path; on update, only schemas that changed.
 func TestCheckRulesPaths(t *testing.T) {
 	schema := func(rule string) *CustomResourceValidation {
-		return &CustomResourceValidation{OpenAPIV3Schema: &JSONSchemaProps{Type: "object",
-			XValidations: []ValidationRule{{Rule: rule}}}}
+		return &CustomResourceValidation{OpenAPIV3Schema: &schema.JSONSchemaProps{Type: "object",
+			XValidations: []schema.ValidationRule{{Rule: rule}}}}
 	}
 	def := func(schemas ...*CustomResourceValidation) *CustomResourceDefinition {
 		c := &CustomResourceDefinition{}

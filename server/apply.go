@@ -111,10 +111,11 @@ func (s *Server) applyTo(t *target, rs *resource, fm *managedfields.FieldManager
 	if err != nil {
 		return nil, nil, err
 	}
+	// Decoded as a body is (Resource.Coerce: a custom resource's schema
+	// prunes and defaults the merged object), after the field manager
+	// made the entries: an apply owns only its configuration.
 	o := rs.def.New()
-	if _, err := negotiation.Decode(doc, negotiation.JSON, o, negotiation.DecodeOptions{
-		Kind: rs.def.Kind, Version: rs.def.Version, FieldValidation: negotiation.FieldValidationIgnore,
-	}); err != nil {
+	if _, err := negotiation.Decode(doc, negotiation.JSON, o, rs.decodeOptions(negotiation.FieldValidationIgnore)); err != nil {
 		return nil, nil, err
 	}
 	*o.Types() = meta.TypeMeta{}

@@ -48,10 +48,11 @@
 // Create, update (PUT), patch, server-side apply and the writes of the
 // status and scale subresources go through one pipeline, in this order:
 //
-//  1. the new object: the body decoded (Resource.Coerce), a patch applied
-//     to the current object, an apply merged into it, or a subresource's
-//     view mapped onto it; on update, its resourceVersion checked
-//     against the current one's;
+//  1. the new object: the body decoded, a patch applied to the current
+//     object or an apply merged into it and the result decoded (each
+//     decoding finished by Resource.Coerce), or a subresource's view
+//     mapped onto it; on update, its resourceVersion checked against the
+//     current one's;
 //  2. system fields from the current object;
 //  3. Resource.Default;
 //  4. the one encoding of the object, from which every later step reads;
@@ -62,8 +63,9 @@
 //     the write;
 //  5. metadata.managedFields (package managedfields; an apply recorded
 //     its own in step 1);
-//  6. Options.Admission.Mutate, then Resource.Prepare, which may change
-//     anything, so the object is encoded again after them if they are set;
+//  6. Options.Admission.Mutate, whose result Resource.Coerce finishes,
+//     then Resource.Prepare, which may change anything, so the object is
+//     encoded again after them if they are set;
 //  7. metadata.generation (Resource.Generation): one more when the
 //     encoding differs from the current object's outside metadata and
 //     status;

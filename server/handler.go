@@ -403,6 +403,9 @@ func (s *Server) Create(ctx context.Context, res *Resource, obj Object) (Object,
 	}
 	o := obj.DeepCopyObject()
 	*o.Types() = meta.TypeMeta{}
+	if c := rs.def.Coerce; c != nil {
+		c(o, nil) // as the body of a POST is decoded
+	}
 	out, done, err := s.createObject(ctx, &target{res: rs, namespace: o.Meta().Namespace}, o, store.CreateOptions{}, nil)
 	done()
 	return out, err

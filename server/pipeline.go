@@ -65,6 +65,11 @@ func (s *Server) run(ctx context.Context, w *write, own *owner) (same bool, err 
 		if err := s.mutate(ctx, w.attrs, w.obj, w.old); err != nil {
 			return false, err
 		}
+		// What a hook made is decoded as a body is: Kubernetes prunes
+		// and defaults a custom resource after mutating admission.
+		if def.Coerce != nil {
+			def.Coerce(w.obj, nil)
+		}
 		again = true
 	}
 	if def.Prepare != nil {

@@ -134,10 +134,13 @@ type Resource struct {
 	// result is only read. DELETE and deletecollection use it.
 	Delete func(ctx context.Context, st store.Backend[Object], namespace, name string, opts store.DeleteOptions) (obj Object, deleted bool, err error)
 
-	// Coerce, when set, finishes the decoding of every object read from a
-	// request body (create, update, and the result of a patch), before
-	// Prepare: a custom resource's schema prunes unknown fields and sets
-	// defaults here. strict are the problems strict decoding found
+	// Coerce, when set, finishes the decoding of every new object of a
+	// write: a request body (create, update), the result of a patch or
+	// an apply, an object given to Server.Create, and what
+	// Options.Admission.Mutate made of it. A custom resource's schema
+	// prunes unknown fields and sets defaults here, as Kubernetes'
+	// decoding does, before the write's one encoding (see the package
+	// doc's "Write path"). strict are the problems strict decoding found
 	// (duplicate fields, unknown metadata fields; none when
 	// fieldValidation is Ignore); Coerce returns the problems to report
 	// instead, as warnings or in Strict mode's 400, each an error whose

@@ -6,7 +6,7 @@ import "testing"
 // every write of a custom resource does (an update: with oldSelf and
 // ratcheting).
 func BenchmarkValidate(b *testing.B) {
-	rv, err := Compiler{}.Compile(schema(b, testSchema))
+	rv, err := Compiler{}.Compile(mustSchema(b, testSchema))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -23,7 +23,7 @@ func BenchmarkValidate(b *testing.B) {
 // BenchmarkCheck checks the rules of testSchema, as every write of a
 // definition does.
 func BenchmarkCheck(b *testing.B) {
-	s := schema(b, testSchema)
+	s := mustSchema(b, testSchema)
 	b.ReportAllocs()
 	for b.Loop() {
 		Compiler{}.Check("p", s)
@@ -33,7 +33,7 @@ func BenchmarkCheck(b *testing.B) {
 // BenchmarkCompile compiles the rules of testSchema, as serving a
 // definition does.
 func BenchmarkCompile(b *testing.B) {
-	s := schema(b, testSchema)
+	s := mustSchema(b, testSchema)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := (Compiler{}).Compile(s); err != nil {

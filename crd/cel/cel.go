@@ -21,7 +21,7 @@ import (
 	"k8s.io/apiserver/pkg/cel/common"
 	sjson "sigs.k8s.io/json"
 
-	"github.com/apisem/apisem/crd"
+	"github.com/apisem/apisem/crd/schema"
 	"github.com/apisem/apisem/status"
 )
 
@@ -34,7 +34,7 @@ const (
 )
 
 // Compiler checks and compiles validation rules with Kubernetes' own code;
-// it implements crd.RuleCompiler. The zero value uses Kubernetes' limits.
+// it implements schema.RuleCompiler. The zero value uses Kubernetes' limits.
 type Compiler struct {
 	// PerCallLimit bounds the cost of one evaluation; 0 is PerCallLimit.
 	// It does not change the estimates made when a definition is
@@ -50,7 +50,7 @@ type Compiler struct {
 	MaxCompileWork int64
 }
 
-var _ crd.RuleCompiler = Compiler{}
+var _ schema.RuleCompiler = Compiler{}
 
 // kubePath is where Kubernetes' definition validation reports the schema
 // Check hands it: the top-level schema of a definition whose versions
@@ -67,7 +67,7 @@ const kubePath = "spec.validation.openAPIV3Schema"
 // the errors that concern rules: the rest of the definition is package
 // crd's to check, and whether the rules are compiled at all depends on
 // the whole schema being valid, which only the whole validation knows.
-func (c Compiler) Check(path string, root *crd.JSONSchemaProps) (errs []status.FieldError) {
+func (c Compiler) Check(path string, root *schema.JSONSchemaProps) (errs []status.FieldError) {
 	defer recoverAs(&errs, path)
 	in, hasRules, err := internalSchema(root)
 	if err != nil {
@@ -113,7 +113,7 @@ func (c Compiler) Check(path string, root *crd.JSONSchemaProps) (errs []status.F
 // kube-apiserver does when it serves a definition; it is nil when root
 // has no rules. Problems Check would report do not stop it: a rule that
 // does not compile fails every object it applies to, as in Kubernetes.
-func (c Compiler) Compile(root *crd.JSONSchemaProps) (_ crd.RuleValidator, err error) {
+func (c Compiler) Compile(root *schema.JSONSchemaProps) (_ schema.RuleValidator, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("validation rules: %v", r)
@@ -145,7 +145,7 @@ func (c Compiler) Compile(root *crd.JSONSchemaProps) (_ crd.RuleValidator, err e
 	return &validator{v: v, st: st, budget: budget}, nil
 }
 
-// validator is a compiled schema; it implements crd.RuleValidator.
+// validator is a compiled schema; it implements schema.RuleValidator.
 type validator struct {
 	v      *kcel.Validator
 	st     *structural.Structural
@@ -191,7 +191,7 @@ func internalError(path string, err error) status.FieldError {
 // kube-apiserver does: through its JSON into apiextensions/v1, then by
 // its conversion. hasRules reports whether s may hold rules; when it
 // does not, s is not converted.
-func internalSchema(s *crd.JSONSchemaProps) (_ *apiextensions.JSONSchemaProps, hasRules bool, _ error) {
+func internalSchema(s *schema.JSONSchemaProps) (_ *apiextensions.JSONSchemaProps, hasRules bool, _ error) {
 	b, err := json.Marshal(s)
 	if err != nil {
 		return nil, false, err
@@ -252,7 +252,7 @@ func isDefaultPath(rest string) bool {
 // defaultRuleErrors is the set of errors that Kubernetes' check of the
 // defaults of s (pkg/apiserver/schema/defaulting) finds because of its
 // rules: those it finds with them and not without them.
-func defaultRuleErrors(s *crd.JSONSchemaProps) map[string]bool {
+func defaultRuleErrors(s *schema.JSONSchemaProps) map[string]bool {
 	with := defaultErrors(s)
 	s = s.DeepCopy()
 	dropRules(s)
@@ -264,7 +264,7 @@ func defaultRuleErrors(s *crd.JSONSchemaProps) map[string]bool {
 
 // defaultErrors is the set of errors of Kubernetes' check of the
 // defaults of s, at kubePath.
-func defaultErrors(s *crd.JSONSchemaProps) map[string]bool {
+func defaultErrors(s *schema.JSONSchemaProps) map[string]bool {
 	b, err := json.Marshal(s)
 	if err != nil {
 		return nil
@@ -285,7 +285,7 @@ func defaultErrors(s *crd.JSONSchemaProps) map[string]bool {
 	return out
 }
 
-func dropRules(s *crd.JSONSchemaProps) {
+func dropRules(s *schema.JSONSchemaProps) {
 	if s == nil {
 		return
 	}
@@ -296,7 +296,7 @@ func dropRules(s *crd.JSONSchemaProps) {
 	}
 	dropRules(s.Items)
 	dropRules(s.Not)
-	for _, l := range [][]crd.JSONSchemaProps{s.AllOf, s.AnyOf, s.OneOf} {
+	for _, l := range [][]schema.JSONSchemaProps{s.AllOf, s.AnyOf, s.OneOf} {
 		for i := range l {
 			dropRules(&l[i])
 		}

@@ -9,14 +9,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 
-	"github.com/apisem/apisem/crd"
+	"github.com/apisem/apisem/crd/schema"
 	"github.com/apisem/apisem/status"
 )
 
-// schema decodes a YAML openAPIV3Schema.
-func schema(t testing.TB, y string) *crd.JSONSchemaProps {
+// mustSchema decodes a YAML openAPIV3Schema.
+func mustSchema(t testing.TB, y string) *schema.JSONSchemaProps {
 	t.Helper()
-	var s crd.JSONSchemaProps
+	var s schema.JSONSchemaProps
 	if err := yaml.Unmarshal([]byte(y), &s); err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ properties:
 `
 
 func TestValidate(t *testing.T) {
-	rv, err := Compiler{}.Compile(schema(t, testSchema))
+	rv, err := Compiler{}.Compile(mustSchema(t, testSchema))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func TestCheck(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, e := range tt.c.Check("p", schema(t, tt.schema)) {
+			for _, e := range tt.c.Check("p", mustSchema(t, tt.schema)) {
 				got = append(got, e.Error())
 			}
 			slices.Sort(got)
@@ -255,7 +255,7 @@ func TestCheck(t *testing.T) {
 // running that code.
 func TestCheckRefusesCostlyNesting(t *testing.T) {
 	level := `{"type":"object","default":{},"x-kubernetes-validations":[{"rule":"!has(self.a) || true"}],"properties":{"a":`
-	s := schema(t, strings.Repeat(level, 200)+`{"type":"string"}`+strings.Repeat(`}}`, 200))
+	s := mustSchema(t, strings.Repeat(level, 200)+`{"type":"string"}`+strings.Repeat(`}}`, 200))
 	errs := Compiler{}.Check("p", s)
 	if len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), "p: Forbidden: x-kubernetes-validations estimated compile work for entire OpenAPIv3 schema (") {
 		t.Errorf("errors %v", errs)
@@ -266,7 +266,7 @@ func TestCheckRefusesCostlyNesting(t *testing.T) {
 // definition stored before the limit was lowered does not hold its
 // server for long.
 func TestCompileWorkLimit(t *testing.T) {
-	s := schema(t, `{type: object, properties: {a: {type: integer}}, x-kubernetes-validations: [{rule: "self.a > 0"}]}`)
+	s := mustSchema(t, `{type: object, properties: {a: {type: integer}}, x-kubernetes-validations: [{rule: "self.a > 0"}]}`)
 	if _, err := (Compiler{MaxCompileWork: 100}).Compile(s); err == nil {
 		t.Error("Compile with a small limit: no error")
 	}
@@ -288,7 +288,7 @@ func TestRecover(t *testing.T) {
 }
 
 func TestCostLimits(t *testing.T) {
-	s := schema(t, `
+	s := mustSchema(t, `
 type: object
 properties:
   spec:

@@ -3,7 +3,7 @@ package cel
 import (
 	"fmt"
 
-	"github.com/apisem/apisem/crd"
+	"github.com/apisem/apisem/crd/schema"
 )
 
 // DefaultMaxCompileWork is the compile work Compiler allows a schema by
@@ -32,10 +32,10 @@ const (
 // objects with rules and defaults grows with the cube of its depth, so
 // that a schema of a few tens of kilobytes could take minutes; Kubernetes
 // sets no limit.
-func compileWork(s *crd.JSONSchemaProps, defaults bool) int64 {
+func compileWork(s *schema.JSONSchemaProps, defaults bool) int64 {
 	var total int64
-	var walk func(s *crd.JSONSchemaProps, above int64) int64
-	walk = func(s *crd.JSONSchemaProps, above int64) (size int64) {
+	var walk func(s *schema.JSONSchemaProps, above int64) int64
+	walk = func(s *schema.JSONSchemaProps, above int64) (size int64) {
 		if s == nil {
 			return 0
 		}
@@ -71,7 +71,7 @@ func (c Compiler) maxWork() int64 {
 }
 
 // overWork is why the rules of s would take too long to compile, or "".
-func (c Compiler) overWork(s *crd.JSONSchemaProps, defaults bool) string {
+func (c Compiler) overWork(s *schema.JSONSchemaProps, defaults bool) string {
 	limit := c.maxWork()
 	if limit < 0 {
 		return ""

@@ -18,8 +18,8 @@ import (
 	"k8s.io/apiserver/pkg/cel/common"
 	sjson "sigs.k8s.io/json"
 
-	"github.com/apisem/apisem/crd"
 	"github.com/apisem/apisem/crd/cel"
+	crdschema "github.com/apisem/apisem/crd/schema"
 )
 
 // The test below compares the evaluation of x-kubernetes-validations by
@@ -227,7 +227,7 @@ func kubeRules(t *testing.T, schema string) func(obj, old map[string]any) []stri
 // their evaluation.
 func ourRules(t *testing.T, schema string) func(obj, old map[string]any) []string {
 	t.Helper()
-	var s crd.JSONSchemaProps
+	var s crdschema.JSONSchemaProps
 	if err := sjson.UnmarshalCaseSensitivePreserveInts([]byte(schema), &s); err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +246,7 @@ func TestCELRulesMatchKubernetes(t *testing.T) {
 	const variations = 100
 	for _, tc := range celCases {
 		t.Run(tc.name, func(t *testing.T) {
-			var s crd.JSONSchemaProps
+			var s crdschema.JSONSchemaProps
 			if err := sjson.UnmarshalCaseSensitivePreserveInts([]byte(tc.schema), &s); err != nil {
 				t.Fatal(err)
 			}

@@ -17,10 +17,10 @@ import (
 	kjson "k8s.io/apimachinery/pkg/util/json"
 	sjson "sigs.k8s.io/json"
 
-	"github.com/apisem/apisem/crd"
+	crdschema "github.com/apisem/apisem/crd/schema"
 )
 
-// The test below compares package crd's validation of custom resources
+// The test below compares package crd/schema's validation of custom resources
 // with k8s.io/apiextensions-apiserver's (the version in go.mod): for each
 // schema of a table, the same objects must get the same field errors,
 // byte for byte. Kubernetes visits an object's members in Go map order,
@@ -197,14 +197,14 @@ func kubeValidateUpdate(t *testing.T, schema string, obj, old map[string]any) []
 	return out
 }
 
-// ourValidateUpdate validates an update with package crd.
+// ourValidateUpdate validates an update with package crd/schema.
 func ourValidateUpdate(t *testing.T, schema string, obj, old map[string]any) []string {
 	t.Helper()
-	var s crd.JSONSchemaProps
+	var s crdschema.JSONSchemaProps
 	if err := sjson.UnmarshalCaseSensitivePreserveInts([]byte(schema), &s); err != nil {
 		t.Fatal(err)
 	}
-	errs, err := crd.ValidateUpdate(&s, obj, old)
+	errs, err := crdschema.ValidateUpdate(&s, obj, old)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,14 +213,14 @@ func ourValidateUpdate(t *testing.T, schema string, obj, old map[string]any) []s
 	return out
 }
 
-// ourValidate validates obj with package crd.
+// ourValidate validates obj with package crd/schema.
 func ourValidate(t *testing.T, schema string, obj map[string]any) []string {
 	t.Helper()
-	var s crd.JSONSchemaProps
+	var s crdschema.JSONSchemaProps
 	if err := sjson.UnmarshalCaseSensitivePreserveInts([]byte(schema), &s); err != nil {
 		t.Fatal(err)
 	}
-	errs, err := crd.Validate(&s, obj)
+	errs, err := crdschema.Validate(&s, obj)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +367,7 @@ var ratchetCases = []schemaCase{
 // TestCRDValidationRatchetingMatchesKubernetes compares updates: each
 // object of the table, and variations of them, is updated to itself, to
 // a variation of itself and to a variation of that, and validated with
-// the old object by package crd and by apiextensions-apiserver's
+// the old object by package crd/schema and by apiextensions-apiserver's
 // ratcheting validator: the same errors must remain.
 func TestCRDValidationRatchetingMatchesKubernetes(t *testing.T) {
 	const variations = 200

@@ -52,7 +52,7 @@ func New(opts Options) (*Server, error) {
 }
 
 // NewWith is New with the options of its CustomResourceDefinitions, such
-// as a crd.RuleCompiler that evaluates their validation rules.
+// as a schema.RuleCompiler that evaluates their validation rules.
 func NewWith(opts Options, crds crd.Options) (*Server, error) {
 	d := &Server{byKind: map[string]*server.Resource{}}
 	ns := namespace.New(namespace.Options{})

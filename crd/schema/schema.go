@@ -1,4 +1,4 @@
-package crd
+package schema
 
 import (
 	"cmp"
@@ -18,7 +18,7 @@ import (
 	"github.com/apisem/apisem/validation"
 )
 
-// A validator checks JSON values against one compiled schema, the way
+// A Validator checks JSON values against one compiled schema, the way
 // kube-apiserver validates a custom resource (k8s.io/apiextensions-apiserver
 // pkg/apiserver/validation, which runs k8s.io/kube-openapi's validate
 // package and converts its results to field errors). The messages are
@@ -29,7 +29,9 @@ import (
 // Kubernetes visits an object's properties in Go map order, so the order
 // of several errors in different properties varies from one request to
 // the next there; here properties are visited in sorted order.
-type validator struct {
+//
+// A Validator is safe for concurrent use; a nil one accepts everything.
+type Validator struct {
 	s *JSONSchemaProps
 	// patterns are the compiled patterns of the schema, by pattern text.
 	patterns map[string]*regexp.Regexp
@@ -38,18 +40,18 @@ type validator struct {
 	listTypes bool
 }
 
-// compileSchema checks that every pattern of s compiles and returns its
-// validator. A nil s accepts everything.
-func compileSchema(s *JSONSchemaProps) (*validator, error) {
-	v := &validator{s: s, patterns: map[string]*regexp.Regexp{}}
+// Compile checks that every pattern of s compiles and returns its
+// Validator. A nil s accepts everything.
+func Compile(s *JSONSchemaProps) (*Validator, error) {
+	v := &Validator{s: s, patterns: map[string]*regexp.Regexp{}}
 	var err error
-	walkSchema(s, func(p *JSONSchemaProps) {
+	Walk(s, func(p *JSONSchemaProps) {
 		if p.Pattern == "" || err != nil || v.patterns[p.Pattern] != nil {
 			return
 		}
 		re, e := regexp.Compile(p.Pattern)
 		if e != nil {
-			err = fmt.Errorf("crd: pattern %q: %w", p.Pattern, e)
+			err = fmt.Errorf("schema: pattern %q: %w", p.Pattern, e)
 			return
 		}
 		v.patterns[p.Pattern] = re
@@ -67,7 +69,7 @@ func compileSchema(s *JSONSchemaProps) (*validator, error) {
 // metadata are left to the server. It neither defaults nor prunes obj, which the server does before
 // validating. It fails when a pattern of s does not compile.
 func Validate(s *JSONSchemaProps, obj map[string]any) ([]status.FieldError, error) {
-	v, err := compileSchema(s)
+	v, err := Compile(s)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +93,7 @@ func Validate(s *JSONSchemaProps, obj map[string]any) ([]status.FieldError, erro
 // lists ratchet apart, as a whole, as Kubernetes' do: none are reported
 // when old had one.
 func ValidateUpdate(s *JSONSchemaProps, obj, old map[string]any) ([]status.FieldError, error) {
-	v, err := compileSchema(s)
+	v, err := Compile(s)
 	if err != nil {
 		return nil, err
 	}
@@ -101,30 +103,30 @@ func ValidateUpdate(s *JSONSchemaProps, obj, old map[string]any) ([]status.Field
 	return v.validateObject(obj, old, false), nil
 }
 
-// walkSchema calls f with s and every schema below it.
-func walkSchema(s *JSONSchemaProps, f func(*JSONSchemaProps)) {
+// Walk calls f with s and every schema below it.
+func Walk(s *JSONSchemaProps, f func(*JSONSchemaProps)) {
 	if s == nil {
 		return
 	}
 	f(s)
 	for _, k := range sortedKeys(s.Properties) {
 		p := s.Properties[k]
-		walkSchema(&p, f)
+		Walk(&p, f)
 	}
-	walkSchema(s.Items, f)
+	Walk(s.Items, f)
 	if s.AdditionalProperties != nil {
-		walkSchema(s.AdditionalProperties.Schema, f)
+		Walk(s.AdditionalProperties.Schema, f)
 	}
 	for i := range s.AllOf {
-		walkSchema(&s.AllOf[i], f)
+		Walk(&s.AllOf[i], f)
 	}
 	for i := range s.AnyOf {
-		walkSchema(&s.AnyOf[i], f)
+		Walk(&s.AnyOf[i], f)
 	}
 	for i := range s.OneOf {
-		walkSchema(&s.OneOf[i], f)
+		Walk(&s.OneOf[i], f)
 	}
-	walkSchema(s.Not, f)
+	Walk(s.Not, f)
 }
 
 // validateObject validates the members of a custom resource outside
@@ -135,25 +137,39 @@ func walkSchema(s *JSONSchemaProps, f func(*JSONSchemaProps)) {
 // wholeObject, content stands for an object whose metadata the schema
 // cannot name entirely (uid, resourceVersion), which Kubernetes therefore
 // never finds unchanged at its root.
-func (v *validator) validateObject(content, old map[string]any, wholeObject bool) []status.FieldError {
+func (v *Validator) validateObject(content, old map[string]any, wholeObject bool) []status.FieldError {
 	errs, embedded := v.check(content, old, wholeObject)
-	return append(append(errs, embedded...), v.lists(content, old)...)
+	return append(append(errs, embedded...), v.ListErrors(content, old)...)
 }
 
-// lists is the errors of the set and map lists in content: duplicates,
-// and map lists' items that are not objects (listTypeErrors). On an
-// update, old is the old content.
-func (v *validator) lists(content, old map[string]any) []status.FieldError {
+// Validate checks obj, the members of a custom resource outside
+// apiVersion, kind and metadata as decoded JSON, and old, the old
+// object's on an update (nil on create), as Kubernetes validates a
+// custom resource: the schema's errors, ratcheted on an update (see
+// ValidateUpdate; the object as a whole always counts as changed, as
+// its metadata does), and apart from them the errors of its embedded
+// resources' apiVersion and kind, which Kubernetes reports later. The
+// duplicates of set and map lists are ListErrors'.
+func (v *Validator) Validate(obj, old map[string]any) (errs, embedded []status.FieldError) {
+	return v.check(obj, old, true)
+}
+
+// ListErrors is the errors of the x-kubernetes-list-type set and map
+// lists in obj (members as for Validate): duplicates, and map lists'
+// items that are not objects. On an update, old is the old object's
+// members, and the errors ratchet as a whole: none are reported when old
+// had one.
+func (v *Validator) ListErrors(obj, old map[string]any) []status.FieldError {
 	if v == nil || !v.listTypes {
 		return nil
 	}
-	return listTypeErrors(v.s, content, old)
+	return listTypeErrors(v.s, obj, old)
 }
 
 // check is validateObject with the errors of embedded resources apart,
 // as Kubernetes reports them after those of the schema and the scale
 // subresource's checks.
-func (v *validator) check(content, old map[string]any, wholeObject bool) (errs, embedded []status.FieldError) {
+func (v *Validator) check(content, old map[string]any, wholeObject bool) (errs, embedded []status.FieldError) {
 	if v == nil || v.s == nil {
 		return nil, nil
 	}
@@ -266,7 +282,7 @@ func typeInvalid(path string, value any, msg string) status.FieldError {
 // validate appends to w what is wrong with x, the value at path, by s.
 // c correlates x with the old object's value on an update (nil when
 // there is none): when x is unchanged, its errors are dropped.
-func (v *validator) validate(w *walk, path string, x any, s *JSONSchemaProps, c *corr) {
+func (v *Validator) validate(w *walk, path string, x any, s *JSONSchemaProps, c *corr) {
 	n := len(w.errs)
 	v.validateValue(w, path, x, s, c)
 	if len(w.errs) > n && c.equal() {
@@ -274,7 +290,7 @@ func (v *validator) validate(w *walk, path string, x any, s *JSONSchemaProps, c 
 	}
 }
 
-func (v *validator) validateValue(w *walk, path string, x any, s *JSONSchemaProps, c *corr) {
+func (v *Validator) validateValue(w *walk, path string, x any, s *JSONSchemaProps, c *corr) {
 	if s == nil {
 		return
 	}
@@ -443,7 +459,7 @@ func checkedFormat(s *JSONSchemaProps) string {
 // as a whole, those of the junctors included, but an alternative's
 // values are not correlated with the old object's: kube-openapi checks
 // alternatives without ratcheting.
-func (v *validator) junctors(w *walk, path string, x any, s *JSONSchemaProps) {
+func (v *Validator) junctors(w *walk, path string, x any, s *JSONSchemaProps) {
 	if len(s.AnyOf) > 0 {
 		var best *walk
 		held := false
@@ -515,7 +531,7 @@ func (v *validator) junctors(w *walk, path string, x any, s *JSONSchemaProps) {
 
 // alternative is the walk of x, the value at path, against a schema of
 // allOf, anyOf, oneOf or not.
-func (v *validator) alternative(path string, x any, s *JSONSchemaProps) *walk {
+func (v *Validator) alternative(path string, x any, s *JSONSchemaProps) *walk {
 	r := &walk{count: true}
 	v.validateValue(r, path, x, s, nil)
 	return r
@@ -523,7 +539,7 @@ func (v *validator) alternative(path string, x any, s *JSONSchemaProps) *walk {
 
 // enum checks x against s.Enum: Kubernetes reports the values as
 // strings, non-strings in their JSON form.
-func (v *validator) enum(errs *[]status.FieldError, path string, x any, s *JSONSchemaProps) {
+func (v *Validator) enum(errs *[]status.FieldError, path string, x any, s *JSONSchemaProps) {
 	if len(s.Enum) == 0 {
 		return
 	}
@@ -581,7 +597,7 @@ func hasDuplicates(x []any) bool {
 // validateString checks lengths (in runes, as kube-openapi counts them),
 // the pattern and the format. Each of the length and pattern checks stops
 // the string checks, as kube-openapi's string validator does.
-func (v *validator) validateString(errs *[]status.FieldError, path, x string, s *JSONSchemaProps) {
+func (v *Validator) validateString(errs *[]status.FieldError, path, x string, s *JSONSchemaProps) {
 	n := int64(len([]rune(x)))
 	switch {
 	case s.MaxLength != nil && n > *s.MaxLength:
@@ -596,7 +612,7 @@ func (v *validator) validateString(errs *[]status.FieldError, path, x string, s 
 	}
 }
 
-func (v *validator) match(pattern, x string) bool {
+func (v *Validator) match(pattern, x string) bool {
 	re := v.patterns[pattern]
 	if re == nil {
 		var err error
@@ -764,7 +780,7 @@ func bound(b float64, x any) any {
 
 // validateMap checks the property counts, then every property (sorted),
 // then additionalProperties, then required.
-func (v *validator) validateMap(w *walk, path string, m map[string]any, s *JSONSchemaProps, c *corr) {
+func (v *Validator) validateMap(w *walk, path string, m map[string]any, s *JSONSchemaProps, c *corr) {
 	errs := &w.errs
 	if s.MinProperties != nil && int64(len(m)) < *s.MinProperties {
 		*errs = append(*errs, invalid(path, int64(len(m)), fmt.Sprintf("%s in body should have at least %d properties", path, *s.MinProperties)))
@@ -1068,21 +1084,11 @@ func pruneNulls(x any, s *JSONSchemaProps) {
 // pointers: a JSONSchemaProps holds its properties as values, and a
 // node holding a copy of each would keep a second copy of every schema.
 type schemaNode struct {
-	s          *JSONSchemaProps // the root's schema, for coerce; nil below it
 	props      map[string]*schemaNode
 	additional *schemaNode // additionalProperties
 	items      *schemaNode
 
 	defaulted, nullable, intOrString, embedded, preserves bool
-}
-
-// newSchemaNode returns the tree of s, whose root keeps s.
-func newSchemaNode(s *JSONSchemaProps) *schemaNode {
-	n := newSchemaNodeOf(s)
-	if n != nil {
-		n.s = s
-	}
-	return n
 }
 
 func newSchemaNodeOf(s *JSONSchemaProps) *schemaNode {

@@ -1,7 +1,6 @@
-package crd
+package schema
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"regexp"
@@ -24,15 +23,13 @@ import (
 // order it walks the schema, which visits properties in Go map order; here
 // properties are visited sorted.
 
-// checkSchema is the errors of a definition's schema v at path (such as
-// "spec.validation"), whose resource serves the status subresource when
-// status is set.
-func checkSchema(path string, v *CustomResourceValidation, statusEnabled bool) []status.FieldError {
-	if v == nil || v.OpenAPIV3Schema == nil {
+// Check is the errors of a definition's schema s at path p (such as
+// "spec.validation.openAPIV3Schema"), whose resource serves the status
+// subresource when statusEnabled is set.
+func Check(p string, s *JSONSchemaProps, statusEnabled bool) []status.FieldError {
+	if s == nil {
 		return nil
 	}
-	s := v.OpenAPIV3Schema
-	p := path + ".openAPIV3Schema"
 	var errs []status.FieldError
 	if statusEnabled {
 		errs = append(errs, checkStatusRoot(p, s)...)
@@ -674,7 +671,7 @@ func checkDefaults(errs *[]status.FieldError, p string, s *JSONSchemaProps, meta
 		if len(pruned) > 0 {
 			*errs = append(*errs, status.InvalidValue(dp, s.Default, "must not have unknown fields"))
 		}
-		v, err := compileSchema(s)
+		v, err := Compile(s)
 		if err == nil {
 			w := &walk{}
 			v.validate(w, "", s.Default, s, nil)
@@ -709,44 +706,35 @@ func under(p string, errs []status.FieldError) []status.FieldError {
 	return errs
 }
 
-// jsonEqual reports whether a and b encode to the same JSON, which is
-// how Kubernetes' semantic equality compares the parts of versions
-// (empty lists and maps equal missing ones).
-func jsonEqual(a, b any) bool {
-	ja, err1 := json.Marshal(a)
-	jb, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && string(ja) == string(jb)
-}
-
 // maxSelectableFields is how many selectable fields a version may have.
 const maxSelectableFields = 8
 
-// validateSelectableFields checks the selectable fields of a version, or
-// of all, against their schema s: each a path of members (.spec.color)
-// that the schema names, outside metadata, to a string, boolean or
-// integer, each once, at most eight.
-func validateSelectableFields(p string, fields []SelectableField, s *JSONSchemaProps) []status.FieldError {
+// CheckSelectableFields checks the selectable fields of a version, or
+// of all, at p, against their schema s: each the jsonPath of a member
+// (.spec.color) that the schema names, outside metadata, to a string,
+// boolean or integer, each once, at most eight.
+func CheckSelectableFields(p string, jsonPaths []string, s *JSONSchemaProps) []status.FieldError {
 	var errs []status.FieldError
 	seen := map[string]bool{}
-	for i, f := range fields {
+	for i, jsonPath := range jsonPaths {
 		fp := fmt.Sprintf("%s[%d].jsonPath", p, i)
-		if f.JSONPath == "" {
+		if jsonPath == "" {
 			errs = append(errs, required(fp, ""))
 			continue
 		}
-		path, root, found, err := schemaFieldPath(f.JSONPath, s)
+		path, root, found, err := schemaFieldPath(jsonPath, s)
 		if err != nil {
-			errs = append(errs, status.InvalidValue(fp, f.JSONPath, "is an invalid path: "+err.Error()))
+			errs = append(errs, status.InvalidValue(fp, jsonPath, "is an invalid path: "+err.Error()))
 			continue
 		}
 		if root == "metadata" {
-			errs = append(errs, status.InvalidValue(fp, f.JSONPath, "must not point to fields in metadata"))
+			errs = append(errs, status.InvalidValue(fp, jsonPath, "must not point to fields in metadata"))
 		}
 		if found == nil || found.Type != "string" && found.Type != "boolean" && found.Type != "integer" {
-			errs = append(errs, status.InvalidValue(fp, f.JSONPath, "must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed."))
+			errs = append(errs, status.InvalidValue(fp, jsonPath, "must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed."))
 		}
 		if seen[path] {
-			errs = append(errs, status.FieldError{Type: status.CauseTypeFieldValueDuplicate, Field: fp, BadValue: f.JSONPath})
+			errs = append(errs, status.FieldError{Type: status.CauseTypeFieldValueDuplicate, Field: fp, BadValue: jsonPath})
 		}
 		seen[path] = true
 	}

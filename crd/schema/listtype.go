@@ -1,4 +1,4 @@
-package crd
+package schema
 
 import (
 	"encoding/json"
@@ -221,7 +221,7 @@ func index(path string, i int) string {
 // that objects of schemas without need no walk.
 func hasListTypes(s *JSONSchemaProps) bool {
 	found := false
-	walkSchema(s, func(p *JSONSchemaProps) {
+	Walk(s, func(p *JSONSchemaProps) {
 		if p.XListType != nil && (*p.XListType == "set" || *p.XListType == "map") {
 			found = true
 		}

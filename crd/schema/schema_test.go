@@ -1,6 +1,7 @@
-package crd
+package schema
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -152,7 +153,7 @@ func TestValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v, err := compileSchema(mustSchema(t, tt.schema))
+			v, err := Compile(mustSchema(t, tt.schema))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -198,54 +199,21 @@ func TestCoerce(t *testing.T) {
 	s := mustSchema(t, schema)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			u := unstructured(t, tt.in)
-			var got []string
-			for _, e := range coerce(u, s, nil) {
-				got = append(got, e.Error())
+			obj := mustValue(t, tt.in)
+			Default(obj, s)
+			if got := Prune(obj, s); !slices.Equal(got, tt.unknown) {
+				t.Errorf("Prune(%s) reported %q; want %q", tt.in, got, tt.unknown)
 			}
-			var want []string
-			for _, p := range tt.unknown {
-				want = append(want, `unknown field "`+p+`"`)
-			}
-			if !slices.Equal(got, want) {
-				t.Errorf("coerce(%s) reported %q; want %q", tt.in, got, want)
-			}
-			if b := jsonOf(t, u.Content); b != tt.want {
-				t.Errorf("coerce(%s) = %s; want %s", tt.in, b, tt.want)
+			if b := jsonOf(t, obj); b != tt.want {
+				t.Errorf("Default and Prune(%s) = %s; want %s", tt.in, b, tt.want)
 			}
 		})
 	}
 }
 
-// TestDeepCopy checks that a copy round-trips to the same JSON and
-// shares no memory that a change could reach.
-func TestDeepCopy(t *testing.T) {
-	defs, err := Load("testdata")
-	if err != nil || len(defs) != 1 {
-		t.Fatalf("Load = %d, %v", len(defs), err)
-	}
-	d := defs[0]
-	d.Status.Conditions = []CustomResourceDefinitionCondition{{Type: Established, Status: "True"}}
-	c := d.DeepCopy()
-	if a, b := jsonOf(t, d), jsonOf(t, c); a != b {
-		t.Fatalf("copy differs:\n%s\n%s", a, b)
-	}
-	before := jsonOf(t, d)
-	s := c.Spec.Versions[0].Schema.OpenAPIV3Schema
-	spec := s.Properties["spec"]
-	spec.Properties["color"].Enum[0] = "x"
-	c.Spec.Versions[0].AdditionalPrinterColumns[0].Name = "x"
-	c.Spec.Names.ShortNames[0] = "x"
-	c.Status.Conditions[0].Status = "False"
-	spec.Required[0] = "x"
-	if after := jsonOf(t, d); after != before {
-		t.Errorf("changing the copy changed the original:\n%s\n%s", before, after)
-	}
-}
-
-// TestSettled: the read-only check of stored objects (schemaNode.settled)
-// agrees with coerce: an object is settled exactly when coerce leaves it
-// as it is.
+// TestSettled: the read-only check of stored objects (Tree.Settled)
+// agrees with Default and Prune: an object is settled exactly when they
+// leave it as it is.
 func TestSettled(t *testing.T) {
 	s := mustSchema(t, `{type: object, properties: {
 		spec: {type: object, properties: {
@@ -261,7 +229,7 @@ func TestSettled(t *testing.T) {
 			m: {type: object, additionalProperties: {type: object, properties: {k: {type: string}}}},
 			ad: {type: object, additionalProperties: {type: string, default: d}},
 			t: {type: object, x-kubernetes-embedded-resource: true, properties: {spec: {type: object}}}}}}}`)
-	n := newSchemaNode(s)
+	n := NewTree(s)
 	for _, tc := range []struct {
 		obj     string
 		settled bool
@@ -291,17 +259,23 @@ func TestSettled(t *testing.T) {
 		{`{"spec":{"replicas":1,"t":{"other":1}}}`, false},
 		{`{"spec":{"replicas":1},"status":{}}`, false},
 	} {
-		u := unstructured(t, tc.obj)
-		content := u.Content
-		if content == nil {
-			content = map[string]any{}
-		}
-		got := n.settled(content, true, true)
-		before := jsonOf(t, u.Content)
-		coerce(u, s, nil)
-		unchanged := before == jsonOf(t, u.Content)
+		obj := mustValue(t, tc.obj)
+		got := n.Settled(obj)
+		before := jsonOf(t, obj)
+		Default(obj, s)
+		Prune(obj, s)
+		unchanged := before == jsonOf(t, obj)
 		if got != tc.settled || got != unchanged {
 			t.Errorf("settled(%s) = %v; want %v (coerce leaves it unchanged: %v)", tc.obj, got, tc.settled, unchanged)
 		}
 	}
+}
+
+func jsonOf(t testing.TB, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
