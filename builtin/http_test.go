@@ -20,6 +20,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	apimeta "github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/scale"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/server/servertest"
 )
@@ -325,8 +326,8 @@ func allKinds() []*kind { return all }
 
 // The protobuf of the scale subresource's Scale is Kubernetes' own.
 func TestScaleProtobuf(t *testing.T) {
-	s := &server.Scale{ObjectMeta: apimeta.ObjectMeta{Name: "web", Namespace: "default", ResourceVersion: "3"},
-		Spec: server.ScaleSpec{Replicas: 0}, Status: server.ScaleStatus{Replicas: 2, Selector: "app=web"}}
+	s := &scale.Scale{ObjectMeta: apimeta.ObjectMeta{Name: "web", Namespace: "default", ResourceVersion: "3"},
+		Spec: scale.Spec{Replicas: 0}, Status: scale.Status{Replicas: 2, Selector: "app=web"}}
 	k := &autoscalingv1.Scale{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", ResourceVersion: "3"},
 		Spec: autoscalingv1.ScaleSpec{Replicas: 0}, Status: autoscalingv1.ScaleStatus{Replicas: 2, Selector: "app=web"}}
 	want, err := k.Marshal()

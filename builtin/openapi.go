@@ -8,8 +8,9 @@ import (
 
 	"k8s.io/kube-openapi/pkg/common"
 	"k8s.io/kube-openapi/pkg/validation/spec"
-	"k8s.io/kubernetes/pkg/generated/openapi"
+	k8sopenapi "k8s.io/kubernetes/pkg/generated/openapi"
 
+	"github.com/apisem/apisem/openapi"
 	"github.com/apisem/apisem/patch"
 	"github.com/apisem/apisem/server"
 )
@@ -20,7 +21,7 @@ import (
 type definitions struct {
 	all map[string]common.OpenAPIDefinition
 	// schemas are the definitions converted so far.
-	schemas map[string]*server.Schema
+	schemas map[string]*openapi.Schema
 	// patches are the strategic merge patch schemas of definitions.
 	patches map[string]*patch.Schema
 }
@@ -28,8 +29,8 @@ type definitions struct {
 // serverDefined are the definitions the server publishes itself (its
 // meta/v1 types): the resources refer to them and do not redefine them.
 var serverDefined = []string{
-	server.ObjectMetaSchema, server.ListMetaSchema, server.TimeSchema, server.MicroTimeSchema,
-	server.StatusSchema, server.DeleteOptionsSchema, server.WatchEventSchema, server.PatchSchema,
+	openapi.ObjectMetaSchema, openapi.ListMetaSchema, openapi.TimeSchema, openapi.MicroTimeSchema,
+	openapi.StatusSchema, openapi.DeleteOptionsSchema, openapi.WatchEventSchema, openapi.PatchSchema,
 	"io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1",
 	"io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry",
 	"io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference",
@@ -45,7 +46,7 @@ const refPrefix = "#/definitions/"
 // publishes. Making them takes most of the time of Resources, so they
 // are made once, on first use, and only read.
 var kubernetesDefinitions = sync.OnceValue(func() map[string]common.OpenAPIDefinition {
-	return openapi.GetOpenAPIDefinitions(func(name string) spec.Ref {
+	return k8sopenapi.GetOpenAPIDefinitions(func(name string) spec.Ref {
 		return spec.MustCreateRef(refPrefix + name)
 	})
 })
@@ -53,7 +54,7 @@ var kubernetesDefinitions = sync.OnceValue(func() map[string]common.OpenAPIDefin
 // openAPIDefinitions returns the definitions of one call of Resources:
 // the schemas it converts are its own, since the server holds them.
 func openAPIDefinitions() *definitions {
-	return &definitions{all: kubernetesDefinitions(), schemas: map[string]*server.Schema{}, patches: map[string]*patch.Schema{}}
+	return &definitions{all: kubernetesDefinitions(), schemas: map[string]*openapi.Schema{}, patches: map[string]*patch.Schema{}}
 }
 
 // describe sets the Schema, SchemaName, Definitions and PatchSchema of
@@ -67,7 +68,7 @@ func (d *definitions) describe(k *kind, r *server.Resource) error {
 	if err != nil {
 		return err
 	}
-	defs := map[string]*server.Schema{}
+	defs := map[string]*openapi.Schema{}
 	d.closure(root, defs)
 	r.Schema, r.SchemaName, r.Definitions = root, name, defs
 	r.PatchSchema = d.patchSchema(root)
@@ -86,7 +87,7 @@ func schemaName(k *kind) string {
 }
 
 // closure adds the definitions s refers to, directly or not, to defs.
-func (d *definitions) closure(s *server.Schema, defs map[string]*server.Schema) {
+func (d *definitions) closure(s *openapi.Schema, defs map[string]*openapi.Schema) {
 	visit(s, func(ref string) {
 		if _, ok := defs[ref]; ok || slices.Contains(serverDefined, ref) {
 			return
@@ -98,7 +99,7 @@ func (d *definitions) closure(s *server.Schema, defs map[string]*server.Schema) 
 }
 
 // visit calls f with every reference in s.
-func visit(s *server.Schema, f func(string)) {
+func visit(s *openapi.Schema, f func(string)) {
 	if s == nil {
 		return
 	}
@@ -113,9 +114,9 @@ func visit(s *server.Schema, f func(string)) {
 	visit(s.Items, f)
 }
 
-// schema returns the named definition as a server.Schema, converting it
+// schema returns the named definition as a openapi.Schema, converting it
 // and the definitions it refers to on first use.
-func (d *definitions) schema(name string) (*server.Schema, error) {
+func (d *definitions) schema(name string) (*openapi.Schema, error) {
 	if s, ok := d.schemas[name]; ok {
 		return s, nil
 	}
@@ -123,7 +124,7 @@ func (d *definitions) schema(name string) (*server.Schema, error) {
 	if !ok {
 		return nil, fmt.Errorf("builtin: no OpenAPI definition %s", name)
 	}
-	s := &server.Schema{}
+	s := &openapi.Schema{}
 	d.schemas[name] = s // before converting: definitions may be recursive
 	c, err := d.convert(&def.Schema)
 	if err != nil {
@@ -141,9 +142,9 @@ func (d *definitions) schema(name string) (*server.Schema, error) {
 	return s, nil
 }
 
-// convert returns s, one of Kubernetes' schemas, as a server.Schema.
-func (d *definitions) convert(s *spec.Schema) (*server.Schema, error) {
-	out := &server.Schema{Description: s.Description, Format: s.Format, Default: s.Default}
+// convert returns s, one of Kubernetes' schemas, as a openapi.Schema.
+func (d *definitions) convert(s *spec.Schema) (*openapi.Schema, error) {
+	out := &openapi.Schema{Description: s.Description, Format: s.Format, Default: s.Default}
 	ref := s.Ref.String()
 	if ref == "" && len(s.AllOf) == 1 {
 		ref = s.AllOf[0].Ref.String()
@@ -172,7 +173,7 @@ func (d *definitions) convert(s *spec.Schema) (*server.Schema, error) {
 	}
 	out.Required = s.Required
 	if len(s.Properties) > 0 {
-		out.Properties = make(map[string]*server.Schema, len(s.Properties))
+		out.Properties = make(map[string]*openapi.Schema, len(s.Properties))
 		for name, p := range s.Properties {
 			c, err := d.convert(&p)
 			if err != nil {
@@ -200,7 +201,7 @@ func (d *definitions) convert(s *spec.Schema) (*server.Schema, error) {
 }
 
 // extensions copies the Kubernetes extensions the server knows.
-func (d *definitions) extensions(s *spec.Schema, out *server.Schema) {
+func (d *definitions) extensions(s *spec.Schema, out *openapi.Schema) {
 	str := func(key string) string {
 		v, _ := s.Extensions[key].(string)
 		return v
@@ -227,12 +228,12 @@ func (d *definitions) extensions(s *spec.Schema, out *server.Schema) {
 // patchSchema returns the strategic merge patch strategies of s: the
 // lists whose x-kubernetes-patch-strategy merges them, as Kubernetes
 // reads them from the patchStrategy struct tags; nil when s has none.
-func (d *definitions) patchSchema(s *server.Schema) *patch.Schema {
+func (d *definitions) patchSchema(s *openapi.Schema) *patch.Schema {
 	if s == nil {
 		return nil
 	}
 	if s.Ref != "" {
-		if s.Ref == server.ObjectMetaSchema {
+		if s.Ref == openapi.ObjectMetaSchema {
 			return patch.ObjectMetaSchema()
 		}
 		if p, ok := d.patches[s.Ref]; ok {
@@ -273,6 +274,6 @@ func (d *definitions) patchSchema(s *server.Schema) *patch.Schema {
 }
 
 // merges reports whether a field's patch strategy merges its list.
-func merges(s *server.Schema) bool {
+func merges(s *openapi.Schema) bool {
 	return s.Type == "array" && slices.Contains(strings.Split(s.PatchStrategy, ","), "merge")
 }

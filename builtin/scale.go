@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/apisem/apisem/scale"
 	"github.com/apisem/apisem/server"
 )
 
@@ -18,12 +19,12 @@ import (
 func (k *kind) scale() *server.ScaleSubresource {
 	return &server.ScaleSubresource{
 		SpecReplicasPath: k.ScalePath,
-		Get: func(o server.Object) (server.ScaleSpec, server.ScaleStatus, bool, error) {
+		Get: func(o server.Object) (scale.Spec, scale.Status, bool, error) {
 			spec, st, sel, err := replicas(o.(*Object).Value)
 			if err != nil || spec == nil {
-				return server.ScaleSpec{}, server.ScaleStatus{}, false, err
+				return scale.Spec{}, scale.Status{}, false, err
 			}
-			return server.ScaleSpec{Replicas: *spec}, server.ScaleStatus{Replicas: st, Selector: sel}, true, nil
+			return scale.Spec{Replicas: *spec}, scale.Status{Replicas: st, Selector: sel}, true, nil
 		},
 		Set: func(o server.Object, n int32) error {
 			switch v := o.(*Object).Value.(type) {

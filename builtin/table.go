@@ -10,7 +10,8 @@ import (
 	"k8s.io/kubernetes/pkg/printers"
 	"k8s.io/kubernetes/pkg/printers/internalversion"
 
-	"github.com/apisem/apisem/server"
+	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/table"
 )
 
 // newPrinter returns kube-apiserver's server-side printers, which make
@@ -23,7 +24,7 @@ func newPrinter() *printers.HumanReadableGenerator {
 // internal type defines them, each cell computed by that printer; nil
 // for a kind without a printer, whose Table is the server's default
 // (Name and Created At, as Kubernetes' default Table converter has it).
-func (k *kind) columns(p *printers.HumanReadableGenerator) []server.Column {
+func (k *kind) columns(p *printers.HumanReadableGenerator) []table.Column {
 	empty, err := scheme.New(k.internalGVK())
 	if err != nil {
 		return nil
@@ -33,16 +34,16 @@ func (k *kind) columns(p *printers.HumanReadableGenerator) []server.Column {
 		return nil
 	}
 	rc := &rowCache{k: k, p: p}
-	cols := make([]server.Column, len(t.ColumnDefinitions))
+	cols := make([]table.Column, len(t.ColumnDefinitions))
 	for i, d := range t.ColumnDefinitions {
-		cols[i] = server.Column{
+		cols[i] = table.Column{
 			Name: d.Name, Type: d.Type, Format: d.Format, Description: d.Description, Priority: d.Priority,
-			Cell: func(o server.Object, now time.Time) any { return rc.cell(o.(*Object), i, now) },
+			Cell: func(o meta.Object, now time.Time) any { return rc.cell(o.(*Object), i, now) },
 		}
-		if d.Name == server.AgeColumn.Name && d.Type == server.AgeColumn.Type {
+		if d.Name == table.AgeColumn.Name && d.Type == table.AgeColumn.Type {
 			// The printers' Age is the creation timestamp's age, which
 			// the server's clock gives as the printers print it.
-			cols[i] = server.AgeColumn
+			cols[i] = table.AgeColumn
 			cols[i].Description, cols[i].Priority = d.Description, d.Priority
 		}
 	}

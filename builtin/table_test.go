@@ -10,6 +10,7 @@ import (
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/server/servertest"
+	"github.com/apisem/apisem/table"
 )
 
 // A stored object's age is printed at each request's time: the cells of
@@ -24,7 +25,7 @@ func TestAgeAtEachRequest(t *testing.T) {
 		o := r.New()
 		o.Meta().Name = "x"
 		o.Meta().CreationTimestamp = meta.NewTime(created)
-		var age *server.Column
+		var age *table.Column
 		for i := range r.Columns {
 			if r.Columns[i].Name == "Age" {
 				age = &r.Columns[i]

@@ -42,7 +42,7 @@
 // the version's deprecationWarning, else Kubernetes' default
 // `<group>/<version> <Kind> is deprecated; use <group>/<version> <Kind>`,
 // which proposes the served, non-deprecated version of the highest
-// priority among those of a higher priority (server.CompareVersions) and
+// priority among those of a higher priority (version.Compare) and
 // stops after "is deprecated" when there is none.
 //
 // # Scale

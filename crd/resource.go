@@ -9,10 +9,13 @@ import (
 
 	"github.com/apisem/apisem/crd/schema"
 	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/openapi"
 	"github.com/apisem/apisem/patch"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/table"
 	"github.com/apisem/apisem/validation"
+	apiversion "github.com/apisem/apisem/version"
 )
 
 // definitionColumns are the Table of definitions, as
@@ -20,11 +23,11 @@ import (
 // tableconvertor) prints it: kubectl get crd shows the name, scope,
 // served versions (sorted, the storage one marked) and creation time,
 // and -o wide the group, kind, short names and whether it is established.
-var definitionColumns = []server.Column{
-	server.NameColumn,
+var definitionColumns = []table.Column{
+	table.NameColumn,
 	{Name: "Scope", Type: "string", Description: "Cluster/Namespaced",
-		Cell: func(o server.Object, _ time.Time) any { return string(o.(*CustomResourceDefinition).Spec.Scope) }},
-	{Name: "Versions", Type: "string", Description: "Served versions", Cell: func(o server.Object, _ time.Time) any {
+		Cell: func(o meta.Object, _ time.Time) any { return string(o.(*CustomResourceDefinition).Spec.Scope) }},
+	{Name: "Versions", Type: "string", Description: "Served versions", Cell: func(o meta.Object, _ time.Time) any {
 		var vs []string
 		for _, v := range o.(*CustomResourceDefinition).Spec.Versions {
 			if v.Served {
@@ -38,18 +41,18 @@ var definitionColumns = []server.Column{
 		slices.Sort(vs)
 		return strings.Join(vs, ",")
 	}},
-	{Name: "Created At", Type: "date", Description: server.CreationTimestampDescription,
-		Cell: func(o server.Object, _ time.Time) any { return o.Meta().CreationTimestamp.UTC().Format(time.RFC3339) }},
+	{Name: "Created At", Type: "date", Description: table.CreationTimestampDescription,
+		Cell: func(o meta.Object, _ time.Time) any { return o.Meta().CreationTimestamp.UTC().Format(time.RFC3339) }},
 	{Name: "Group", Type: "string", Priority: 1, Description: "API group",
-		Cell: func(o server.Object, _ time.Time) any { return o.(*CustomResourceDefinition).Spec.Group }},
+		Cell: func(o meta.Object, _ time.Time) any { return o.(*CustomResourceDefinition).Spec.Group }},
 	{Name: "Kind", Type: "string", Priority: 1, Description: "CustomResource kind",
-		Cell: func(o server.Object, _ time.Time) any { return o.(*CustomResourceDefinition).Spec.Names.Kind }},
+		Cell: func(o meta.Object, _ time.Time) any { return o.(*CustomResourceDefinition).Spec.Names.Kind }},
 	{Name: "ShortNames", Type: "string", Priority: 1, Description: "Short names",
-		Cell: func(o server.Object, _ time.Time) any {
+		Cell: func(o meta.Object, _ time.Time) any {
 			return strings.Join(o.(*CustomResourceDefinition).Spec.Names.ShortNames, ",")
 		}},
 	{Name: "Established", Type: "boolean", Priority: 1, Description: "Established status",
-		Cell: func(o server.Object, _ time.Time) any { return o.(*CustomResourceDefinition).IsEstablished() }},
+		Cell: func(o meta.Object, _ time.Time) any { return o.(*CustomResourceDefinition).IsEstablished() }},
 }
 
 // Resource returns the description of the customresourcedefinitions
@@ -440,7 +443,7 @@ func customResources(c *CustomResourceDefinition, admit server.AdmitFunc, rules 
 				return nil, fmt.Errorf("crd: %s: %w", versionSchemaPath(i), err)
 			}
 		}
-		var cols []server.Column
+		var cols []table.Column
 		// A column whose path does not parse ends the columns, as
 		// Kubernetes' table convertor stops at it; with none left the
 		// Table is the name alone, not name and age.
@@ -451,7 +454,7 @@ func customResources(c *CustomResourceDefinition, admit server.AdmitFunc, rules 
 				// Kubernetes' description of a column without one.
 				desc = "Custom resource definition column (in JSONPath format): " + pc.JSONPath
 			}
-			col, err := server.JSONPathColumn(server.Column{Name: pc.Name, Type: pc.Type, Format: pc.Format,
+			col, err := server.JSONPathColumn(table.Column{Name: pc.Name, Type: pc.Type, Format: pc.Format,
 				Description: desc, Priority: pc.Priority}, pc.JSONPath)
 			if err != nil {
 				nameOnly = len(cols) == 0
@@ -571,11 +574,11 @@ func read(u *server.Unstructured, s *schema.JSONSchemaProps, n *schema.Tree) ser
 // openAPISchema converts a CRD schema to the server's OpenAPI form, for
 // /openapi/v2 and v3 and kubectl explain. Keywords the server's Schema
 // does not publish (bounds, patterns) are left out.
-func openAPISchema(s *schema.JSONSchemaProps) *server.Schema {
+func openAPISchema(s *schema.JSONSchemaProps) *openapi.Schema {
 	if s == nil {
 		return nil
 	}
-	out := &server.Schema{
+	out := &openapi.Schema{
 		Type: s.Type, Format: s.Format, Description: s.Description, Default: s.Default,
 		Required: slices.Clone(s.Required), IntOrString: s.XIntOrString,
 		PreserveUnknownFields: s.XPreserveUnknownFields != nil && *s.XPreserveUnknownFields, ListMapKeys: slices.Clone(s.XListMapKeys),
@@ -592,7 +595,7 @@ func openAPISchema(s *schema.JSONSchemaProps) *server.Schema {
 		}
 	}
 	if len(s.Properties) > 0 {
-		out.Properties = make(map[string]*server.Schema, len(s.Properties))
+		out.Properties = make(map[string]*openapi.Schema, len(s.Properties))
 		for k, p := range s.Properties {
 			out.Properties[k] = openAPISchema(&p)
 		}
@@ -607,7 +610,7 @@ func openAPISchema(s *schema.JSONSchemaProps) *server.Schema {
 // withTypeMeta returns col with a Cell that sees stored objects, whose
 // TypeMeta is empty, with the kind and apiVersion tm they are served as,
 // as a cluster's objects have them, when its path may read them.
-func withTypeMeta(col server.Column, path string, tm meta.TypeMeta) server.Column {
+func withTypeMeta(col table.Column, path string, tm meta.TypeMeta) table.Column {
 	first, _, _ := strings.Cut(strings.TrimPrefix(path, "."), ".")
 	first, _, _ = strings.Cut(first, "[")
 	first, _, _ = strings.Cut(first, " ")
@@ -615,7 +618,7 @@ func withTypeMeta(col server.Column, path string, tm meta.TypeMeta) server.Colum
 		return col // the path starts with another member
 	}
 	cell := col.Cell
-	col.Cell = func(o server.Object, now time.Time) any {
+	col.Cell = func(o meta.Object, now time.Time) any {
 		if u, ok := o.(*server.Unstructured); ok && u.Kind == "" {
 			c := *u // shallow: the cell only reads it
 			c.TypeMeta = tm
@@ -641,8 +644,8 @@ func deprecationWarning(spec *CustomResourceDefinitionSpec, v *CustomResourceDef
 	msg := spec.Group + "/" + v.Name + " " + spec.Names.Kind + " is deprecated"
 	use := ""
 	for _, o := range spec.Versions {
-		if o.Served && !o.Deprecated && server.CompareVersions(o.Name, v.Name) > 0 &&
-			(use == "" || server.CompareVersions(o.Name, use) > 0) {
+		if o.Served && !o.Deprecated && apiversion.Compare(o.Name, v.Name) > 0 &&
+			(use == "" || apiversion.Compare(o.Name, use) > 0) {
 			use = o.Name
 		}
 	}

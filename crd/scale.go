@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/apisem/apisem/jsonvalue"
+	"github.com/apisem/apisem/scale"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
 )
@@ -27,25 +28,25 @@ func scaleSubresource(sc *CustomResourceSubresourceScale) *server.ScaleSubresour
 	}
 	return &server.ScaleSubresource{
 		SpecReplicasPath: sc.SpecReplicasPath,
-		Get: func(o server.Object) (server.ScaleSpec, server.ScaleStatus, bool, error) {
+		Get: func(o server.Object) (scale.Spec, scale.Status, bool, error) {
 			c := o.(*server.Unstructured).Content
 			want, found, err := jsonvalue.NestedInt64(c, spec...)
 			if err != nil {
-				return server.ScaleSpec{}, server.ScaleStatus{}, false, err
+				return scale.Spec{}, scale.Status{}, false, err
 			}
 			have, _, err := jsonvalue.NestedInt64(c, stat...)
 			if err != nil {
-				return server.ScaleSpec{}, server.ScaleStatus{}, false, err
+				return scale.Spec{}, scale.Status{}, false, err
 			}
 			var selector string
 			if sel != nil {
 				if selector, _, err = jsonvalue.NestedString(c, sel...); err != nil {
-					return server.ScaleSpec{}, server.ScaleStatus{}, false, err
+					return scale.Spec{}, scale.Status{}, false, err
 				}
 			}
 			// Kubernetes truncates to int32; validation keeps stored
 			// values in range.
-			return server.ScaleSpec{Replicas: int32(want)}, server.ScaleStatus{Replicas: int32(have), Selector: selector}, found, nil
+			return scale.Spec{Replicas: int32(want)}, scale.Status{Replicas: int32(have), Selector: selector}, found, nil
 		},
 		Set: func(o server.Object, replicas int32) error {
 			u := o.(*server.Unstructured)

@@ -9,14 +9,14 @@ import (
 	"testing"
 
 	"github.com/apisem/apisem/jsonvalue"
-	"github.com/apisem/apisem/server"
+	"github.com/apisem/apisem/scale"
 	"github.com/apisem/apisem/status"
 )
 
 // scaleOf decodes a Scale answer.
-func scaleOf(t *testing.T, body string) server.Scale {
+func scaleOf(t *testing.T, body string) scale.Scale {
 	t.Helper()
-	var s server.Scale
+	var s scale.Scale
 	if err := json.Unmarshal([]byte(body), &s); err != nil {
 		t.Fatal(err)
 	}

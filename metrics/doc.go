@@ -37,7 +37,7 @@
 //
 // It is not a general metrics library: the series are the ones above,
 // and a user who wants more (or prometheus/client_golang) implements
-// server.Metrics themselves. apiserver_registered_watchers is not served:
+// Observer themselves. apiserver_registered_watchers is not served:
 // kube-apiserver 1.37 no longer has it; watches are counted by
 // apiserver_longrunning_requests{verb="WATCH"}. The text format is
 // written by hand because prometheus/client_golang would add fifteen

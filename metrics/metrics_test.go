@@ -450,7 +450,7 @@ func TestKubePrometheusSeries(t *testing.T) {
 
 func ExampleRecorder() {
 	rec := &metrics.Recorder{}
-	rec.Request(server.RequestMetric{Verb: "LIST", Group: "demo.io", Version: "v1", Resource: "widgets",
+	rec.Request(metrics.Request{Verb: "LIST", Group: "demo.io", Version: "v1", Resource: "widgets",
 		Scope: "namespace", Component: "apiserver", Code: 200, Duration: -1, ResponseSize: -1})
 	text := string(rec.AppendText(context.Background(), nil))
 	for line := range strings.Lines(text) {
@@ -465,7 +465,7 @@ func ExampleRecorder() {
 // BenchmarkRecord is the cost of recording one request.
 func BenchmarkRecord(b *testing.B) {
 	rec := &metrics.Recorder{}
-	m := server.RequestMetric{Verb: "GET", Group: "demo.io", Version: "v1", Resource: "widgets",
+	m := metrics.Request{Verb: "GET", Group: "demo.io", Version: "v1", Resource: "widgets",
 		Scope: "resource", Component: "apiserver", Code: 200, Duration: 3e6, ResponseSize: 1234}
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
@@ -481,7 +481,7 @@ type signalling struct {
 	began chan struct{}
 }
 
-func (s signalling) LongRunning(m server.RequestMetric, delta int) {
+func (s signalling) LongRunning(m metrics.Request, delta int) {
 	s.Recorder.LongRunning(m, delta)
 	if delta > 0 {
 		s.began <- struct{}{}
@@ -618,7 +618,7 @@ func TestTimeoutTermination(t *testing.T) {
 // without contention.
 func BenchmarkRecordSerial(b *testing.B) {
 	rec := &metrics.Recorder{}
-	m := server.RequestMetric{Verb: "GET", Group: "demo.io", Version: "v1", Resource: "widgets",
+	m := metrics.Request{Verb: "GET", Group: "demo.io", Version: "v1", Resource: "widgets",
 		Scope: "resource", Component: "apiserver", Code: 200, Duration: 3e6, ResponseSize: 1234}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -632,7 +632,7 @@ func BenchmarkAppendText(b *testing.B) {
 	rec := &metrics.Recorder{}
 	for i := range 100 {
 		for _, code := range []int{200, 404} {
-			rec.Request(server.RequestMetric{Verb: "GET", Group: "demo.io", Version: "v1", Resource: fmt.Sprintf("r%d", i),
+			rec.Request(metrics.Request{Verb: "GET", Group: "demo.io", Version: "v1", Resource: fmt.Sprintf("r%d", i),
 				Scope: "resource", Component: "apiserver", Code: code, Duration: 3e6, ResponseSize: 1234})
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
 )
 
@@ -43,7 +42,7 @@ type Source interface {
 	ObjectCounts(ctx context.Context, fn func(gr status.GroupResource, n int64))
 }
 
-// Recorder records a server's measurements (it is a server.Metrics) and
+// Recorder records a server's measurements (it is a Observer) and
 // serves them at /metrics (it is an http.Handler). The zero value is
 // ready to use; its methods may be called concurrently.
 type Recorder struct {
@@ -113,12 +112,12 @@ type watchSeries struct {
 }
 
 var (
-	_ server.Metrics      = (*Recorder)(nil)
-	_ server.Terminations = (*Recorder)(nil)
+	_ Observer     = (*Recorder)(nil)
+	_ Terminations = (*Recorder)(nil)
 )
 
 // Request records one request.
-func (r *Recorder) Request(m server.RequestMetric) {
+func (r *Recorder) Request(m Request) {
 	k := requestKey{durationKey{m.DryRun, sizeKey{m.Verb, m.Group, m.Version, m.Resource, m.Subresource, m.Scope, m.Component}}, m.Code}
 	rs := getOrAdd(r, &r.requests, k, func() *requestSeries { return new(requestSeries) })
 	rs.count.Add(1)
@@ -154,13 +153,13 @@ func (r *Recorder) Request(m server.RequestMetric) {
 
 // Terminated counts a request the server ended early (a 429 of the
 // in-flight limits, a 504 of a deadline).
-func (r *Recorder) Terminated(m server.RequestMetric) {
+func (r *Recorder) Terminated(m Request) {
 	k := termKey{sizeKey{m.Verb, m.Group, m.Version, m.Resource, m.Subresource, m.Scope, m.Component}, m.Code}
 	getOrAdd(r, &r.terms, k, func() *atomic.Uint64 { return new(atomic.Uint64) }).Add(1)
 }
 
 // LongRunning counts a watch in (+1) or out (-1).
-func (r *Recorder) LongRunning(m server.RequestMetric, delta int) {
+func (r *Recorder) LongRunning(m Request, delta int) {
 	sk := sizeKey{m.Verb, m.Group, m.Version, m.Resource, m.Subresource, m.Scope, m.Component}
 	getOrAdd(r, &r.long, sk, func() *atomic.Int64 { return new(atomic.Int64) }).Add(int64(delta))
 }

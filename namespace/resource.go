@@ -6,9 +6,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/openapi"
 	"github.com/apisem/apisem/patch"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/table"
 	"github.com/apisem/apisem/validation"
 )
 
@@ -22,38 +25,38 @@ const (
 	conditionSchema = "io.k8s.api.core.v1.NamespaceCondition"
 )
 
-func str(desc string) *server.Schema { return &server.Schema{Type: "string", Description: desc} }
+func str(desc string) *openapi.Schema { return &openapi.Schema{Type: "string", Description: desc} }
 
 // The OpenAPI schema of Namespace: the fields, formats and Kubernetes
 // extensions a cluster publishes, with descriptions of our own.
-func openAPI() (*server.Schema, map[string]*server.Schema) {
-	return &server.Schema{Type: "object",
+func openAPI() (*openapi.Schema, map[string]*openapi.Schema) {
+	return &openapi.Schema{Type: "object",
 			Description: "Namespace is a scope for names.",
-			Properties: map[string]*server.Schema{
+			Properties: map[string]*openapi.Schema{
 				"spec":   {Ref: specSchema, Default: map[string]any{}, Description: "The desired state of the namespace."},
 				"status": {Ref: statusSchema, Default: map[string]any{}, Description: "The observed state of the namespace."},
-			}}, map[string]*server.Schema{
+			}}, map[string]*openapi.Schema{
 			specSchema: {Type: "object",
 				Description: "NamespaceSpec holds the namespace's finalizers.",
-				Properties: map[string]*server.Schema{
-					"finalizers": {Type: "array", ListType: "atomic", Items: &server.Schema{Type: "string", Default: ""},
+				Properties: map[string]*openapi.Schema{
+					"finalizers": {Type: "array", ListType: "atomic", Items: &openapi.Schema{Type: "string", Default: ""},
 						Description: "Finalizers that must be gone before the namespace is removed; \"kubernetes\" while it has content."},
 				}},
 			statusSchema: {Type: "object",
 				Description: "NamespaceStatus is the observed state of a namespace.",
-				Properties: map[string]*server.Schema{
+				Properties: map[string]*openapi.Schema{
 					"conditions": {Type: "array", ListType: "map", ListMapKeys: []string{"type"},
 						PatchStrategy: "merge", PatchMergeKey: "type",
 						Description: "The latest observations of the namespace's state.",
-						Items:       &server.Schema{Ref: conditionSchema, Default: map[string]any{}}},
+						Items:       &openapi.Schema{Ref: conditionSchema, Default: map[string]any{}}},
 					"phase": {Type: "string", Enum: []string{PhaseActive, PhaseTerminating},
 						Description: "Active, or Terminating while the namespace is being deleted."},
 				}},
 			conditionSchema: {Type: "object",
 				Description: "NamespaceCondition is one observation of a namespace's state.",
 				Required:    []string{"type", "status"},
-				Properties: map[string]*server.Schema{
-					"lastTransitionTime": {Ref: server.TimeSchema, Description: "When the condition last changed status."},
+				Properties: map[string]*openapi.Schema{
+					"lastTransitionTime": {Ref: openapi.TimeSchema, Description: "When the condition last changed status."},
 					"message":            str("A human-readable description of the condition."),
 					"reason":             str("A CamelCase reason for the condition."),
 					"status":             {Type: "string", Default: "", Description: "True, False or Unknown."},
@@ -83,10 +86,10 @@ func Resource() *server.Resource {
 		Verbs:              slices.Clone(verbs),
 		New:                func() server.Object { return &Namespace{} },
 		DecodeProto:        DecodeProto,
-		Columns: []server.Column{server.NameColumn,
+		Columns: []table.Column{table.NameColumn,
 			{Name: "Status", Type: "string", Description: "The phase of the namespace: Active, or Terminating while it is being deleted.",
-				Cell: func(o server.Object, _ time.Time) any { return o.(*Namespace).Status.Phase }},
-			server.AgeColumn},
+				Cell: func(o meta.Object, _ time.Time) any { return o.(*Namespace).Status.Phase }},
+			table.AgeColumn},
 		PatchSchema: &patch.Schema{Fields: map[string]*patch.Schema{
 			"metadata": patch.ObjectMetaSchema(),
 			"status": {Fields: map[string]*patch.Schema{

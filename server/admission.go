@@ -16,6 +16,17 @@ import (
 // warnings for the client with AddWarning.
 //
 // See the package doc's "Write path" for where each phase runs.
+//
+// Options.Admission is asked about every write, as Kubernetes' admission
+// control: Check may refuse any create or update before validation
+// (package namespace refuses content in terminating namespaces with it,
+// as NamespaceLifecycle does), Mutate may change an object that is
+// created or updated, Validate may refuse any create, update or deletion
+// of an object as it will be stored. Resource.Admit is a resource's own
+// Check (package crd refuses creates while a definition terminates with
+// it). Hooks warn the client with AddWarning. Resource.Delete replaces
+// the store's deletion where a resource's is more (a Namespace's is
+// two-phase).
 type Admission struct {
 	// Check is asked about every create and update in the mutating
 	// phase, ahead of Mutate (and after Resource.Admit), with what Mutate

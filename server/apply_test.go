@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
+
+	"github.com/apisem/apisem/openapi"
 )
 
 const applyCT = "application/apply-patch+yaml"
@@ -74,14 +76,14 @@ func TestApplyRequests(t *testing.T) {
 // list-map-keys and map-type, and patch strategies for lists without a
 // list type.
 func TestSMDSchema(t *testing.T) {
-	str := &Schema{Type: "string"}
-	s := smdSchema(map[string]*Schema{"T": {Type: "object", Properties: map[string]*Schema{
+	str := &openapi.Schema{Type: "string"}
+	s := smdSchema(map[string]*openapi.Schema{"T": {Type: "object", Properties: map[string]*openapi.Schema{
 		"atomic":   {Type: "array", Items: str},
 		"set":      {Type: "array", ListType: "set", Items: str},
-		"map":      {Type: "array", ListType: "map", ListMapKeys: []string{"k"}, Items: &Schema{Ref: "E"}},
-		"merge":    {Type: "array", PatchStrategy: "merge", PatchMergeKey: "name", Items: &Schema{Ref: "E"}},
+		"map":      {Type: "array", ListType: "map", ListMapKeys: []string{"k"}, Items: &openapi.Schema{Ref: "E"}},
+		"merge":    {Type: "array", PatchStrategy: "merge", PatchMergeKey: "name", Items: &openapi.Schema{Ref: "E"}},
 		"mergeSet": {Type: "array", PatchStrategy: "merge", Items: str},
-		"struct":   {Type: "object", MapType: "atomic", Properties: map[string]*Schema{"a": str}},
+		"struct":   {Type: "object", MapType: "atomic", Properties: map[string]*openapi.Schema{"a": str}},
 		"ref":      {Ref: "E", MapType: "atomic"},
 		"time":     {Type: "string", Format: "date-time"},
 		"free":     {Type: "object"},

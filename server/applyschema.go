@@ -6,6 +6,8 @@ import (
 
 	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
+
+	"github.com/apisem/apisem/openapi"
 )
 
 // The structured-merge-diff types of server-side apply, from the OpenAPI
@@ -37,7 +39,7 @@ func untypedAtom(mapElem string, mapRel smdschema.ElementRelationship) smdschema
 }
 
 // smdSchema converts the named definitions to an smd schema.
-func smdSchema(defs map[string]*Schema) *smdschema.Schema {
+func smdSchema(defs map[string]*openapi.Schema) *smdschema.Schema {
 	out := &smdschema.Schema{}
 	for _, name := range slices.Sorted(maps.Keys(defs)) {
 		var a smdschema.Atom
@@ -57,7 +59,7 @@ func smdSchema(defs map[string]*Schema) *smdschema.Schema {
 // smdAtom converts one schema. preserve (x-kubernetes-preserve-unknown-
 // fields, inherited by inlined schemas) gives objects without
 // additionalProperties members of any name.
-func smdAtom(s *Schema, preserve bool) smdschema.Atom {
+func smdAtom(s *openapi.Schema, preserve bool) smdschema.Atom {
 	preserve = preserve || s.PreserveUnknownFields
 	switch s.Type {
 	case "":
@@ -84,7 +86,7 @@ func smdAtom(s *Schema, preserve bool) smdschema.Atom {
 }
 
 // smdRef is the type of a member: a named definition or an inlined one.
-func smdRef(s *Schema, preserve bool) smdschema.TypeRef {
+func smdRef(s *openapi.Schema, preserve bool) smdschema.TypeRef {
 	if s.Ref != "" {
 		name := s.Ref
 		ref := smdschema.TypeRef{NamedType: &name}
@@ -98,7 +100,7 @@ func smdRef(s *Schema, preserve bool) smdschema.TypeRef {
 
 // mapRelationship is x-kubernetes-map-type: atomic, or granular
 // (separable); "" leaves the default, separable.
-func mapRelationship(s *Schema) smdschema.ElementRelationship {
+func mapRelationship(s *openapi.Schema) smdschema.ElementRelationship {
 	switch s.MapType {
 	case "atomic":
 		return smdschema.Atomic
@@ -108,7 +110,7 @@ func mapRelationship(s *Schema) smdschema.ElementRelationship {
 	return ""
 }
 
-func smdMap(s *Schema, preserve bool) *smdschema.Map {
+func smdMap(s *openapi.Schema, preserve bool) *smdschema.Map {
 	m := &smdschema.Map{ElementRelationship: mapRelationship(s)}
 	for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
 		p := s.Properties[name]
@@ -127,7 +129,7 @@ func smdMap(s *Schema, preserve bool) *smdschema.Map {
 // (keyed by x-kubernetes-list-map-keys); without it, a strategic merge
 // patch strategy "merge" makes the list a set, or a map keyed by the
 // patch merge key; otherwise it is atomic.
-func smdList(s *Schema, preserve bool) *smdschema.List {
+func smdList(s *openapi.Schema, preserve bool) *smdschema.List {
 	l := &smdschema.List{ElementRelationship: smdschema.Atomic}
 	switch s.ListType {
 	case "set":

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/apisem/apisem/metrics"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/server/connlimit"
 )
@@ -72,7 +73,7 @@ func TestServeCapsConnections(t *testing.T) {
 	// answered 429, and a termination.
 	spy.mu.Lock()
 	defer spy.mu.Unlock()
-	want := server.RequestMetric{Verb: "GET", Component: "apiserver", Code: 429, Duration: -1, ResponseSize: -1}
+	want := metrics.Request{Verb: "GET", Component: "apiserver", Code: 429, Duration: -1, ResponseSize: -1}
 	if len(spy.terminated) != 1 || spy.terminated[0] != want || !slices.Contains(spy.requests, want) {
 		t.Errorf("terminations %+v, requests %+v; want one each of %+v", spy.terminated, spy.requests, want)
 	}
@@ -81,21 +82,21 @@ func TestServeCapsConnections(t *testing.T) {
 // refusals records the requests and terminations a server reports.
 type refusals struct {
 	mu         sync.Mutex
-	requests   []server.RequestMetric
-	terminated []server.RequestMetric
+	requests   []metrics.Request
+	terminated []metrics.Request
 }
 
-func (r *refusals) Request(m server.RequestMetric) {
+func (r *refusals) Request(m metrics.Request) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.requests = append(r.requests, m)
 }
 
-func (r *refusals) Terminated(m server.RequestMetric) {
+func (r *refusals) Terminated(m metrics.Request) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.terminated = append(r.terminated, m)
 }
 
-func (*refusals) LongRunning(server.RequestMetric, int)  {}
+func (*refusals) LongRunning(metrics.Request, int)       {}
 func (*refusals) WatchEvent(string, string, string, int) {}

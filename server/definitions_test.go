@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/apisem/apisem/openapi"
 )
 
 // AddResource checks the definitions it adds as New checks them, though
@@ -16,10 +18,10 @@ func TestAddResourceDefinitions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Shutdown(context.Background())
-	widget := func(group string, defs map[string]*Schema) *Resource {
+	widget := func(group string, defs map[string]*openapi.Schema) *Resource {
 		return &Resource{Group: group, Version: "v1", Kind: "Widget", ListKind: "WidgetList", Plural: "widgets",
 			Singular: "widget", Custom: true,
-			Schema:      &Schema{Type: "object", Properties: map[string]*Schema{"spec": {Ref: "dev.apisem.widget.Spec"}}},
+			Schema:      &openapi.Schema{Type: "object", Properties: map[string]*openapi.Schema{"spec": {Ref: "dev.apisem.widget.Spec"}}},
 			Definitions: defs}
 	}
 	for _, tc := range []struct {
@@ -29,9 +31,9 @@ func TestAddResourceDefinitions(t *testing.T) {
 	}{
 		{"a dangling reference", widget("a.example.com", nil),
 			"refers to dev.apisem.widget.Spec, which is not defined"},
-		{"a definition of the server's, changed", widget("b.example.com", map[string]*Schema{
-			"dev.apisem.widget.Spec": {Type: "object"}, TimeSchema: {Type: "integer"}}),
-			"OpenAPI definition " + TimeSchema + " defined twice, differently"},
+		{"a definition of the server's, changed", widget("b.example.com", map[string]*openapi.Schema{
+			"dev.apisem.widget.Spec": {Type: "object"}, openapi.TimeSchema: {Type: "integer"}}),
+			"OpenAPI definition " + openapi.TimeSchema + " defined twice, differently"},
 	} {
 		before := s.reg.Load()
 		if err := s.AddResource(tc.res); err == nil || !strings.Contains(err.Error(), tc.err) {
@@ -41,7 +43,7 @@ func TestAddResourceDefinitions(t *testing.T) {
 			t.Errorf("%s: a failed AddResource changed what is served", tc.name)
 		}
 	}
-	ok := widget("c.example.com", map[string]*Schema{"dev.apisem.widget.Spec": {Type: "object"}})
+	ok := widget("c.example.com", map[string]*openapi.Schema{"dev.apisem.widget.Spec": {Type: "object"}})
 	if err := s.AddResource(ok); err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +53,7 @@ func TestAddResourceDefinitions(t *testing.T) {
 			t.Errorf("after AddResource, definition %s is missing", name)
 		}
 	}
-	if got := len(defs.gvks[DeleteOptionsSchema]); got != len(defs.gvs) {
+	if got := len(defs.gvks[openapi.DeleteOptionsSchema]); got != len(defs.gvs) {
 		t.Errorf("DeleteOptions is a kind of %d group versions; want %d", got, len(defs.gvs))
 	}
 	if _, err := s.reg.Load().disco.openAPI(); err != nil {

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"cmp"
 	"crypto/sha512"
 	"encoding/hex"
 	"encoding/json"
@@ -13,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/apisem/apisem/negotiation"
+	"github.com/apisem/apisem/version"
 )
 
 // Discovery documents, the unaggregated kind kubectl and client-go fall back
@@ -86,33 +86,9 @@ type versionInfo struct {
 	Platform              string `json:"platform"`
 }
 
-// Version is what the server says it is, at /version and in the info of
-// its OpenAPI documents. Zero fields take the defaults written next to
-// them: a Kubernetes release whose API behaviour the server follows, so
-// that kubectl sees no version skew.
-type Version struct {
-	// Major and Minor default to "1" and "37".
-	Major, Minor string
-	// EmulationMajor and EmulationMinor are the version whose API the
-	// server emulates (kube-apiserver's --emulated-version); each
-	// defaults to Major and Minor.
-	EmulationMajor, EmulationMinor string
-	// MinCompatibilityMajor and MinCompatibilityMinor are the oldest
-	// version the server stays compatible with; they default to the
-	// emulated major and the minor before the emulated one, as
-	// kube-apiserver's do (1.36 for 1.37).
-	MinCompatibilityMajor, MinCompatibilityMinor string
-	// GitVersion defaults to "v<Major>.<Minor>.0+apisem".
-	GitVersion string
-	// GitCommit defaults to "".
-	GitCommit string
-	// GitTreeState defaults to "clean".
-	GitTreeState string
-	// BuildDate defaults to "1970-01-01T00:00:00Z".
-	BuildDate string
-}
-
-func (v Version) withDefaults() Version {
+// versionWithDefaults is v with its zero fields set to the defaults
+// version.Info documents.
+func versionWithDefaults(v version.Info) version.Info {
 	if v.Major == "" {
 		v.Major = "1"
 	}
@@ -222,8 +198,8 @@ type discovery struct {
 
 // buildDiscovery builds the documents of resources, whose OpenAPI
 // definitions are defs (buildDefinitions').
-func buildDiscovery(resources []*Resource, defs *definitions, ver Version) (*discovery, error) {
-	ver = ver.withDefaults()
+func buildDiscovery(resources []*Resource, defs *definitions, ver version.Info) (*discovery, error) {
+	ver = versionWithDefaults(ver)
 	d := &discovery{group: map[string][]byte{}, resources: map[string][]byte{}, builtin: map[string]bool{}, defs: defs}
 	byGV := map[string]*apiResourceList{}
 	var order []string
@@ -307,11 +283,11 @@ func buildDiscovery(resources []*Resource, defs *definitions, ver Version) (*dis
 	// sorts them so (k8s.io/apiextensions-apiserver), and aggregated
 	// discovery orders versions of equal priority so.
 	for _, g := range groups {
-		slices.SortStableFunc(g.Versions, func(a, b groupVersion) int { return CompareVersions(b.Version, a.Version) })
+		slices.SortStableFunc(g.Versions, func(a, b groupVersion) int { return version.Compare(b.Version, a.Version) })
 		g.PreferredVersion = g.Versions[0]
 	}
 	for _, g := range agg {
-		slices.SortStableFunc(g.Versions, func(a, b versionDiscovery) int { return CompareVersions(b.Version, a.Version) })
+		slices.SortStableFunc(g.Versions, func(a, b versionDiscovery) int { return version.Compare(b.Version, a.Version) })
 	}
 	var err error
 	for _, gv := range order {
@@ -529,70 +505,4 @@ func (s *Server) discoveryDoc(w http.ResponseWriter, r *http.Request, doc []byte
 	if r.Method == http.MethodGet {
 		w.Write(doc)
 	}
-}
-
-// CompareVersions compares two API version names by Kubernetes' version
-// priority (k8s.io/apimachinery/pkg/version, CompareKubeAwareVersionStrings),
-// returning a positive number when a has the higher priority: names of the form
-// v<major>[alpha|beta<minor>] come before others, GA before beta before
-// alpha, then the higher major, then the higher minor (v2 > v1 >
-// v1beta2 > v1beta1 > v1alpha1); other names come last, alphabetically
-// (foo before goo). Discovery lists a group's versions in this order and
-// prefers the first.
-func CompareVersions(a, b string) int {
-	if a == b {
-		return 0
-	}
-	am, at, an, aok := parseVersion(a)
-	bm, bt, bn, bok := parseVersion(b)
-	switch {
-	case !aok && !bok:
-		return strings.Compare(b, a)
-	case !aok:
-		return -1
-	case !bok:
-		return 1
-	case at != bt:
-		return at - bt
-	case am != bm:
-		return cmp.Compare(am, bm)
-	}
-	return cmp.Compare(an, bn)
-}
-
-// parseVersion splits a version name of the form v<major>[alpha|beta<minor>]
-// into its major number, its stability (alpha 0, beta 1, GA 2) and its
-// minor number (0 for GA).
-func parseVersion(v string) (major, stability, minor int, ok bool) {
-	rest, found := strings.CutPrefix(v, "v")
-	if !found {
-		return 0, 0, 0, false
-	}
-	i := 0
-	for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
-		i++
-	}
-	major, err := strconv.Atoi(rest[:i])
-	if err != nil {
-		return 0, 0, 0, false
-	}
-	rest = rest[i:]
-	switch {
-	case rest == "":
-		return major, 2, 0, true
-	case strings.HasPrefix(rest, "alpha"):
-		stability, rest = 0, rest[len("alpha"):]
-	case strings.HasPrefix(rest, "beta"):
-		stability, rest = 1, rest[len("beta"):]
-	default:
-		return 0, 0, 0, false
-	}
-	if rest == "" || strings.Trim(rest, "0123456789") != "" {
-		return 0, 0, 0, false
-	}
-	minor, err = strconv.Atoi(rest)
-	if err != nil {
-		return 0, 0, 0, false
-	}
-	return major, stability, minor, true
 }

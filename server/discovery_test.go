@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/openapi"
+	"github.com/apisem/apisem/version"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -38,16 +40,16 @@ func (g *gadget) DeepCopyObject() Object {
 // the one derived from its Go type) and a namespaced custom resource with
 // one, in two versions of its group.
 func testResources() []*Resource {
-	gadgetSchema := &Schema{Type: "object", Description: "Gadget is a test kind.",
-		Properties: map[string]*Schema{
+	gadgetSchema := &openapi.Schema{Type: "object", Description: "Gadget is a test kind.",
+		Properties: map[string]*openapi.Schema{
 			"spec": {Ref: "dev.apisem.test.v1.GadgetSpec", Description: "What the gadget should be."},
 		}}
-	defs := map[string]*Schema{
+	defs := map[string]*openapi.Schema{
 		"dev.apisem.test.v1.GadgetSpec": {Type: "object", Description: "GadgetSpec is what a gadget should be.",
-			Properties: map[string]*Schema{
+			Properties: map[string]*openapi.Schema{
 				"size":   {Type: "integer", Format: "int64", Description: "The gadget's size."},
-				"labels": {Type: "object", AdditionalProperties: &Schema{Type: "string"}},
-				"born":   {Ref: TimeSchema},
+				"labels": {Type: "object", AdditionalProperties: &openapi.Schema{Type: "string"}},
+				"born":   {Ref: openapi.TimeSchema},
 			}},
 	}
 	return []*Resource{
@@ -198,17 +200,17 @@ func TestDiscoveryETag(t *testing.T) {
 
 func TestVersion(t *testing.T) {
 	for _, tt := range []struct {
-		opt  Version
+		opt  version.Info
 		want string
 	}{
 		// kube-apiserver 1.37.1 answers "major":"1","minor":"37","emulationMajor":"1","emulationMinor":"37",
 		// "minCompatibilityMajor":"1","minCompatibilityMinor":"36","gitVersion":"v1.37.1",...
-		{Version{}, `"major":"1","minor":"37","emulationMajor":"1","emulationMinor":"37","minCompatibilityMajor":"1","minCompatibilityMinor":"36",` +
+		{version.Info{}, `"major":"1","minor":"37","emulationMajor":"1","emulationMinor":"37","minCompatibilityMajor":"1","minCompatibilityMinor":"36",` +
 			`"gitVersion":"v1.37.0+apisem","gitCommit":"","gitTreeState":"clean","buildDate":"1970-01-01T00:00:00Z"`},
-		{Version{Major: "1", Minor: "36", GitCommit: "abc", BuildDate: "2026-01-02T03:04:05Z"},
+		{version.Info{Major: "1", Minor: "36", GitCommit: "abc", BuildDate: "2026-01-02T03:04:05Z"},
 			`"major":"1","minor":"36","emulationMajor":"1","emulationMinor":"36","minCompatibilityMajor":"1","minCompatibilityMinor":"35",` +
 				`"gitVersion":"v1.36.0+apisem","gitCommit":"abc","gitTreeState":"clean","buildDate":"2026-01-02T03:04:05Z"`},
-		{Version{GitVersion: "v9.9.9", GitTreeState: "dirty", EmulationMinor: "35", MinCompatibilityMinor: "34"},
+		{version.Info{GitVersion: "v9.9.9", GitTreeState: "dirty", EmulationMinor: "35", MinCompatibilityMinor: "34"},
 			`"major":"1","minor":"37","emulationMajor":"1","emulationMinor":"35","minCompatibilityMajor":"1","minCompatibilityMinor":"34","gitVersion":"v9.9.9","gitCommit":"","gitTreeState":"dirty"`},
 	} {
 		s := newTestServer(t, Options{Version: tt.opt})
@@ -272,7 +274,7 @@ func TestSchemaErrors(t *testing.T) {
 		{"dangling ref", func(rs []*Resource) { delete(rs[1].Definitions, "dev.apisem.test.v1.GadgetSpec") },
 			"dev.apisem.test.v1.Gadget refers to dev.apisem.test.v1.GadgetSpec, which is not defined"},
 		{"two meanings", func(rs []*Resource) {
-			rs[2].Definitions = map[string]*Schema{"dev.apisem.test.v1.GadgetSpec": {Type: "string"}}
+			rs[2].Definitions = map[string]*openapi.Schema{"dev.apisem.test.v1.GadgetSpec": {Type: "string"}}
 		}, "dev.apisem.test.v1.GadgetSpec defined twice"},
 	} {
 		rs := testResources()
@@ -281,22 +283,6 @@ func TestSchemaErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v; want %q", tt.name, err, tt.want)
 		}
-	}
-}
-
-// CompareVersions orders versions as Kubernetes' version priority
-// (k8s.io/apimachinery/pkg/version's tests list the same order).
-func TestCompareVersions(t *testing.T) {
-	want := []string{"v10", "v2", "v1", "v11beta2", "v10beta3", "v3beta1", "v12alpha1", "v11alpha2",
-		"foo1", "foo10", "v1beta", "v1beta1x", "v1gamma1", "v99999999999999999999", "version1"}
-	got := slices.Clone(want)
-	for i := range got { // a fixed shuffle
-		j := (i*7 + 3) % len(got)
-		got[i], got[j] = got[j], got[i]
-	}
-	slices.SortStableFunc(got, func(a, b string) int { return CompareVersions(b, a) })
-	if !slices.Equal(got, want) {
-		t.Errorf("sorted = %q\nwant %q", got, want)
 	}
 }
 

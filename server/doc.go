@@ -27,7 +27,7 @@
 // (for types that declare Resource.PatchSchema) strategic merge patch, delete with
 // preconditions, propagationPolicy and finalizers, deletecollection);
 // server-side apply (application/apply-patch+yaml, typed by the
-// resource's schema, see # Schemas) and metadata.managedFields on
+// resource's schema, Resource.Schema) and metadata.managedFields on
 // every write (package managedfields);
 // every resourceVersion rule of package rv; label and field selectors;
 // dryRun and fieldValidation on every write; Tables, PartialObjectMetadata
@@ -37,87 +37,11 @@
 // immutable /openapi/v3 URLs) built from the registered resources (a group's versions in Kubernetes'
 // version priority, the first preferred: v1 before v1beta2 before
 // v1beta1, whatever the order they were registered in); and Kubernetes' exact Status for
-// every error a client can cause.
-//
-// # Schemas
-//
-// A resource's OpenAPI schema is published in /openapi/v2 and
-// /openapi/v3 (kubectl explain, client-side validation, kubectl apply's
-// merge rules) and types its server-side apply, so an applied field it
-// does not declare is refused, as on a cluster. Resource.Schema gives it;
-// left nil, it is derived from the Go type of Resource.New's objects:
-// json names, omitempty or omitzero for optional members (the others are
-// required, as Kubernetes' OpenAPI generator has it), embedded structs
-// promoted, pointers, slices ([]byte is base64), maps, the meta types
-// as the server publishes them, time.Time, time.Duration, Kubernetes'
-// intstr.IntOrString as a CustomResourceDefinition's, named structs as
-// definitions named by their Go package as Kubernetes names its own
-// (com.example.gizmo.v1.GizmoSpec; they may be recursive), and any value
-// for interfaces and types that marshal themselves. Struct tags say what json's cannot:
-//
-//	doc:"The color of the gizmo."             the description
-//	apisem:"enum=red|blue"                    the values a string may take
-//	apisem:"optional"  apisem:"required"      overrides omitempty's rule
-//	apisem:"listType=map,listMapKeys=name|protocol"
-//	apisem:"listType=set"  apisem:"mapType=atomic"
-//	patchStrategy:"merge" patchMergeKey:"name" (Kubernetes' own tags)
-//
-// apisem options are separated by commas, the values of one by "|";
-// listType, listMapKeys and mapType mean what Kubernetes' +listType,
-// +listMapKeys and +mapType markers mean to server-side apply. A tag
-// that does not fit its member fails New. The schema documents; it does
-// not validate (enum included): Resource.Validate does.
-//
-// Deletion follows kube-apiserver's store: an object with finalizers is
-// marked (deletionTimestamp) and answered with 200, and the write that
-// removes its last finalizer answers with the object as written and
-// deletes it; an immediate deletion answers with a Status, for custom
-// resources too; a DeleteOptions body of another kind is a 400. The
-// server collects no garbage (no dependents are deleted or orphaned), so
-// propagationPolicy is checked but otherwise ignored, as by
-// kube-apiserver with its garbage collector turned off, unless
-// Options.GarbageCollection says a collector runs: Foreground and Orphan
-// then mark the object with the foregroundDeletion or orphan finalizer
-// for it to remove.
-//
-// Where kube-apiserver's answer is a quirk, it is kept so that clients
-// see one answer: a get or watch with a resourceVersion that is not a
-// number is a 500 with no reason (its watch cache passes on a bare field
-// error; a list's is the 400); a path outside the API, or in a group not
-// served, gets Go's plain-text "404 page not found"; / lists the served
-// paths. A method a path does not take is the 405 kube-apiserver's
-// router gives built-in resources (`the server does not allow this method
-// on the requested resource`), for custom resources too, whose handler
-// answers such requests with whatever its parsing meets first (400, 404
-// or 415). A request for a resource that is not Resource.Custom first
-// meets that router's checks of the Accept header and a patch's
-// Content-Type, with their own 406 and 415 texts: so Accept:
-// application/* alone is refused there, and taken (as JSON) by a custom
-// resource.
-//
-// # Hooks
-//
-// Options.Admission is asked about every write, as Kubernetes' admission
-// control: Check may refuse any create or update before validation
-// (package namespace refuses content in terminating namespaces with it,
-// as NamespaceLifecycle does), Mutate may change an object that is
-// created or updated, Validate may refuse any create, update or deletion
-// of an object as it will be stored. Resource.Admit is a resource's own
-// Check (package crd refuses creates while a definition terminates with
-// it). Hooks warn the client with AddWarning. Resource.Delete replaces
-// the store's deletion where a resource's is more (a Namespace's is
-// two-phase). Store, StoreOf and
-// BroadcasterOf give controllers in the same process the store and the
-// watches the HTTP layer uses. AddResource and RemoveResource change what
-// is served while the server runs, as CustomResourceDefinitions do;
-// ResourcesChanged tells controllers that act on every resource (package
-// gc) when.
-// Options.Hooks.Metrics receives each request with kube-apiserver's metric
-// labels (package metrics serves them at /metrics). Options.Hooks.Tracer
-// traces requests as kube-apiserver's --tracing-config-file does (package
-// tracing; the nested module tracing/otel for OpenTelemetry), and
-// /debug/pprof serves Go's profiles behind the authorizer, as its
-// --profiling does.
+// every error a client can cause. Deletion, kube-apiserver's quirks kept
+// for clients' sake, limits against hostile clients, memory bounds,
+// authentication, the filter chain and the hooks are documented where
+// they are set: ServeHTTP, LimitOptions, HistoryOptions, SecurityOptions,
+// HookOptions and Admission; how the packages fit, at Server.
 //
 // # Write path
 //
@@ -159,83 +83,6 @@
 // The current object's JSON is read from the store's cache, never encoded
 // again. A deletion asks Resource.Admit and Options.Admission.Validate
 // with the object it deletes, then deletes that version.
-//
-// # Hostile clients
-//
-// The handler bounds every request as kube-apiserver does, so that slow
-// or stuck clients cannot hold memory, goroutines or connections: a
-// deadline (Options.Limits.RequestTimeout, 60 s, answered with the 504 Timeout
-// Status), a body read deadline, caps on the reads and writes in flight
-// (400 and 200, answered with 429 and Retry-After), and write deadlines,
-// which also drop a watcher whose client stops reading. Serve adds header
-// and idle timeouts and a header size limit; Shutdown closes what its
-// grace period did not end. LimitOptions documents each limit and its
-// default; all but Serve's hold for httptest servers too.
-//
-// # How the packages fit
-//
-// Package rv decides what each request's query means; store keeps the
-// objects of all resources in one revision space (one resourceVersion
-// sequence, as one etcd) and answers reads, writes and list pages; a
-// watch.Broadcaster per resource serves the watches; negotiation chooses
-// media types, reads bodies, converts to Tables and PartialObjectMetadata,
-// frames watch streams and renders errors; envelope writes the protobuf
-// forms. Each stored version is encoded once per form and shared by list
-// pages, responses and watch events.
-//
-// # Memory
-//
-// A list response never holds the list: compact JSON and protobuf lists
-// are written from the items' cached encodings, other forms (YAML,
-// indented JSON, Tables, PartialObjectMetadata) are converted one item at
-// a time, and those conversions share Options.Limits.MaxListEncodingBytes. A
-// response therefore holds a few of its items, whatever the list's size.
-// History is bounded by time, revisions and estimated bytes
-// (Options.History: Window, MaxRevisions, MaxBytes); what falls out
-// of it answers 410 Gone, and it expires on a timer while the server is
-// idle.
-//
-// # Authentication, authorization and TLS
-//
-// Options.Security.Authenticator and Authorizer (package auth) run before
-// every handler, as in Kubernetes: 401 Unauthorized for a request no
-// authenticator accepts, 403 Forbidden for one the authorizer does not
-// allow, with Kubernetes' attributes and messages; handlers find the user
-// with auth.UserFrom. They run in Kubernetes' filter order: the request's
-// deadline, then authentication, then the in-flight limit, then
-// authorization, so that an authenticator is bounded by the deadline and
-// only authenticated requests take (and wait for authorization in) the
-// in-flight slots. Options.Security.TLS makes Serve speak HTTPS and HTTP/2
-// (package auth/certs builds it). Left nil, the server is open over plain
-// HTTP, for trusted callers and tests.
-//
-// # Filters
-//
-// ServeHTTP parses each request once: its verb, group, version, resource,
-// subresource, namespace, name, whether it is long-running (a watch), and
-// its query, decoded in one pass. Every later stage reads that value, so
-// they cannot disagree about what a request is (a watch spelled
-// ?w%61tch=1 is a watch to all of them). Then the request runs through
-// the filters, each a func(http.Handler) http.Handler, in Kubernetes'
-// order:
-//
-//	deadline        Limits.RequestTimeout or a shorter ?timeout= (504); not for watches
-//	authentication  Security.Authenticator (401)
-//	tracing         Hooks.Tracer: the request's span, a child of a trusted
-//	                caller's traceparent (server/trace.go)
-//	Hooks.Audit     the audit log (package audit), which sees the 429s and 403s below
-//	in flight       Limits.MaxRequestsInFlight, MaxMutatingRequestsInFlight (429);
-//	                not for watches and health checks
-//	authorization   Security.Authorizer (403), from the URL alone
-//	Hooks.Filters   the user's own, the first outermost
-//	handler         health, discovery, OpenAPI, /debug/pprof (unless
-//	                Hooks.DisableProfiling), the resources' verbs
-//
-// A user's filter therefore sees only requests the server's filters let
-// through, with auth.UserFrom and RequestInfoFrom in their context, and
-// runs inside the request's deadline and in-flight slot; it sees a
-// request for a resource the server does not serve (the handler answers
-// its 404).
 //
 // # Non-goals
 //

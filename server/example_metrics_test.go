@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/apisem/apisem/metrics"
 	"github.com/apisem/apisem/server"
 )
 
@@ -14,20 +15,20 @@ import (
 // reports.
 type printMetrics struct{ mu sync.Mutex }
 
-func (p *printMetrics) Request(m server.RequestMetric) {
+func (p *printMetrics) Request(m metrics.Request) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	fmt.Printf("request %s %s/%s %s scope=%q dry_run=%q code=%d\n", m.Verb, m.Group, m.Resource, m.Subresource, m.Scope, m.DryRun, m.Code)
 }
 
-func (p *printMetrics) LongRunning(m server.RequestMetric, delta int) {}
+func (p *printMetrics) LongRunning(m metrics.Request, delta int) {}
 
 func (p *printMetrics) WatchEvent(group, version, resource string, size int) {}
 
 // A user's metrics system gets each request with kube-apiserver's labels:
 // the verb as a cluster reports it (LIST, APPLY), the route's scope, the
 // dry_run value.
-func ExampleMetrics() {
+func ExampleHookOptions_metrics() {
 	s, err := server.New(server.Options{Resources: []*server.Resource{gizmos}, Hooks: server.HookOptions{Metrics: &printMetrics{}}})
 	if err != nil {
 		panic(err)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"strings"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
+	"github.com/apisem/apisem/table"
 )
 
 // Gizmo is a user's own type: TypeMeta and ObjectMeta embedded, its spec
@@ -44,9 +44,9 @@ var gizmos = &server.Resource{
 	Plural: "gizmos", Singular: "gizmo", Namespaced: true,
 	TypedListItems: true, Generation: true,
 	New: func() server.Object { return &Gizmo{} },
-	Columns: []server.Column{server.NameColumn,
-		{Name: "Color", Type: "string", Cell: func(o server.Object, _ time.Time) any { return o.(*Gizmo).Spec.Color }},
-		server.AgeColumn},
+	Columns: []table.Column{table.NameColumn,
+		{Name: "Color", Type: "string", Cell: func(o meta.Object, _ time.Time) any { return o.(*Gizmo).Spec.Color }},
+		table.AgeColumn},
 	Fields: map[string]func(server.Object) string{"spec.color": func(o server.Object) string { return o.(*Gizmo).Spec.Color }},
 	Validate: func(o, _ server.Object) []status.FieldError {
 		if c := o.(*Gizmo).Spec.Color; c != "" && c != "red" && c != "blue" {
@@ -100,14 +100,4 @@ func Example() {
 	// PATCH /apis/demo.io/v1/namespaces/ns/gizmos/g1 200
 	// PATCH /apis/demo.io/v1/namespaces/ns/gizmos/g1 200
 	// g1: blue generation 2
-}
-
-// Versions sort by Kubernetes' version priority, as discovery lists a
-// group's versions: GA before beta before alpha, then by number; other
-// names last.
-func ExampleCompareVersions() {
-	vs := []string{"v1alpha1", "foo", "v1beta1", "v2", "v1", "v1beta2", "v10beta1"}
-	slices.SortFunc(vs, func(a, b string) int { return server.CompareVersions(b, a) })
-	fmt.Println(vs)
-	// Output: [v2 v1 v10beta1 v1beta2 v1beta1 v1alpha1 foo]
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/openapi"
 )
 
 // A resource without a Schema gets one derived from its Go type, the type
@@ -17,7 +18,7 @@ import (
 // and server-side apply types them as a cluster types a built-in kind: an
 // applied field the type does not declare is refused, whatever
 // fieldValidation says, instead of being decoded away. The tags the
-// derivation reads are documented in the package doc (# Schemas).
+// derivation reads are documented in package openapi's doc.
 //
 // Reflection is fine here: derivation runs when the server's resources
 // change (New, AddResource, RemoveResource) and when a resource's field
@@ -27,7 +28,7 @@ import (
 // Schema, else derived from its Go type; a type that encodes itself
 // (json.Marshaler, as Unstructured) gets none, which publishes an object
 // of any fields and deduces its apply type.
-func derivedSchema(r *Resource) (*Schema, map[string]*Schema, error) {
+func derivedSchema(r *Resource) (*openapi.Schema, map[string]*openapi.Schema, error) {
 	if r.Schema != nil || r.New == nil {
 		return r.Schema, r.Definitions, nil
 	}
@@ -41,7 +42,7 @@ func derivedSchema(r *Resource) (*Schema, map[string]*Schema, error) {
 	d := &deriver{
 		names: map[reflect.Type]string{t: r.schemaName()},
 		taken: map[string]bool{r.schemaName(): true},
-		defs:  map[string]*Schema{},
+		defs:  map[string]*openapi.Schema{},
 	}
 	s, err := d.structSchema(t, r.Kind)
 	if err != nil {
@@ -60,7 +61,7 @@ func derivedSchema(r *Resource) (*Schema, map[string]*Schema, error) {
 type deriver struct {
 	names map[reflect.Type]string // named struct types' definitions, set before they are built, so recursion ends
 	taken map[string]bool         // values of names
-	defs  map[string]*Schema
+	defs  map[string]*openapi.Schema
 }
 
 var (
@@ -78,26 +79,26 @@ func marshalsText(t reflect.Type) bool {
 }
 
 // anyValue is the schema of a value the derivation cannot see into.
-func anyValue() *Schema { return &Schema{PreserveUnknownFields: true} }
+func anyValue() *openapi.Schema { return &openapi.Schema{PreserveUnknownFields: true} }
 
 // known are the types with schemas of their own: the meta/v1 types the
 // server defines (ObjectMeta's property is metadataProperty's, as a
 // resource without metadata gets it).
-var known = map[reflect.Type]func() *Schema{
-	reflect.TypeFor[meta.ObjectMeta]():         func() *Schema { c := *metadataProperty; return &c },
-	reflect.TypeFor[meta.ListMeta]():           func() *Schema { return &Schema{Ref: ListMetaSchema} },
-	reflect.TypeFor[meta.Time]():               func() *Schema { return &Schema{Ref: TimeSchema} },
-	reflect.TypeFor[meta.MicroTime]():          func() *Schema { return &Schema{Ref: MicroTimeSchema} },
-	reflect.TypeFor[meta.OwnerReference]():     func() *Schema { return &Schema{Ref: metaV1 + "OwnerReference"} },
-	reflect.TypeFor[meta.ManagedFieldsEntry](): func() *Schema { return &Schema{Ref: metaV1 + "ManagedFieldsEntry"} },
-	reflect.TypeFor[meta.FieldsV1]():           func() *Schema { return &Schema{Ref: metaV1 + "FieldsV1"} },
-	reflect.TypeFor[time.Time]():               func() *Schema { return &Schema{Type: "string", Format: "date-time"} },
-	reflect.TypeFor[time.Duration]():           func() *Schema { return &Schema{Type: "integer", Format: "int64"} },
+var known = map[reflect.Type]func() *openapi.Schema{
+	reflect.TypeFor[meta.ObjectMeta]():         func() *openapi.Schema { c := *metadataProperty; return &c },
+	reflect.TypeFor[meta.ListMeta]():           func() *openapi.Schema { return &openapi.Schema{Ref: openapi.ListMetaSchema} },
+	reflect.TypeFor[meta.Time]():               func() *openapi.Schema { return &openapi.Schema{Ref: openapi.TimeSchema} },
+	reflect.TypeFor[meta.MicroTime]():          func() *openapi.Schema { return &openapi.Schema{Ref: openapi.MicroTimeSchema} },
+	reflect.TypeFor[meta.OwnerReference]():     func() *openapi.Schema { return &openapi.Schema{Ref: metaV1 + "OwnerReference"} },
+	reflect.TypeFor[meta.ManagedFieldsEntry](): func() *openapi.Schema { return &openapi.Schema{Ref: metaV1 + "ManagedFieldsEntry"} },
+	reflect.TypeFor[meta.FieldsV1]():           func() *openapi.Schema { return &openapi.Schema{Ref: metaV1 + "FieldsV1"} },
+	reflect.TypeFor[time.Time]():               func() *openapi.Schema { return &openapi.Schema{Type: "string", Format: "date-time"} },
+	reflect.TypeFor[time.Duration]():           func() *openapi.Schema { return &openapi.Schema{Type: "integer", Format: "int64"} },
 	reflect.TypeFor[json.RawMessage]():         anyValue,
 }
 
 // typeSchema is the schema of a value of type t.
-func (d *deriver) typeSchema(t reflect.Type) (*Schema, error) {
+func (d *deriver) typeSchema(t reflect.Type) (*openapi.Schema, error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -105,38 +106,38 @@ func (d *deriver) typeSchema(t reflect.Type) (*Schema, error) {
 		return f(), nil
 	}
 	if t.Name() == "IntOrString" && t.PkgPath() == "k8s.io/apimachinery/pkg/util/intstr" {
-		return &Schema{IntOrString: true}, nil // as a CustomResourceDefinition's
+		return &openapi.Schema{IntOrString: true}, nil // as a CustomResourceDefinition's
 	}
 	if marshals(t) {
 		return anyValue(), nil
 	}
 	if marshalsText(t) {
-		return &Schema{Type: "string"}, nil
+		return &openapi.Schema{Type: "string"}, nil
 	}
 	switch t.Kind() {
 	case reflect.Bool:
-		return &Schema{Type: "boolean"}, nil
+		return &openapi.Schema{Type: "boolean"}, nil
 	case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Uint8, reflect.Uint16:
-		return &Schema{Type: "integer", Format: "int32"}, nil
+		return &openapi.Schema{Type: "integer", Format: "int32"}, nil
 	case reflect.Int, reflect.Int64, reflect.Uint, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return &Schema{Type: "integer", Format: "int64"}, nil
+		return &openapi.Schema{Type: "integer", Format: "int64"}, nil
 	case reflect.Float32:
-		return &Schema{Type: "number", Format: "float"}, nil
+		return &openapi.Schema{Type: "number", Format: "float"}, nil
 	case reflect.Float64:
-		return &Schema{Type: "number", Format: "double"}, nil
+		return &openapi.Schema{Type: "number", Format: "double"}, nil
 	case reflect.String:
-		return &Schema{Type: "string"}, nil
+		return &openapi.Schema{Type: "string"}, nil
 	case reflect.Interface:
 		return anyValue(), nil
 	case reflect.Slice, reflect.Array:
 		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 && !marshals(t.Elem()) && !marshalsText(t.Elem()) {
-			return &Schema{Type: "string", Format: "byte"}, nil // base64, as encoding/json writes []byte
+			return &openapi.Schema{Type: "string", Format: "byte"}, nil // base64, as encoding/json writes []byte
 		}
 		items, err := d.typeSchema(t.Elem())
 		if err != nil {
 			return nil, err
 		}
-		return &Schema{Type: "array", Items: items}, nil
+		return &openapi.Schema{Type: "array", Items: items}, nil
 	case reflect.Map:
 		switch k := t.Key(); {
 		case k.Kind() == reflect.String, marshalsText(k),
@@ -148,10 +149,10 @@ func (d *deriver) typeSchema(t reflect.Type) (*Schema, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Schema{Type: "object", AdditionalProperties: elem}, nil
+		return &openapi.Schema{Type: "object", AdditionalProperties: elem}, nil
 	case reflect.Struct:
 		if name, ok := d.names[t]; ok {
-			return &Schema{Ref: name}, nil
+			return &openapi.Schema{Ref: name}, nil
 		}
 		if t.Name() == "" || strings.ContainsAny(t.Name(), "[]") {
 			// Anonymous and generic types are inlined: they cannot refer
@@ -168,7 +169,7 @@ func (d *deriver) typeSchema(t reflect.Type) (*Schema, error) {
 			return nil, err
 		}
 		d.defs[name] = s
-		return &Schema{Ref: name}, nil
+		return &openapi.Schema{Ref: name}, nil
 	}
 	return nil, fmt.Errorf("type %s has no JSON form", t)
 }
@@ -251,11 +252,11 @@ func jsonFields(t reflect.Type) []goField {
 // apiVersion and kind of an embedded TypeMeta, and a metadata of type
 // ObjectMeta, are every object's, described as objectSchema describes
 // them and never required.
-func (d *deriver) structSchema(t reflect.Type, what string) (*Schema, error) {
-	s := &Schema{Type: "object", Properties: map[string]*Schema{}}
+func (d *deriver) structSchema(t reflect.Type, what string) (*openapi.Schema, error) {
+	s := &openapi.Schema{Type: "object", Properties: map[string]*openapi.Schema{}}
 	for _, f := range jsonFields(t) {
 		if f.owner == reflect.TypeFor[meta.TypeMeta]() {
-			s.Properties[f.name] = map[string]*Schema{"apiVersion": apiVersionProperty, "kind": kindProperty}[f.name]
+			s.Properties[f.name] = map[string]*openapi.Schema{"apiVersion": apiVersionProperty, "kind": kindProperty}[f.name]
 			continue
 		}
 		p, err := d.fieldSchema(f)
@@ -263,7 +264,7 @@ func (d *deriver) structSchema(t reflect.Type, what string) (*Schema, error) {
 			return nil, fmt.Errorf("%s.%s: %w", what, f.name, err)
 		}
 		s.Properties[f.name] = p
-		if p.Ref != ObjectMetaSchema && required(f) {
+		if p.Ref != openapi.ObjectMetaSchema && required(f) {
 			s.Required = append(s.Required, f.name)
 		}
 	}
@@ -288,13 +289,13 @@ func required(f goField) bool {
 
 // fieldSchema is the schema of one member: its type's, with what its tags
 // add.
-func (d *deriver) fieldSchema(f goField) (*Schema, error) {
+func (d *deriver) fieldSchema(f goField) (*openapi.Schema, error) {
 	s, err := d.typeSchema(f.field.Type)
 	if err != nil {
 		return nil, err
 	}
 	if f.quoted && s.Type != "" && s.Type != "object" && s.Type != "array" {
-		s = &Schema{Type: "string"} // ",string": the scalar is written as a JSON string
+		s = &openapi.Schema{Type: "string"} // ",string": the scalar is written as a JSON string
 	}
 	if doc := f.field.Tag.Get("doc"); doc != "" {
 		s.Description = doc

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/openapi"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -86,7 +87,7 @@ func TestDerivedSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	const p = "com.github.apisem.apisem.server."
-	wantTop := &Schema{Type: "object", Required: []string{"spec"}, Properties: map[string]*Schema{
+	wantTop := &openapi.Schema{Type: "object", Required: []string{"spec"}, Properties: map[string]*openapi.Schema{
 		"apiVersion": apiVersionProperty,
 		"kind":       kindProperty,
 		"metadata":   metadataProperty,
@@ -96,36 +97,36 @@ func TestDerivedSchema(t *testing.T) {
 		"spec":       {Ref: p + "toySpec"},
 		"status":     {Ref: p + "toyStatus"},
 	}}
-	wantDefs := map[string]*Schema{
-		p + "toySpec": {Type: "object", Required: []string{"NoTag", "needed", "size"}, Properties: map[string]*Schema{
+	wantDefs := map[string]*openapi.Schema{
+		p + "toySpec": {Type: "object", Required: []string{"NoTag", "needed", "size"}, Properties: map[string]*openapi.Schema{
 			"color":   {Type: "string", Description: "The color.", Enum: []string{"red", "blue"}},
 			"size":    {Type: "integer", Format: "int32"},
 			"count":   {Type: "string"},
 			"ratio":   {Type: "number", Format: "double"},
 			"data":    {Type: "string", Format: "byte"},
-			"labels":  {Type: "object", AdditionalProperties: &Schema{Type: "string"}, MapType: "atomic"},
-			"ports":   {Type: "array", Items: &Schema{Ref: p + "toyPort"}, ListType: "map", ListMapKeys: []string{"name", "protocol"}},
-			"hosts":   {Type: "array", Items: &Schema{Type: "string"}, PatchStrategy: "merge"},
+			"labels":  {Type: "object", AdditionalProperties: &openapi.Schema{Type: "string"}, MapType: "atomic"},
+			"ports":   {Type: "array", Items: &openapi.Schema{Ref: p + "toyPort"}, ListType: "map", ListMapKeys: []string{"name", "protocol"}},
+			"hosts":   {Type: "array", Items: &openapi.Schema{Type: "string"}, PatchStrategy: "merge"},
 			"tree":    {Ref: p + "toyNode"},
-			"when":    {Ref: TimeSchema},
+			"when":    {Ref: openapi.TimeSchema},
 			"started": {Type: "string", Format: "date-time"},
 			"timeout": {Type: "integer", Format: "int64"},
 			"raw":     {PreserveUnknownFields: true},
 			"any":     {PreserveUnknownFields: true},
-			"inline": {Type: "object", Required: []string{"A"}, Properties: map[string]*Schema{
+			"inline": {Type: "object", Required: []string{"A"}, Properties: map[string]*openapi.Schema{
 				"A": {Type: "boolean"}}},
 			"optional": {Type: "string"},
 			"needed":   {Type: "string"},
-			"template": {Ref: ObjectMetaSchema, Default: map[string]any{}, Description: "The metadata of what is made."},
+			"template": {Ref: openapi.ObjectMetaSchema, Default: map[string]any{}, Description: "The metadata of what is made."},
 			"NoTag":    {Type: "integer", Format: "int32"},
 		}},
-		p + "toyNamed": {Type: "object", Properties: map[string]*Schema{"shared": {Type: "string"}}},
-		p + "toyPort": {Type: "object", Required: []string{"name"}, Properties: map[string]*Schema{
+		p + "toyNamed": {Type: "object", Properties: map[string]*openapi.Schema{"shared": {Type: "string"}}},
+		p + "toyPort": {Type: "object", Required: []string{"name"}, Properties: map[string]*openapi.Schema{
 			"name": {Type: "string"}, "protocol": {Type: "string"}}},
-		p + "toyNode": {Type: "object", Properties: map[string]*Schema{
-			"children": {Type: "array", Items: &Schema{Ref: p + "toyNode"}},
+		p + "toyNode": {Type: "object", Properties: map[string]*openapi.Schema{
+			"children": {Type: "array", Items: &openapi.Schema{Ref: p + "toyNode"}},
 			"parent":   {Ref: p + "toyNode"}}},
-		p + "toyStatus": {Type: "object", Required: []string{"ready"}, Properties: map[string]*Schema{
+		p + "toyStatus": {Type: "object", Required: []string{"ready"}, Properties: map[string]*openapi.Schema{
 			"ready": {Type: "boolean"}}},
 	}
 	if d := cmp.Diff(wantTop, s); d != "" {

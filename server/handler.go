@@ -77,7 +77,40 @@ func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 
 // ServeHTTP serves the Kubernetes API: discovery, /version and the
 // resources of package api. It parses the request once, then runs it
-// through the filters (server/filters.go) to the handler.
+// through the filters (server/filters.go, HookOptions) to the handler.
+//
+// It parses each request once: its verb, group, version, resource,
+// subresource, namespace, name, whether it is long-running (a watch), and
+// its query, decoded in one pass. Every later stage reads that value, so
+// they cannot disagree about what a request is (a watch spelled
+// ?w%61tch=1 is a watch to all of them).
+//
+// Deletion follows kube-apiserver's store: an object with finalizers is
+// marked (deletionTimestamp) and answered with 200, and the write that
+// removes its last finalizer answers with the object as written and
+// deletes it; an immediate deletion answers with a Status, for custom
+// resources too; a DeleteOptions body of another kind is a 400. The
+// server collects no garbage (no dependents are deleted or orphaned), so
+// propagationPolicy is checked but otherwise ignored, as by
+// kube-apiserver with its garbage collector turned off, unless
+// Options.GarbageCollection says a collector runs: Foreground and Orphan
+// then mark the object with the foregroundDeletion or orphan finalizer
+// for it to remove.
+//
+// Where kube-apiserver's answer is a quirk, it is kept so that clients
+// see one answer: a get or watch with a resourceVersion that is not a
+// number is a 500 with no reason (its watch cache passes on a bare field
+// error; a list's is the 400); a path outside the API, or in a group not
+// served, gets Go's plain-text "404 page not found"; / lists the served
+// paths. A method a path does not take is the 405 kube-apiserver's
+// router gives built-in resources (`the server does not allow this method
+// on the requested resource`), for custom resources too, whose handler
+// answers such requests with whatever its parsing meets first (400, 404
+// or 415). A request for a resource that is not Resource.Custom first
+// meets that router's checks of the Accept header and a patch's
+// Content-Type, with their own 406 and 415 texts: so Accept:
+// application/* alone is refused there, and taken (as JSON) by a custom
+// resource.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rq := parseRequest(r)

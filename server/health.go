@@ -46,8 +46,8 @@ type HealthCheck struct {
 	Check func(ctx context.Context) error
 	// Timeout bounds a run of Check: its context ends then, and the
 	// check fails if Check has not returned a moment later (0.1 s), so an
-	// endpoint answers within its slowest check's Timeout. 0 means
-	// DefaultHealthCheckTimeout.
+	// endpoint answers within its slowest check's Timeout. 0 means 2 s,
+	// kube-apiserver's default etcd health-check timeout.
 	Timeout time.Duration
 }
 
@@ -61,10 +61,10 @@ const (
 	Readyz
 )
 
-// DefaultHealthCheckTimeout bounds a run of a HealthCheck without a
+// defaultHealthCheckTimeout bounds a run of a HealthCheck without a
 // Timeout of its own: kube-apiserver's default etcd health-check timeout
 // (--etcd-healthcheck-timeout).
-const DefaultHealthCheckTimeout = 2 * time.Second
+const defaultHealthCheckTimeout = 2 * time.Second
 
 // errCheckTimeout is the error of a check that did not return in time.
 var errCheckTimeout = errors.New("the check did not return in time")
@@ -111,7 +111,7 @@ func healthChecks(checks []HealthCheck, log *slog.Logger) (map[string][]healthCh
 		}
 		r := &checkRunner{check: c, log: log}
 		if r.check.Timeout <= 0 {
-			r.check.Timeout = DefaultHealthCheckTimeout
+			r.check.Timeout = defaultHealthCheckTimeout
 		}
 		for ep, set := range healthEndpoints {
 			if c.Endpoints != 0 && c.Endpoints&set == 0 {

@@ -8,66 +8,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apisem/apisem/metrics"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/server/connlimit"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
 	"github.com/apisem/apisem/watch"
 )
-
-// Metrics receives the numbers the server measures, with the labels
-// kube-apiserver gives them (k8s.io/apiserver/pkg/endpoints/metrics), so
-// that a user can feed them to the metrics system of their choice;
-// package metrics records them in process and serves /metrics in
-// Prometheus' text format. The server calls the methods concurrently.
-//
-// If the value given as Options.Hooks.Metrics is also an http.Handler, the
-// server serves it at /metrics, a non-resource URL behind the
-// authenticator and the authorizer, as a cluster does; if it is also a
-// Terminations, the requests the server ends early are counted there.
-type Metrics interface {
-	// Request is called once for each request the API answered: a served
-	// resource's verbs (watches included, when they end), the health
-	// endpoints, and the requests the in-flight limits or the connection
-	// limits refused (429).
-	Request(RequestMetric)
-	// LongRunning is called with +1 when a watch begins and -1 when it
-	// ends (apiserver_longrunning_requests).
-	LongRunning(m RequestMetric, delta int)
-	// WatchEvent is called for each event a watch sends, with its
-	// encoded size in bytes (apiserver_watch_events_total and
-	// apiserver_watch_events_sizes).
-	WatchEvent(group, version, resource string, size int)
-}
-
-// RequestMetric is one request, labelled as kube-apiserver labels
-// apiserver_request_total and its companions.
-type RequestMetric struct {
-	// Verb is Kubernetes' metrics verb, in upper case: GET, LIST, WATCH,
-	// POST, PUT, PATCH, APPLY (a server-side apply patch), DELETE (of one
-	// object or a collection), CONNECT, or "other".
-	Verb string
-	// DryRun is "" without ?dryRun, "All", or "invalid".
-	DryRun string
-	// Group, Version, Resource and Subresource are the resource's; for a
-	// health endpoint Subresource is its path and the others are "".
-	Group, Version, Resource, Subresource string
-	// Scope is "resource" (one object, or a create), "namespace" (a
-	// namespace's collection), "cluster" (a cluster-wide collection), or
-	// "" for a health endpoint.
-	Scope string
-	// Component is "apiserver" for resource requests, "" for health.
-	Component string
-	// Code is the response's HTTP status code.
-	Code int
-	// Duration is the time the request took; negative for a request the
-	// in-flight limits refused, which Kubernetes counts but does not time.
-	Duration time.Duration
-	// ResponseSize is the response body's size in bytes; negative where
-	// Kubernetes does not observe it (it does for GET routes only: get,
-	// list, and watch by ?watch).
-	ResponseSize int64
-}
 
 // InFlight returns the numbers of read-only and mutating requests in
 // flight, as the in-flight limits count them (watches and health checks
@@ -124,19 +71,19 @@ func (s *Server) withMetrics(next http.Handler) http.Handler {
 			page.ServeHTTP(w, r)
 			return
 		}
-		var rm RequestMetric
+		var rm metrics.Request
 		switch {
 		case rq.health && len(rq.segs) == 1:
 			// Only the endpoints themselves, as Kubernetes instruments
 			// them (healthz.InstallPathHandler), not their checks.
-			rm = RequestMetric{Subresource: rq.info.Path, Verb: metricsVerb(r, "", "", false)}
+			rm = metrics.Request{Subresource: rq.info.Path, Verb: metricsVerb(r, "", "", false)}
 		case rq.info.ResourceRequest:
 			res := s.routed(rq)
 			if res == nil {
 				next.ServeHTTP(w, r)
 				return
 			}
-			rm = RequestMetric{
+			rm = metrics.Request{
 				Group: rq.info.Group, Version: rq.info.Version, Resource: rq.info.Resource,
 				Subresource: rq.info.Subresource, Component: "apiserver",
 				Scope: routeScope(r.Method, rq, res.def.Namespaced),
@@ -173,20 +120,6 @@ func (s *Server) withMetrics(next http.Handler) http.Handler {
 	})
 }
 
-// Terminations is what a Metrics may also be, to count the requests the
-// server ends early in its own defence, as kube-apiserver's
-// apiserver_request_terminations_total (its RecordRequestTermination): a
-// request over the in-flight limits (429), one that a reserve connection
-// of the connection limits refuses (429, Limits.Connections), and one
-// past its deadline (504 Timeout). The server tests Options.Hooks.Metrics for it; metrics.Recorder
-// is one.
-type Terminations interface {
-	// Terminated is called once for each request ended early, labelled
-	// from the request alone (RequestMetric's Code is the answer's, its
-	// Duration and ResponseSize negative).
-	Terminated(RequestMetric)
-}
-
 // recordRefused reports a request the in-flight limits refused (429), as
 // Kubernetes' RecordDroppedRequest does: counted, not timed, labelled
 // from the request alone; and as a termination.
@@ -198,7 +131,7 @@ func (s *Server) recordRefused(r *http.Request, rq *request) {
 	if rm, ok := s.earlyMetric(r, rq, http.StatusTooManyRequests); ok {
 		rm.DryRun = dryRunLabel(r.URL)
 		m.Request(rm)
-		if t, ok := m.(Terminations); ok {
+		if t, ok := m.(metrics.Terminations); ok {
 			rm.DryRun = ""
 			t.Terminated(rm)
 		}
@@ -225,7 +158,7 @@ func (s *Server) connLimits() connlimit.Limits {
 // recordTimeout reports a request answered with the 504 of its deadline
 // as a termination.
 func (s *Server) recordTimeout(r *http.Request, rq *request) {
-	if t, ok := s.opts.Hooks.Metrics.(Terminations); ok {
+	if t, ok := s.opts.Hooks.Metrics.(metrics.Terminations); ok {
 		if rm, ok := s.earlyMetric(r, rq, http.StatusGatewayTimeout); ok {
 			t.Terminated(rm)
 		}
@@ -239,8 +172,8 @@ func (s *Server) recordTimeout(r *http.Request, rq *request) {
 // Kubernetes labels a non-resource request's termination with its path
 // as the subresource; we leave it empty, as for the request count, for
 // the same reason.
-func (s *Server) earlyMetric(r *http.Request, rq *request, code int) (rm RequestMetric, ok bool) {
-	rm = RequestMetric{Component: "apiserver", Code: code, Duration: -1, ResponseSize: -1}
+func (s *Server) earlyMetric(r *http.Request, rq *request, code int) (rm metrics.Request, ok bool) {
+	rm = metrics.Request{Component: "apiserver", Code: code, Duration: -1, ResponseSize: -1}
 	rm.Scope = requestScope(&rq.info)
 	if rq.info.ResourceRequest {
 		if s.routed(rq) == nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/apisem/apisem/openapi"
 	"github.com/apisem/apisem/patch"
 )
 
@@ -197,9 +198,9 @@ func addPaths(paths map[string]*openAPIPath, r *Resource, v3 bool) {
 	}
 	id := group + camel(r.Version) + scope + r.Kind
 	gvk := gvkExt{r.Group, r.Kind, r.Version}
-	obj := &Schema{Ref: r.schemaName()}
-	list := &Schema{Ref: r.listSchemaName()}
-	status := &Schema{Ref: StatusSchema}
+	obj := &openapi.Schema{Ref: r.schemaName()}
+	list := &openapi.Schema{Ref: r.listSchemaName()}
+	status := &openapi.Schema{Ref: openapi.StatusSchema}
 	produces := []string{"application/json", "application/yaml"}
 	if r.Protobuf() {
 		produces = append(produces, "application/vnd.kubernetes.protobuf")
@@ -208,7 +209,7 @@ func addPaths(paths map[string]*openAPIPath, r *Resource, v3 bool) {
 	if r.PatchSchema != nil {
 		patchTypes = append(patchTypes, patch.StrategicMergePatchType)
 	}
-	responsesIn := func(produces []string, body *Schema, codes ...string) map[string]*openAPIResponse {
+	responsesIn := func(produces []string, body *openapi.Schema, codes ...string) map[string]*openAPIResponse {
 		m := map[string]*openAPIResponse{"401": {Description: "Unauthorized"}}
 		for _, c := range codes {
 			desc := map[string]string{"200": "OK", "201": "Created", "202": "Accepted"}[c]
@@ -216,19 +217,19 @@ func addPaths(paths map[string]*openAPIPath, r *Resource, v3 bool) {
 			if v3 {
 				resp.Content = map[string]openAPIMedia{}
 				for _, mt := range produces {
-					resp.Content[mt] = openAPIMedia{body.encode(true)}
+					resp.Content[mt] = openAPIMedia{encodeSchema(body, true)}
 				}
 			} else {
-				resp.Schema = body.encode(false)
+				resp.Schema = encodeSchema(body, false)
 			}
 			m[c] = resp
 		}
 		return m
 	}
-	responses := func(body *Schema, codes ...string) map[string]*openAPIResponse {
+	responses := func(body *openapi.Schema, codes ...string) map[string]*openAPIResponse {
 		return responsesIn(produces, body, codes...)
 	}
-	op := func(verb, action, desc string, consumes []string, body *Schema, ps []openAPIParam, resp map[string]*openAPIResponse) *openAPIOp {
+	op := func(verb, action, desc string, consumes []string, body *openapi.Schema, ps []openAPIParam, resp map[string]*openAPIResponse) *openAPIOp {
 		o := &openAPIOp{
 			Tags: []string{tag}, Description: desc, OperationID: verb + id,
 			Parameters: ps, Responses: resp, Action: action, GVK: gvk,
@@ -240,11 +241,11 @@ func addPaths(paths map[string]*openAPIPath, r *Resource, v3 bool) {
 			if v3 {
 				o.RequestBody = &openAPIBody{Content: map[string]openAPIMedia{}, Required: true}
 				for _, mt := range consumes {
-					o.RequestBody.Content[mt] = openAPIMedia{body.encode(true)}
+					o.RequestBody.Content[mt] = openAPIMedia{encodeSchema(body, true)}
 				}
 			} else {
 				o.Consumes = consumes
-				o.Parameters = append([]openAPIParam{{Name: "body", In: "body", Required: true, Schema: body.encode(false)}}, o.Parameters...)
+				o.Parameters = append([]openAPIParam{{Name: "body", In: "body", Required: true, Schema: encodeSchema(body, false)}}, o.Parameters...)
 			}
 		}
 		return o
@@ -262,7 +263,7 @@ func addPaths(paths map[string]*openAPIPath, r *Resource, v3 bool) {
 			params(v3, listParams...), responses(list, "200")),
 		Post: op("create", "post", "create a "+r.Kind, []string{"*/*"}, obj,
 			params(v3, writeParams...), responses(obj, "200", "201", "202")),
-		Delete: op("deleteCollection", "deletecollection", "delete collection of "+r.Kind, []string{"*/*"}, &Schema{Ref: DeleteOptionsSchema},
+		Delete: op("deleteCollection", "deletecollection", "delete collection of "+r.Kind, []string{"*/*"}, &openapi.Schema{Ref: openapi.DeleteOptionsSchema},
 			params(v3, append(slices.Clone(listParams), deleteParams...)...), responses(status, "200")),
 		Parameters: common,
 	}
@@ -279,9 +280,9 @@ func addPaths(paths map[string]*openAPIPath, r *Resource, v3 bool) {
 		Get: op("read", "get", "read the specified "+r.Kind, nil, nil, readParams, responses(obj, "200")),
 		Put: op("replace", "put", "replace the specified "+r.Kind, []string{"*/*"}, obj,
 			params(v3, writeParams...), responses(obj, "200", "201")),
-		Patch: op("patch", "patch", "partially update the specified "+r.Kind, patchTypes, &Schema{Ref: PatchSchema},
+		Patch: op("patch", "patch", "partially update the specified "+r.Kind, patchTypes, &openapi.Schema{Ref: openapi.PatchSchema},
 			params(v3, append(slices.Clone(writeParams), "force")...), responses(obj, patchCodes...)),
-		Delete: op("delete", "delete", "delete a "+r.Kind, []string{"*/*"}, &Schema{Ref: DeleteOptionsSchema},
+		Delete: op("delete", "delete", "delete a "+r.Kind, []string{"*/*"}, &openapi.Schema{Ref: openapi.DeleteOptionsSchema},
 			params(v3, deleteParams...), responses(status, "200", "202")),
 		Parameters: named,
 	}
@@ -290,7 +291,7 @@ func addPaths(paths map[string]*openAPIPath, r *Resource, v3 bool) {
 			Get: op("read", "get", "read status of the specified "+r.Kind, nil, nil, readParams, responses(obj, "200")),
 			Put: op("replace", "put", "replace status of the specified "+r.Kind, []string{"*/*"}, obj,
 				params(v3, writeParams...), responses(obj, "200", "201")),
-			Patch: op("patch", "patch", "partially update status of the specified "+r.Kind, patchTypes, &Schema{Ref: PatchSchema},
+			Patch: op("patch", "patch", "partially update status of the specified "+r.Kind, patchTypes, &openapi.Schema{Ref: openapi.PatchSchema},
 				params(v3, append(slices.Clone(writeParams), "force")...), responses(obj, patchCodes...)),
 			Parameters: named,
 		}
@@ -304,7 +305,7 @@ func addPaths(paths map[string]*openAPIPath, r *Resource, v3 bool) {
 		// operations name the resource's kind, as kube-apiserver's
 		// CustomResourceDefinition documents do, and its patches answer
 		// 200 alone; a built-in type's name autoscaling/v1 Scale.
-		scale := &Schema{Ref: ScaleSchema}
+		scale := &openapi.Schema{Ref: scaleSchemaName}
 		gvkOf := scaleGVK
 		if r.PatchSchema == nil {
 			gvkOf = gvk
@@ -317,7 +318,7 @@ func addPaths(paths map[string]*openAPIPath, r *Resource, v3 bool) {
 			Get: op("read", "get", "read scale of the specified "+r.Kind, nil, nil, nil, scaleResp("200")),
 			Put: op("replace", "put", "replace scale of the specified "+r.Kind, []string{"*/*"}, scale,
 				params(v3, writeParams...), scaleResp("200", "201")),
-			Patch: op("patch", "patch", "partially update scale of the specified "+r.Kind, patchTypes, &Schema{Ref: PatchSchema},
+			Patch: op("patch", "patch", "partially update scale of the specified "+r.Kind, patchTypes, &openapi.Schema{Ref: openapi.PatchSchema},
 				params(v3, append(slices.Clone(writeParams), "force")...), scaleResp(patchCodes...)),
 			Parameters: named,
 		}
@@ -356,11 +357,11 @@ func buildOpenAPI(resources []*Resource, defs *definitions, version string) (roo
 			d = &openAPIv3Doc{OpenAPI: "3.0.0", Info: info, Paths: map[string]*openAPIPath{}}
 			byPath[p] = d
 			gvs[p] = gvkExt{Group: r.Group, Version: r.Version}
-			roots[p] = []string{StatusSchema, DeleteOptionsSchema, WatchEventSchema, PatchSchema}
+			roots[p] = []string{openapi.StatusSchema, openapi.DeleteOptionsSchema, openapi.WatchEventSchema, openapi.PatchSchema}
 		}
 		roots[p] = append(roots[p], r.schemaName(), r.listSchemaName())
 		if r.Scale != nil {
-			roots[p] = append(roots[p], ScaleSchema)
+			roots[p] = append(roots[p], scaleSchemaName)
 		}
 		addPaths(d.Paths, r, true)
 		addPaths(swagger.Paths, r, false)

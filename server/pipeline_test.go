@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/scale"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/server/servertest"
 )
@@ -42,13 +43,13 @@ func (c *Counted) DeepCopyObject() server.Object {
 // countedScale serves a Counted's spec.replicas as its scale subresource.
 var countedScale = &server.ScaleSubresource{
 	SpecReplicasPath: ".spec.replicas",
-	Get: func(o server.Object) (server.ScaleSpec, server.ScaleStatus, bool, error) {
+	Get: func(o server.Object) (scale.Spec, scale.Status, bool, error) {
 		s, ok := o.(*Counted).Spec["replicas"]
 		n, err := strconv.Atoi(s)
 		if ok && err != nil {
-			return server.ScaleSpec{}, server.ScaleStatus{}, false, err
+			return scale.Spec{}, scale.Status{}, false, err
 		}
-		return server.ScaleSpec{Replicas: int32(n)}, server.ScaleStatus{}, ok, nil
+		return scale.Spec{Replicas: int32(n)}, scale.Status{}, ok, nil
 	},
 	Set: func(o server.Object, n int32) error {
 		c := o.(*Counted)

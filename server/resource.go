@@ -3,9 +3,11 @@ package server
 import (
 	"context"
 
+	"github.com/apisem/apisem/openapi"
 	"github.com/apisem/apisem/patch"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
+	"github.com/apisem/apisem/table"
 	"github.com/apisem/apisem/validation"
 )
 
@@ -65,10 +67,10 @@ type Resource struct {
 	// metadata properties every object has are added when absent. It also
 	// types server-side apply: an applied field it does not declare is
 	// refused. nil derives it from the Go type of New's objects (json
-	// tags, and the doc and apisem tags the package doc describes); for a
+	// tags, and the doc and apisem tags package openapi's doc describes); for a
 	// type that encodes itself (json.Marshaler, as Unstructured) nil
 	// publishes an object of any fields.
-	Schema *Schema
+	Schema *openapi.Schema
 	// SchemaName names the schema's definition. "" means
 	// io.k8s.api.core.<version>.<Kind> for the core group, else the
 	// group's reversed domain name, the version and the kind
@@ -76,15 +78,16 @@ type Resource struct {
 	// resource's. The list type's is the same with ListKind.
 	SchemaName string
 	// Definitions are the named schemas Schema refers to, besides those
-	// the server contributes (ObjectMetaSchema, TimeSchema, ...).
+	// the server contributes (openapi.ObjectMetaSchema, openapi.TimeSchema, ...).
 	// Resources may share definitions; a name must mean one schema.
-	Definitions map[string]*Schema
+	Definitions map[string]*openapi.Schema
 
 	// Scale, when set, serves <name>/scale: the autoscaling/v1 Scale view
 	// of the objects' replicas (see ScaleSubresource).
 	Scale *ScaleSubresource
 
-	// Verbs are the verbs the resource serves, from Verbs; nil means all
+	// Verbs are the verbs the resource serves, of create, delete,
+	// deletecollection, get, list, patch, update and watch; nil means all
 	// of them. A request for another verb gets the router's 405, as
 	// kube-apiserver answers for a verb a built-in resource lacks (there
 	// is no deletecollection of namespaces), and discovery lists these.
@@ -103,7 +106,7 @@ type Resource struct {
 	DeprecationWarning string
 
 	// Columns describe the resource's Table, as kubectl prints it.
-	Columns []Column
+	Columns []table.Column
 	// NullTableRows writes the rows of an empty list's Table as null,
 	// as Kubernetes' default Table converter does, where the resource has
 	// Columns: with them a Table's rows are [] when there are none, as
@@ -210,6 +213,6 @@ func (r *Resource) read(o Object) Object {
 // Protobuf reports whether the resource has a protobuf form.
 func (r *Resource) Protobuf() bool { return r.DecodeProto != nil }
 
-// Verbs are the verbs every served resource supports, sorted as discovery
-// lists them.
-var Verbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+// allVerbs are the verbs every served resource supports, sorted as
+// discovery lists them.
+var allVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}

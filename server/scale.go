@@ -7,42 +7,28 @@ import (
 
 	"github.com/apisem/apisem/managedfields"
 	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/openapi"
 	"github.com/apisem/apisem/patch"
+	"github.com/apisem/apisem/scale"
+	"github.com/apisem/apisem/table"
 )
 
-// Scale is autoscaling/v1 Scale, the view of an object's replicas that its
-// scale subresource serves (kubectl scale and the HorizontalPodAutoscaler
-// use it).
-type Scale struct {
-	meta.TypeMeta
-	meta.ObjectMeta `json:"metadata"`
-	Spec            ScaleSpec   `json:"spec"`
-	Status          ScaleStatus `json:"status"`
-}
+// scaleObject is the Scale view as the server serves it: a Scale that is
+// an Object.
+type scaleObject struct{ scale.Scale }
 
-// ScaleSpec is the wanted number of replicas.
-type ScaleSpec struct {
-	Replicas int32 `json:"replicas,omitempty"`
-}
-
-// ScaleStatus is the observed number of replicas and the label selector
-// of the pods (or whatever is counted), in its string form.
-type ScaleStatus struct {
-	Replicas int32  `json:"replicas"`
-	Selector string `json:"selector,omitempty"`
-}
-
-// Meta returns the object's metadata.
-func (s *Scale) Meta() *meta.ObjectMeta { return &s.ObjectMeta }
-
-// Types returns the object's kind and apiVersion.
-func (s *Scale) Types() *meta.TypeMeta { return &s.TypeMeta }
+var _ ProtoObject = (*scaleObject)(nil)
 
 // DeepCopyObject returns a copy sharing nothing with s.
-func (s *Scale) DeepCopyObject() Object {
-	c := *s
-	s.ObjectMeta.DeepCopyInto(&c.ObjectMeta)
-	return &c
+func (s *scaleObject) DeepCopyObject() Object { return &scaleObject{*s.DeepCopy()} }
+
+// decodeScaleProto decodes the protobuf encoding of a Scale.
+func decodeScaleProto(raw []byte) (Object, error) {
+	s, err := scale.DecodeProto(raw)
+	if err != nil {
+		return nil, err
+	}
+	return &scaleObject{*s}, nil
 }
 
 // ScaleSubresource serves an object's replicas as <name>/scale (get,
@@ -73,7 +59,7 @@ type ScaleSubresource struct {
 	// 500 and a write that sets none with a 400, as Kubernetes does. An
 	// error (a value of the wrong type) is a 500 with its text as the
 	// message, or a 400 when it is the result of a write.
-	Get func(obj Object) (spec ScaleSpec, st ScaleStatus, found bool, err error)
+	Get func(obj Object) (spec scale.Spec, st scale.Status, found bool, err error)
 	// Set sets the spec replicas of obj, a copy the server owns.
 	Set func(obj Object, replicas int32) error
 }
@@ -85,7 +71,7 @@ var scaleVerbs = []string{"get", "patch", "update"}
 // The definitions of autoscaling/v1 Scale, published with every
 // resource that has a scale subresource.
 const (
-	ScaleSchema       = "io.k8s.api.autoscaling.v1.Scale"
+	scaleSchemaName   = "io.k8s.api.autoscaling.v1.Scale"
 	scaleSpecSchema   = "io.k8s.api.autoscaling.v1.ScaleSpec"
 	scaleStatusSchema = "io.k8s.api.autoscaling.v1.ScaleStatus"
 )
@@ -95,23 +81,23 @@ var scaleGVK = gvkExt{Group: "autoscaling", Kind: "Scale", Version: "v1"}
 
 // scaleSchema is the Scale's schema, less the apiVersion, kind and
 // metadata every object has.
-var scaleSchema = &Schema{Type: "object", Description: "Scale is the number of replicas of a resource that has a scale subresource.",
-	Properties: map[string]*Schema{
+var scaleSchema = &openapi.Schema{Type: "object", Description: "Scale is the number of replicas of a resource that has a scale subresource.",
+	Properties: map[string]*openapi.Schema{
 		"spec": {Ref: scaleSpecSchema, Default: map[string]any{}, Description: "The wanted number of replicas."},
 		"status": {Ref: scaleStatusSchema, Default: map[string]any{},
 			Description: "The observed number of replicas and their label selector. Read-only."},
 	}}
 
 // scaleDefinitions returns new copies of ScaleSpec and ScaleStatus.
-func scaleDefinitions() map[string]*Schema {
-	return map[string]*Schema{
+func scaleDefinitions() map[string]*openapi.Schema {
+	return map[string]*openapi.Schema{
 		scaleSpecSchema: {Type: "object", Description: "ScaleSpec is the wanted state of a scale subresource.",
-			Properties: map[string]*Schema{
+			Properties: map[string]*openapi.Schema{
 				"replicas": {Type: "integer", Format: "int32", Default: 0, Description: "The wanted number of replicas of the scaled object."},
 			}},
 		scaleStatusSchema: {Type: "object", Description: "ScaleStatus is the observed state of a scale subresource.",
 			Required: []string{"replicas"},
-			Properties: map[string]*Schema{
+			Properties: map[string]*openapi.Schema{
 				"replicas": {Type: "integer", Format: "int32", Default: 0, Description: "The observed number of replicas of the scaled object."},
 				"selector": str("The label selector of what the replicas count, in the string form of a label selector query parameter."),
 			}},
@@ -124,30 +110,30 @@ func scaleResource(res *Resource) *Resource {
 	return &Resource{
 		Group: "autoscaling", Version: "v1", Kind: "Scale", ListKind: "ScaleList",
 		Plural: res.Plural, Namespaced: res.Namespaced,
-		New:         func() Object { return &Scale{} },
+		New:         func() Object { return &scaleObject{} },
 		DecodeProto: decodeScaleProto,
 		// Scale has no patch strategies: a strategic merge patch (where
 		// the object takes one) merges as a merge patch does.
 		PatchSchema: &patch.Schema{},
-		Schema:      scaleSchema, SchemaName: ScaleSchema, Definitions: scaleDefinitions(),
+		Schema:      scaleSchema, SchemaName: scaleSchemaName, Definitions: scaleDefinitions(),
 		// Kubernetes' default Table columns.
-		Columns: []Column{NameColumn, {Name: "Created At", Type: "date", Description: CreationTimestampDescription,
-			Cell: func(o Object, _ time.Time) any { return o.Meta().CreationTimestamp.UTC().Format(time.RFC3339) }}},
+		Columns: []table.Column{table.NameColumn, {Name: "Created At", Type: "date", Description: table.CreationTimestampDescription,
+			Cell: func(o meta.Object, _ time.Time) any { return o.Meta().CreationTimestamp.UTC().Format(time.RFC3339) }}},
 	}
 }
 
 // scaleOf returns the Scale of o. found is as ScaleSubresource.Get's.
-func (rs *resource) scaleOf(o Object) (*Scale, bool, error) {
+func (rs *resource) scaleOf(o Object) (*scaleObject, bool, error) {
 	spec, st, found, err := rs.def.Scale.Get(o)
 	if err != nil {
 		return nil, false, err
 	}
 	m := o.Meta()
-	return &Scale{
+	return &scaleObject{scale.Scale{
 		ObjectMeta: meta.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID,
 			ResourceVersion: m.ResourceVersion, CreationTimestamp: m.CreationTimestamp},
 		Spec: spec, Status: st,
-	}, found, nil
+	}}, found, nil
 }
 
 // unsetReplicas stands for spec replicas an object does not have, in the

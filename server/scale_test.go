@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/apisem/apisem/patch"
+	"github.com/apisem/apisem/scale"
 )
 
 // TestScaleOpenAPIBuiltin: the scale path of a resource with patch
@@ -15,7 +16,7 @@ func TestScaleOpenAPIBuiltin(t *testing.T) {
 	res := gizmoResource(t)
 	res.PatchSchema = &patch.Schema{}
 	res.Scale = &ScaleSubresource{SpecReplicasPath: ".spec.size",
-		Get: func(Object) (ScaleSpec, ScaleStatus, bool, error) { return ScaleSpec{}, ScaleStatus{}, true, nil },
+		Get: func(Object) (scale.Spec, scale.Status, bool, error) { return scale.Spec{}, scale.Status{}, true, nil },
 		Set: func(Object, int32) error { return nil }}
 	_, base := startTestServer(t, res)
 	body := do(t, 200, base, "GET", "/openapi/v3/apis/demo.io/v1", "").body

@@ -6,76 +6,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-)
 
-// Schema is an OpenAPI schema: the subset of JSON Schema, and of
-// Kubernetes' extensions to it, that Kubernetes' published API types use.
-// The server writes it into /openapi/v2 (as Swagger 2.0) and /openapi/v3,
-// where kubectl explain reads the documentation of fields, kubectl create
-// and apply validate objects on the client, and kubectl apply finds how
-// lists merge.
-//
-// A Schema either refers to a named definition (Ref) or describes a value
-// itself (the other fields).
-type Schema struct {
-	// Ref names a definition: one of Resource.Definitions or of those the
-	// server contributes (ObjectMetaSchema, TimeSchema, ...). The schema is
-	// that definition; Description and Default may accompany Ref, the
-	// other fields are then ignored.
-	Ref string
-
-	// Type is "object", "array", "string", "integer", "number" or
-	// "boolean"; "" accepts any value.
-	Type string
-	// Format refines Type: "int32", "int64", "double", "byte" (base64),
-	// "date-time", ...
-	Format      string
-	Description string
-	// Default is the value the server sets when the field is absent.
-	Default any
-	// Enum lists the values a string may take.
-	Enum []string
-
-	// Properties are the fields of an object; Required lists the ones that
-	// must be set.
-	Properties map[string]*Schema
-	Required   []string
-	// AdditionalProperties is the schema of a map's values.
-	AdditionalProperties *Schema
-	// Items is the schema of an array's elements.
-	Items *Schema
-
-	// PatchStrategy and PatchMergeKey say how a strategic merge patch
-	// merges the field (x-kubernetes-patch-strategy, -patch-merge-key):
-	// "merge" with a key merges list elements by that key.
-	PatchStrategy, PatchMergeKey string
-	// ListType ("atomic", "set" or "map"), ListMapKeys and MapType
-	// ("atomic" or "granular") say how server-side apply merges the field
-	// (x-kubernetes-list-type, -list-map-keys, -map-type).
-	ListType    string
-	ListMapKeys []string
-	MapType     string
-	// IntOrString accepts an integer or a string
-	// (x-kubernetes-int-or-string).
-	IntOrString bool
-	// PreserveUnknownFields keeps fields the schema does not name
-	// (x-kubernetes-preserve-unknown-fields), as in a RawExtension.
-	PreserveUnknownFields bool
-}
-
-// Names of the definitions the server contributes to every OpenAPI
-// document, for Schema.Ref. They are Kubernetes' names, so that clients
-// that know them (kubectl explain prints "<ObjectMeta>") see the familiar
-// types.
-const (
-	ObjectMetaSchema    = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
-	ListMetaSchema      = "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"
-	TimeSchema          = "io.k8s.apimachinery.pkg.apis.meta.v1.Time"
-	MicroTimeSchema     = "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime"
-	StatusSchema        = "io.k8s.apimachinery.pkg.apis.meta.v1.Status"
-	DeleteOptionsSchema = "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"
-	WatchEventSchema    = "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent"
-	PatchSchema         = "io.k8s.apimachinery.pkg.apis.meta.v1.Patch"
+	"github.com/apisem/apisem/openapi"
 )
 
 // schemaName is the definition name of r's object type.
@@ -137,13 +69,13 @@ func refPrefix(v3 bool) string {
 	return "#/definitions/"
 }
 
-// encode converts s to its document form, without defaults in Swagger
+// encodeSchema converts s to its document form, without defaults in Swagger
 // 2.0, which Kubernetes prunes from its v2 documents. A reference with a
 // description, default or extensions (a field's patch strategy or map
 // type, which a client's strategic merge reads there) is wrapped in allOf
 // in OpenAPI 3, where $ref may have no siblings, and written with
 // siblings (but no default) in Swagger 2.0, as Kubernetes does.
-func (s *Schema) encode(v3 bool) *schemaJSON {
+func encodeSchema(s *openapi.Schema, v3 bool) *schemaJSON {
 	if s == nil {
 		return nil
 	}
@@ -163,9 +95,9 @@ func (s *Schema) encode(v3 bool) *schemaJSON {
 		return &beside
 	}
 	j := &schemaJSON{
-		AdditionalProperties: s.AdditionalProperties.encode(v3),
+		AdditionalProperties: encodeSchema(s.AdditionalProperties, v3),
 		Default:              s.Default, Description: s.Description, Enum: s.Enum, Format: s.Format,
-		Items: s.Items.encode(v3), Required: s.Required, Type: s.Type,
+		Items: encodeSchema(s.Items, v3), Required: s.Required, Type: s.Type,
 		IntOrString: s.IntOrString, ListMapKeys: s.ListMapKeys, ListType: s.ListType, MapType: s.MapType,
 		PatchMergeKey: s.PatchMergeKey, PatchStrategy: s.PatchStrategy, PreserveUnknownFields: s.PreserveUnknownFields,
 	}
@@ -175,14 +107,14 @@ func (s *Schema) encode(v3 bool) *schemaJSON {
 	if len(s.Properties) > 0 {
 		j.Properties = make(map[string]*schemaJSON, len(s.Properties))
 		for k, p := range s.Properties {
-			j.Properties[k] = p.encode(v3)
+			j.Properties[k] = encodeSchema(p, v3)
 		}
 	}
 	return j
 }
 
-// refs calls f with every definition name s refers to.
-func (s *Schema) refs(f func(string)) {
+// schemaRefs calls f with every definition name s refers to.
+func schemaRefs(s *openapi.Schema, f func(string)) {
 	if s == nil {
 		return
 	}
@@ -191,17 +123,17 @@ func (s *Schema) refs(f func(string)) {
 		return
 	}
 	for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
-		s.Properties[k].refs(f)
+		schemaRefs(s.Properties[k], f)
 	}
-	s.Items.refs(f)
-	s.AdditionalProperties.refs(f)
+	schemaRefs(s.Items, f)
+	schemaRefs(s.AdditionalProperties, f)
 }
 
 // definitions are the named schemas of one server: its own and those of
 // every resource, with the kinds each definition is the schema of. They
 // never change once built: with returns new ones.
 type definitions struct {
-	schemas map[string]*Schema
+	schemas map[string]*openapi.Schema
 	gvks    map[string][]gvkExt
 	// gvs are the group versions of the resources, each of which lists
 	// DeleteOptions and WatchEvent as its kinds.
@@ -225,7 +157,7 @@ func (d *definitions) with(resources []*Resource) (*definitions, error) {
 	n := &definitions{}
 	if d == nil {
 		n.schemas, n.gvks, n.gvs = metaDefinitions(), map[string][]gvkExt{}, map[string]bool{}
-		n.gvks[StatusSchema] = []gvkExt{{Version: "v1", Kind: "Status"}}
+		n.gvks[openapi.StatusSchema] = []gvkExt{{Version: "v1", Kind: "Status"}}
 	} else {
 		n.schemas, n.gvks, n.gvs = maps.Clone(d.schemas), maps.Clone(d.gvks), maps.Clone(d.gvs)
 		for k, v := range n.gvks {
@@ -233,7 +165,7 @@ func (d *definitions) with(resources []*Resource) (*definitions, error) {
 		}
 	}
 	var added []string
-	add := func(name string, s *Schema) error {
+	add := func(name string, s *openapi.Schema) error {
 		old, ok := n.schemas[name]
 		if ok && !reflect.DeepEqual(old, s) {
 			return fmt.Errorf("server: OpenAPI definition %s defined twice, differently", name)
@@ -267,8 +199,8 @@ func (d *definitions) with(resources []*Resource) (*definitions, error) {
 					return nil, err
 				}
 			}
-			n.gvks[ScaleSchema] = []gvkExt{scaleGVK}
-			if err := add(ScaleSchema, objectSchema(scaleSchema)); err != nil {
+			n.gvks[scaleSchemaName] = []gvkExt{scaleGVK}
+			if err := add(scaleSchemaName, objectSchema(scaleSchema)); err != nil {
 				return nil, err
 			}
 		}
@@ -277,7 +209,7 @@ func (d *definitions) with(resources []*Resource) (*definitions, error) {
 		if !n.gvs[r.GroupVersion()] {
 			// DeleteOptions and WatchEvent are kinds of every group version.
 			n.gvs[r.GroupVersion()] = true
-			for _, name := range []string{DeleteOptionsSchema, WatchEventSchema} {
+			for _, name := range []string{openapi.DeleteOptionsSchema, openapi.WatchEventSchema} {
 				n.gvks[name] = append(n.gvks[name], gvkExt{r.Group, strings.TrimPrefix(name, "io.k8s.apimachinery.pkg.apis.meta.v1."), r.Version})
 			}
 		}
@@ -288,7 +220,7 @@ func (d *definitions) with(resources []*Resource) (*definitions, error) {
 	slices.Sort(added)
 	for _, name := range added {
 		var missing string
-		n.schemas[name].refs(func(ref string) {
+		schemaRefs(n.schemas[name], func(ref string) {
 			if _, ok := n.schemas[ref]; !ok && missing == "" {
 				missing = ref
 			}
@@ -309,7 +241,7 @@ func (d *definitions) closure(roots ...string) []string {
 			return
 		}
 		seen[n] = true
-		d.schemas[n].refs(visit)
+		schemaRefs(d.schemas[n], visit)
 	}
 	for _, r := range roots {
 		visit(r)
@@ -323,7 +255,7 @@ func (d *definitions) closure(roots ...string) []string {
 func (d *definitions) encode(names []string, v3 bool, keep func(gvkExt) bool) map[string]*schemaJSON {
 	out := make(map[string]*schemaJSON, len(names))
 	for _, n := range names {
-		j := d.schemas[n].encode(v3)
+		j := encodeSchema(d.schemas[n], v3)
 		for _, g := range d.gvks[n] {
 			if keep == nil || keep(g) {
 				j.GVK = append(j.GVK, g)
@@ -337,15 +269,15 @@ func (d *definitions) encode(names []string, v3 bool, keep func(gvkExt) bool) ma
 // objectSchema is schema, r's (derivedSchema's), with the apiVersion,
 // kind and metadata every object has added when absent; no schema is an
 // object of any fields.
-func objectSchema(schema *Schema) *Schema {
-	s := &Schema{Type: "object", PreserveUnknownFields: true}
+func objectSchema(schema *openapi.Schema) *openapi.Schema {
+	s := &openapi.Schema{Type: "object", PreserveUnknownFields: true}
 	if schema != nil {
 		c := *schema
 		s = &c
 	}
 	props := maps.Clone(s.Properties)
 	if props == nil {
-		props = map[string]*Schema{}
+		props = map[string]*openapi.Schema{}
 	}
 	if props["apiVersion"] == nil {
 		props["apiVersion"] = apiVersionProperty
@@ -364,17 +296,17 @@ func objectSchema(schema *Schema) *Schema {
 }
 
 // listSchema is the schema of r's list type.
-func listSchema(r *Resource) *Schema {
-	return &Schema{
+func listSchema(r *Resource) *openapi.Schema {
+	return &openapi.Schema{
 		Type:        "object",
 		Description: r.ListKind + " is a list of " + r.Kind + " objects.",
 		Required:    []string{"items"},
-		Properties: map[string]*Schema{
+		Properties: map[string]*openapi.Schema{
 			"apiVersion": apiVersionProperty,
 			"kind":       kindProperty,
 			"items": {Type: "array", Description: "The " + r.Kind + " objects of the list.",
-				Items: &Schema{Ref: r.schemaName(), Default: map[string]any{}}},
-			"metadata": {Ref: ListMetaSchema, Default: map[string]any{},
+				Items: &openapi.Schema{Ref: r.schemaName(), Default: map[string]any{}}},
+			"metadata": {Ref: openapi.ListMetaSchema, Default: map[string]any{},
 				Description: "Standard list metadata: the resourceVersion of the list and the continue token of the next page."},
 		},
 	}

@@ -16,12 +16,14 @@ import (
 	"github.com/apisem/apisem/auth"
 	"github.com/apisem/apisem/managedfields"
 	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/metrics"
 	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/server/connlimit"
 	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/store"
 	"github.com/apisem/apisem/tracing"
+	"github.com/apisem/apisem/version"
 	"github.com/apisem/apisem/watch"
 )
 
@@ -67,7 +69,7 @@ type Options struct {
 	GarbageCollection bool
 
 	// Version is what /version reports; see Version for the defaults.
-	Version Version
+	Version version.Info
 
 	// Addr is the address ListenAndServe listens on. "" means DefaultAddr.
 	Addr string
@@ -112,6 +114,11 @@ type Options struct {
 // HistoryOptions are the retention of the history of writes, which serves
 // resourceVersion reads and watch resumption; a revision past it answers
 // 410 Gone. The zero value means the defaults written next to each field.
+//
+// History is bounded by time, revisions and estimated bytes
+// (Options.History: Window, MaxRevisions, MaxBytes); what falls out
+// of it answers 410 Gone, and it expires on a timer while the server is
+// idle.
 type HistoryOptions struct {
 	// Window is how long the history of writes is kept; older revisions
 	// answer 410 Gone. 0 means 5 minutes; negative means no time limit.
@@ -148,8 +155,24 @@ type WatchOptions struct {
 
 // LimitOptions are the size limits and the limits of the HTTP edge
 // against slow and hostile clients; each 0 means kube-apiserver's default
-// (see the Default constants). The package doc, "# Hostile clients" and
-// "# Filters", shows where each applies.
+// (see the Default constants). HookOptions shows where in the filter
+// chain each applies.
+//
+// The handler bounds every request as kube-apiserver does, so that slow
+// or stuck clients cannot hold memory, goroutines or connections: a
+// deadline (Options.Limits.RequestTimeout, 60 s, answered with the 504 Timeout
+// Status), a body read deadline, caps on the reads and writes in flight
+// (400 and 200, answered with 429 and Retry-After), and write deadlines,
+// which also drop a watcher whose client stops reading. Serve adds header
+// and idle timeouts and a header size limit; Shutdown closes what its
+// grace period did not end. Each field below documents its limit and
+// default; all but Serve's hold for httptest servers too.
+//
+// A list response never holds the list: compact JSON and protobuf lists
+// are written from the items' cached encodings, other forms (YAML,
+// indented JSON, Tables, PartialObjectMetadata) are converted one item at
+// a time, and those conversions share Options.Limits.MaxListEncodingBytes. A
+// response therefore holds a few of its items, whatever the list's size.
 type LimitOptions struct {
 	// MaxObjectBytes limits the size of a stored object (its JSON), as
 	// etcd's request limit does for kube-apiserver, which answers a larger
@@ -210,6 +233,18 @@ type LimitOptions struct {
 // SecurityOptions are authentication, authorization and TLS. The zero
 // value serves plain HTTP to anyone, as a server for trusted callers
 // only.
+//
+// Options.Security.Authenticator and Authorizer (package auth) run before
+// every handler, as in Kubernetes: 401 Unauthorized for a request no
+// authenticator accepts, 403 Forbidden for one the authorizer does not
+// allow, with Kubernetes' attributes and messages; handlers find the user
+// with auth.UserFrom. They run in Kubernetes' filter order: the request's
+// deadline, then authentication, then the in-flight limit, then
+// authorization, so that an authenticator is bounded by the deadline and
+// only authenticated requests take (and wait for authorization in) the
+// in-flight slots. Options.Security.TLS makes Serve speak HTTPS and HTTP/2
+// (package auth/certs builds it). Left nil, the server is open over plain
+// HTTP, for trusted callers and tests.
 type SecurityOptions struct {
 	// Authenticator establishes the user of every request; a request it
 	// does not accept is a 401 Unauthorized. The user is in the context
@@ -227,6 +262,39 @@ type SecurityOptions struct {
 
 // HookOptions extend the server with the user's own code around the
 // handler. The zero value adds nothing.
+//
+// A request runs through the filters, each a func(http.Handler) http.Handler, in Kubernetes'
+// order:
+//
+//	deadline        Limits.RequestTimeout or a shorter ?timeout= (504); not for watches
+//	authentication  Security.Authenticator (401)
+//	tracing         Hooks.Tracer: the request's span, a child of a trusted
+//	                caller's traceparent (server/trace.go)
+//	Hooks.Audit     the audit log (package audit), which sees the 429s and 403s below
+//	in flight       Limits.MaxRequestsInFlight, MaxMutatingRequestsInFlight (429);
+//	                not for watches and health checks
+//	authorization   Security.Authorizer (403), from the URL alone
+//	Hooks.Filters   the user's own, the first outermost
+//	handler         health, discovery, OpenAPI, /debug/pprof (unless
+//	                Hooks.DisableProfiling), the resources' verbs
+//
+// A user's filter therefore sees only requests the server's filters let
+// through, with auth.UserFrom and RequestInfoFrom in their context, and
+// runs inside the request's deadline and in-flight slot; it sees a
+// request for a resource the server does not serve (the handler answers
+// its 404).
+//
+// Store, StoreOf and BroadcasterOf give controllers in the same process the store and the
+// watches the HTTP layer uses. AddResource and RemoveResource change what
+// is served while the server runs, as CustomResourceDefinitions do;
+// ResourcesChanged tells controllers that act on every resource (package
+// gc) when.
+// Options.Hooks.Metrics receives each request with kube-apiserver's metric
+// labels (package metrics serves them at /metrics). Options.Hooks.Tracer
+// traces requests as kube-apiserver's --tracing-config-file does (package
+// tracing; the nested module tracing/otel for OpenTelemetry), and
+// /debug/pprof serves Go's profiles behind the authorizer, as its
+// --profiling does.
 type HookOptions struct {
 	// Filters wrap the handler with the user's own filters (audit,
 	// metrics, CORS, headers), the first outermost. They run after
@@ -236,8 +304,8 @@ type HookOptions struct {
 	// never reaches them), with the user (auth.UserFrom) and the request
 	// (RequestInfoFrom) in the context; watches pass through them too,
 	// without a deadline. Health checks and discovery pass through them
-	// as well. The full order is in the package doc, "# Filters". nil
-	// entries are skipped.
+	// as well. The full order is in the type's doc. nil entries are
+	// skipped.
 	Filters []func(http.Handler) http.Handler
 
 	// Audit wraps everything after authentication with the audit log's
@@ -262,7 +330,7 @@ type HookOptions struct {
 	// durations, watches, watch events) with kube-apiserver's metric
 	// labels; if it is an http.Handler too (metrics.Recorder), the server
 	// serves it at /metrics behind the authorizer. nil measures nothing.
-	Metrics Metrics
+	Metrics metrics.Observer
 
 	// Tracer, if set, traces each authenticated request in a span of its
 	// own, a child of the caller's W3C traceparent when the caller may
@@ -297,6 +365,15 @@ type resource struct {
 // Server is a Kubernetes-compatible API server for the types of package
 // api, in memory. It is an http.Handler; create it with New and stop it
 // with Shutdown.
+//
+// Package rv decides what each request's query means; store keeps the
+// objects of all resources in one revision space (one resourceVersion
+// sequence, as one etcd) and answers reads, writes and list pages; a
+// watch.Broadcaster per resource serves the watches; negotiation chooses
+// media types, reads bodies, converts to Tables and PartialObjectMetadata,
+// frames watch streams and renders errors; envelope writes the protobuf
+// forms. Each stored version is encoded once per form and shared by list
+// pages, responses and watch events.
 type Server struct {
 	opts   Options
 	log    *slog.Logger

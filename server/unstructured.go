@@ -14,6 +14,7 @@ import (
 	"github.com/apisem/apisem/jsonvalue"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/negotiation"
+	"github.com/apisem/apisem/table"
 )
 
 // Unstructured is an object of a type defined at run time, such as a
@@ -204,12 +205,12 @@ func jsonKind(v any) string {
 	return "number"
 }
 
-// A FieldPath is a parsed JSONPath of the simple kind selectable fields
+// A fieldPath is a parsed JSONPath of the simple kind selectable fields
 // use: a sequence of member names and array indexes from the object's
 // root, such as .spec.color, .status.conditions[0].type or
 // .metadata.labels['app.kubernetes.io/name']. Printer columns take the
 // whole language (see JSONPathColumn and package jsonpath).
-type FieldPath struct {
+type fieldPath struct {
 	text  string
 	steps []pathStep
 }
@@ -221,18 +222,18 @@ type pathStep struct {
 	field bool
 }
 
-// ParseFieldPath parses a simple JSONPath: it starts with '.', and is
+// parseFieldPath parses a simple JSONPath: it starts with '.', and is
 // made of .name, ['name'] (or ["name"]) and [n] steps; a negative n
 // counts from the end of the array. Surrounding braces, as kubectl's
 // -o jsonpath takes them, are allowed.
-func ParseFieldPath(path string) (FieldPath, error) {
-	p := FieldPath{text: path}
+func parseFieldPath(path string) (fieldPath, error) {
+	p := fieldPath{text: path}
 	s := strings.TrimSpace(path)
 	if strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") {
 		s = s[1 : len(s)-1]
 	}
-	bad := func(why string) (FieldPath, error) {
-		return FieldPath{}, fmt.Errorf("server: unsupported JSONPath %q: %s", path, why)
+	bad := func(why string) (fieldPath, error) {
+		return fieldPath{}, fmt.Errorf("server: unsupported JSONPath %q: %s", path, why)
 	}
 	if !strings.HasPrefix(s, ".") {
 		return bad("must start with '.'")
@@ -276,14 +277,14 @@ func ParseFieldPath(path string) (FieldPath, error) {
 }
 
 // String returns the path as it was parsed.
-func (p FieldPath) String() string { return p.text }
+func (p fieldPath) String() string { return p.text }
 
 // Get returns the value at p in obj (an *Unstructured, or any object, as
 // its JSON); false when it is missing. A path into metadata reads the
 // metadata as Kubernetes' unstructured form holds it (timestamps as
 // RFC 3339 strings); apiVersion and kind are the object's TypeMeta, empty
 // for stored objects.
-func (p FieldPath) Get(obj Object) (any, bool) {
+func (p fieldPath) Get(obj Object) (any, bool) {
 	if len(p.steps) == 0 {
 		return nil, false
 	}
@@ -361,14 +362,14 @@ func (p FieldPath) Get(obj Object) (any, bool) {
 //
 // An error means path does not parse; Kubernetes then leaves the column
 // and those after it out of the Table.
-func JSONPathColumn(def Column, path string) (Column, error) {
+func JSONPathColumn(def table.Column, path string) (table.Column, error) {
 	t, err := jsonpath.Parse("{" + path + "}")
 	if err != nil {
-		return Column{}, fmt.Errorf("server: unrecognized column definition %q: %w", path, err)
+		return table.Column{}, fmt.Errorf("server: unrecognized column definition %q: %w", path, err)
 	}
 	typ := def.Type
 	top := readsTopLevel(path)
-	def.Cell = func(o Object, now time.Time) any {
+	def.Cell = func(o meta.Object, now time.Time) any {
 		rs, err := t.FindResults(unstructuredRoot(o, top), jsonpath.Options{AllowMissingKeys: true})
 		if err != nil || len(rs) == 0 || len(rs[0]) == 0 {
 			return nil
@@ -405,7 +406,7 @@ func readsTopLevel(path string) bool {
 // an Unstructured's Content alone when the path reads nothing else (see
 // readsTopLevel), otherwise the whole object; a typed object through its
 // JSON.
-func unstructuredRoot(o Object, top bool) any {
+func unstructuredRoot(o meta.Object, top bool) any {
 	u, ok := o.(*Unstructured)
 	if !ok {
 		var root any
@@ -483,7 +484,7 @@ func jsonCell(typ string, v any, now time.Time) any {
 			if err != nil {
 				return "<invalid>"
 			}
-			return Age(t, now)
+			return table.Age(t, now)
 		}
 	}
 	return nil
@@ -494,7 +495,7 @@ func jsonCell(typ string, v any, now time.Time) any {
 // selectableFields: a string as is, an integer in decimal, a boolean as
 // "true" or "false"; a missing value or one of another type is "".
 func JSONPathField(path string) (func(Object) string, error) {
-	p, err := ParseFieldPath(path)
+	p, err := parseFieldPath(path)
 	if err != nil {
 		return nil, err
 	}
@@ -511,13 +512,6 @@ func JSONPathField(path string) (func(Object) string, error) {
 		return ""
 	}, nil
 }
-
-// CustomResourceAgeColumn is the column Kubernetes gives a custom
-// resource without additionalPrinterColumns: its age, from
-// .metadata.creationTimestamp, of type date.
-var CustomResourceAgeColumn = Column{Name: "Age", Type: "date", Description: CreationTimestampDescription,
-	Cell: func(o Object, now time.Time) any { return Age(o.Meta().CreationTimestamp.Time, now) },
-	Text: func(o Object, now time.Time) string { return Age(o.Meta().CreationTimestamp.Time, now) }}
 
 // UnstructuredResource returns a copy of r that serves Unstructured
 // objects, the way Kubernetes serves a custom resource:
@@ -544,9 +538,9 @@ func UnstructuredResource(r Resource) *Resource {
 	r.RequireResourceVersion = true
 	cols := r.Columns
 	if len(cols) == 0 {
-		cols = []Column{CustomResourceAgeColumn}
+		cols = []table.Column{table.CustomResourceAgeColumn}
 	}
-	r.Columns = append([]Column{NameColumn}, cols...)
+	r.Columns = append([]table.Column{table.NameColumn}, cols...)
 	return &r
 }
 

@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/table"
 	"testing"
 	"time"
 )
@@ -69,7 +70,7 @@ func BenchmarkUnstructuredJSON(b *testing.B) {
 
 // BenchmarkJSONPathColumn computes printer-column cells of a custom
 // resource: a member of its content, a filter, and a path into its
-// metadata (which makes the metadata a generic map first). FieldPath is
+// metadata (which makes the metadata a generic map first). fieldPath is
 // the simple reader selectable fields use, for comparison.
 func BenchmarkJSONPathColumn(b *testing.B) {
 	var u Unstructured
@@ -85,7 +86,7 @@ func BenchmarkJSONPathColumn(b *testing.B) {
 		{"filter", `.status.conditions[?(@.type=="Ready")].status`},
 		{"metadata", ".metadata.labels.tier"},
 	} {
-		col, err := JSONPathColumn(Column{Name: "c", Type: "string"}, tc.path)
+		col, err := JSONPathColumn(table.Column{Name: "c", Type: "string"}, tc.path)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -98,7 +99,7 @@ func BenchmarkJSONPathColumn(b *testing.B) {
 			}
 		})
 	}
-	p, err := ParseFieldPath(".spec.replicas")
+	p, err := parseFieldPath(".spec.replicas")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/apisem/apisem/table"
 )
 
 // gizmoResource is a resource defined at run time, as a CRD would define
@@ -19,15 +21,15 @@ import (
 // read by JSONPath.
 func gizmoResource(t testing.TB) *Resource {
 	t.Helper()
-	color, err := JSONPathColumn(Column{Name: "Color", Type: "string", Description: "The gizmo's color."}, ".spec.color")
+	color, err := JSONPathColumn(table.Column{Name: "Color", Type: "string", Description: "The gizmo's color."}, ".spec.color")
 	if err != nil {
 		t.Fatal(err)
 	}
-	size, err := JSONPathColumn(Column{Name: "Size", Type: "integer"}, ".spec.size")
+	size, err := JSONPathColumn(table.Column{Name: "Size", Type: "integer"}, ".spec.size")
 	if err != nil {
 		t.Fatal(err)
 	}
-	age, err := JSONPathColumn(Column{Name: "Age", Type: "date"}, ".metadata.creationTimestamp")
+	age, err := JSONPathColumn(table.Column{Name: "Age", Type: "date"}, ".metadata.creationTimestamp")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +40,7 @@ func gizmoResource(t testing.TB) *Resource {
 	return UnstructuredResource(Resource{
 		Group: "demo.io", Version: "v1", Kind: "Gizmo", ListKind: "GizmoList",
 		Plural: "gizmos", Singular: "gizmo", Namespaced: true,
-		Columns: []Column{color, size, age},
+		Columns: []table.Column{color, size, age},
 		Fields:  map[string]func(Object) string{"spec.color": colorField},
 	})
 }

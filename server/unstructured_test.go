@@ -13,6 +13,7 @@ import (
 	"github.com/apisem/apisem/jsonpath"
 	"github.com/apisem/apisem/jsonvalue"
 	"github.com/apisem/apisem/negotiation"
+	"github.com/apisem/apisem/table"
 )
 
 // TestUnstructuredJSON: decoding then encoding gives Kubernetes' bytes for
@@ -178,15 +179,15 @@ func TestParseFieldPath(t *testing.T) {
 		{"", errParse},
 	}
 	for _, tt := range tests {
-		p, err := ParseFieldPath(tt.path)
+		p, err := parseFieldPath(tt.path)
 		if err != nil {
 			if tt.want != errParse {
-				t.Errorf("ParseFieldPath(%q) = %v", tt.path, err)
+				t.Errorf("parseFieldPath(%q) = %v", tt.path, err)
 			}
 			continue
 		}
 		if tt.want == errParse {
-			t.Errorf("ParseFieldPath(%q) parses; want an error", tt.path)
+			t.Errorf("parseFieldPath(%q) parses; want an error", tt.path)
 			continue
 		}
 		got, ok := p.Get(&u)
@@ -194,7 +195,7 @@ func TestParseFieldPath(t *testing.T) {
 			got = errMissing
 		}
 		if got != tt.want {
-			t.Errorf("ParseFieldPath(%q).Get = %v; want %v", tt.path, got, tt.want)
+			t.Errorf("parseFieldPath(%q).Get = %v; want %v", tt.path, got, tt.want)
 		}
 	}
 }
@@ -281,7 +282,7 @@ func TestJSONPathColumn(t *testing.T) {
 		{`.metadata.labels['tier']`, "string", "web"},
 	}
 	for _, tt := range tests {
-		col, err := JSONPathColumn(Column{Name: "c", Type: tt.typ}, tt.path)
+		col, err := JSONPathColumn(table.Column{Name: "c", Type: tt.typ}, tt.path)
 		if err != nil {
 			t.Errorf("JSONPathColumn(%q) = %v", tt.path, err)
 			continue
@@ -290,7 +291,7 @@ func TestJSONPathColumn(t *testing.T) {
 			t.Errorf("cell of %q (%s) = %#v; want %#v", tt.path, tt.typ, got, tt.want)
 		}
 	}
-	if _, err := JSONPathColumn(Column{Name: "c", Type: "string"}, ".a[x]"); err == nil {
+	if _, err := JSONPathColumn(table.Column{Name: "c", Type: "string"}, ".a[x]"); err == nil {
 		t.Errorf("JSONPathColumn(.a[x]) parses; want an error")
 	}
 }

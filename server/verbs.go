@@ -5,7 +5,7 @@ import "slices"
 // verbs are the verbs r serves, sorted as discovery lists them.
 func (r *Resource) verbs() []string {
 	if r.Verbs == nil {
-		return Verbs
+		return allVerbs
 	}
 	return r.Verbs
 }

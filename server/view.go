@@ -63,7 +63,7 @@ func (t *target) view() *view {
 			return sc, err
 		},
 		onto: func(cur, v Object) (Object, error) {
-			n := v.(*Scale)
+			n := v.(*scaleObject)
 			if n.Spec.Replicas == unsetReplicas {
 				return nil, status.NewBadRequest(fmt.Sprintf("the spec replicas field %q cannot be empty", sub.SpecReplicasPath))
 			}

@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/kube-openapi/pkg/spec3"
 
+	"github.com/apisem/apisem/openapi"
 	"github.com/apisem/apisem/server"
 )
 
@@ -34,24 +35,24 @@ import (
 // publishes. Both must end with the same object, the same managedFields
 // (times aside) and the same conflicts.
 
-func str(desc string) *server.Schema { return &server.Schema{Type: "string", Description: desc} }
+func str(desc string) *openapi.Schema { return &openapi.Schema{Type: "string", Description: desc} }
 
 // gadgetSchema has a field of every merge strategy.
-var gadgetSchema = &server.Schema{Type: "object", Properties: map[string]*server.Schema{
-	"spec": {Type: "object", Properties: map[string]*server.Schema{
+var gadgetSchema = &openapi.Schema{Type: "object", Properties: map[string]*openapi.Schema{
+	"spec": {Type: "object", Properties: map[string]*openapi.Schema{
 		"replicas": {Type: "integer", Format: "int32"},
 		"image":    str("image"),
 		"ports": {Type: "array", ListType: "map", ListMapKeys: []string{"name"},
-			Items: &server.Schema{Type: "object", Required: []string{"name"}, Properties: map[string]*server.Schema{
+			Items: &openapi.Schema{Type: "object", Required: []string{"name"}, Properties: map[string]*openapi.Schema{
 				"name": str("name"), "port": {Type: "integer"}, "protocol": str("protocol")}}},
 		"env": {Type: "array", PatchStrategy: "merge", PatchMergeKey: "name",
-			Items: &server.Schema{Type: "object", Properties: map[string]*server.Schema{
+			Items: &openapi.Schema{Type: "object", Properties: map[string]*openapi.Schema{
 				"name": str("name"), "value": str("value")}}},
 		"tags":     {Type: "array", ListType: "set", Items: str("tag")},
 		"args":     {Type: "array", ListType: "atomic", Items: str("arg")},
 		"labels":   {Type: "object", AdditionalProperties: str("label")},
 		"selector": {Type: "object", MapType: "atomic", AdditionalProperties: str("selector")},
-		"config": {Type: "object", Properties: map[string]*server.Schema{
+		"config": {Type: "object", Properties: map[string]*openapi.Schema{
 			"a": str("a"), "b": str("b"),
 			"nested": {Type: "object", PreserveUnknownFields: true}}},
 	}},

@@ -20,6 +20,7 @@ import (
 
 	"github.com/apisem/apisem/jsonpath"
 	"github.com/apisem/apisem/server"
+	"github.com/apisem/apisem/table"
 )
 
 // The tests below run the same templates on the same objects through
@@ -388,7 +389,7 @@ func TestPrinterColumnDifferential(t *testing.T) {
 		for _, typ := range []string{"string", "integer", "number", "boolean", "date"} {
 			col := apiextensionsv1.CustomResourceColumnDefinition{Name: "c", Type: typ, JSONPath: path}
 			tc, kubeErr := tableconvertor.New([]apiextensionsv1.CustomResourceColumnDefinition{col})
-			ours, ourErr := server.JSONPathColumn(server.Column{Name: "c", Type: typ}, path)
+			ours, ourErr := server.JSONPathColumn(table.Column{Name: "c", Type: typ}, path)
 			if (kubeErr == nil) != (ourErr == nil) {
 				t.Errorf("column %q: table convertor: %v; ours: %v", path, kubeErr, ourErr)
 				continue

@@ -3,6 +3,7 @@ package interop
 import (
 	"context"
 	"github.com/apisem/apisem/server/servertest"
+	"github.com/apisem/apisem/table"
 	"io"
 	"net/http"
 	"testing"
@@ -26,7 +27,7 @@ var gizmos = schema.GroupVersionResource{Group: "demo.io", Version: "v1", Resour
 // with no Go type, as a CRD defines one.
 func startGizmos(t *testing.T) *rest.Config {
 	t.Helper()
-	color, err := server.JSONPathColumn(server.Column{Name: "Color", Type: "string"}, ".spec.color")
+	color, err := server.JSONPathColumn(table.Column{Name: "Color", Type: "string"}, ".spec.color")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +38,7 @@ func startGizmos(t *testing.T) *rest.Config {
 	_, url := servertest.New(t, server.Options{Resources: []*server.Resource{server.UnstructuredResource(server.Resource{
 		Group: "demo.io", Version: "v1", Kind: "Gizmo", ListKind: "GizmoList",
 		Plural: "gizmos", Singular: "gizmo", Namespaced: true,
-		Columns: []server.Column{color},
+		Columns: []table.Column{color},
 		Fields:  map[string]func(server.Object) string{"spec.color": field},
 	})}})
 	return &rest.Config{Host: url, QPS: -1}

@@ -3,6 +3,7 @@ package api
 import (
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/server"
+	"github.com/apisem/apisem/table"
 	"strconv"
 	"strings"
 	"time"
@@ -252,20 +253,20 @@ func decodeEvent(b []byte) (server.Object, error) {
 func eventAge(e *Event, now time.Time, first bool) string {
 	switch {
 	case !first && e.Series != nil:
-		return server.Age(e.Series.LastObservedTime.Time, now)
+		return table.Age(e.Series.LastObservedTime.Time, now)
 	case first && !e.FirstTimestamp.IsZero():
-		return server.Age(e.FirstTimestamp.Time, now)
+		return table.Age(e.FirstTimestamp.Time, now)
 	case !first && !e.LastTimestamp.IsZero():
-		return server.Age(e.LastTimestamp.Time, now)
+		return table.Age(e.LastTimestamp.Time, now)
 	}
-	return server.Age(e.EventTime.Time, now)
+	return table.Age(e.EventTime.Time, now)
 }
 
-func eventColumns() []server.Column {
-	ev := func(f func(*Event, time.Time) any) func(server.Object, time.Time) any {
-		return func(o server.Object, now time.Time) any { return f(o.(*Event), now) }
+func eventColumns() []table.Column {
+	ev := func(f func(*Event, time.Time) any) func(meta.Object, time.Time) any {
+		return func(o meta.Object, now time.Time) any { return f(o.(*Event), now) }
 	}
-	return []server.Column{
+	return []table.Column{
 		{Name: "Last Seen", Type: "string", Description: "When the event last occurred.",
 			Cell: ev(func(e *Event, now time.Time) any { return eventAge(e, now, false) })},
 		{Name: "Type", Type: "string", Description: "Normal or Warning.",
@@ -296,7 +297,7 @@ func eventColumns() []server.Column {
 				}
 				return strconv.Itoa(int(e.Count))
 			})},
-		{Name: "Name", Type: "string", Format: "name", Priority: 1, Description: server.NameDescription,
+		{Name: "Name", Type: "string", Format: "name", Priority: 1, Description: table.NameDescription,
 			Cell: ev(func(e *Event, _ time.Time) any { return e.Name })},
 	}
 }

@@ -4,9 +4,11 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/namespace"
 	"github.com/apisem/apisem/patch"
 	"github.com/apisem/apisem/server"
+	"github.com/apisem/apisem/table"
 )
 
 // Kind returns the kind of o: the Kind of the Resource that serves its
@@ -46,13 +48,13 @@ func Resources() []*server.Resource {
 			Namespaced:  true,
 			New:         func() server.Object { return &ConfigMap{} },
 			DecodeProto: decodeConfigMap,
-			Columns: []server.Column{server.NameColumn,
+			Columns: []table.Column{table.NameColumn,
 				{Name: "Data", Type: "string", Description: "The number of keys in data and binaryData.",
-					Cell: func(o server.Object, _ time.Time) any {
+					Cell: func(o meta.Object, _ time.Time) any {
 						c := o.(*ConfigMap)
 						return int64(len(c.Data) + len(c.BinaryData))
 					}},
-				server.AgeColumn},
+				table.AgeColumn},
 			PatchSchema: coreSchema,
 			Validate:    validateConfigMap,
 		},
@@ -63,12 +65,12 @@ func Resources() []*server.Resource {
 			Namespaced:  true,
 			New:         func() server.Object { return &Secret{} },
 			DecodeProto: decodeSecret,
-			Columns: []server.Column{server.NameColumn,
+			Columns: []table.Column{table.NameColumn,
 				{Name: "Type", Type: "string", Description: "The type of the secret, which says what its data holds.",
-					Cell: func(o server.Object, _ time.Time) any { return o.(*Secret).Type }},
+					Cell: func(o meta.Object, _ time.Time) any { return o.(*Secret).Type }},
 				{Name: "Data", Type: "string", Description: "The number of keys in data.",
-					Cell: func(o server.Object, _ time.Time) any { return int64(len(o.(*Secret).Data)) }},
-				server.AgeColumn},
+					Cell: func(o meta.Object, _ time.Time) any { return int64(len(o.(*Secret).Data)) }},
+				table.AgeColumn},
 			PatchSchema: coreSchema,
 			Fields: map[string]func(server.Object) string{
 				"type": func(o server.Object) string { return o.(*Secret).Type },
@@ -93,14 +95,14 @@ func Resources() []*server.Resource {
 			Schema: widgetOpenAPI, Definitions: widgetDefinitions,
 			Namespaced: true, TypedListItems: true,
 			New: func() server.Object { return &Widget{} },
-			Columns: []server.Column{server.NameColumn,
+			Columns: []table.Column{table.NameColumn,
 				{Name: "Color", Type: "string", Description: "The widget's color.",
-					Cell: func(o server.Object, _ time.Time) any { return o.(*Widget).Spec.Color }},
+					Cell: func(o meta.Object, _ time.Time) any { return o.(*Widget).Spec.Color }},
 				{Name: "Size", Type: "integer", Description: "The widget's size.",
-					Cell: func(o server.Object, _ time.Time) any { return o.(*Widget).Spec.Size }},
+					Cell: func(o meta.Object, _ time.Time) any { return o.(*Widget).Spec.Size }},
 				{Name: "Ready", Type: "string", Priority: 1, Description: "Whether the widget is ready.",
-					Cell: func(o server.Object, _ time.Time) any { return strconv.FormatBool(o.(*Widget).Status.Ready) }},
-				server.AgeColumn},
+					Cell: func(o meta.Object, _ time.Time) any { return strconv.FormatBool(o.(*Widget).Status.Ready) }},
+				table.AgeColumn},
 			Fields: map[string]func(server.Object) string{
 				"spec.color": func(o server.Object) string { return o.(*Widget).Spec.Color },
 			},

@@ -1,8 +1,10 @@
-package server
+package table
 
 import (
 	"strconv"
 	"time"
+
+	"github.com/apisem/apisem/meta"
 )
 
 // Column is one column of a resource's Table: its definition
@@ -14,12 +16,12 @@ type Column struct {
 	Description string
 	Priority    int32 // 0 is shown by default, higher only with -o wide
 	// Cell returns the column's cell for obj at time now (for ages).
-	Cell func(obj Object, now time.Time) any
+	Cell func(obj meta.Object, now time.Time) any
 	// Text, when set, returns the cell of a column of strings and is
 	// used instead of Cell, saving the allocation of a string returned
 	// as any on every row of a list's Table. A copy of a column that
 	// changes its Cell must set Text to nil or to its match.
-	Text func(obj Object, now time.Time) string
+	Text func(obj meta.Object, now time.Time) string
 }
 
 // Descriptions of the name and creationTimestamp columns, as Kubernetes
@@ -35,12 +37,19 @@ const (
 // start and end their Table with, as kubectl prints them.
 var (
 	NameColumn = Column{Name: "Name", Type: "string", Format: "name", Description: NameDescription,
-		Cell: func(o Object, _ time.Time) any { return o.Meta().Name },
-		Text: func(o Object, _ time.Time) string { return o.Meta().Name }}
+		Cell: func(o meta.Object, _ time.Time) any { return o.Meta().Name },
+		Text: func(o meta.Object, _ time.Time) string { return o.Meta().Name }}
 	AgeColumn = Column{Name: "Age", Type: "string", Description: CreationTimestampDescription,
-		Cell: func(o Object, now time.Time) any { return Age(o.Meta().CreationTimestamp.Time, now) },
-		Text: func(o Object, now time.Time) string { return Age(o.Meta().CreationTimestamp.Time, now) }}
+		Cell: func(o meta.Object, now time.Time) any { return Age(o.Meta().CreationTimestamp.Time, now) },
+		Text: func(o meta.Object, now time.Time) string { return Age(o.Meta().CreationTimestamp.Time, now) }}
 )
+
+// CustomResourceAgeColumn is the column Kubernetes gives a custom
+// resource without additionalPrinterColumns: its age, from
+// .metadata.creationTimestamp, of type date.
+var CustomResourceAgeColumn = Column{Name: "Age", Type: "date", Description: CreationTimestampDescription,
+	Cell: func(o meta.Object, now time.Time) any { return Age(o.Meta().CreationTimestamp.Time, now) },
+	Text: func(o meta.Object, now time.Time) string { return Age(o.Meta().CreationTimestamp.Time, now) }}
 
 // Age prints how long ago t was, the way kubectl's AGE column does:
 // seconds up to two minutes, then minutes and seconds, minutes, hours and

@@ -1,4 +1,4 @@
-package server
+package scale
 
 import (
 	"errors"
@@ -12,8 +12,6 @@ import (
 // generated.proto): Scale{metadata 1, spec 2, status 3},
 // ScaleSpec{replicas 1}, ScaleStatus{replicas 1, selector 2}. As
 // Kubernetes' generated code, it writes every field, zero or not.
-
-var _ ProtoObject = (*Scale)(nil)
 
 // AppendProto appends the protobuf encoding of s (without envelope).
 func (s *Scale) AppendProto(b []byte) []byte {
@@ -37,10 +35,11 @@ func (s *Scale) SizeProto() int { return len(s.AppendProto(nil)) }
 
 var errScaleWireType = errors.New("proto: wrong wireType for a Scale field")
 
-// decodeScaleProto decodes the protobuf encoding of a Scale. As
-// Kubernetes' generated decoders, it skips unknown fields, keeps the last
-// of a repeated scalar, and refuses a known field of the wrong wire type.
-func decodeScaleProto(raw []byte) (Object, error) {
+// DecodeProto decodes the protobuf encoding of a Scale (without
+// envelope). As Kubernetes' generated decoders, it skips unknown fields,
+// keeps the last of a repeated scalar, and refuses a known field of the
+// wrong wire type.
+func DecodeProto(raw []byte) (*Scale, error) {
 	s := &Scale{}
 	err := protoFields(raw, func(num protowire.Number, typ protowire.Type, v []byte) error {
 		if num < 1 || num > 3 {
