@@ -2,7 +2,6 @@ package managedfields
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"sync"
@@ -71,7 +70,15 @@ func appendShape(dst []byte, v any) (_ []byte, ok bool) {
 	switch v := v.(type) {
 	case map[string]any:
 		dst = append(dst, '{')
-		for _, k := range slices.Sorted(maps.Keys(v)) {
+		// The keys sorted in place of slices.Sorted's allocation: a
+		// create's shape is a walk of every map of the object.
+		var arr [16]string
+		keys := arr[:0]
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
 			dst = strconv.AppendQuote(dst, k)
 			if dst, ok = appendShape(dst, v[k]); !ok {
 				return dst, false

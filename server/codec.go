@@ -77,8 +77,7 @@ func newCodec(r *Resource, st *store.Store[Object], now func() time.Time, f *inf
 		c.eventProto = &eventEncoder{c: c, protobuf: true}
 	}
 	c.metaJSON = store.NewEncoding(func(dst []byte, o Object) ([]byte, error) {
-		b, err := json.Marshal(o.Meta())
-		return append(dst, b...), err
+		return appendMetaJSON(dst, o.Meta())
 	})
 	c.metaProto = store.NewEncoding(func(dst []byte, o Object) ([]byte, error) {
 		return meta.AppendObjectMeta(dst, o.Meta()), nil

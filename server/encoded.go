@@ -89,7 +89,7 @@ func (c *codec) metadataJSON(m *meta.ObjectMeta) ([]byte, error) {
 		}
 		return json.Marshal(mm)
 	}
-	return json.Marshal(m)
+	return appendMetaJSON(nil, m)
 }
 
 // appendWithMeta appends the encoding of o to dst: e, made of o when its
@@ -98,15 +98,31 @@ func (c *codec) appendWithMeta(dst []byte, e encoded, o Object) ([]byte, error) 
 	if e.end == 0 {
 		return c.appendJSON(dst, o, c.res.TypedListItems)
 	}
-	mj, err := c.metadataJSON(o.Meta())
+	if c.unstructured {
+		mj, err := c.metadataJSON(o.Meta())
+		if err != nil {
+			return dst, err
+		}
+		dst = slices.Grow(dst, len(e.b)-(e.end-e.meta)+len(mj)) // one allocation
+		dst = append(dst, e.b[:e.meta]...)
+		dst = append(dst, mj...)
+		return append(dst, e.b[e.end:]...), nil
+	}
+	// The metadata a store gives grows the write's by little: room for
+	// it makes this one allocation too.
+	dst = slices.Grow(dst, len(e.b)+metaSlack)
+	dst = append(dst, e.b[:e.meta]...)
+	dst, err := appendMetaJSON(dst, o.Meta())
 	if err != nil {
 		return dst, err
 	}
-	dst = slices.Grow(dst, len(e.b)-(e.end-e.meta)+len(mj)) // one allocation
-	dst = append(dst, e.b[:e.meta]...)
-	dst = append(dst, mj...)
 	return append(dst, e.b[e.end:]...), nil
 }
+
+// metaSlack is what appendWithMeta allows for a stored version's metadata
+// beyond the write's: a uid, a resourceVersion, a creationTimestamp and
+// their names.
+const metaSlack = 160
 
 // managedFieldsBound bounds the length the JSON of entries adds to an
 // object's: what a create's encoding, made before the write's

@@ -206,8 +206,11 @@ type LimitOptions struct {
 	BodyReadTimeout time.Duration
 	// WriteTimeout bounds each write of a watch stream, never past the
 	// watch's own timeout: a watcher whose client stops reading is
-	// dropped, its connection closed. It is also the grace a response
-	// has past its request's deadline. 0 means 10 seconds.
+	// dropped, its connection closed. The deadline is renewed only once
+	// it would move by a tenth of WriteTimeout (at most a second), so a
+	// stuck write may end that much before WriteTimeout. It is also the
+	// grace a response has past its request's deadline. 0 means 10
+	// seconds.
 	WriteTimeout time.Duration
 	// MaxRequestsInFlight caps the reads (GET) served at once, watches
 	// and health checks apart; one more is refused with 429 and

@@ -112,7 +112,10 @@ type Store[T meta.Object] struct {
 	histN   int // versions in the published history
 	histCut int // versions cut from the front of the history's array
 	marks   []timeMark
-	randMu  sync.Mutex // guards random (uids may be made outside mu)
+	randMu  sync.Mutex // guards random and uidBuf (uids may be made outside mu)
+	// uidBuf receives a uid's random bytes: a buffer passed to an
+	// io.Reader escapes, and one per create was an allocation.
+	uidBuf [16]byte
 	// flipLogs are the flip logs of the collections with entries in the
 	// index, by collection prefix (see flips.go); cutting is compaction's
 	// scratch list of the logs it cuts.
@@ -684,9 +687,9 @@ func afterCut[T meta.Object](rest []*version[T], cut *int, n, room int) []*versi
 
 // newUID returns a random (version 4) UUID.
 func (s *Store[T]) newUID() (string, error) {
-	var b [16]byte
 	s.randMu.Lock()
-	_, err := io.ReadFull(s.random, b[:])
+	_, err := io.ReadFull(s.random, s.uidBuf[:])
+	b := s.uidBuf
 	s.randMu.Unlock()
 	if err != nil {
 		return "", status.NewInternalError(fmt.Errorf("store: generating a uid: %w", err))
