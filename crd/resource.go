@@ -491,8 +491,8 @@ func customResources(c *CustomResourceDefinition, admit server.AdmitFunc, rules 
 			coerce(o.(*server.Unstructured), sch, nil)
 		}
 		tree := newSchemaNode(sch)
-		r.Read = func(o server.Object) server.Object {
-			return read(o.(*server.Unstructured), tree)
+		r.Read = func(o server.Object) (server.Object, error) {
+			return read(o.(*server.Unstructured), tree), nil
 		}
 		var scale *CustomResourceSubresourceScale
 		if v.Subresources != nil && v.Subresources.Scale != nil {
