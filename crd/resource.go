@@ -3,6 +3,7 @@ package crd
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -403,11 +404,13 @@ func validateColumns(p string, cols []CustomResourceColumnDefinition) []status.F
 }
 
 // customResources returns the resources that serve c: one per served
-// version, named by its accepted names, sharing one store. admit is
-// their Admit; rules, when not nil, compiles the versions' validation
-// rules.
-func customResources(c *CustomResourceDefinition, admit server.AdmitFunc, rules RuleCompiler) ([]*server.Resource, error) {
+// version, named by its accepted names, sharing one store, where objects
+// are in the storage version (see storage). admit is their Admit; rules,
+// when not nil, compiles the versions' validation rules; resolve finds a
+// conversion webhook's service (ResolveService when nil).
+func customResources(c *CustomResourceDefinition, admit server.AdmitFunc, rules RuleCompiler, resolve func(namespace, name string, port int32) (*url.URL, error)) ([]*server.Resource, error) {
 	var out []*server.Resource
+	st := newStorage(c, resolve)
 	n := c.Status.AcceptedNames
 	// The spec replicas of every version, for the managedFields of scale
 	// writes: entries may name any version of the definition.
@@ -490,10 +493,8 @@ func customResources(c *CustomResourceDefinition, admit server.AdmitFunc, rules 
 		r.Prepare = func(o, _ server.Object) {
 			coerce(o.(*server.Unstructured), sch, nil)
 		}
-		tree := newSchemaNode(sch)
-		r.Read = func(o server.Object) (server.Object, error) {
-			return read(o.(*server.Unstructured), tree), nil
-		}
+		r.Read = st.read(v.Name)
+		r.ToStorage = st.toStorage(v.Name)
 		var scale *CustomResourceSubresourceScale
 		if v.Subresources != nil && v.Subresources.Scale != nil {
 			scale = v.Subresources.Scale

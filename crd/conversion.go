@@ -1,0 +1,152 @@
+package crd
+
+import (
+	"context"
+	"net/url"
+
+	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/server"
+	"github.com/apisem/apisem/status"
+)
+
+// A storage is how the served versions of a definition share its one
+// storage, as kube-apiserver's storage codec for custom resources does
+// (k8s.io/apiextensions-apiserver pkg/apiserver/customresource_handler.go,
+// crdConversionRESTOptionsGetter, and the schema coercion around its
+// converter): objects are stored in the storage version. A write through
+// another version, once validated in its own, is converted to the storage
+// version and pruned by that version's schema (no defaults), so a member
+// the storage version lacks is dropped; a read defaults and prunes the
+// stored object by the storage version's schema, converts it to the
+// version read and prunes it by that version's schema (without that
+// version's defaults). Observed on kube-apiserver 1.37.1:
+// testdata/storage-version-pruning.json.
+//
+// The conversion is the definition's strategy: None rewrites the
+// apiVersion alone; Webhook calls the webhook (see webhook), for every
+// object not in the version asked for.
+type storage struct {
+	group   string
+	version string // the storage version's name
+	// nodes are the schemas of the definition's versions, by name.
+	nodes map[string]*schemaNode
+	// hook is the conversion webhook; nil for the None strategy.
+	hook *webhook
+}
+
+// newStorage returns the storage of definition c. resolve finds a webhook
+// service's address (ResolveService when nil).
+func newStorage(c *CustomResourceDefinition, resolve func(namespace, name string, port int32) (*url.URL, error)) *storage {
+	st := &storage{group: c.Spec.Group, nodes: map[string]*schemaNode{}}
+	for _, v := range c.Spec.Versions {
+		if v.Storage {
+			st.version = v.Name
+		}
+		if v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
+			st.nodes[v.Name] = newSchemaNode(v.Schema.OpenAPIV3Schema)
+		}
+	}
+	if cv := c.Spec.Conversion; cv != nil && cv.Strategy == "Webhook" {
+		st.hook = newWebhook(c, resolve)
+	}
+	return st
+}
+
+// read returns the Resource.Read of version v: the stored object as read
+// through v. An object it converts has v's apiVersion in its TypeMeta
+// (stored objects have none), by which read knows it again and returns
+// it as it is: the server may read an object twice (the patch of a read
+// object).
+func (st *storage) read(v string) func(server.Object) (server.Object, error) {
+	stored := st.nodes[st.version]
+	if v == st.version {
+		return func(o server.Object) (server.Object, error) { return read(o.(*server.Unstructured), stored), nil }
+	}
+	apiVersion, from, n := st.group+"/"+v, st.group+"/"+st.version, st.nodes[v]
+	return func(o server.Object) (server.Object, error) {
+		u := o.(*server.Unstructured)
+		if u.APIVersion == apiVersion {
+			return u, nil
+		}
+		s := read(u, stored).(*server.Unstructured)
+		var c *server.Unstructured
+		switch {
+		case st.hook != nil:
+			// Kubernetes' converter has no context: a read's conversion
+			// runs to its timeout.
+			conv, err := st.hook.convert(context.Background(), s, from, apiVersion)
+			if err != nil {
+				return nil, err
+			}
+			// Reads keep the stored metadata: Resource.Read must, as
+			// metadata is encoded apart (Tables, selectors).
+			conv.ObjectMeta = s.ObjectMeta
+			c = conv
+		case s == u && pruned(u, n):
+			return u, nil
+		case s == u:
+			c = u.DeepCopy()
+		default:
+			c = s
+		}
+		pruneBy(c, n)
+		c.TypeMeta = meta.TypeMeta{APIVersion: apiVersion}
+		return c, nil
+	}
+}
+
+// toStorage returns the Resource.ToStorage of version v: a valid object
+// written through v as the storage keeps it. A webhook's failure is the
+// cluster's 500 with no reason, its message the webhook converter's.
+func (st *storage) toStorage(v string) func(context.Context, server.Object) (server.Object, error) {
+	n := st.nodes[st.version]
+	from, to := st.group+"/"+v, st.group+"/"+st.version
+	return func(ctx context.Context, o server.Object) (server.Object, error) {
+		u := o.(*server.Unstructured)
+		u.TypeMeta = meta.TypeMeta{} // a read object's mark, as stored objects have none
+		if v == st.version {
+			return u, nil
+		}
+		var c *server.Unstructured
+		switch {
+		case st.hook != nil:
+			var err error
+			if c, err = st.hook.convert(ctx, u, from, to); err != nil {
+				return nil, status.New(500, "", err.Error(), nil)
+			}
+		case pruned(u, n):
+			return u, nil
+		default:
+			c = u.DeepCopy()
+		}
+		pruneBy(c, n)
+		return c, nil
+	}
+}
+
+// pruned reports whether u has nothing n would prune (nor a null it would
+// drop, nor a default missing: a cheap test, exact enough to skip a copy).
+func pruned(u *server.Unstructured, n *schemaNode) bool {
+	if n == nil {
+		return true
+	}
+	if u.Content == nil {
+		return n.settled(map[string]any{}, true, true)
+	}
+	return n.settled(u.Content, true, true)
+}
+
+// pruneBy prunes u by n's schema, as Kubernetes' schema coercion after a
+// conversion does: unknown members, and nulls the schema does not allow;
+// no defaults.
+func pruneBy(u *server.Unstructured, n *schemaNode) {
+	if n == nil || u.Content == nil {
+		return
+	}
+	var dropped []string
+	prune(u.Content, n.s, "", true, &dropped)
+	pruneNulls(u.Content, n.s)
+	if len(u.Content) == 0 {
+		u.Content = nil
+	}
+}
