@@ -74,14 +74,10 @@ func (st *storage) read(v string) func(server.Object) (server.Object, error) {
 		case st.hook != nil:
 			// Kubernetes' converter has no context: a read's conversion
 			// runs to its timeout.
-			conv, err := st.hook.convert(context.Background(), s, from, apiVersion)
-			if err != nil {
+			var err error
+			if c, err = st.hook.convert(context.Background(), s, from, apiVersion); err != nil {
 				return nil, err
 			}
-			// Reads keep the stored metadata: Resource.Read must, as
-			// metadata is encoded apart (Tables, selectors).
-			conv.ObjectMeta = s.ObjectMeta
-			c = conv
 		case s == u && pruned(u, n):
 			return u, nil
 		case s == u:

@@ -148,8 +148,11 @@ type Resource struct {
 	// (get, list, watch, Tables, field selectors) and as the old object
 	// of a write (patches, apply, the scale subresource, managedFields).
 	// obj is shared: Read returns it unchanged when there is nothing to
-	// do, else a new object. It must leave metadata as it is, and be
-	// cheap when nothing changes; each stored version's encodings are
+	// do, else a new object. It must leave metadata as it is but for
+	// labels and annotations, which a custom resource's conversion webhook
+	// may change as Kubernetes lets it (answers of metadata alone, Tables
+	// and PartialObjectMetadata, and selectors see the stored ones), and
+	// be cheap when nothing changes; each stored version's encodings are
 	// computed once. An error, such as a custom resource's conversion
 	// webhook failing, fails the read as Kubernetes fails the read of an
 	// object its storage cannot decode: a get with a 500 InternalError
