@@ -3,12 +3,14 @@ package crd
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"encoding/pem"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"regexp"
 	"strings"
@@ -328,4 +330,62 @@ func shape(v any) any {
 		return "string"
 	}
 	return v
+}
+
+// BenchmarkConvert measures the read of a stored object through another
+// version than the storage version (server.Resource.Read), once per
+// stored version and version read: with the None strategy where the
+// schemas agree (nothing to do: the stored object itself), where they
+// differ (a copy, pruned), and through a conversion webhook on loopback
+// HTTPS (a review's round trip); and the write's conversion to the
+// storage version with the None strategy.
+func BenchmarkConvert(b *testing.B) {
+	var rec struct {
+		Definition *CustomResourceDefinition `json:"definition"`
+	}
+	raw, err := os.ReadFile("testdata/storage-version-pruning.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		b.Fatal(err)
+	}
+	differ := rec.Definition
+	same := differ.DeepCopy()
+	same.Spec.Versions[0].Schema = same.Spec.Versions[1].Schema
+	hook := httptest.NewUnstartedServer(&renamingWebhook{})
+	cert, ca := serviceCert(b, "conv.webhooks.svc")
+	hook.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	hook.StartTLS()
+	b.Cleanup(hook.Close)
+	webhooked := differ.DeepCopy()
+	cfg, _ := json.Marshal(map[string]any{"conversionReviewVersions": []string{"v1"},
+		"clientConfig": map[string]any{"service": map[string]any{"namespace": "webhooks", "name": "conv"}, "caBundle": ca}})
+	webhooked.Spec.Conversion = &CustomResourceConversion{Strategy: "Webhook", Webhook: cfg}
+	resolve := func(string, string, int32) (*url.URL, error) { return url.Parse(hook.URL) }
+	stored := unstructured(b, `{"metadata":{"name":"a","namespace":"default","uid":"u1"},"spec":{"shared":"s","defV2":"two","onlyV2":"y"}}`)
+	for _, bc := range []struct {
+		name string
+		def  *CustomResourceDefinition
+	}{{"none/same schemas", same}, {"none/other schema", differ}, {"webhook", webhooked}} {
+		b.Run("read/"+bc.name, func(b *testing.B) {
+			read := newStorage(bc.def, resolve).read("v1")
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := read(stored); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run("write/none/other schema", func(b *testing.B) {
+		to := newStorage(differ, nil).toStorage("v1")
+		written := unstructured(b, `{"metadata":{"name":"a","namespace":"default"},"spec":{"shared":"s","onlyV1":"x","needV1":"n","defV1":"one"}}`)
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := to(context.Background(), written); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
