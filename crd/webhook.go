@@ -26,9 +26,9 @@ import (
 	"github.com/apisem/apisem/validation"
 )
 
-// WebhookTimeout is how long a conversion webhook has to answer, as
+// webhookTimeout is how long a conversion webhook has to answer, as
 // kube-apiserver gives it (the URL it calls carries ?timeout=30s).
-const WebhookTimeout = 30 * time.Second
+const webhookTimeout = 30 * time.Second
 
 // maxReviewBytes bounds the answer of a conversion webhook read into
 // memory, as kube-apiserver's webhook client bounds a response body.
@@ -144,7 +144,7 @@ func newWebhook(c *CustomResourceDefinition, resolve func(namespace, name string
 	u.RawQuery = q.Encode()
 	w.url = u.String()
 	w.client = &http.Client{
-		Timeout: WebhookTimeout,
+		Timeout: webhookTimeout,
 		Transport: &http.Transport{
 			TLSClientConfig: tc, Proxy: http.ProxyFromEnvironment,
 			// Idle connections end on their own: nothing outlives a
