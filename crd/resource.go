@@ -98,6 +98,7 @@ func prepareDefinition(o, old server.Object) {
 	if c.Spec.Conversion == nil {
 		c.Spec.Conversion = &CustomResourceConversion{Strategy: "None"}
 	}
+	defaultWebhookPort(c.Spec.Conversion)
 	if old == nil {
 		c.Status = CustomResourceDefinitionStatus{}
 	}
@@ -241,13 +242,11 @@ func definitionErrors(rc RuleCompiler, c, old *CustomResourceDefinition) []statu
 			errs = append(errs, validateSelectableFields("spec.selectableFields", top.SelectableFields, top.Schema.OpenAPIV3Schema)...)
 		}
 	}
-	if cv := s.Conversion; cv != nil && cv.Strategy != "None" && cv.Strategy != "Webhook" {
-		if cv.Strategy == "" {
-			errs = append(errs, status.Required("spec.conversion.strategy", ""))
-		} else {
-			errs = append(errs, status.NotSupported("spec.conversion.strategy", cv.Strategy, "None", "Webhook"))
-		}
+	var oldConversion *CustomResourceConversion
+	if old != nil {
+		oldConversion = old.Spec.Conversion
 	}
+	errs = append(errs, conversionErrors(s.Conversion, oldConversion)...)
 	if old != nil {
 		oc := old
 		if s.Group != oc.Spec.Group {

@@ -497,3 +497,186 @@ func newUID() string {
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
+
+// conversionErrors checks spec.conversion of a definition as Kubernetes
+// does (k8s.io/apiextensions-apiserver pkg/apis/apiextensions/validation,
+// validateCustomResourceConversion), with its paths, which are those of
+// its internal form (spec.conversion.webhookClientConfig). old is the
+// conversion of the definition updated, nil on create: a definition
+// that named no review version Kubernetes knows may keep doing so. A
+// caBundle that is not PEM is accepted, as Kubernetes accepts it on
+// create and from a definition not yet established.
+func conversionErrors(cv, old *CustomResourceConversion) []status.FieldError {
+	if cv == nil {
+		return nil
+	}
+	const p = "spec.conversion"
+	var errs []status.FieldError
+	switch cv.Strategy {
+	case "":
+		errs = append(errs, status.Required(p+".strategy", ""))
+	case "None", "Webhook":
+	default:
+		errs = append(errs, status.NotSupported(p+".strategy", cv.Strategy, "None", "Webhook"))
+	}
+	wc := webhookOf(cv)
+	cc := wc.ClientConfig
+	if cv.Strategy != "Webhook" {
+		if cc != nil {
+			errs = append(errs, status.Forbidden(p+".webhookClientConfig", "should not be set when strategy is not set to Webhook"))
+		}
+		if len(wc.ConversionReviewVersions) > 0 {
+			errs = append(errs, status.Forbidden(p+".conversionReviewVersions", "should not be set when strategy is not set to Webhook"))
+		}
+		return errs
+	}
+	switch {
+	case cc == nil:
+		errs = append(errs, status.Required(p+".webhookClientConfig", "required when strategy is set to Webhook"))
+	case (cc.URL == nil) == (cc.Service == nil):
+		errs = append(errs, status.Required(p+".webhookClientConfig", "exactly one of url or service is required"))
+	case cc.URL != nil:
+		errs = append(errs, webhookURLErrors(p+".webhookClientConfig.url", *cc.URL)...)
+	default:
+		errs = append(errs, webhookServiceErrors(p+".webhookClientConfig.service", cc.Service)...)
+	}
+	requireKnown := true
+	if old != nil {
+		// Kubernetes requires a known version only of a definition that
+		// had one, or none.
+		requireKnown = false
+		ov := webhookOf(old).ConversionReviewVersions
+		for _, v := range ov {
+			requireKnown = requireKnown || v == "v1" || v == "v1beta1"
+		}
+		requireKnown = requireKnown || len(ov) == 0
+	}
+	return append(errs, reviewVersionErrors(p+".conversionReviewVersions", wc.ConversionReviewVersions, requireKnown)...)
+}
+
+// webhookOf is the webhook of cv, zero when it has none or it does not
+// decode (the definition's decoding refuses that first).
+func webhookOf(cv *CustomResourceConversion) webhookConversion {
+	var wc webhookConversion
+	if cv != nil && len(cv.Webhook) > 0 {
+		json.Unmarshal(cv.Webhook, &wc)
+	}
+	return wc
+}
+
+// webhookURLErrors checks a webhook's url as Kubernetes does
+// (k8s.io/apiserver pkg/util/webhook, ValidateWebhookURL, HTTPS only).
+func webhookURLErrors(path, raw string) []status.FieldError {
+	const form = "; desired format: https://host[/path]"
+	u, err := url.Parse(raw)
+	if err != nil {
+		return []status.FieldError{status.Required(path, "url must be a valid URL: "+err.Error()+form)}
+	}
+	var errs []status.FieldError
+	if u.Scheme != "https" {
+		errs = append(errs, status.InvalidValue(path, u.Scheme, "'https' is the only allowed URL scheme"+form))
+	}
+	if u.Host == "" {
+		errs = append(errs, status.InvalidValue(path, u.Host, "host must be specified"+form))
+	}
+	if u.User != nil {
+		errs = append(errs, status.InvalidValue(path, u.User.String(), "user information is not permitted in the URL"))
+	}
+	if u.Fragment != "" {
+		errs = append(errs, status.InvalidValue(path, u.Fragment, "fragments are not permitted in the URL"))
+	}
+	if u.RawQuery != "" {
+		errs = append(errs, status.InvalidValue(path, u.RawQuery, "query parameters are not permitted in the URL"))
+	}
+	return errs
+}
+
+// webhookServiceErrors checks a webhook's service as Kubernetes does
+// (ValidateWebhookService): name, namespace, port (443 when not given),
+// and a path of RFC 1123 subdomains.
+func webhookServiceErrors(path string, s *webhookServiceRef) []status.FieldError {
+	var errs []status.FieldError
+	if s.Name == "" {
+		errs = append(errs, status.Required(path+".name", ""))
+	}
+	if s.Namespace == "" {
+		errs = append(errs, status.Required(path+".namespace", ""))
+	}
+	port := int32(443)
+	if s.Port != nil {
+		port = *s.Port
+	}
+	if port < 1 || port > 65535 {
+		errs = append(errs, status.InvalidValue(path+".port", port, "port is not valid: must be between 1 and 65535, inclusive"))
+	}
+	if s.Path == nil || *s.Path == "" || *s.Path == "/" {
+		return errs
+	}
+	p := *s.Path
+	if p == "//" {
+		return append(errs, status.InvalidValue(path+".path", p, "segment[0] may not be empty"))
+	}
+	if !strings.HasPrefix(p, "/") {
+		errs = append(errs, status.InvalidValue(path+".path", p, "must start with a '/'"))
+	}
+	rest := strings.TrimSuffix(p[1:], "/")
+	for i, seg := range strings.Split(rest, "/") {
+		if seg == "" {
+			errs = append(errs, status.InvalidValue(path+".path", p, fmt.Sprintf("segment[%d] may not be empty", i)))
+			continue
+		}
+		for _, msg := range validation.IsDNS1123Subdomain(seg) {
+			errs = append(errs, status.InvalidValue(path+".path", p, fmt.Sprintf("segment[%d]: %s", i, msg)))
+		}
+	}
+	return errs
+}
+
+// reviewVersionErrors checks conversionReviewVersions as Kubernetes
+// does: given, unique DNS-1035 labels, one of them v1 or v1beta1 (when
+// requireKnown).
+func reviewVersionErrors(path string, vs []string, requireKnown bool) []status.FieldError {
+	if len(vs) == 0 {
+		return []status.FieldError{status.Required(path, "")}
+	}
+	var errs []status.FieldError
+	seen, known := map[string]bool{}, false
+	for i, v := range vs {
+		ip := fmt.Sprintf("%s[%d]", path, i)
+		if seen[v] {
+			errs = append(errs, status.InvalidValue(ip, v, "duplicate version"))
+			continue
+		}
+		seen[v] = true
+		for _, msg := range validation.IsDNS1035Label(v) {
+			errs = append(errs, status.InvalidValue(ip, v, msg))
+		}
+		known = known || v == "v1" || v == "v1beta1"
+	}
+	if requireKnown && !known {
+		errs = append(errs, status.InvalidValue(path, vs, "must include at least one of v1, v1beta1"))
+	}
+	return errs
+}
+
+// defaultWebhookPort gives a conversion webhook's service the port 443
+// when it names none, as Kubernetes' defaulting of the v1 definition
+// does (the stored definition shows it).
+func defaultWebhookPort(cv *CustomResourceConversion) {
+	if cv == nil || len(cv.Webhook) == 0 {
+		return
+	}
+	var m map[string]any
+	if json.Unmarshal(cv.Webhook, &m) != nil {
+		return
+	}
+	cc, _ := m["clientConfig"].(map[string]any)
+	svc, _ := cc["service"].(map[string]any)
+	if svc == nil || svc["port"] != nil {
+		return
+	}
+	svc["port"] = 443
+	if b, err := json.Marshal(m); err == nil {
+		cv.Webhook = b
+	}
+}

@@ -15,12 +15,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	mrand "math/rand/v2"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/server/servertest"
@@ -344,4 +347,58 @@ func FuzzParseReview(f *testing.F) {
 			convertedObject(o, orig, "g/v1", "K")
 		}
 	})
+}
+
+// TestConversionValidation posts definitions with good and bad
+// spec.conversion and checks the answers against kube-apiserver 1.37's
+// (testdata/conversion-validation.json): a webhook needs a client config
+// with exactly one of an HTTPS url without user, query or fragment, or a
+// service with a name, namespace, valid port and path; review versions
+// that include v1 or v1beta1; a None strategy has neither. A service's
+// port defaults to 443.
+func TestConversionValidation(t *testing.T) {
+	var rec struct {
+		Definition map[string]any
+		Cases      []struct {
+			Name       string
+			Conversion any
+			Code       int
+			Message    string
+			Causes     []map[string]any
+			Stored     any
+		}
+	}
+	b, err := os.ReadFile("testdata/conversion-validation.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	_, _, base := newServer(t)
+	for _, tc := range rec.Cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			rec.Definition["spec"].(map[string]any)["conversion"] = tc.Conversion
+			body, _ := json.Marshal(rec.Definition)
+			r := servertest.Do(t, "POST", base+crdsURL+"?dryRun=All", string(body), "Content-Type", "application/json")
+			var out struct {
+				Kind    string
+				Message string
+				Details struct{ Causes []map[string]any }
+				Spec    struct{ Conversion any }
+			}
+			if err := json.Unmarshal([]byte(r.Body), &out); err != nil {
+				t.Fatal(err)
+			}
+			if r.Code != tc.Code || out.Message != tc.Message {
+				t.Errorf("%d %s\nwant %d %s", r.Code, out.Message, tc.Code, tc.Message)
+			}
+			if diff := cmp.Diff(tc.Causes, out.Details.Causes); tc.Code != 201 && diff != "" {
+				t.Errorf("causes (-cluster +here):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.Stored, out.Spec.Conversion); tc.Code == 201 && diff != "" {
+				t.Errorf("stored (-cluster +here):\n%s", diff)
+			}
+		})
+	}
 }
