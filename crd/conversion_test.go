@@ -199,6 +199,11 @@ func conversionWebhook(t testing.TB, reviews chan<- []byte) http.Handler {
 			out["kind"] = "Other"
 		case "noresponse":
 			delete(out, "response")
+		case "beta":
+			out["apiVersion"] = "apiextensions.k8s.io/v1beta1"
+		case "nokind":
+			delete(out, "kind")
+			delete(out, "apiVersion")
 		}
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(out)

@@ -143,9 +143,15 @@
 // its uid and creationTimestamp (the store gives them); answers of
 // metadata alone (Tables, PartialObjectMetadata) and label selectors see
 // the stored labels and annotations, not those a webhook gives on the
-// way out; the definition's webhook configuration is not validated when
-// it is written, and a URL or caBundle that cannot be used fails each
-// conversion rather than the definition's serving.
+// way out; a caBundle that is not PEM (which Kubernetes accepts on create,
+// as here, and refuses on some updates) fails each conversion rather
+// than the definition's serving.
+//
+// A definition's spec.conversion is checked as Kubernetes checks it, with
+// its paths (spec.conversion.webhookClientConfig.url, ...) and messages:
+// exactly one of an HTTPS url or a service (whose port defaults to 443),
+// review versions that include v1 or v1beta1, nothing of a webhook with
+// the None strategy (testdata/conversion-validation.json).
 //
 // # Not supported
 //

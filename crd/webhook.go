@@ -268,9 +268,10 @@ type kindProbe struct {
 
 // parseReview returns the converted objects of b, a webhook's answer to
 // a review of version review (group/version) with uid, or the cluster's
-// error for it: as its REST client decodes the body (a missing kind or
-// apiVersion is the review's), then as the webhook converter checks it
-// (the uid is checked in v1 only, as the cluster does).
+// error for it: as its REST client decodes the body into a review of
+// that version (a missing kind or apiVersion is the review's; another
+// version's does not convert), then as the webhook converter checks it
+// (kind, apiVersion and uid in v1 only, as the cluster does).
 func parseReview(b []byte, review, uid string) ([]json.RawMessage, error) {
 	if len(b) == 0 {
 		return nil, errors.New("0-length response with status code: 200 and content type: application/json")
@@ -286,22 +287,33 @@ func parseReview(b []byte, review, uid string) ([]json.RawMessage, error) {
 		return nil, fmt.Errorf("couldn't get version/kind; json parse error: json: cannot unmarshal %s into Go value of type %s",
 			te.Value, `struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string "json:\"kind,omitempty\"" }`)
 	}
-	if probe.Kind == "" {
-		probe.Kind = "ConversionReview"
+	// The decoder takes a missing kind or apiVersion from the review it
+	// decodes into; the decoded review's own stay empty.
+	kind, apiVersion := probe.Kind, probe.APIVersion
+	if kind == "" {
+		kind = "ConversionReview"
 	}
-	if probe.APIVersion == "" {
-		probe.APIVersion = review
+	if apiVersion == "" {
+		apiVersion = review
 	}
-	known := probe.APIVersion == "apiextensions.k8s.io/v1" || probe.APIVersion == "apiextensions.k8s.io/v1beta1"
-	if !known || probe.Kind != "ConversionReview" {
-		return nil, fmt.Errorf("no kind %q is registered for version %q in scheme %q", probe.Kind, probe.APIVersion, "pkg/runtime/scheme.go:111")
+	known := apiVersion == "apiextensions.k8s.io/v1" || apiVersion == "apiextensions.k8s.io/v1beta1"
+	if !known || kind != "ConversionReview" {
+		return nil, fmt.Errorf("no kind %q is registered for version %q in scheme %q", kind, apiVersion, "pkg/runtime/scheme.go:111")
+	}
+	if apiVersion != review {
+		return nil, fmt.Errorf("converting (%s.ConversionReview) to (%s.ConversionReview): unknown conversion",
+			strings.TrimPrefix(apiVersion, "apiextensions.k8s.io/"), strings.TrimPrefix(review, "apiextensions.k8s.io/"))
 	}
 	var a reviewAnswer
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(b, &a); err != nil {
 		return nil, err
 	}
-	if review == "apiextensions.k8s.io/v1" && probe.APIVersion != review {
-		return nil, fmt.Errorf("expected webhook response of %s, Kind=ConversionReview, got %s, Kind=%s", review, probe.APIVersion, probe.Kind)
+	if review == "apiextensions.k8s.io/v1" && (probe.APIVersion != review || probe.Kind != "ConversionReview") {
+		gv := probe.APIVersion
+		if !strings.Contains(gv, "/") {
+			gv = "/" + gv // no group
+		}
+		return nil, fmt.Errorf("expected webhook response of %s, Kind=ConversionReview, got %s, Kind=%s", review, gv, probe.Kind)
 	}
 	if a.Response == nil {
 		return nil, errors.New("no response provided")

@@ -214,8 +214,10 @@ func TestParseReview(t *testing.T) {
 	}{
 		{"v1", v1, fmt.Sprintf(ok, v1, uid), ""},
 		{"v1beta1 does not check the uid", v1beta1, fmt.Sprintf(ok, v1beta1, "other"), ""},
-		{"kind and apiVersion default to the review's", v1, `{"response":{"uid":"` + uid + `","result":{"status":"Success"},"convertedObjects":[{"a":1}]}}`, ""},
-		{"v1 asked, v1beta1 answered", v1, fmt.Sprintf(ok, v1beta1, uid), `expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got apiextensions.k8s.io/v1beta1, Kind=ConversionReview`},
+		{"v1beta1 takes a missing kind and apiVersion", v1beta1, `{"response":{"result":{"status":"Success"},"convertedObjects":[{"a":1}]}}`, ""},
+		{"v1 checks them", v1, `{"apiVersion":"` + v1 + `","response":{"uid":"` + uid + `","result":{"status":"Success"},"convertedObjects":[{"a":1}]}}`,
+			`expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got apiextensions.k8s.io/v1, Kind=`},
+		{"v1beta1 asked, v1 answered", v1beta1, fmt.Sprintf(ok, v1, uid), `converting (v1.ConversionReview) to (v1beta1.ConversionReview): unknown conversion`},
 		{"unknown version", v1, fmt.Sprintf(ok, "example.com/v1", uid), `no kind "ConversionReview" is registered for version "example.com/v1" in scheme "pkg/runtime/scheme.go:111"`},
 		{"empty", v1, "", "0-length response with status code: 200 and content type: application/json"},
 		{"an array", v1, "[1]", `couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`},
