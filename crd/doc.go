@@ -133,10 +133,12 @@
 // on a get, StorageReadError on a list), as kube-apiserver 1.37 answers
 // (testdata/conversion-webhook.json). A read's conversion is made once
 // per stored version and version read, and shared by every answer (get,
-// list, watch events); a failure is tried again on the next read.
+// list, watch events), one review per object, as kube-apiserver's watch
+// cache converts each object once as it decodes it (a list sends no
+// review of its own there either); a failure is tried again on the next
+// read.
 //
-// Unlike kube-apiserver: a list's objects are converted one review each,
-// not in one review for the page; an object written under an earlier
+// Unlike kube-apiserver: an object written under an earlier
 // storage version is read as one of the current storage version (the
 // store keeps no version with objects; kube-apiserver knows each
 // object's); the object of a create reaches the webhook before it has
