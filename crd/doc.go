@@ -136,7 +136,8 @@
 // list, watch events), one review per object, as kube-apiserver's watch
 // cache converts each object once as it decodes it (a list sends no
 // review of its own there either); a failure is tried again on the next
-// read.
+// read, and a watch ends at an event it cannot convert (its client
+// watches again from its last resourceVersion).
 //
 // Unlike kube-apiserver: an object written under an earlier
 // storage version is read as one of the current storage version (the

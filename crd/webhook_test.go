@@ -18,6 +18,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -402,5 +403,55 @@ func TestConversionValidation(t *testing.T) {
 				t.Errorf("stored (-cluster +here):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestWebhookDownThenBack: while the webhook fails, reads through the
+// other version fail (500) and a watch through it ends at the event it
+// cannot convert; once the webhook answers again, the same stored
+// versions read and watch: a failure is not kept.
+func TestWebhookDownThenBack(t *testing.T) {
+	var down atomic.Bool
+	down.Store(true)
+	hook := &renamingWebhook{}
+	ts := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if down.Load() {
+			http.Error(w, "starting", http.StatusServiceUnavailable)
+			return
+		}
+		hook.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw})
+	caJSON, _ := json.Marshal(ca)
+	def := strings.NewReplacer("REVIEWS", `["v1"]`, "CA", string(caJSON),
+		`"service":{"namespace":"webhooks","name":"conv","path":"/convert","port":8443}`, `"url":"`+ts.URL+`/convert"`).Replace(renamesYAML)
+	var d CustomResourceDefinition
+	if err := json.Unmarshal([]byte(def), &d); err != nil {
+		t.Fatal(err)
+	}
+	_, c, base := newServer(t)
+	if err := c.Install(context.Background(), &d); err != nil {
+		t.Fatal(err)
+	}
+	const v1, v2 = "/apis/test.apisem.dev/v1/namespaces/default/renames", "/apis/test.apisem.dev/v2/namespaces/default/renames"
+	do(t, "POST", base+v2, `{"apiVersion":"test.apisem.dev/v2","kind":"Rename","metadata":{"name":"a"},"spec":{"new":"x"}}`, 201)
+	r := do(t, "GET", base+v1+"/a", "", 500)
+	if !strings.Contains(r.body, `conversion webhook for test.apisem.dev/v2, Kind=Rename failed: the server is currently unable to handle the request`) {
+		t.Errorf("get while down: %s", r.body)
+	}
+	do(t, "GET", base+v1, "", 500)
+	w := startWatch(t, base+v1+"?watch=1&resourceVersion=0")
+	if ev, ok := w.next(); ok {
+		t.Errorf("a watch got %s from a webhook that is down", ev)
+	}
+	down.Store(false)
+	if r := do(t, "GET", base+v1+"/a", "", 200); !strings.Contains(r.body, `"spec":{"old":"x"}`) {
+		t.Errorf("get once back: %s", r.body)
+	}
+	do(t, "GET", base+v1, "", 200)
+	w = startWatch(t, base+v1+"?watch=1&resourceVersion=0")
+	if ev := w.event(); !strings.Contains(ev, `"spec":{"old":"x"}`) {
+		t.Errorf("watch once back: %s", ev)
 	}
 }
