@@ -3,6 +3,7 @@ package crd
 import (
 	"context"
 	"net/url"
+	"sync"
 
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/server"
@@ -63,10 +64,14 @@ func (st *storage) read(v string) func(server.Object) (server.Object, error) {
 		return func(o server.Object) (server.Object, error) { return read(o.(*server.Unstructured), stored), nil }
 	}
 	apiVersion, from, n := st.group+"/"+v, st.group+"/"+st.version, st.nodes[v]
+	cache := &readCache{}
 	return func(o server.Object) (server.Object, error) {
 		u := o.(*server.Unstructured)
 		if u.APIVersion == apiVersion {
 			return u, nil
+		}
+		if c := cache.get(u); c != nil {
+			return c, nil
 		}
 		s := read(u, stored).(*server.Unstructured)
 		var c *server.Unstructured
@@ -87,8 +92,42 @@ func (st *storage) read(v string) func(server.Object) (server.Object, error) {
 		}
 		pruneBy(c, n)
 		c.TypeMeta = meta.TypeMeta{APIVersion: apiVersion}
+		cache.put(u, c)
 		return c, nil
 	}
+}
+
+// readCacheSize bounds a readCache: it holds the objects it names.
+const readCacheSize = 512
+
+// A readCache remembers the latest objects one version converted, by the
+// stored object and its resourceVersion, so that what reads an object
+// once per value converts it once: the cells of a Table row, field
+// selectors (the encodings of a stored version are cached by the store).
+// It forgets everything when full. Failures are not kept.
+type readCache struct {
+	mu   sync.Mutex
+	read map[readKey]*server.Unstructured // lazily made
+}
+
+type readKey struct {
+	obj *server.Unstructured
+	rv  string
+}
+
+func (c *readCache) get(u *server.Unstructured) *server.Unstructured {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.read[readKey{u, u.ResourceVersion}]
+}
+
+func (c *readCache) put(u, out *server.Unstructured) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.read == nil || len(c.read) >= readCacheSize {
+		c.read = make(map[readKey]*server.Unstructured, readCacheSize)
+	}
+	c.read[readKey{u, u.ResourceVersion}] = out
 }
 
 // toStorage returns the Resource.ToStorage of version v: a valid object

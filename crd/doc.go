@@ -133,7 +133,8 @@
 // on a get, StorageReadError on a list), as kube-apiserver 1.37 answers
 // (testdata/conversion-webhook.json). A read's conversion is made once
 // per stored version and version read, and shared by every answer (get,
-// list, watch events), one review per object, as kube-apiserver's watch
+// list, watch events, the cells of a Table row, whose latest 512 are
+// kept for them), one review per object, as kube-apiserver's watch
 // cache converts each object once as it decodes it (a list sends no
 // review of its own there either); a failure is tried again on the next
 // read, and a watch ends at an event it cannot convert (its client

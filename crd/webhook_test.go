@@ -455,3 +455,41 @@ func TestWebhookDownThenBack(t *testing.T) {
 		t.Errorf("watch once back: %s", ev)
 	}
 }
+
+// TestWebhookTable: the Table of a version other than the storage
+// version converts each object once, not once per column (its cells read
+// the object one by one), and prints the converted values.
+func TestWebhookTable(t *testing.T) {
+	hook := &renamingWebhook{}
+	ts := httptest.NewTLSServer(hook)
+	t.Cleanup(ts.Close)
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw})
+	caJSON, _ := json.Marshal(ca)
+	def := strings.NewReplacer("REVIEWS", `["v1"]`, "CA", string(caJSON),
+		`"service":{"namespace":"webhooks","name":"conv","path":"/convert","port":8443}`, `"url":"`+ts.URL+`/convert"`).Replace(renamesYAML)
+	var d CustomResourceDefinition
+	if err := json.Unmarshal([]byte(def), &d); err != nil {
+		t.Fatal(err)
+	}
+	d.Spec.Versions[0].AdditionalPrinterColumns = []CustomResourceColumnDefinition{
+		{Name: "Old", Type: "string", JSONPath: ".spec.old"}, {Name: "Again", Type: "string", JSONPath: ".spec.old"}}
+	_, c, base := newServer(t)
+	if err := c.Install(context.Background(), &d); err != nil {
+		t.Fatal(err)
+	}
+	const v1, v2 = "/apis/test.apisem.dev/v1/namespaces/default/renames", "/apis/test.apisem.dev/v2/namespaces/default/renames"
+	for _, n := range []string{"a", "b", "c"} {
+		do(t, "POST", base+v2, `{"apiVersion":"test.apisem.dev/v2","kind":"Rename","metadata":{"name":"`+n+`"},"spec":{"new":"`+n+n+`"}}`, 201)
+	}
+	r := do(t, "GET", base+v1, "", 200, "Accept", "application/json;as=Table;g=meta.k8s.io;v=v1")
+	for _, n := range []string{"a", "b", "c"} {
+		if !strings.Contains(r.body, `"cells":["`+n+`","`+n+n+`","`+n+n+`"]`) {
+			t.Errorf("Table lacks the row of %s: %s", n, r.body)
+		}
+	}
+	hook.mu.Lock()
+	defer hook.mu.Unlock()
+	if len(hook.reviews) != 3 {
+		t.Errorf("%d reviews for a Table of 3 objects with 2 columns; want 3", len(hook.reviews))
+	}
+}
