@@ -354,7 +354,7 @@ func (c *Controller) install(d *CustomResourceDefinition, names CustomResourceDe
 	c.uninstall(d.Name)
 	withNames := *d
 	withNames.Status.AcceptedNames = names
-	rs, err := customResources(&withNames, c.admitCreate(d.Name, d.Spec.Group, names.Plural), c.opts.Rules)
+	rs, err := customResources(&withNames, c.admitCreate(d.Name, d.Spec.Group, names.Plural), c.opts.Rules, c.opts.ResolveService)
 	if err != nil {
 		return err
 	}

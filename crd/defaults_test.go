@@ -89,7 +89,7 @@ func gadgetServer(t *testing.T, def string) (url string, serve func(def string))
 			t.Fatal(err)
 		}
 		d.Status.AcceptedNames = d.Spec.Names
-		rs, err := customResources(&d, nil, nil)
+		rs, err := customResources(&d, nil, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -81,6 +81,62 @@
 // CRDValidationRatcheting does (schema.ValidateUpdate); the checks of the
 // scale paths do not.
 //
+// # Versions and conversion
+//
+// The versions of a definition share one storage, where objects are in
+// the storage version, as kube-apiserver keeps them: a write through
+// another version is validated in its own, then converted to the storage
+// version and pruned by that version's schema (no defaults), so that a
+// member the storage version lacks is dropped, that version's required
+// members too; a read defaults and prunes the stored object by the
+// storage version's schema, converts it to the version asked for and
+// prunes it by that version's schema, without its defaults (recorded from
+// kube-apiserver 1.37: testdata/storage-version-pruning.json). The
+// conversion is the definition's strategy: None rewrites the apiVersion;
+// Webhook calls spec.conversion.webhook as kube-apiserver does, with a
+// ConversionReview apiextensions.k8s.io/v1 (v1beta1 when that is the
+// first of conversionReviewVersions it knows) holding the one object to
+// convert, POSTed to clientConfig.url, or to the address of
+// clientConfig.service (namespace, name, path, port 443 by default)
+// that Options.ResolveService gives (by default
+// https://<name>.<namespace>.svc:<port>, kube-apiserver's own resolver
+// where no cluster network routes a service; the certificate is checked
+// for that name), with ?timeout=30s and a 30-second timeout, verified by
+// caBundle or else by the system's roots. Objects already in the version
+// asked for are not sent. The answer is checked as the cluster checks it,
+// with its messages: the uid (in v1), the result, the number of objects,
+// their apiVersion and kind, their name, namespace and uid; of their
+// metadata only labels and annotations (valid ones) are taken. A failed
+// conversion of a write is the cluster's 500 without reason,
+// `conversion webhook for <group>/<version>, Kind=<Kind> failed: ...`; of
+// a read, the 500 of an object the storage cannot decode (InternalError
+// on a get, StorageReadError on a list), as kube-apiserver 1.37 answers
+// (testdata/conversion-webhook.json). A read's conversion is made once
+// per stored version and version read, and shared by every answer (get,
+// list, watch events, the cells of a Table row, whose latest 512 are
+// kept for them), one review per object, as kube-apiserver's watch
+// cache converts each object once as it decodes it (a list sends no
+// review of its own there either); a failure is tried again on the next
+// read, and a watch ends at an event it cannot convert (its client
+// watches again from its last resourceVersion).
+//
+// Unlike kube-apiserver: an object written under an earlier
+// storage version is read as one of the current storage version (the
+// store keeps no version with objects; kube-apiserver knows each
+// object's); the object of a create reaches the webhook before it has
+// its uid and creationTimestamp (the store gives them); answers of
+// metadata alone (Tables, PartialObjectMetadata) and label selectors see
+// the stored labels and annotations, not those a webhook gives on the
+// way out; a caBundle that is not PEM (which Kubernetes accepts on create,
+// as here, and refuses on some updates) fails each conversion rather
+// than the definition's serving.
+//
+// A definition's spec.conversion is checked as Kubernetes checks it, with
+// its paths (spec.conversion.webhookClientConfig.url, ...) and messages:
+// exactly one of an HTTPS url or a service (whose port defaults to 443),
+// review versions that include v1 or v1beta1, nothing of a webhook with
+// the None strategy (testdata/conversion-validation.json).
+//
 // # Not supported
 //
 // x-kubernetes-validations (CEL) rules are kept and published but
@@ -88,9 +144,7 @@
 // github.com/apisem/apisem/crd/cel does it with apiextensions-apiserver's
 // own rule checks and validator): use
 // Options.Resource and Options.Start, with the same Options, in place of
-// Resource and Start; conversion webhooks are
-// not called (all versions share storage with the None strategy);
-// without Options.Rules the create or update of a definition with rules
+// Resource and Start; without Options.Rules the create or update of a definition with rules
 // gets a Warning that they are not enforced (RulesNotEnforced); the metadata of an
 // embedded resource is not validated (its apiVersion and kind are), nor
 // are the defaults of resources' metadata. Where Kubernetes prints a Go

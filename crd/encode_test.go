@@ -53,7 +53,7 @@ func TestCustomResourceWriteEncodesOnce(t *testing.T) {
 		}
 		return nil
 	}
-	rs, err := customResources(&d, admit, nil)
+	rs, err := customResources(&d, admit, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestCustomResourceCoercedAfterMutation(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.Status.AcceptedNames = d.Spec.Names
-	rs, err := customResources(&d, nil, nil)
+	rs, err := customResources(&d, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package crd
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -101,6 +102,7 @@ func prepareDefinition(o, old server.Object) {
 	if c.Spec.Conversion == nil {
 		c.Spec.Conversion = &CustomResourceConversion{Strategy: "None"}
 	}
+	defaultWebhookPort(c.Spec.Conversion)
 	if old == nil {
 		c.Status = CustomResourceDefinitionStatus{}
 	}
@@ -244,13 +246,11 @@ func definitionErrors(rc schema.RuleCompiler, c, old *CustomResourceDefinition) 
 			errs = append(errs, validateSelectableFields("spec.selectableFields", top.SelectableFields, top.Schema.OpenAPIV3Schema)...)
 		}
 	}
-	if cv := s.Conversion; cv != nil && cv.Strategy != "None" && cv.Strategy != "Webhook" {
-		if cv.Strategy == "" {
-			errs = append(errs, status.Required("spec.conversion.strategy", ""))
-		} else {
-			errs = append(errs, status.NotSupported("spec.conversion.strategy", cv.Strategy, "None", "Webhook"))
-		}
+	var oldConversion *CustomResourceConversion
+	if old != nil {
+		oldConversion = old.Spec.Conversion
 	}
+	errs = append(errs, conversionErrors(s.Conversion, oldConversion)...)
 	if old != nil {
 		oc := old
 		if s.Group != oc.Spec.Group {
@@ -407,11 +407,13 @@ func validateColumns(p string, cols []CustomResourceColumnDefinition) []status.F
 }
 
 // customResources returns the resources that serve c: one per served
-// version, named by its accepted names, sharing one store. admit is
-// their Admit; rules, when not nil, compiles the versions' validation
-// rules.
-func customResources(c *CustomResourceDefinition, admit server.AdmitFunc, rules schema.RuleCompiler) ([]*server.Resource, error) {
+// version, named by its accepted names, sharing one store, where objects
+// are in the storage version (see storage). admit is their Admit; rules,
+// when not nil, compiles the versions' validation rules; resolve finds a
+// conversion webhook's service (ResolveService when nil).
+func customResources(c *CustomResourceDefinition, admit server.AdmitFunc, rules schema.RuleCompiler, resolve func(namespace, name string, port int32) (*url.URL, error)) ([]*server.Resource, error) {
 	var out []*server.Resource
+	st := newStorage(c, resolve)
 	n := c.Status.AcceptedNames
 	// The spec replicas of every version, for the managedFields of scale
 	// writes: entries may name any version of the definition.
@@ -490,10 +492,8 @@ func customResources(c *CustomResourceDefinition, admit server.AdmitFunc, rules 
 		r.Coerce = func(o server.Object, strict []error) []error {
 			return coerce(o.(*server.Unstructured), root, strict)
 		}
-		tree := schema.NewTree(root)
-		r.Read = func(o server.Object) server.Object {
-			return read(o.(*server.Unstructured), root, tree)
-		}
+		r.Read = st.read(v.Name)
+		r.ToStorage = st.toStorage(v.Name)
 		var scale *CustomResourceSubresourceScale
 		if v.Subresources != nil && v.Subresources.Scale != nil {
 			scale = v.Subresources.Scale

@@ -1,6 +1,7 @@
 package crd
 
 import (
+	"net/url"
 	"strconv"
 
 	"github.com/apisem/apisem/crd/schema"
@@ -24,6 +25,11 @@ type Options struct {
 	// must serve a definition before it is Established (see Peers). Nil
 	// means none: one server.
 	Peers Peers
+	// ResolveService returns the address of a conversion webhook's
+	// service (clientConfig.service): nil means ResolveService,
+	// https://<name>.<namespace>.svc:<port>. The server's certificate is
+	// checked for the name <name>.<namespace>.svc wherever it is reached.
+	ResolveService func(namespace, name string, port int32) (*url.URL, error)
 }
 
 // Resource returns the description of the customresourcedefinitions

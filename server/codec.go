@@ -43,8 +43,10 @@ type codec struct {
 	// (metaByConstruction), so an encoding's metadata is replaced
 	// without checking it first.
 	metaSplices bool
-	// read is Resource.Read, or the identity.
-	read func(Object) Object
+	// read is Resource.Read, or the identity; readOrSelf its form for
+	// cells, which cannot fail.
+	read       func(Object) (Object, error)
+	readOrSelf func(Object) Object
 	// inflight are the encodings of the objects writes are storing
 	// (the server's, shared by its codecs).
 	inflight *inflight
@@ -53,7 +55,7 @@ type codec struct {
 }
 
 func newCodec(r *Resource, st *store.Store[Object], now func() time.Time, f *inflight) *codec {
-	c := &codec{res: r, st: st, gv: r.GroupVersion(), read: r.read, inflight: f, now: now}
+	c := &codec{res: r, st: st, gv: r.GroupVersion(), read: r.read, readOrSelf: r.readOrSelf, inflight: f, now: now}
 	if r.New != nil {
 		o := r.New()
 		_, c.unstructured = o.(*Unstructured)
@@ -61,7 +63,10 @@ func newCodec(r *Resource, st *store.Store[Object], now func() time.Time, f *inf
 	}
 	c.typed = []byte(`{"kind":` + strconv.Quote(r.Kind) + `,"apiVersion":` + strconv.Quote(c.gv) + `,`)
 	c.itemJSON = store.NewEncoding(func(dst []byte, o Object) ([]byte, error) {
-		o = c.read(o)
+		o, err := c.read(o)
+		if err != nil {
+			return dst, err
+		}
 		if p, ok := c.inflight.get(o); ok {
 			// The version a write just stored: its JSON is the write's,
 			// with the metadata the store gave it.
@@ -72,7 +77,11 @@ func newCodec(r *Resource, st *store.Store[Object], now func() time.Time, f *inf
 	c.eventJSON = &eventEncoder{c: c}
 	if r.Protobuf() {
 		c.itemProto = store.NewEncoding(func(dst []byte, o Object) ([]byte, error) {
-			return c.read(o).(ProtoObject).AppendProto(dst), nil
+			o, err := c.read(o)
+			if err != nil {
+				return dst, err
+			}
+			return o.(ProtoObject).AppendProto(dst), nil
 		})
 		c.eventProto = &eventEncoder{c: c, protobuf: true}
 	}
@@ -88,10 +97,10 @@ func newCodec(r *Resource, st *store.Store[Object], now func() time.Time, f *inf
 		nc := negotiation.Column[Object]{
 			Definition: negotiation.TableColumnDefinition{Name: col.Name, Type: col.Type, Format: col.Format,
 				Description: col.Description, Priority: col.Priority},
-			Cell: func(o Object) any { return cell(c.read(o), now()) },
+			Cell: func(o Object) any { return cell(c.readOrSelf(o), now()) },
 		}
 		if text != nil {
-			nc.Text = func(o Object) string { return text(c.read(o), now()) }
+			nc.Text = func(o Object) string { return text(c.readOrSelf(o), now()) }
 		}
 		cols = append(cols, nc)
 	}
@@ -174,9 +183,9 @@ func (c *codec) forList(conv *negotiation.Converter[Object], l items, views []Ob
 		for i, col := range c.res.Columns {
 			cell, text := col.Cell, col.Text
 			cp.Columns[i] = negotiation.Column[Object]{Definition: conv.Columns[i].Definition,
-				Cell: func(o Object) any { return cell(c.read(o), now) }}
+				Cell: func(o Object) any { return cell(c.readOrSelf(o), now) }}
 			if text != nil {
-				cp.Columns[i].Text = func(o Object) string { return text(c.read(o), now) }
+				cp.Columns[i].Text = func(o Object) string { return text(c.readOrSelf(o), now) }
 			}
 		}
 	}

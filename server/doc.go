@@ -71,7 +71,9 @@
 //     status;
 //  8. validation: Kubernetes' metadata rules, then Resource.Validate; the
 //     finalizer warnings of a non-core resource;
-//  9. Options.Admission.Validate;
+//  9. Options.Admission.Validate, then Resource.ToStorage, which may
+//     give the object the storage keeps instead (encoded again, and
+//     compared in step 10 with the current object as stored);
 //  10. the size check (Options.Limits.MaxObjectBytes) and the no-op check on the
 //     final encoding, step 4's with the final metadata in place of its
 //     own: an update equal to the current object writes nothing and

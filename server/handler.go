@@ -286,11 +286,14 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, t *target) error {
 		return err
 	}
 	if v.get != nil {
-		if o, err = v.get(t.res.def.read(o)); err != nil {
+		if o, err = t.res.def.read(o); err != nil {
+			return readFailed(t.res, err, false)
+		}
+		if o, err = v.get(o); err != nil {
 			return err
 		}
 	}
-	return s.writeObject(w, r, http.StatusOK, v.res, res, o)
+	return readFailed(t.res, s.writeObject(w, r, http.StatusOK, v.res, res, o), false)
 }
 
 // selectors parses the label and field selectors of a list, watch or
@@ -342,7 +345,7 @@ func (s *Server) listOrWatch(w http.ResponseWriter, r *http.Request, t *target) 
 	if err != nil {
 		return err
 	}
-	return s.writeList(w, r, t.res, res, pageMeta(page), page)
+	return readFailed(t.res, s.writeList(w, r, t.res, res, pageMeta(page), page), true)
 }
 
 // ensureNamespace makes the namespace of o the request's: it fills it in

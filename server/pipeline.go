@@ -23,8 +23,9 @@ type write struct {
 	t     *target
 	attrs Attributes
 	// obj is the new object, which the pipeline owns; old is the current
-	// one as reads return it (nil on create), which it only reads.
-	obj, old Object
+	// one as reads return it (nil on create), which it only reads; stored
+	// is the current one as stored.
+	obj, old, stored Object
 	// oldJSON is old's cached JSON (itemJSON's form), nil on create.
 	oldJSON []byte
 	// enc is the encoding of obj: made once, after defaulting, and again
@@ -99,6 +100,9 @@ func (s *Server) run(ctx context.Context, w *write, own *owner) (same bool, err 
 	if err := s.admit(ctx, w.attrs, w.obj, w.old); err != nil {
 		return false, err
 	}
+	if err := w.toStorage(ctx); err != nil {
+		return false, err
+	}
 	limit := s.opts.Limits.MaxObjectBytes
 	if limit <= 0 {
 		limit = validation.MaxObjectBytes
@@ -119,6 +123,30 @@ func (s *Server) run(ctx context.Context, w *write, own *owner) (same bool, err 
 		return false, err
 	}
 	return same, nil
+}
+
+// toStorage is Resource.ToStorage's step of a write: the new object
+// becomes the one the storage keeps, encoded anew if it changed, and is
+// then compared with the current one as stored (Kubernetes compares the
+// encodings of the storage version to skip a write that changes nothing).
+func (w *write) toStorage(ctx context.Context) error {
+	to := w.t.res.def.ToStorage
+	if to == nil {
+		return nil
+	}
+	o, err := to(ctx, w.obj)
+	if err != nil || o == w.obj {
+		return err
+	}
+	c := w.t.res.codec
+	w.obj = o
+	if w.enc, err = c.encode(o); err != nil {
+		return err
+	}
+	if w.old != nil {
+		w.oldJSON, err = c.appendJSON(nil, w.stored, c.res.TypedListItems)
+	}
+	return err
 }
 
 // splitStatus is the status subresource's step of a write
@@ -276,7 +304,10 @@ func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, own *
 		}
 	}()
 	out, err = t.res.store.GuaranteedUpdate(ctx, t.namespace, t.name, opts, func(cur Object) (Object, error) {
-		old := s.current(ctx, t, cur)
+		stored, old, err := s.current(ctx, t, cur)
+		if err != nil {
+			return nil, err
+		}
 		o, err := change(old)
 		if err != nil {
 			return nil, err
@@ -291,7 +322,7 @@ func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, own *
 			return nil, status.NewConflict(t.res.gr, t.name, status.OptimisticLockMessage)
 		}
 		validation.PrepareForUpdate(m, oldMeta)
-		w := &write{t: t, attrs: attributes(ctx, t, OperationUpdate, t.name, dryRun), obj: o, old: old}
+		w := &write{t: t, attrs: attributes(ctx, t, OperationUpdate, t.name, dryRun), obj: o, old: old, stored: stored}
 		if w.oldJSON, err = c.st.Encoded(old, c.itemJSON); err != nil {
 			return nil, err
 		}
@@ -318,16 +349,19 @@ func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, own *
 	return out, nop, err
 }
 
-// current returns the current object of an update as reads return it:
-// the stored version itself when the store still has it, whose encodings
-// are cached (its JSON is read, never encoded again), else cur, the
-// store's copy of it.
-func (s *Server) current(ctx context.Context, t *target, cur Object) Object {
+// current returns the current object of an update as stored and as
+// reads return it: the stored version itself when the store still has
+// it, whose encodings are cached (its JSON is read, never encoded again),
+// else cur, the store's copy of it.
+func (s *Server) current(ctx context.Context, t *target, cur Object) (stored, old Object, err error) {
 	v, err := t.res.store.View(ctx, t.namespace, t.name, rv.Read{Semantics: rv.Any})
 	if err != nil || v.Meta().ResourceVersion != cur.Meta().ResourceVersion {
 		v = cur
 	}
-	return t.res.def.read(v)
+	if old, err = t.res.def.read(v); err != nil {
+		return nil, nil, readFailed(t.res, err, false)
+	}
+	return v, old, nil
 }
 
 // validate runs Kubernetes' metadata validation and the resource's own

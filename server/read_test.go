@@ -2,10 +2,14 @@ package server
 
 import (
 	"context"
+	"errors"
+	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/apisem/apisem/jsonvalue"
+	rvpkg "github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/store"
 )
 
@@ -17,10 +21,10 @@ import (
 // the old object of a patch.
 func TestRead(t *testing.T) {
 	res := gizmoResource(t)
-	res.Read = func(o Object) Object {
+	res.Read = func(o Object) (Object, error) {
 		u := o.(*Unstructured)
 		if _, ok, _ := jsonvalue.NestedString(u.Content, "spec", "color"); ok {
-			return o
+			return o, nil
 		}
 		c := u.DeepCopy()
 		if c.Content == nil {
@@ -32,7 +36,7 @@ func TestRead(t *testing.T) {
 			c.Content["spec"] = spec
 		}
 		spec["color"] = "grey"
-		return c
+		return c, nil
 	}
 	s, base := startTestServer(t, res)
 	for _, name := range []string{"a", "b"} {
@@ -65,5 +69,108 @@ func TestRead(t *testing.T) {
 				t.Errorf("%s lacks %s", r.body, tc.want)
 			}
 		})
+	}
+}
+
+// TestReadFails: a failing Read fails the reads of the object as
+// kube-apiserver 1.37 fails the read of an object it cannot decode (a
+// custom resource whose conversion webhook fails, observed on a real
+// one): a get with a 500 InternalError, a list with a 500
+// StorageReadError, both naming the object's etcd key and revision. The
+// failure is not cached: once Read succeeds, so do the reads.
+func TestReadFails(t *testing.T) {
+	res := gizmoResource(t)
+	var fail atomic.Bool
+	fail.Store(true)
+	res.Read = func(o Object) (Object, error) {
+		if fail.Load() {
+			return nil, errors.New("conversion webhook for demo.io/v2, Kind=Gizmo failed: down")
+		}
+		return o, nil
+	}
+	s, base := startTestServer(t, res)
+	o := &Unstructured{Content: map[string]any{"spec": map[string]any{"size": int64(1)}}}
+	o.Name, o.Namespace = "a", "ns"
+	created, err := s.StoreOf(res).Create(context.Background(), o, store.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv := created.Meta().ResourceVersion
+	const detail = ", ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision="
+	for _, tc := range []struct {
+		name, method, path, body, ctype, want string
+	}{
+		{"get", "GET", gizmos + "/a", "", "", `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",` +
+			`"message":"Internal error occurred: StorageError: corrupt object, Code: 7, Key: /demo.io/gizmos/ns/a` + detail + rv +
+			`: conversion webhook for demo.io/v2, Kind=Gizmo failed: down","reason":"InternalError","details":{"causes":[{"message":` +
+			`"StorageError: corrupt object, Code: 7, Key: /demo.io/gizmos/ns/a` + detail + rv + `: conversion webhook for demo.io/v2, Kind=Gizmo failed: down"}]},"code":500}`},
+		{"list", "GET", gizmos, "", "", `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",` +
+			`"message":"failed to read one or more gizmos.demo.io from the storage: StorageError: corrupt object, Code: 7, Key: /registry/demo.io/gizmos/ns/a` + detail + rv +
+			`: conversion webhook for demo.io/v2, Kind=Gizmo failed: down","reason":"StorageReadError","details":{"name":"list","group":"demo.io","kind":"gizmos",` +
+			`"causes":[{"reason":"UnexpectedServerResponse","message":"StorageError: corrupt object, Code: 7, Key: /registry/demo.io/gizmos/ns/a` + detail + rv +
+			`: conversion webhook for demo.io/v2, Kind=Gizmo failed: down","field":"/registry/demo.io/gizmos/ns/a"}]},"code":500}`},
+		{"patch", "PATCH", gizmos + "/a", `{"spec":{"size":2}}`, "application/merge-patch+json", `"message":"Internal error occurred: StorageError: corrupt object, Code: 7, Key: /demo.io/gizmos/ns/a` + detail + rv},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var hdr []string
+			if tc.ctype != "" {
+				hdr = []string{"Content-Type", tc.ctype}
+			}
+			r := do(t, 500, base, tc.method, tc.path, tc.body, hdr...)
+			if !strings.Contains(r.body, tc.want) {
+				t.Errorf("got  %s\nwant %s", r.body, tc.want)
+			}
+		})
+	}
+	fail.Store(false)
+	do(t, 200, base, "GET", gizmos+"/a", "")
+	do(t, 200, base, "GET", gizmos, "")
+}
+
+// TestToStorage: ToStorage makes the object the storage keeps, after
+// validation; Read turns it back. A write that leaves the stored form as
+// it was writes nothing (no new resourceVersion), as Kubernetes compares
+// the storage version's encodings.
+func TestToStorage(t *testing.T) {
+	res := gizmoResource(t)
+	// Stored with spec.size doubled under spec.twice; read back halved.
+	res.ToStorage = func(_ context.Context, o Object) (Object, error) {
+		c := o.(*Unstructured).DeepCopy()
+		spec := c.Content["spec"].(map[string]any)
+		spec["twice"] = spec["size"].(int64) * 2
+		delete(spec, "size")
+		return c, nil
+	}
+	res.Read = func(o Object) (Object, error) {
+		u := o.(*Unstructured)
+		if _, ok := u.Content["spec"].(map[string]any)["twice"]; !ok {
+			return o, nil
+		}
+		c := u.DeepCopy()
+		spec := c.Content["spec"].(map[string]any)
+		spec["size"] = spec["twice"].(int64) / 2
+		delete(spec, "twice")
+		return c, nil
+	}
+	s, base := startTestServer(t, res)
+	r := do(t, 201, base, "POST", gizmos, `{"apiVersion":"demo.io/v1","kind":"Gizmo","metadata":{"name":"a"},"spec":{"size":3}}`, "Content-Type", "application/json")
+	if !strings.Contains(r.body, `"spec":{"size":3}`) {
+		t.Errorf("create answered %s", r.body)
+	}
+	stored, err := s.StoreOf(res).Get(context.Background(), "ns", "a", rvpkg.Read{Semantics: rvpkg.MostRecent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := stored.(*Unstructured).Content["spec"]; !reflect.DeepEqual(got, map[string]any{"twice": int64(6)}) {
+		t.Errorf("stored spec %v", got)
+	}
+	rv := stored.Meta().ResourceVersion
+	r = do(t, 200, base, "PATCH", gizmos+"/a", `{"spec":{"size":3}}`, "Content-Type", "application/merge-patch+json")
+	if !strings.Contains(r.body, `"resourceVersion":"`+rv+`"`) {
+		t.Errorf("a patch that changes nothing wrote a new version: %s", r.body)
+	}
+	r = do(t, 200, base, "PATCH", gizmos+"/a", `{"spec":{"size":4}}`, "Content-Type", "application/merge-patch+json")
+	if !strings.Contains(r.body, `"spec":{"size":4}`) || strings.Contains(r.body, `"resourceVersion":"`+rv+`"`) {
+		t.Errorf("patch answered %s", r.body)
 	}
 }

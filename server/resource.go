@@ -154,10 +154,31 @@ type Resource struct {
 	// (get, list, watch, Tables, field selectors) and as the old object
 	// of a write (patches, apply, the scale subresource, managedFields).
 	// obj is shared: Read returns it unchanged when there is nothing to
-	// do, else a new object. It must leave metadata as it is, and be
-	// cheap when nothing changes; each stored version's encodings are
-	// computed once.
-	Read func(obj Object) Object
+	// do, else a new object. It must leave metadata as it is but for
+	// labels and annotations, which a custom resource's conversion webhook
+	// may change as Kubernetes lets it (answers of metadata alone, Tables
+	// and PartialObjectMetadata, and selectors see the stored ones), and
+	// be cheap when nothing changes; each stored version's encodings are
+	// computed once. An error, such as a custom resource's conversion
+	// webhook failing, fails the read as Kubernetes fails the read of an
+	// object its storage cannot decode: a get with a 500 InternalError
+	// (`Internal error occurred: StorageError: corrupt object, ...`), a
+	// list with a 500 StorageReadError (`failed to read one or more
+	// <resource> from the storage: ...`); Table cells and field
+	// selectors, which cannot fail, see the stored object as it is. The
+	// failure is not cached.
+	Read func(obj Object) (Object, error)
+
+	// ToStorage, when set, is the last step of a create or update before
+	// the storage takes the object (after validation, admission and
+	// managedFields): it returns obj as the storage keeps it, as
+	// Kubernetes' storage encoding converts a custom resource to its
+	// definition's storage version and prunes it by that version's
+	// schema. It returns obj itself when that changes nothing, else a new
+	// object, which Read turns back into the resource's; it must keep
+	// metadata as it is but for labels and annotations. An error refuses
+	// the write as it is (a status error, best).
+	ToStorage func(ctx context.Context, obj Object) (Object, error)
 
 	// Admit, when set, is the resource's own admission check, asked
 	// about every write of its objects ahead of Options.Admission, with
@@ -202,12 +223,26 @@ func (r *Resource) GroupVersion() string {
 	return r.Group + "/" + r.Version
 }
 
-// read is o as Read finishes it: o itself without Read.
-func (r *Resource) read(o Object) Object {
+// read is o as Read finishes it: o itself without Read. A failure is a
+// *readError.
+func (r *Resource) read(o Object) (Object, error) {
 	if r.Read == nil {
-		return o
+		return o, nil
 	}
-	return r.Read(o)
+	out, err := r.Read(o)
+	if err != nil {
+		return nil, &readError{obj: o, err: err}
+	}
+	return out, nil
+}
+
+// readOrSelf is o as Read finishes it, or o itself when Read fails: for
+// the values of Table cells and field selectors, which have no error.
+func (r *Resource) readOrSelf(o Object) Object {
+	if out, err := r.read(o); err == nil {
+		return out
+	}
+	return o
 }
 
 // Protobuf reports whether the resource has a protobuf form.

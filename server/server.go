@@ -544,7 +544,7 @@ func (s *Server) newResource(d *Resource) (*resource, error) {
 		fields[k] = f
 		if d.Read != nil {
 			// Selectors see objects as reads return them.
-			fields[k] = func(o Object) string { return f(d.Read(o)) }
+			fields[k] = func(o Object) string { return f(d.readOrSelf(o)) }
 		}
 	}
 	var err error

@@ -157,7 +157,10 @@ func (s *Server) deleteObject(ctx context.Context, t *target, name string, opts 
 		if err != nil {
 			return nil, false, err
 		}
-		old := t.res.def.read(cur)
+		old, err := t.res.def.read(cur)
+		if err != nil {
+			return nil, false, readFailed(t.res, err, false)
+		}
 		if err := s.check(ctx, a, nil, old); err != nil {
 			return nil, false, err
 		}

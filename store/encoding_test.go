@@ -62,16 +62,31 @@ func TestEncodedOncePerEncoding(t *testing.T) {
 	if jsonCalls.Load() != 4 {
 		t.Errorf("after an update: %d encodes; want 4", jsonCalls.Load())
 	}
-	// Errors are cached too (encoders are deterministic).
+	// Errors are not cached: the next caller tries again (a conversion
+	// webhook may be back), and a success is then cached.
 	boom := errors.New("boom")
-	failing := NewEncoding(func([]byte, *widget) ([]byte, error) { jsonCalls.Add(1); return nil, boom })
+	var fail atomic.Bool
+	fail.Store(true)
+	flaky := NewEncoding(func(dst []byte, w *widget) ([]byte, error) {
+		jsonCalls.Add(1)
+		if fail.Load() {
+			return nil, boom
+		}
+		return append(dst, w.Name...), nil
+	})
 	for range 2 {
-		if _, err := p.Encoded(0, failing); err != boom {
+		if _, err := p.Encoded(0, flaky); err != boom {
 			t.Errorf("err = %v", err)
 		}
 	}
-	if jsonCalls.Load() != 5 {
-		t.Errorf("failing encoder ran %d times", jsonCalls.Load()-4)
+	fail.Store(false)
+	for range 2 {
+		if b, err := p.Encoded(0, flaky); err != nil || string(b) != p.At(0).Name {
+			t.Errorf("after the failures: %s, %v", b, err)
+		}
+	}
+	if jsonCalls.Load() != 7 {
+		t.Errorf("flaky encoder ran %d times; want 3 (two failures, one success)", jsonCalls.Load()-4)
 	}
 	if b, _ := jsonEnc.Append([]byte("x"), p.At(0)); string(b) != "x"+mustJSON(p.At(0)) {
 		t.Errorf("Append = %s", b)

@@ -108,7 +108,9 @@ type Encoding[T any] struct {
 
 // NewEncoding returns an Encoding that serializes with appendFn, which
 // appends the form of obj to dst. appendFn must not modify obj and must be
-// deterministic: its result (or error) is cached and shared.
+// deterministic: its result is cached and shared. An error is not cached:
+// the next caller tries again (a custom resource's conversion webhook may
+// be back by then).
 func NewEncoding[T any](appendFn func(dst []byte, obj T) ([]byte, error)) *Encoding[T] {
 	return &Encoding[T]{appendFn: appendFn}
 }
@@ -119,10 +121,32 @@ func (e *Encoding[T]) Append(dst []byte, obj T) ([]byte, error) { return e.appen
 // form is one cached serialization, in a lock-free list per version.
 type form[T meta.Object] struct {
 	key  formKey
-	once sync.Once
+	done atomic.Bool // b is the form
+	mu   sync.Mutex  // held while computing b
 	b    []byte
-	err  error
 	next *form[T]
+}
+
+// get returns f's form, computing it with appendFn unless a caller did:
+// concurrent first callers compute it once; an error is returned to the
+// callers that computed it, and not kept.
+func (f *form[T]) get(s *Store[T], v *version[T], appendFn func() ([]byte, error)) ([]byte, error) {
+	if f.done.Load() {
+		return f.b, nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.done.Load() {
+		return f.b, nil
+	}
+	b, err := appendFn()
+	if err != nil {
+		return nil, err
+	}
+	f.b = b
+	f.done.Store(true)
+	s.charge(v, formOverhead+cap(b))
+	return b, nil
 }
 
 // formKey names a serialized form: an *Encoding (typ ""), or a watch
@@ -134,7 +158,7 @@ type formKey struct {
 }
 
 // form returns v's cache cell for k. Concurrent first callers agree on one
-// cell (CompareAndSwap); the caller computes its form once (sync.Once).
+// cell (CompareAndSwap); the caller computes its form once (form.get).
 func (v *version[T]) form(k formKey) *form[T] {
 	for {
 		head := v.forms.Load()
@@ -152,23 +176,13 @@ func (v *version[T]) form(k formKey) *form[T] {
 
 // encoded returns v's form for enc, computing it at most once.
 func (s *Store[T]) encoded(v *version[T], enc *Encoding[T]) ([]byte, error) {
-	f := v.form(formKey{enc: enc})
-	f.once.Do(func() {
-		f.b, f.err = enc.appendFn(nil, v.obj)
-		s.charge(v, formOverhead+cap(f.b))
-	})
-	return f.b, f.err
+	return v.form(formKey{enc: enc}).get(s, v, func() ([]byte, error) { return enc.appendFn(nil, v.obj) })
 }
 
 // encodedEvent returns v's watch event of type typ serialized by enc,
 // computing it at most once.
 func (s *Store[T]) encodedEvent(v *version[T], enc watch.Encoder[T], typ watch.EventType) ([]byte, error) {
-	f := v.form(formKey{enc, typ})
-	f.once.Do(func() {
-		f.b, f.err = enc.AppendEvent(nil, typ, v.obj)
-		s.charge(v, formOverhead+cap(f.b))
-	})
-	return f.b, f.err
+	return v.form(formKey{enc, typ}).get(s, v, func() ([]byte, error) { return enc.AppendEvent(nil, typ, v.obj) })
 }
 
 // charge adds n bytes to v's charge and to the history's, unless
