@@ -47,12 +47,18 @@ func Resources(opts Options) ([]*server.Resource, error) {
 		}
 	}
 	defs, p, alloc := openAPIDefinitions(), newPrinter(), newAllocator()
+	// The kinds whose storage another kind shares: each reads the
+	// objects written through the other.
+	versions := map[string]int{}
+	for _, k := range all {
+		versions[k.storage()]++
+	}
 	var out []*server.Resource
 	for _, k := range all {
 		if opts.Groups != nil && !slices.Contains(opts.Groups, k.Group) {
 			continue
 		}
-		r, err := k.resource(defs, p, alloc)
+		r, err := k.resource(defs, p, alloc, versions[k.storage()] > 1)
 		if err != nil {
 			return nil, err
 		}
@@ -69,8 +75,9 @@ type (
 	statusStrategy = rest.RESTUpdateStrategy
 )
 
-// resource returns the server resource of k.
-func (k *kind) resource(defs *definitions, p *printers.HumanReadableGenerator, alloc *allocator) (*server.Resource, error) {
+// resource returns the server resource of k; shared says that another
+// kind of the table keeps its objects in the same storage.
+func (k *kind) resource(defs *definitions, p *printers.HumanReadableGenerator, alloc *allocator, shared bool) (*server.Resource, error) {
 	main, ok := k.Strategy.(strategy)
 	if !ok {
 		return nil, fmt.Errorf("builtin: the strategy of %s is a %T, not a create and update strategy", k.Kind, k.Strategy)
@@ -105,6 +112,15 @@ func (k *kind) resource(defs *definitions, p *printers.HumanReadableGenerator, a
 	}
 	if k.ScalePath != "" {
 		r.Scale = k.scale()
+	}
+	if k.StoredWith != "" {
+		// The other group's storage, and its name in a 422, as
+		// kube-apiserver's events.k8s.io Events have them.
+		r.StorageResource = status.GroupResource{Group: k.storageGroup(), Resource: k.Plural}
+		r.InvalidKind = status.GroupKind{Group: k.storageGroup(), Kind: k.Kind}
+	}
+	if shared {
+		r.Read = k.read()
 	}
 	if err := defs.describe(k, r); err != nil {
 		return nil, err

@@ -119,6 +119,21 @@ type Resource struct {
 	// metadata.namespace.
 	Fields map[string]func(Object) string
 
+	// StorageResource, when set, is the group and resource whose storage
+	// holds this resource's objects, as another version of them:
+	// kube-apiserver keeps events.k8s.io/v1 Events with core/v1 Events,
+	// one object written through either is read, listed and watched
+	// through both with one resourceVersion. The zero value is Group and
+	// Plural, which the versions of one resource share without it (a
+	// custom resource's, autoscaling/v1 and v2 HorizontalPodAutoscalers).
+	// Each such resource's Read converts an object written through
+	// another to its own form.
+	StorageResource status.GroupResource
+	// InvalidKind, when its Kind is set, is the group and kind a 422
+	// Invalid names instead of Group and Kind, as kube-apiserver names
+	// the group of its internal type (core for events.k8s.io Events).
+	InvalidKind status.GroupKind
+
 	// Finalizers reports whether an object is held by finalizers kept
 	// outside metadata.finalizers (a Namespace's spec.finalizers); nil
 	// when the type has none.
@@ -148,9 +163,11 @@ type Resource struct {
 	// (get, list, watch, Tables, field selectors) and as the old object
 	// of a write (patches, apply, the scale subresource, managedFields).
 	// obj is shared: Read returns it unchanged when there is nothing to
-	// do, else a new object. It must leave metadata as it is, and be
-	// cheap when nothing changes; each stored version's encodings are
-	// computed once.
+	// do, else a new object. It must leave metadata as it is (but for
+	// the annotations a conversion between versions of a
+	// StorageResource writes, as autoscaling/v1's; metadata-only
+	// answers show the stored ones), and be cheap when nothing changes;
+	// each stored version's encodings are computed once.
 	Read func(obj Object) Object
 
 	// Admit, when set, is the resource's own admission check, asked
