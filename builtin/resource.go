@@ -109,6 +109,7 @@ func (k *kind) resource(defs *definitions, p *printers.HumanReadableGenerator, a
 	r.Prepare, r.Validate, r.Warnings = h.prepare, h.validate, h.warnings
 	if g, ok := main.(rest.RESTGracefulDeleteStrategy); ok {
 		r.Delete = gracefulDelete(g, k)
+		r.ReturnDeletedObject = true // kube-apiserver's Pods registry
 	}
 	if k.ScalePath != "" {
 		r.Scale = k.scale()

@@ -421,6 +421,11 @@ func (s *Server) parseDelete(r *http.Request, rs *resource) (opts store.DeleteOp
 	if err != nil {
 		return opts, false, err
 	}
+	if !body.sent {
+		if body.GracePeriodSeconds, err = gracePeriodParam(r); err != nil {
+			return opts, false, err
+		}
+	}
 	if policy != "" {
 		body.PropagationPolicy = &policy
 	}

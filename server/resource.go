@@ -145,6 +145,10 @@ type Resource struct {
 	// It returns the object as it now is and whether it is gone; the
 	// result is only read. DELETE and deletecollection use it.
 	Delete func(ctx context.Context, st store.Backend[Object], namespace, name string, opts store.DeleteOptions) (obj Object, deleted bool, err error)
+	// ReturnDeletedObject answers a DELETE that deleted the object with
+	// the object as it was last (its deletionTimestamp when graceful),
+	// as kube-apiserver's registry of Pods does, not with a Status.
+	ReturnDeletedObject bool
 
 	// Coerce, when set, finishes the decoding of every object read from a
 	// request body (create, update, and the result of a patch), before

@@ -208,7 +208,10 @@ type DeleteOptions struct {
 	// it): a period above 0 marks the object (deletionTimestamp that many
 	// seconds ahead, deletionGracePeriodSeconds) instead of deleting it,
 	// and it stays until a deletion with a shorter period, which 0
-	// deletes when no finalizer holds it.
+	// deletes when no finalizer holds it. A graceful deletion that
+	// deletes writes the mark of period 0 first, as Kubernetes does: a
+	// MODIFIED event, then the DELETED one (Store's deletion; a backend
+	// of its own decides with PlanDelete alone).
 	Graceful bool
 }
 
@@ -795,6 +798,13 @@ func (r *Resource[T]) deleteOneLocked(e *entry[T], cur *version[T], opts DeleteO
 		return zero, false, err
 	case op == WriteDelete && opts.DryRun:
 		return r.s.result(cur.obj, opts.ReadOnlyResult), true, nil
+	case op == WriteDelete && opts.Graceful:
+		// kube-apiserver's graceful deletion that ends now (a period of
+		// 0, a Pod on no node) writes the mark first: watchers see
+		// MODIFIED with deletionTimestamp and deletionGracePeriodSeconds
+		// 0, then DELETED.
+		cur = r.s.commitLocked(e, false, r.markedNow(cur.obj), false)
+		return r.s.result(r.s.deleteLocked(e, cur).obj, opts.ReadOnlyResult), true, nil
 	case op == WriteDelete:
 		return r.s.result(r.s.deleteLocked(e, cur).obj, opts.ReadOnlyResult), true, nil
 	case op == WriteNone:
@@ -803,6 +813,21 @@ func (r *Resource[T]) deleteOneLocked(e *entry[T], cur *version[T], opts DeleteO
 		return next, false, nil
 	}
 	return r.s.result(r.s.commitLocked(e, false, next, false).obj, opts.ReadOnlyResult), false, nil
+}
+
+// markedNow returns a copy of cur marked for deletion now with period 0,
+// as kube-apiserver's rest.BeforeDelete marks an object whose graceful
+// deletion ends at once: the generation goes up on the first mark.
+func (r *Resource[T]) markedNow(cur T) T {
+	upd := r.s.copyFn(cur)
+	um := upd.Meta()
+	if um.DeletionTimestamp == nil && um.Generation > 0 {
+		um.Generation++
+	}
+	now := r.s.nowSeconds()
+	var zero int64
+	um.DeletionTimestamp, um.DeletionGracePeriodSeconds = &now, &zero
+	return upd
 }
 
 // PlanDelete is Delete's decision for a backend that stores objects
