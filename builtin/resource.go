@@ -3,6 +3,7 @@ package builtin
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -114,6 +115,11 @@ func (k *kind) resource(defs *definitions, p *printers.HumanReadableGenerator, a
 	if k.ScalePath != "" {
 		r.Scale = k.scale()
 	}
+	r.Subresources = k.subresources(r)
+	h.objectSubs = k.objectSubresources()
+	for _, sub := range slices.Sorted(maps.Keys(h.objectSubs)) {
+		r.ObjectSubresources = append(r.ObjectSubresources, sub)
+	}
 	if k.StoredWith != "" {
 		// The other group's storage, and its name in a 422, as
 		// kube-apiserver's events.k8s.io Events have them.
@@ -150,6 +156,9 @@ type hooks struct {
 	k      *kind
 	main   strategy
 	status statusStrategy // nil without a status subresource
+	// objectSubs are the strategies of the subresources that update the
+	// object itself (a Pod's ephemeralcontainers and resize).
+	objectSubs map[string]statusStrategy
 	// allocate, when set, gives an object what kube-apiserver's
 	// registry allocates before the strategy runs (old is nil on create).
 	allocate func(obj, old runtime.Object)
@@ -162,6 +171,9 @@ type hooks struct {
 func (h *hooks) forUpdate(obj *Object) (s statusStrategy, subresource string) {
 	if h.status != nil && obj.subresource == "status" {
 		return h.status, "status"
+	}
+	if s := h.objectSubs[obj.subresource]; s != nil {
+		return s, obj.subresource
 	}
 	return h.main, ""
 }

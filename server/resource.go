@@ -38,6 +38,15 @@ type Resource struct {
 	// (WriteObserver, Attributes.Subresource), and it keeps the stored
 	// status (with StatusSubresource).
 	UpdateSubresources []string
+	// ObjectSubresources are further subresources that serve get, update
+	// and patch of the object itself, as a Pod's ephemeralcontainers and
+	// resize: the hooks tell such a write by its subresource and keep
+	// what it may not change (Kubernetes' strategies of those
+	// subresources do).
+	ObjectSubresources []string
+	// Subresources are further subresources served by handlers of their
+	// own (a Pod's log, exec, binding, eviction...).
+	Subresources []Subresource
 	// RequireResourceVersion refuses an update without
 	// metadata.resourceVersion (422), as Kubernetes does for custom
 	// resources; otherwise such an update is unconditional, as for
