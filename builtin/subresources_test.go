@@ -117,6 +117,21 @@ func TestPodSubresources(t *testing.T) {
 		t.Errorf("discovery:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 
+	// A built-in resource's subresources by name: scale before status.
+	apps, err := cs.Discovery().ServerResourcesForGroupVersion("apps/v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var deploy []string
+	for _, r := range apps.APIResources {
+		if strings.HasPrefix(r.Name, "deployments") {
+			deploy = append(deploy, r.Name)
+		}
+	}
+	if strings.Join(deploy, ",") != "deployments,deployments/scale,deployments/status" {
+		t.Errorf("apps/v1 discovery: %v", deploy)
+	}
+
 	// Binding, through client-go: nodeName and PodScheduled, once.
 	if err := pods.Bind(ctx, &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "p1", Annotations: map[string]string{"a": "b"}},
 		Target: corev1.ObjectReference{Kind: "Node", Name: "n1"}}, metav1.CreateOptions{}); err != nil {

@@ -306,8 +306,10 @@ func buildDiscovery(resources []*Resource, defs *definitions, ver Version) (*dis
 			subs = append(subs, subresourceDiscovery{Subresource: "scale",
 				ResponseKind: &gvkExt{"autoscaling", "Scale", "v1"}, Verbs: slices.Clone(scaleVerbs)})
 		}
-		if len(r.ObjectSubresources)+len(r.Subresources) > 0 {
-			// kube-apiserver lists a resource's subresources by name.
+		if !r.Custom {
+			// kube-apiserver lists a built-in resource's subresources by
+			// name (deployments/scale before deployments/status);
+			// apiextensions-apiserver a custom resource's status first.
 			first := len(l.Resources) - len(subs)
 			slices.SortStableFunc(l.Resources[first:], func(a, b apiResource) int { return strings.Compare(a.Name, b.Name) })
 			slices.SortStableFunc(subs, func(a, b subresourceDiscovery) int { return strings.Compare(a.Subresource, b.Subresource) })
