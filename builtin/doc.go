@@ -107,8 +107,6 @@
 //     default), until a deletion with period 0 (its kubelet's; here no
 //     kubelet comes, so a test deletes it so itself); one on no node or
 //     finished is deleted at once, after a MODIFIED event with the mark.
-//     With the etcd storage (module etcdstore) that MODIFIED event is not
-//     sent.
 //   - There is no kubelet: pods/log, exec, attach, portforward and the
 //     node and pod proxies answer as a cluster whose kubelets cannot be
 //     reached (a Pod on no node has an empty log; exec is the 400 "pod p

@@ -803,7 +803,9 @@ func (r *Resource[T]) deleteOneLocked(e *entry[T], cur *version[T], opts DeleteO
 		// 0, a Pod on no node) writes the mark first: watchers see
 		// MODIFIED with deletionTimestamp and deletionGracePeriodSeconds
 		// 0, then DELETED.
-		cur = r.s.commitLocked(e, false, r.markedNow(cur.obj), false)
+		if mark, ok := r.GracefulMark(cur.obj); ok {
+			cur = r.s.commitLocked(e, false, mark, false)
+		}
 		return r.s.result(r.s.deleteLocked(e, cur).obj, opts.ReadOnlyResult), true, nil
 	case op == WriteDelete:
 		return r.s.result(r.s.deleteLocked(e, cur).obj, opts.ReadOnlyResult), true, nil
@@ -815,10 +817,17 @@ func (r *Resource[T]) deleteOneLocked(e *entry[T], cur *version[T], opts DeleteO
 	return r.s.result(r.s.commitLocked(e, false, next, false).obj, opts.ReadOnlyResult), false, nil
 }
 
-// markedNow returns a copy of cur marked for deletion now with period 0,
+// GracefulMark returns the state a graceful deletion that deletes cur
+// (PlanDelete's WriteDelete with DeleteOptions.Graceful) writes first,
 // as kube-apiserver's rest.BeforeDelete marks an object whose graceful
-// deletion ends at once: the generation goes up on the first mark.
-func (r *Resource[T]) markedNow(cur T) T {
+// deletion ends at once: a copy of cur with deletionTimestamp now,
+// deletionGracePeriodSeconds 0 and the generation one more on the first
+// mark. ok is false when cur is marked so already. A backend of its own
+// (etcdstore) writes it before the deletion, as Delete does.
+func (r *Resource[T]) GracefulMark(cur T) (mark T, ok bool) {
+	if m := cur.Meta(); m.DeletionTimestamp != nil && m.DeletionGracePeriodSeconds != nil && *m.DeletionGracePeriodSeconds == 0 {
+		return mark, false
+	}
 	upd := r.s.copyFn(cur)
 	um := upd.Meta()
 	if um.DeletionTimestamp == nil && um.Generation > 0 {
@@ -827,7 +836,7 @@ func (r *Resource[T]) markedNow(cur T) T {
 	now := r.s.nowSeconds()
 	var zero int64
 	um.DeletionTimestamp, um.DeletionGracePeriodSeconds = &now, &zero
-	return upd
+	return upd, true
 }
 
 // PlanDelete is Delete's decision for a backend that stores objects
