@@ -51,6 +51,9 @@ type SubresourceRequest struct {
 
 // subresource returns r's Subresource of that name, or nil.
 func (r *Resource) subresource(name string) *Subresource {
+	if name == "" {
+		return nil // most requests: no loop
+	}
 	for i := range r.Subresources {
 		if r.Subresources[i].Name == name {
 			return &r.Subresources[i]
