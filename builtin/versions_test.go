@@ -92,6 +92,24 @@ func TestOneStorageTwoVersions(t *testing.T) {
 		t.Errorf("v2 read of a v1 write: rv %s (want %s), metrics %+v", v2.ResourceVersion, upd.ResourceVersion, v2.Spec.Metrics)
 	}
 
+	// What v1 cannot say is kept in annotations, as kube-apiserver's
+	// conversion writes them (recorded on v1.37.1).
+	if _, err := v2s.Create(ctx, &autoscalingv2.HorizontalPodAutoscaler{
+		ObjectMeta: metav1.ObjectMeta{Name: "mem"},
+		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
+			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "d"}, MaxReplicas: 3,
+			Metrics: []autoscalingv2.MetricSpec{{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricSource{
+				Name: corev1.ResourceMemory, Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: ptr.To[int32](70)}}}},
+		},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	mem, err := v1s.Get(ctx, "mem", metav1.GetOptions{})
+	if err != nil || mem.Annotations["autoscaling.alpha.kubernetes.io/metrics"] != `[{"type":"Resource","resource":{"name":"memory","targetAverageUtilization":70}}]` ||
+		mem.Spec.TargetCPUUtilizationPercentage != nil || *mem.Spec.MinReplicas != 1 {
+		t.Errorf("v1 read of a memory metric: %v %v %+v", err, mem.Annotations, mem.Spec)
+	}
+
 	// Events: events.k8s.io/v1 and core/v1.
 	core, events := cs.CoreV1().Events("default"), cs.EventsV1().Events("default")
 	cw, err := core.Watch(ctx, metav1.ListOptions{ResourceVersion: "0"})
