@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/apisem/apisem/meta"
@@ -58,4 +60,38 @@ func BenchmarkCreateDeployment(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkReadOtherVersion measures Resource.Read of a kind whose
+// storage another version shares: an autoscaling/v2 HorizontalPodAutoscaler
+// read through v1 is converted through the internal type each time its
+// encodings are first made; one written through v1 is returned as it is.
+func BenchmarkReadOtherVersion(b *testing.B) {
+	var v1 *kind
+	for _, k := range all {
+		if k.Group == "autoscaling" && k.Version == "v1" {
+			v1 = k
+		}
+	}
+	read := v1.read()
+	v2 := &Object{ObjectMeta: meta.ObjectMeta{Name: "h", Namespace: "ns", ResourceVersion: "7"},
+		Value: &autoscalingv2.HorizontalPodAutoscaler{Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
+			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{Kind: "Deployment", Name: "d"}, MaxReplicas: 3}}}
+	same := &Object{ObjectMeta: v2.ObjectMeta, Value: &autoscalingv1.HorizontalPodAutoscaler{}}
+	b.Run("other", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if o, err := read(v2); err != nil || o.Meta().ResourceVersion != "7" {
+				b.Fatal(o, err)
+			}
+		}
+	})
+	b.Run("same", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if o, _ := read(same); o != same {
+				b.Fatal("copied")
+			}
+		}
+	})
 }

@@ -39,24 +39,11 @@ var notServed = map[string]string{
 	"authorization.k8s.io/v1/subjectaccessreviews":      "not stored: asks the server's authorizer",
 	"apiextensions.k8s.io/v1/customresourcedefinitions": "served by package crd, not by this module",
 	"apiregistration.k8s.io/v1/apiservices":             "kube-aggregator's: a server of this module aggregates no other apiserver",
-	"autoscaling/v1/horizontalpodautoscalers":           "only autoscaling/v2 is served (one storage behind two versions is another change's)",
 }
 
 // subresourcesNotServed are the reference's subresources a server of
 // this module does not list, by group/version/resource/subresource.
 var subresourcesNotServed = map[string]string{
-	"/v1/pods/attach":              "no kubelet to attach to",
-	"/v1/pods/binding":             "no scheduler: a Pod stays Pending",
-	"/v1/pods/ephemeralcontainers": "not served yet",
-	"/v1/pods/eviction":            "not served yet",
-	"/v1/pods/exec":                "no kubelet to run a command",
-	"/v1/pods/log":                 "no kubelet, no log",
-	"/v1/pods/portforward":         "no kubelet to forward to",
-	"/v1/pods/proxy":               "no kubelet to proxy to",
-	"/v1/pods/resize":              "not served yet",
-	"/v1/nodes/proxy":              "no kubelet to proxy to",
-	"/v1/services/proxy":           "no cluster network to proxy to",
-	"/v1/serviceaccounts/token":    "no token issuer (TokenRequest needs the service account signing key)",
 	"certificates.k8s.io/v1/certificatesigningrequests/approval": "not served yet",
 }
 

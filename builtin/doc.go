@@ -106,16 +106,19 @@
 //     to devices is refused with the cluster's message for a namespace
 //     without the label resource.kubernetes.io/admin-access: the
 //     strategies are not given the server's Namespaces to read it from.
-//   - Each resource has its own store: an Event written through
-//     events.k8s.io/v1 is not listed in core/v1 (kube-apiserver keeps
-//     both in one), and autoscaling/v1 HorizontalPodAutoscalers are not
-//     served (v2 is).
+//   - autoscaling/v1 and v2 HorizontalPodAutoscalers, and core/v1 and
+//     events.k8s.io/v1 Events, share one storage, as in kube-apiserver,
+//     but an object is kept in the version it was written in (not
+//     converted to a storage version) and converted when read through the
+//     other: an update through one version that changes nothing still
+//     writes (a new resourceVersion), and metadata-only answers
+//     (PartialObjectMetadata) through autoscaling/v1 lack the
+//     autoscaling.alpha.kubernetes.io annotations its conversion writes.
+//     events.k8s.io Events have no field selectors beyond metadata's.
 //   - Aggregated discovery names the group and version of a resource's
 //     responseKind (and its status subresource's), which kube-apiserver
 //     leaves empty for its own resources (clients read an empty one as
 //     the resource's).
-//   - The 422 of an invalid events.k8s.io Event names that group;
-//     kube-apiserver names the group of the internal type (core).
 //   - Services get cluster IPs from 10.96.0.0/12 and node ports from
 //     30000-32767 in order, never released; collisions with the values a
 //     client names are not checked.
@@ -127,14 +130,21 @@
 //     node stays, marked for spec.terminationGracePeriodSeconds (30 by
 //     default), until a deletion with period 0 (its kubelet's; here no
 //     kubelet comes, so a test deletes it so itself); one on no node or
-//     finished is deleted at once. Unlike kube-apiserver, that immediate
-//     deletion sends no MODIFIED event with the deletionTimestamp before
-//     the DELETED one, and gracePeriodSeconds is read from the
-//     DeleteOptions body only, not the query.
-//   - Subresources other than status and scale (pods/log, exec,
-//     binding, eviction, ...) answer 404; there is no controller, no
-//     scheduler and no kubelet: a Pod stays Pending, a Deployment makes
-//     no ReplicaSet.
+//     finished is deleted at once, after a MODIFIED event with the mark.
+//   - There is no kubelet: pods/log, exec, attach, portforward and the
+//     node and pod proxies answer as a cluster whose kubelets cannot be
+//     reached (a Pod on no node has an empty log; exec is the 400 "pod p
+//     does not have a host assigned"), and where a cluster would reach
+//     one (a Node with an address) they answer 503. services/proxy is
+//     always the 503 of a Service without endpoints.
+//     serviceaccounts/token answers 405: there is no token signer. The
+//     bindings resource (POST /api/v1/namespaces/<ns>/bindings) is not
+//     served; pods/binding is. An eviction ignores a budget's
+//     unhealthyPodEvictionPolicy.
+//   - There is no controller and no scheduler: a Pod stays Pending, a
+//     Deployment makes no ReplicaSet, a PodDisruptionBudget's status
+//     stays as written (an eviction it selects answers 429 until a test
+//     writes it).
 //
 // # Cost
 //

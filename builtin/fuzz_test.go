@@ -2,7 +2,15 @@ package builtin
 
 import (
 	"bytes"
+	"net/http/httptest"
+	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/apisem/apisem/status"
 )
 
 // FuzzDecode feeds untrusted request bodies, JSON and protobuf, to the
@@ -74,4 +82,23 @@ func findKindFor(tb testing.TB, group, name string) *kind {
 	}
 	tb.Fatalf("no kind %s", name)
 	return nil
+}
+
+// FuzzSubresourceBodies feeds untrusted bodies of pods/binding and
+// pods/eviction (JSON, YAML or protobuf) to their decoding: a 400 or a
+// decoded object, never a panic; one too large is refused before it is
+// decoded.
+func FuzzSubresourceBodies(f *testing.F) {
+	f.Add(`{"metadata":{"name":"p"},"target":{"kind":"Node","name":"n1"}}`)
+	f.Add(`{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"p"},"deleteOptions":{"gracePeriodSeconds":0}}`)
+	f.Add("k8s\x00\x0a\x0c\x0a\x02v1\x12\x07Binding\x12\x00")
+	f.Add("metadata: {name: p}\ntarget: {name: n}\n")
+	f.Fuzz(func(t *testing.T, body string) {
+		for _, into := range []runtime.Object{&corev1.Binding{}, &policyv1.Eviction{}} {
+			r := httptest.NewRequest("POST", "/api/v1/namespaces/ns/pods/p/binding", strings.NewReader(body))
+			if err := decodeBody(r, into); err != nil && !status.IsBadRequest(err) {
+				t.Fatalf("decoding %q into a %T: %v", body, into, err)
+			}
+		}
+	})
 }

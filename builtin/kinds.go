@@ -1,6 +1,8 @@
 package builtin
 
 import (
+	"strings"
+
 	genericvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/api/validation/path"
 	"k8s.io/apimachinery/pkg/fields"
@@ -108,9 +110,13 @@ type kind struct {
 	// Attrs are the registry's fields for field selectors (GetAttrs),
 	// nil for a kind with only metadata.name and metadata.namespace.
 	Attrs func(runtime.Object) (labels.Set, fields.Set, error)
-	// InternalGroup is the group of the internal type when it is not
-	// Group (events.k8s.io's Events are core Events inside).
-	InternalGroup string
+	// StoredWith, "group/Kind" ("Kind" in the core group), names the
+	// kind whose storage holds this one's objects, as another version of
+	// them, when it is of another group: events.k8s.io's Events are core
+	// Events inside and in kube-apiserver's storage. The versions of one
+	// group and resource (autoscaling/v1 and v2 HorizontalPodAutoscalers)
+	// share their storage without it.
+	StoredWith string
 }
 
 // all are the served kinds, by group in the order of kubectl
@@ -165,8 +171,10 @@ var all = []*kind{
 	{Group: "apps", Version: "v1", Kind: "StatefulSet", Plural: "statefulsets", ShortNames: []string{"sts"}, Categories: []string{"all"}, Namespaced: true,
 		Strategy: statefulset.Strategy, Status: statefulset.StatusStrategy, ScalePath: ".spec.replicas"},
 
-	// autoscaling/v2
+	// autoscaling/v2 and v1, one storage (v2 first: the preferred version)
 	{Group: "autoscaling", Version: "v2", Kind: "HorizontalPodAutoscaler", Plural: "horizontalpodautoscalers", ShortNames: []string{"hpa"},
+		Categories: []string{"all"}, Namespaced: true, Strategy: horizontalpodautoscaler.Strategy, Status: horizontalpodautoscaler.StatusStrategy},
+	{Group: "autoscaling", Version: "v1", Kind: "HorizontalPodAutoscaler", Plural: "horizontalpodautoscalers", ShortNames: []string{"hpa"},
 		Categories: []string{"all"}, Namespaced: true, Strategy: horizontalpodautoscaler.Strategy, Status: horizontalpodautoscaler.StatusStrategy},
 
 	// batch/v1
@@ -191,7 +199,7 @@ var all = []*kind{
 
 	// events.k8s.io/v1
 	{Group: "events.k8s.io", Version: "v1", Kind: "Event", Plural: "events", ShortNames: []string{"ev"}, Namespaced: true,
-		Strategy: event.Strategy, InternalGroup: "events.k8s.io"},
+		Strategy: event.Strategy, StoredWith: "Event"},
 
 	// flowcontrol.apiserver.k8s.io/v1
 	{Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Kind: "FlowSchema", Plural: "flowschemas",
@@ -264,12 +272,25 @@ func (k *kind) gvk() schema.GroupVersionKind {
 
 // internalGVK is the GroupVersionKind of the kind's internal type.
 func (k *kind) internalGVK() schema.GroupVersionKind {
-	g := k.Group
-	if k.InternalGroup != "" {
-		g = k.InternalGroup
-	}
-	return schema.GroupVersionKind{Group: g, Version: runtime.APIVersionInternal, Kind: k.Kind}
+	return schema.GroupVersionKind{Group: k.storageGroup(), Version: runtime.APIVersionInternal, Kind: k.Kind}
 }
+
+// storageGroup is the group of the kind's storage and internal type:
+// StoredWith's, or Group.
+func (k *kind) storageGroup() string {
+	if k.StoredWith == "" {
+		return k.Group
+	}
+	g, _, ok := strings.Cut(k.StoredWith, "/")
+	if !ok {
+		return ""
+	}
+	return g
+}
+
+// storage is the group and resource of the storage that holds the
+// kind's objects.
+func (k *kind) storage() string { return k.storageGroup() + "/" + k.Plural }
 
 // newValue returns an empty object of the kind's k8s.io/api type.
 func (k *kind) newValue() runtime.Object {

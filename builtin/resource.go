@@ -3,6 +3,7 @@ package builtin
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -47,12 +48,18 @@ func Resources(opts Options) ([]*server.Resource, error) {
 		}
 	}
 	defs, p, alloc := openAPIDefinitions(), newPrinter(), newAllocator()
+	// The kinds whose storage another kind shares: each reads the
+	// objects written through the other.
+	versions := map[string]int{}
+	for _, k := range all {
+		versions[k.storage()]++
+	}
 	var out []*server.Resource
 	for _, k := range all {
 		if opts.Groups != nil && !slices.Contains(opts.Groups, k.Group) {
 			continue
 		}
-		r, err := k.resource(defs, p, alloc)
+		r, err := k.resource(defs, p, alloc, versions[k.storage()] > 1)
 		if err != nil {
 			return nil, err
 		}
@@ -69,8 +76,9 @@ type (
 	statusStrategy = rest.RESTUpdateStrategy
 )
 
-// resource returns the server resource of k.
-func (k *kind) resource(defs *definitions, p *printers.HumanReadableGenerator, alloc *allocator) (*server.Resource, error) {
+// resource returns the server resource of k; shared says that another
+// kind of the table keeps its objects in the same storage.
+func (k *kind) resource(defs *definitions, p *printers.HumanReadableGenerator, alloc *allocator, shared bool) (*server.Resource, error) {
 	main, ok := k.Strategy.(strategy)
 	if !ok {
 		return nil, fmt.Errorf("builtin: the strategy of %s is a %T, not a create and update strategy", k.Kind, k.Strategy)
@@ -102,9 +110,24 @@ func (k *kind) resource(defs *definitions, p *printers.HumanReadableGenerator, a
 	r.Prepare, r.Validate, r.Warnings = h.prepare, h.validate, h.warnings
 	if g, ok := main.(rest.RESTGracefulDeleteStrategy); ok {
 		r.Delete = gracefulDelete(g, k)
+		r.ReturnDeletedObject = true // kube-apiserver's Pods registry
 	}
 	if k.ScalePath != "" {
 		r.Scale = k.scale()
+	}
+	r.Subresources = k.subresources(r)
+	h.objectSubs = k.objectSubresources()
+	for _, sub := range slices.Sorted(maps.Keys(h.objectSubs)) {
+		r.ObjectSubresources = append(r.ObjectSubresources, sub)
+	}
+	if k.StoredWith != "" {
+		// The other group's storage, and its name in a 422, as
+		// kube-apiserver's events.k8s.io Events have them.
+		r.StorageResource = status.GroupResource{Group: k.storageGroup(), Resource: k.Plural}
+		r.InvalidKind = status.GroupKind{Group: k.storageGroup(), Kind: k.Kind}
+	}
+	if shared {
+		r.Read = k.read()
 	}
 	if err := defs.describe(k, r); err != nil {
 		return nil, err
@@ -133,6 +156,9 @@ type hooks struct {
 	k      *kind
 	main   strategy
 	status statusStrategy // nil without a status subresource
+	// objectSubs are the strategies of the subresources that update the
+	// object itself (a Pod's ephemeralcontainers and resize).
+	objectSubs map[string]statusStrategy
 	// allocate, when set, gives an object what kube-apiserver's
 	// registry allocates before the strategy runs (old is nil on create).
 	allocate func(obj, old runtime.Object)
@@ -145,6 +171,9 @@ type hooks struct {
 func (h *hooks) forUpdate(obj *Object) (s statusStrategy, subresource string) {
 	if h.status != nil && obj.subresource == "status" {
 		return h.status, "status"
+	}
+	if s := h.objectSubs[obj.subresource]; s != nil {
+		return s, obj.subresource
 	}
 	return h.main, ""
 }

@@ -448,6 +448,22 @@ func (r *Resource[T]) Delete(ctx context.Context, namespace, name string, opts s
 		if opts.DryRun {
 			return next, op == store.WriteDelete, nil
 		}
+		if op == store.WriteDelete && opts.Graceful {
+			// The mark first, as Kubernetes' graceful deletion writes it
+			// (store.Resource.GracefulMark); then the deletion of it.
+			if mark, ok := r.res.GracefulMark(cur); ok {
+				_, ok, err := r.commit(ctx, key, cur, mod, mark, store.WritePut)
+				if err != nil {
+					return zero, false, err
+				}
+				if ok {
+					// The preconditions held for the version marked; the
+					// mark's own resourceVersion is the deletion's.
+					opts.Preconditions.ResourceVersion = nil
+				}
+				continue // decide again on the marked object
+			}
+		}
 		out, ok, err := r.commit(ctx, key, cur, mod, next, op)
 		if ok || err != nil {
 			return out, op == store.WriteDelete && err == nil, err

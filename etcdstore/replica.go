@@ -113,6 +113,15 @@ func NewReplica[T meta.Object](opts Options[T]) (*Replica[T], error) {
 // Its etcd keys are <prefix>/[<group>/]<resource>/[<namespace>/]<name>;
 // in the replica, its keys are under ro.Prefix ("" means the group
 // resource, as in a store.Store).
+//
+// A resource whose ro.Prefix is another group resource's
+// ("<resource>.<group>", or "<resource>" in the core group) is another
+// version of that one's objects, as kube-apiserver keeps events.k8s.io
+// Events with core Events: it has that one's etcd keys too. Resources
+// of one group and resource name are versions of the same objects as
+// well. The first resource added of such a collection decodes its
+// values for the replica, so its codec must read the values every
+// version writes; each writes with its own.
 func (p *Replica[T]) Resource(ro store.ResourceOptions[T], codec Codec[T]) (*Resource[T], error) {
 	gr := ro.GroupResource
 	if gr.Resource == "" || strings.Contains(gr.Resource, "/") || strings.Contains(gr.Group, "/") {
@@ -124,16 +133,24 @@ func (p *Replica[T]) Resource(ro store.ResourceOptions[T], codec Codec[T]) (*Res
 	}
 	if ro.Prefix == "" {
 		ro.Prefix = gr.String()
+	} else if res, group, ok := strings.Cut(ro.Prefix, "."); ok {
+		coll = group + "/" + res
+	} else {
+		coll = ro.Prefix
 	}
 	if codec == nil {
 		codec = JSON[T]{}
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	switch {
+	switch first := p.byColl[coll]; {
 	case p.started:
 		return nil, ErrStarted
-	case p.byColl[coll] != nil:
+	case first != nil && first.skey == ro.Prefix:
+		// Another version of first's objects: the same keys, written
+		// with its own codec; first decodes them for the replica.
+		return &Resource[T]{p: p, codec: codec, gr: gr, coll: first.coll, skey: ro.Prefix, ro: ro, res: p.store.Resource(ro)}, nil
+	case first != nil:
 		return nil, fmt.Errorf("etcdstore: resource %s added twice", gr)
 	}
 	for _, o := range p.byColl {

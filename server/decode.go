@@ -103,6 +103,9 @@ type deleteBody struct {
 	OrphanDependents   *bool    `json:"orphanDependents,omitempty"`
 	PropagationPolicy  *string  `json:"propagationPolicy,omitempty"`
 	DryRun             []string `json:"dryRun,omitempty"`
+	// sent: the request had a body, whose options replace the query's
+	// (kube-apiserver decodes the query's only without one).
+	sent bool
 }
 
 type precond struct {
@@ -120,8 +123,12 @@ func decodeDeleteOptions(rs *resource, r *http.Request) (deleteBody, error) {
 	// Any media type the server reads is fine for DeleteOptions, even at
 	// an endpoint whose own type has no protobuf form.
 	b, media, err := negotiation.Endpoint{MaxBodyBytes: rs.maxBody}.ReadBody(r)
-	if err != nil || len(bytes.TrimSpace(b)) == 0 {
+	if err != nil || len(b) == 0 {
 		return body, err
+	}
+	body.sent = true
+	if len(bytes.TrimSpace(b)) == 0 {
+		return body, nil
 	}
 	if media == negotiation.Protobuf {
 		e, err := envelope.ConsumeEnvelope(b)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"crypto/sha512"
 	"encoding/hex"
 	"encoding/json"
@@ -257,6 +258,22 @@ func buildDiscovery(resources []*Resource, defs *definitions, ver version.Info) 
 			subs = append(subs, subresourceDiscovery{Subresource: "status",
 				ResponseKind: &gvkExt{r.Group, r.Kind, r.Version}, Verbs: slices.Clone(statusVerbs)})
 		}
+		for _, sub := range r.ObjectSubresources {
+			l.Resources = append(l.Resources, apiResource{
+				Name: r.Plural + "/" + sub, Namespaced: r.Namespaced, Kind: r.Kind, Verbs: slices.Clone(statusVerbs),
+			})
+			subs = append(subs, subresourceDiscovery{Subresource: sub,
+				ResponseKind: &gvkExt{r.Group, r.Kind, r.Version}, Verbs: slices.Clone(statusVerbs)})
+		}
+		for _, sr := range r.Subresources {
+			verbs := slices.Clone(sr.Verbs)
+			slices.Sort(verbs)
+			kind := apiResource{Name: r.Plural + "/" + sr.Name, Namespaced: r.Namespaced, Group: sr.Group, Version: sr.Version,
+				Kind: cmp.Or(sr.Kind, r.Kind), Verbs: verbs}
+			l.Resources = append(l.Resources, kind)
+			subs = append(subs, subresourceDiscovery{Subresource: sr.Name,
+				ResponseKind: &gvkExt{cmp.Or(sr.Group, r.Group), kind.Kind, cmp.Or(sr.Version, r.Version)}, Verbs: slices.Clone(verbs)})
+		}
 		if r.Scale != nil {
 			// The Scale kind is autoscaling/v1's, which discovery says.
 			l.Resources = append(l.Resources, apiResource{
@@ -265,6 +282,14 @@ func buildDiscovery(resources []*Resource, defs *definitions, ver version.Info) 
 			})
 			subs = append(subs, subresourceDiscovery{Subresource: "scale",
 				ResponseKind: &gvkExt{"autoscaling", "Scale", "v1"}, Verbs: slices.Clone(scaleVerbs)})
+		}
+		if !r.Custom {
+			// kube-apiserver lists a built-in resource's subresources by
+			// name (deployments/scale before deployments/status);
+			// apiextensions-apiserver a custom resource's status first.
+			first := len(l.Resources) - len(subs)
+			slices.SortStableFunc(l.Resources[first:], func(a, b apiResource) int { return strings.Compare(a.Name, b.Name) })
+			slices.SortStableFunc(subs, func(a, b subresourceDiscovery) int { return strings.Compare(a.Subresource, b.Subresource) })
 		}
 		scope := "Cluster"
 		if r.Namespaced {

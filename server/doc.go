@@ -89,10 +89,11 @@
 // # Non-goals
 //
 // No admission webhooks (Options.Admission is in-process); the state
-// lives in memory (package store) and is gone with the process. Of the
-// subresources only status (Resource.StatusSubresource) and scale
-// (Resource.Scale) are served; the others
-// answer 404.
+// lives in memory (package store) and is gone with the process. The
+// server serves the status (Resource.StatusSubresource) and scale
+// (Resource.Scale) subresources itself, and those a Resource names
+// (UpdateSubresources, ObjectSubresources, Subresources: a Pod's log or
+// eviction has a handler of its own); the others answer 404.
 //
 // A deletecollection with a continue token deletes from the start of the
 // collection, where a cluster deletes from the token on; a malformed

@@ -198,6 +198,24 @@ func (s *Server) serveTarget(w http.ResponseWriter, r *http.Request, t *target, 
 		r = withWarningsOf(w, r)
 		AddWarning(r.Context(), text)
 	}
+	switch {
+	case t.sub != "" && t.res.def.subresource(t.sub) != nil:
+		err = s.serveSubresource(w, r, t)
+	default:
+		err = s.serveVerb(w, r, t)
+	}
+	// A verb returns an error only when it has written nothing yet.
+	if err != nil {
+		if t.verb == verbGet || t.verb == verbWatch {
+			err = readVersionError(err)
+		}
+		s.writeError(w, r, t.res, err)
+	}
+}
+
+// serveVerb serves t's verb on the object, its collection, or its status,
+// scale or other object subresource.
+func (s *Server) serveVerb(w http.ResponseWriter, r *http.Request, t *target) (err error) {
 	switch t.verb {
 	case verbGet:
 		err = s.get(w, r, t)
@@ -214,13 +232,7 @@ func (s *Server) serveTarget(w http.ResponseWriter, r *http.Request, t *target, 
 	case verbDeleteCollection:
 		err = s.deleteCollection(w, r, t)
 	}
-	// A verb returns an error only when it has written nothing yet.
-	if err != nil {
-		if t.verb == verbGet || t.verb == verbWatch {
-			err = readVersionError(err)
-		}
-		s.writeError(w, r, t.res, err)
-	}
+	return err
 }
 
 // readVersionError turns the 400 for a resourceVersion that is not a
@@ -459,6 +471,11 @@ func (s *Server) parseDelete(r *http.Request, rs *resource) (opts store.DeleteOp
 	body, err := decodeDeleteOptions(rs, r)
 	if err != nil {
 		return opts, false, err
+	}
+	if !body.sent {
+		if body.GracePeriodSeconds, err = gracePeriodParam(r); err != nil {
+			return opts, false, err
+		}
 	}
 	if policy != "" {
 		body.PropagationPolicy = &policy

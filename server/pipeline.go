@@ -404,5 +404,9 @@ func validate(rs *resource, o, old Object) error {
 	if name == "" && old == nil {
 		name = m.GenerateName
 	}
-	return status.NewInvalid(status.GroupKind{Group: rs.def.Group, Kind: rs.def.Kind}, name, errs...)
+	gk := status.GroupKind{Group: rs.def.Group, Kind: rs.def.Kind}
+	if rs.def.InvalidKind.Kind != "" {
+		gk = rs.def.InvalidKind
+	}
+	return status.NewInvalid(gk, name, errs...)
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -304,6 +305,7 @@ type query struct {
 	fieldManager      string
 	propagationPolicy string
 	includeObject     string
+	gracePeriod       string // gracePeriodSeconds, unparsed
 	// exclude and verbose are the health endpoints' (server/health.go).
 	exclude []string
 	verbose bool
@@ -333,6 +335,7 @@ const (
 	qFieldManager
 	qPropagationPolicy
 	qIncludeObject
+	qGracePeriod
 )
 
 // add records one pair that is not a ListOptions parameter. Kubernetes
@@ -370,6 +373,8 @@ func (q *query) add(name, value string) {
 		}
 	case "includeObject":
 		first(qIncludeObject, &q.includeObject)
+	case "gracePeriodSeconds":
+		first(qGracePeriod, &q.gracePeriod)
 	case "exclude":
 		q.exclude = append(q.exclude, value)
 	case "verbose":
@@ -455,6 +460,21 @@ func deleteQuery(r *http.Request) (dryRun bool, propagation string, orphan *bool
 		orphan = &b
 	}
 	return dryRun, q.propagationPolicy, orphan, nil
+}
+
+// gracePeriodParam is the request's ?gracePeriodSeconds= (nil when
+// absent), or the 400 of one that is no integer, with strconv's text as
+// kube-apiserver's query decoding gives it.
+func gracePeriodParam(r *http.Request) (*int64, error) {
+	q := requestOf(r).options()
+	if q.seen&qGracePeriod == 0 {
+		return nil, nil
+	}
+	n, err := strconv.ParseInt(q.gracePeriod, 10, 64)
+	if err != nil {
+		return nil, status.NewBadRequest(err.Error())
+	}
+	return &n, nil
 }
 
 // includeObjectParam is the request's ?includeObject=.

@@ -40,6 +40,15 @@ type Resource struct {
 	// (WriteObserver, Attributes.Subresource), and it keeps the stored
 	// status (with StatusSubresource).
 	UpdateSubresources []string
+	// ObjectSubresources are further subresources that serve get, update
+	// and patch of the object itself, as a Pod's ephemeralcontainers and
+	// resize: the hooks tell such a write by its subresource and keep
+	// what it may not change (Kubernetes' strategies of those
+	// subresources do).
+	ObjectSubresources []string
+	// Subresources are further subresources served by handlers of their
+	// own (a Pod's log, exec, binding, eviction...).
+	Subresources []Subresource
 	// RequireResourceVersion refuses an update without
 	// metadata.resourceVersion (422), as Kubernetes does for custom
 	// resources; otherwise such an update is unconditional, as for
@@ -122,6 +131,21 @@ type Resource struct {
 	// metadata.namespace.
 	Fields map[string]func(Object) string
 
+	// StorageResource, when set, is the group and resource whose storage
+	// holds this resource's objects, as another version of them:
+	// kube-apiserver keeps events.k8s.io/v1 Events with core/v1 Events,
+	// one object written through either is read, listed and watched
+	// through both with one resourceVersion. The zero value is Group and
+	// Plural, which the versions of one resource share without it (a
+	// custom resource's, autoscaling/v1 and v2 HorizontalPodAutoscalers).
+	// Each such resource's Read converts an object written through
+	// another to its own form.
+	StorageResource status.GroupResource
+	// InvalidKind, when its Kind is set, is the group and kind a 422
+	// Invalid names instead of Group and Kind, as kube-apiserver names
+	// the group of its internal type (core for events.k8s.io Events).
+	InvalidKind status.GroupKind
+
 	// Finalizers reports whether an object is held by finalizers kept
 	// outside metadata.finalizers (a Namespace's spec.finalizers); nil
 	// when the type has none.
@@ -133,6 +157,10 @@ type Resource struct {
 	// It returns the object as it now is and whether it is gone; the
 	// result is only read. DELETE and deletecollection use it.
 	Delete func(ctx context.Context, st store.Backend[Object], namespace, name string, opts store.DeleteOptions) (obj Object, deleted bool, err error)
+	// ReturnDeletedObject answers a DELETE that deleted the object with
+	// the object as it was last (its deletionTimestamp when graceful),
+	// as kube-apiserver's registry of Pods does, not with a Status.
+	ReturnDeletedObject bool
 
 	// Coerce, when set, finishes the decoding of every new object of a
 	// write: a request body (create, update), the result of a patch or
@@ -156,8 +184,10 @@ type Resource struct {
 	// obj is shared: Read returns it unchanged when there is nothing to
 	// do, else a new object. It must leave metadata as it is but for
 	// labels and annotations, which a custom resource's conversion webhook
-	// may change as Kubernetes lets it (answers of metadata alone, Tables
-	// and PartialObjectMetadata, and selectors see the stored ones), and
+	// may change as Kubernetes lets it, as may the conversion between
+	// versions of a StorageResource (autoscaling/v1's annotations):
+	// answers of metadata alone, Tables and PartialObjectMetadata, and
+	// selectors see the stored ones. It must
 	// be cheap when nothing changes; each stored version's encodings are
 	// computed once. An error, such as a custom resource's conversion
 	// webhook failing, fails the read as Kubernetes fails the read of an

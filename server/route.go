@@ -143,7 +143,8 @@ func (s *Server) route(method string, rq *request) (*target, error) {
 	if res.def.Custom {
 		return routeCustom(rq, res)
 	}
-	if rq.tooLong {
+	handler := res.def.subresource(rq.info.Subresource)
+	if rq.tooLong && (handler == nil || !handler.Path) {
 		return nil, errNotFound()
 	}
 	t := &target{res: res, name: rq.name, sub: rq.info.Subresource, legacyWatch: rq.legacyWatch}
@@ -155,7 +156,7 @@ func (s *Server) route(method string, rq *request) (*target, error) {
 	v := verb(rq.info.Verb)
 	collection := t.name == ""
 	served := t.sub == "status" && res.def.StatusSubresource || t.sub == "scale" && res.def.Scale != nil ||
-		t.sub != "" && slices.Contains(res.def.UpdateSubresources, t.sub)
+		t.sub != "" && (slices.Contains(res.def.UpdateSubresources, t.sub) || slices.Contains(res.def.ObjectSubresources, t.sub) || handler != nil)
 	switch {
 	case !res.def.Namespaced && t.namespace != "":
 		return nil, errNotFound()
@@ -168,6 +169,10 @@ func (s *Server) route(method string, rq *request) (*target, error) {
 		return nil, errNotFound()
 	case method == http.MethodHead:
 		return nil, errMethodNotAllowed()
+	case handler != nil:
+		if !handler.servesVerb(v) {
+			return nil, errMethodNotAllowed()
+		}
 	case t.sub != "":
 		// get, update and patch of the object's status or scale; update
 		// alone of an UpdateSubresources'.

@@ -554,6 +554,7 @@ func (s *Server) newResource(d *Resource) (*resource, error) {
 		Namespaced:    d.Namespaced,
 		Fields:        fields,
 		Finalizers:    d.Finalizers,
+		Prefix:        d.StorageResource.String(), // "" without one: GroupResource's
 	})
 	if err != nil {
 		return nil, err

@@ -122,6 +122,8 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t *target) error
 	switch {
 	case err != nil:
 		return err
+	case deleted && t.res.def.ReturnDeletedObject:
+		return s.writeObject(w, r, http.StatusOK, t.res, res, o)
 	case deleted:
 		// kube-apiserver answers an immediate deletion with a Status,
 		// of built-in and custom resources alike (kube-apiserver 1.37.1:

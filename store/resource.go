@@ -208,7 +208,10 @@ type DeleteOptions struct {
 	// it): a period above 0 marks the object (deletionTimestamp that many
 	// seconds ahead, deletionGracePeriodSeconds) instead of deleting it,
 	// and it stays until a deletion with a shorter period, which 0
-	// deletes when no finalizer holds it.
+	// deletes when no finalizer holds it. A graceful deletion that
+	// deletes writes the mark of period 0 first, as Kubernetes does: a
+	// MODIFIED event, then the DELETED one (Store's deletion; a backend
+	// of its own decides with PlanDelete alone).
 	Graceful bool
 }
 
@@ -795,6 +798,15 @@ func (r *Resource[T]) deleteOneLocked(e *entry[T], cur *version[T], opts DeleteO
 		return zero, false, err
 	case op == WriteDelete && opts.DryRun:
 		return r.s.result(cur.obj, opts.ReadOnlyResult), true, nil
+	case op == WriteDelete && opts.Graceful:
+		// kube-apiserver's graceful deletion that ends now (a period of
+		// 0, a Pod on no node) writes the mark first: watchers see
+		// MODIFIED with deletionTimestamp and deletionGracePeriodSeconds
+		// 0, then DELETED.
+		if mark, ok := r.GracefulMark(cur.obj); ok {
+			cur = r.s.commitLocked(e, false, mark, false)
+		}
+		return r.s.result(r.s.deleteLocked(e, cur).obj, opts.ReadOnlyResult), true, nil
 	case op == WriteDelete:
 		return r.s.result(r.s.deleteLocked(e, cur).obj, opts.ReadOnlyResult), true, nil
 	case op == WriteNone:
@@ -803,6 +815,28 @@ func (r *Resource[T]) deleteOneLocked(e *entry[T], cur *version[T], opts DeleteO
 		return next, false, nil
 	}
 	return r.s.result(r.s.commitLocked(e, false, next, false).obj, opts.ReadOnlyResult), false, nil
+}
+
+// GracefulMark returns the state a graceful deletion that deletes cur
+// (PlanDelete's WriteDelete with DeleteOptions.Graceful) writes first,
+// as kube-apiserver's rest.BeforeDelete marks an object whose graceful
+// deletion ends at once: a copy of cur with deletionTimestamp now,
+// deletionGracePeriodSeconds 0 and the generation one more on the first
+// mark. ok is false when cur is marked so already. A backend of its own
+// (etcdstore) writes it before the deletion, as Delete does.
+func (r *Resource[T]) GracefulMark(cur T) (mark T, ok bool) {
+	if m := cur.Meta(); m.DeletionTimestamp != nil && m.DeletionGracePeriodSeconds != nil && *m.DeletionGracePeriodSeconds == 0 {
+		return mark, false
+	}
+	upd := r.s.copyFn(cur)
+	um := upd.Meta()
+	if um.DeletionTimestamp == nil && um.Generation > 0 {
+		um.Generation++
+	}
+	now := r.s.nowSeconds()
+	var zero int64
+	um.DeletionTimestamp, um.DeletionGracePeriodSeconds = &now, &zero
+	return upd, true
 }
 
 // PlanDelete is Delete's decision for a backend that stores objects

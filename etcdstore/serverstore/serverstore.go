@@ -111,7 +111,8 @@ func newStorage(opts Options, so store.Options[server.Object]) (*storage, error)
 	if err != nil {
 		return nil, err
 	}
-	return &storage{eo: eo, p: p, json: opts.JSON, own: map[status.GroupResource]*etcdstore.Resource[server.Object]{}}, nil
+	return &storage{eo: eo, p: p, json: opts.JSON, own: map[status.GroupResource]*etcdstore.Resource[server.Object]{},
+		versions: map[string][]*server.Resource{}}, nil
 }
 
 // storage implements server.Storage.
@@ -121,6 +122,31 @@ type storage struct {
 	p    *etcdstore.Replica[server.Object]
 	mu   sync.Mutex
 	own  map[status.GroupResource]*etcdstore.Resource[server.Object] // resources added after Start
+	// versions are the resources by the key prefix of their objects: more
+	// than one where they are versions of the same objects (autoscaling/v1
+	// and v2 HorizontalPodAutoscalers), whose codecs then read each
+	// other's values.
+	versions map[string][]*server.Resource
+}
+
+// peer returns the resource of apiVersion and kind among those whose
+// objects are under key, or nil.
+func (s *storage) peer(key, apiVersion, kind string) *server.Resource {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.versions[key] {
+		if r.GroupVersion() == apiVersion && r.Kind == kind {
+			return r
+		}
+	}
+	return nil
+}
+
+// shared reports whether more than one resource's objects are under key.
+func (s *storage) shared(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.versions[key]) > 1
 }
 
 func (s *storage) Store() *store.Store[server.Object] { return s.p.Store() }
@@ -131,7 +157,14 @@ func (s *storage) Start() { s.p.Start() }
 // res a replica of its own, replacing the one of a resource of the same
 // group and name served before.
 func (s *storage) Backend(res *server.Resource, ro store.ResourceOptions[server.Object]) (store.Backend[server.Object], error) {
-	c := codec{res: res, json: s.json}
+	key := ro.Prefix
+	if key == "" {
+		key = ro.GroupResource.String()
+	}
+	s.mu.Lock()
+	s.versions[key] = append(s.versions[key], res)
+	s.mu.Unlock()
+	c := codec{res: res, json: s.json, s: s, key: key}
 	r, err := s.p.Resource(ro, c)
 	if !errors.Is(err, etcdstore.ErrStarted) {
 		return r, err
@@ -187,14 +220,27 @@ func (s *storage) Close() error {
 // JSON otherwise. It reads both, whatever it writes, so values written
 // before as JSON stay readable and a switch of Options.JSON needs no
 // migration.
+//
+// Where resources are versions of the same objects, a value is read as
+// the version that wrote it, which the envelope names, and JSON then
+// carries apiVersion and kind, as Kubernetes' does: each resource's
+// Read converts it (see server.Resource.StorageResource).
 type codec struct {
 	res  *server.Resource
 	json bool // write JSON even for a type with a protobuf form
+	s    *storage
+	key  string // the key prefix of the objects, which versions share
 }
 
 func (c codec) Encode(o server.Object) ([]byte, error) {
 	if po, ok := o.(server.ProtoObject); ok && !c.json && c.res.DecodeProto != nil {
 		return envelope.AppendEnvelopeFunc(nil, c.res.GroupVersion(), c.res.Kind, po.SizeProto(), po.AppendProto), nil
+	}
+	if c.s != nil && c.s.shared(c.key) {
+		tm := o.Types()
+		keep := *tm
+		*tm = meta.TypeMeta{APIVersion: c.res.GroupVersion(), Kind: c.res.Kind}
+		defer func() { *tm = keep }()
 	}
 	return json.Marshal(o)
 }
@@ -208,10 +254,16 @@ func (c codec) Decode(data []byte) (server.Object, error) {
 		if err != nil {
 			return nil, err
 		}
-		if e.Kind != c.res.Kind {
+		res := c.res
+		if e.APIVersion != res.GroupVersion() || e.Kind != res.Kind {
+			if p := c.s.peer(c.key, e.APIVersion, e.Kind); p != nil && p.DecodeProto != nil {
+				res = p // another version of these objects wrote it
+			}
+		}
+		if e.Kind != res.Kind {
 			return nil, fmt.Errorf("a %s stored where a %s belongs", e.Kind, c.res.Kind)
 		}
-		o, err := c.res.DecodeProto(e.Raw)
+		o, err := res.DecodeProto(e.Raw)
 		if err != nil {
 			return nil, err
 		}
@@ -219,5 +271,19 @@ func (c codec) Decode(data []byte) (server.Object, error) {
 		return o, nil
 	}
 	o := c.res.New()
-	return o, json.Unmarshal(data, o)
+	if err := json.Unmarshal(data, o); err != nil {
+		return o, err
+	}
+	if tm := *o.Types(); tm != (meta.TypeMeta{}) {
+		if tm.APIVersion != c.res.GroupVersion() || tm.Kind != c.res.Kind {
+			if p := c.s.peer(c.key, tm.APIVersion, tm.Kind); p != nil {
+				o = p.New() // another version of these objects wrote it
+				if err := json.Unmarshal(data, o); err != nil {
+					return o, err
+				}
+			}
+		}
+		*o.Types() = meta.TypeMeta{} // stored objects have none
+	}
+	return o, nil
 }

@@ -300,7 +300,7 @@ func TestStorageMediaType(t *testing.T) {
 			if tc.mediaType != "" {
 				args = append(args, "-storage-media-type", tc.mediaType)
 			}
-			mustStart(t, args...)
+			p := mustStart(t, args...)
 			raw := func(key string) string {
 				t.Helper()
 				resp, err := c.Get(context.Background(), prefix+key)
@@ -318,6 +318,41 @@ func TestStorageMediaType(t *testing.T) {
 			}
 			if w := raw("/example.apisem.dev/widgets/demo/gear"); !strings.HasPrefix(w, "{") {
 				t.Errorf("widget value %q; want JSON", w)
+			}
+
+			// Versions of one storage: an autoscaling/v2 HPA read through
+			// v1, an events.k8s.io Event under core's key and read through
+			// core/v1, each value naming the version that wrote it.
+			if code, obj := p.call(t, "POST", "/apis/autoscaling/v2/namespaces/demo/horizontalpodautoscalers", map[string]any{
+				"metadata": map[string]any{"name": "h"},
+				"spec": map[string]any{"scaleTargetRef": map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"}, "maxReplicas": 3,
+					"metrics": []any{map[string]any{"type": "Resource", "resource": map[string]any{"name": "cpu",
+						"target": map[string]any{"type": "Utilization", "averageUtilization": 60}}}}},
+			}); code != 201 {
+				t.Fatalf("create hpa: %d %v", code, obj)
+			}
+			if code, obj := p.call(t, "GET", "/apis/autoscaling/v1/namespaces/demo/horizontalpodautoscalers/h", nil); code != 200 ||
+				obj["spec"].(map[string]any)["targetCPUUtilizationPercentage"] != float64(60) {
+				t.Errorf("hpa read through v1: %d %v", code, obj)
+			}
+			if code, obj := p.call(t, "POST", "/apis/events.k8s.io/v1/namespaces/demo/events", map[string]any{
+				"metadata": map[string]any{"name": "e"}, "eventTime": "2024-01-01T00:00:00.000000Z", "reportingController": "c",
+				"reportingInstance": "i", "action": "A", "reason": "R", "note": "hello", "type": "Normal",
+				"regarding": map[string]any{"kind": "Pod", "namespace": "demo", "name": "p"},
+			}); code != 201 {
+				t.Fatalf("create event: %d %v", code, obj)
+			}
+			if code, obj := p.call(t, "GET", "/api/v1/namespaces/demo/events/e", nil); code != 200 || obj["message"] != "hello" {
+				t.Errorf("event read through core/v1: %d %v", code, obj)
+			}
+			for key, want := range map[string]string{"/autoscaling/horizontalpodautoscalers/demo/h": "autoscaling/v2", "/events/demo/e": "events.k8s.io/v1"} {
+				v := raw(key)
+				if e, err := envelope.ConsumeEnvelope([]byte(v)); tc.protobuf && (err != nil || e.APIVersion != want) {
+					t.Errorf("%s: %q (%v); want %s in the envelope", key, v, err, want)
+				}
+				if !tc.protobuf && !strings.Contains(v, `"apiVersion":"`+want+`"`) {
+					t.Errorf("%s: %q; want JSON with apiVersion %s", key, v, want)
+				}
 			}
 		})
 	}

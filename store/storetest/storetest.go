@@ -93,6 +93,7 @@ func CheckBackend(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"PagedListConcurrentWriters", checkPagedListConcurrentWriters},
 		{"Isolation", checkIsolation},
 		{"DeletionFinalizers", checkDeletionFinalizers},
+		{"GracefulDeletionMarksFirst", checkGracefulDeletionMarksFirst},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.check(t, newHarness) })
 	}
@@ -224,5 +225,28 @@ func checkDeletionFinalizers(t *testing.T, newHarness func(*testing.T) Harness) 
 	}
 	if _, deleted, err := b.Delete(ctx, "ns", "orphaned", store.DeleteOptions{Propagation: store.PropagationBackground}); err != nil || !deleted {
 		t.Errorf("Delete with Background of an object held by orphan = %v, %v; want deleted", deleted, err)
+	}
+}
+
+// checkGracefulDeletionMarksFirst: a graceful deletion that deletes at
+// once writes the mark first (deletionTimestamp, deletionGracePeriodSeconds
+// 0, generation one more), as Kubernetes does, so that watchers see
+// MODIFIED before DELETED; the revision after the object's is the mark.
+func checkGracefulDeletionMarksFirst(t *testing.T, newHarness func(*testing.T) Harness) {
+	b := newHarness(t).Backend
+	ctx := context.Background()
+	w := NewWidget("ns", "a")
+	w.Generation = 1
+	created := create(t, b, w)
+	if _, deleted, err := b.Delete(ctx, "ns", "a", store.DeleteOptions{Graceful: true}); err != nil || !deleted {
+		t.Fatalf("graceful Delete of period 0 = %v, %v; want deleted", deleted, err)
+	}
+	mark, err := b.Get(ctx, "ns", "a", rv.Read{Semantics: rv.Exact, Version: version(t, created) + 1})
+	if err != nil || mark.DeletionTimestamp == nil || mark.DeletionGracePeriodSeconds == nil || *mark.DeletionGracePeriodSeconds != 0 ||
+		mark.Generation != 2 {
+		t.Errorf("the revision after the object's = %+v, %v; want it marked with period 0, generation 2", mark, err)
+	}
+	if _, err := b.Get(ctx, "ns", "a", latest); !status.IsNotFound(err) {
+		t.Errorf("Get after the deletion: %v", err)
 	}
 }

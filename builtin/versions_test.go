@@ -1,0 +1,157 @@
+package builtin
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
+)
+
+// kube-apiserver serves autoscaling/v1 HorizontalPodAutoscalers from the
+// objects of autoscaling/v2 and events.k8s.io/v1 Events from those of
+// core/v1: an object written through one version is read, listed and
+// watched through the other, converted by Kubernetes' conversions, with
+// one resourceVersion.
+func TestOneStorageTwoVersions(t *testing.T) {
+	cs, _ := newClient(t, Options{})
+	ctx := context.Background()
+
+	// Discovery: both versions, v2 preferred, as kube-apiserver lists them.
+	groups, err := cs.Discovery().ServerGroups()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range groups.Groups {
+		if g.Name != "autoscaling" {
+			continue
+		}
+		var vs []string
+		for _, v := range g.Versions {
+			vs = append(vs, v.Version)
+		}
+		if strings.Join(vs, ",") != "v2,v1" || g.PreferredVersion.Version != "v2" {
+			t.Errorf("autoscaling versions %v, preferred %s; want v2,v1 and v2", vs, g.PreferredVersion.Version)
+		}
+	}
+
+	v1s, v2s := cs.AutoscalingV1().HorizontalPodAutoscalers("default"), cs.AutoscalingV2().HorizontalPodAutoscalers("default")
+	w, err := v1s.Watch(ctx, metav1.ListOptions{ResourceVersion: "0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	created, err := v2s.Create(ctx, &autoscalingv2.HorizontalPodAutoscaler{
+		ObjectMeta: metav1.ObjectMeta{Name: "web"},
+		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
+			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"},
+			MinReplicas:    ptr.To[int32](2), MaxReplicas: 5,
+			Metrics: []autoscalingv2.MetricSpec{{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricSource{
+				Name: corev1.ResourceCPU, Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: ptr.To[int32](60)}}}},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := v1s.Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ResourceVersion != created.ResourceVersion || got.UID != created.UID ||
+		got.Spec.TargetCPUUtilizationPercentage == nil || *got.Spec.TargetCPUUtilizationPercentage != 60 || got.Spec.MaxReplicas != 5 {
+		t.Errorf("v1 read of a v2 write: rv %s (want %s), spec %+v", got.ResourceVersion, created.ResourceVersion, got.Spec)
+	}
+	list, err := v1s.List(ctx, metav1.ListOptions{})
+	if err != nil || len(list.Items) != 1 || list.Items[0].Spec.TargetCPUUtilizationPercentage == nil {
+		t.Errorf("v1 list: %v %+v", err, list)
+	}
+	ev := <-w.ResultChan()
+	if h, ok := ev.Object.(*autoscalingv1.HorizontalPodAutoscaler); ev.Type != watch.Added || !ok ||
+		h.ResourceVersion != created.ResourceVersion || h.Spec.TargetCPUUtilizationPercentage == nil {
+		t.Errorf("v1 watch event: %s %+v", ev.Type, ev.Object)
+	}
+
+	// Written through v1, read through v2.
+	got.Spec.TargetCPUUtilizationPercentage = ptr.To[int32](80)
+	upd, err := v1s.Update(ctx, got, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, err := v2s.Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v2.ResourceVersion != upd.ResourceVersion || len(v2.Spec.Metrics) != 1 || *v2.Spec.Metrics[0].Resource.Target.AverageUtilization != 80 {
+		t.Errorf("v2 read of a v1 write: rv %s (want %s), metrics %+v", v2.ResourceVersion, upd.ResourceVersion, v2.Spec.Metrics)
+	}
+
+	// What v1 cannot say is kept in annotations, as kube-apiserver's
+	// conversion writes them (recorded on v1.37.1).
+	if _, err := v2s.Create(ctx, &autoscalingv2.HorizontalPodAutoscaler{
+		ObjectMeta: metav1.ObjectMeta{Name: "mem"},
+		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
+			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "d"}, MaxReplicas: 3,
+			Metrics: []autoscalingv2.MetricSpec{{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricSource{
+				Name: corev1.ResourceMemory, Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: ptr.To[int32](70)}}}},
+		},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	mem, err := v1s.Get(ctx, "mem", metav1.GetOptions{})
+	if err != nil || mem.Annotations["autoscaling.alpha.kubernetes.io/metrics"] != `[{"type":"Resource","resource":{"name":"memory","targetAverageUtilization":70}}]` ||
+		mem.Spec.TargetCPUUtilizationPercentage != nil || *mem.Spec.MinReplicas != 1 {
+		t.Errorf("v1 read of a memory metric: %v %v %+v", err, mem.Annotations, mem.Spec)
+	}
+
+	// Events: events.k8s.io/v1 and core/v1.
+	core, events := cs.CoreV1().Events("default"), cs.EventsV1().Events("default")
+	cw, err := core.Watch(ctx, metav1.ListOptions{ResourceVersion: "0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cw.Stop()
+	e, err := events.Create(ctx, &eventsv1.Event{ObjectMeta: metav1.ObjectMeta{Name: "e1"},
+		EventTime: metav1.NowMicro(), ReportingController: "c", ReportingInstance: "i", Action: "A", Reason: "R",
+		Regarding: corev1.ObjectReference{Kind: "Pod", Namespace: "default", Name: "p"}, Note: "hello", Type: "Normal"}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ce, err := core.Get(ctx, "e1", metav1.GetOptions{})
+	if err != nil || ce.ResourceVersion != e.ResourceVersion || ce.Message != "hello" || ce.InvolvedObject.Name != "p" || ce.ReportingController != "c" {
+		t.Errorf("core read of an events.k8s.io write: %v %+v", err, ce)
+	}
+	ev = <-cw.ResultChan()
+	if c, ok := ev.Object.(*corev1.Event); ev.Type != watch.Added || !ok || c.Message != "hello" {
+		t.Errorf("core watch event: %s %+v", ev.Type, ev.Object)
+	}
+	if _, err := core.Create(ctx, &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "e2"},
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: "default", Name: "q"}, Message: "from core"}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	el, err := events.List(ctx, metav1.ListOptions{})
+	if err != nil || len(el.Items) != 2 || el.Items[1].Note != "from core" || el.Items[1].Regarding.Name != "q" {
+		t.Errorf("events.k8s.io list: %v %+v", err, el)
+	}
+	if err := events.Delete(ctx, "e2", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := core.Get(ctx, "e2", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("core read of an event deleted through events.k8s.io: %v", err)
+	}
+
+	// The 422 names the core group, as kube-apiserver's (recorded):
+	// Event "e3" is invalid: [eventTime: Required value, type: Invalid value: "": has invalid value: ]
+	_, err = events.Create(ctx, &eventsv1.Event{ObjectMeta: metav1.ObjectMeta{Name: "e3"}}, metav1.CreateOptions{})
+	var se *apierrors.StatusError
+	if !asStatus(err, &se) || se.ErrStatus.Code != 422 || se.ErrStatus.Details.Group != "" || se.ErrStatus.Details.Kind != "Event" ||
+		se.ErrStatus.Message != `Event "e3" is invalid: [eventTime: Required value, type: Invalid value: "": has invalid value: ]` {
+		t.Errorf("invalid events.k8s.io Event: %v %+v", err, se)
+	}
+}
