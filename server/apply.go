@@ -103,7 +103,7 @@ func (s *Server) applyTo(t *target, rs *resource, fm *managedfields.FieldManager
 	var warnings []string
 	if strictErr != nil {
 		if opts.FieldValidation == negotiation.FieldValidationStrict {
-			return nil, nil, status.NewBadRequest("error strict decoding YAML: error converting YAML to JSON: " + strictErr.Error())
+			return nil, nil, status.NewBadRequest("error strict decoding patch: error converting YAML to JSON: " + strictErr.Error())
 		}
 		warnings = yamlWarnings(strictErr)
 	}
