@@ -4,39 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/apisem/apisem/server/servertest"
+	"github.com/apisem/apisem/internal/recorded"
 )
-
-// fieldsRecord is one request of testdata/applyfields/answers.json and what
-// kube-apiserver 1.37.1 answered it: a server-side apply, POST or PUT
-// (in YAML) of a body with a field the schema lacks or a key given twice,
-// under each fieldValidation.
-type fieldsRecord struct {
-	Name        string          `json:"name"`
-	Before      string          `json:"before"` // applied (PATCH) or created (PUT) first, by the same manager
-	Method      string          `json:"method"`
-	Path        string          `json:"path"`
-	ContentType string          `json:"contentType"`
-	Body        string          `json:"body"` // RV stands for the resourceVersion before's answer gave
-	Code        int             `json:"code"`
-	Warnings    []string        `json:"warnings"`
-	Answer      json.RawMessage `json:"answer"`
-}
-
-// What differs per object and run: identities, versions and times.
-var volatileJSON = regexp.MustCompile(`"(uid|resourceVersion|creationTimestamp|time)":"[^"]*"`)
-
-// objectName finds the object's name in a recorded YAML body.
-var objectName = regexp.MustCompile(`\n  name: (\S+)\n`)
-
-func normalizeJSON(b string) string { return volatileJSON.ReplaceAllString(b, `"$1":"-"`) }
 
 // TestRecordedApplyUnknownFields replays testdata/applyfields/answers.json: a
 // field a structural schema lacks fails a server-side apply with
@@ -63,56 +38,9 @@ func TestRecordedApplyUnknownFields(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var records []fieldsRecord
-	if b, err = os.ReadFile("testdata/applyfields/answers.json"); err != nil {
-		t.Fatal(err)
+	for _, e := range recorded.Load(t, "testdata/applyfields/answers.json") {
+		recorded.Replay(t, url, e)
 	}
-	if err := json.Unmarshal(b, &records); err != nil {
-		t.Fatal(err)
-	}
-	for _, rec := range records {
-		replayFields(t, url, rec)
-	}
-}
-
-func replayFields(t *testing.T, url string, rec fieldsRecord) {
-	t.Helper()
-	obj, _, _ := strings.Cut(rec.Path, "?")
-	if rec.Method == "POST" {
-		obj += "/" + objectName.FindStringSubmatch(rec.Body)[1]
-	}
-	hdr := []string{"Accept", "application/json", "User-Agent", "recorded"}
-	body := rec.Body
-	if rec.Before != "" {
-		var r servertest.Reply
-		if rec.Method == "PUT" {
-			r = servertest.Do(t, "POST", url+obj[:strings.LastIndexByte(obj, '/')]+"?fieldManager=test", rec.Before, append(hdr, "Content-Type", "application/yaml")...)
-		} else {
-			r = servertest.Do(t, "PATCH", url+obj+"?fieldManager=test", rec.Before, append(hdr, "Content-Type", "application/apply-patch+yaml")...)
-		}
-		if r.Code != 201 {
-			t.Fatalf("%s: before: %d %s", rec.Name, r.Code, r.Body)
-		}
-		var o struct {
-			Metadata struct{ ResourceVersion string }
-		}
-		if err := json.Unmarshal([]byte(r.Body), &o); err != nil {
-			t.Fatal(err)
-		}
-		body = strings.Replace(body, `"RV"`, `"`+o.Metadata.ResourceVersion+`"`, 1)
-	}
-	pre := servertest.Do(t, "GET", url+obj, "", hdr...)
-	r := servertest.Do(t, rec.Method, url+rec.Path, body, append(hdr, "Content-Type", rec.ContentType)...)
-	got, want := normalizeJSON(strings.TrimSuffix(r.Body, "\n")), normalizeJSON(string(rec.Answer))
-	if r.Code != rec.Code || got != want || !slices.Equal(r.Header.Values("Warning"), rec.Warnings) {
-		t.Errorf("%s:\n%s %s\n%s\n= %d %q\n  %s\nwant %d %q\n  %s", rec.Name, rec.Method, rec.Path, body,
-			r.Code, r.Header.Values("Warning"), got, rec.Code, rec.Warnings, want)
-	}
-	post := servertest.Do(t, "GET", url+obj, "", hdr...)
-	if r.Code < 300 && post.Body != r.Body || r.Code >= 300 && post.Body != pre.Body {
-		t.Errorf("%s: stored %s\nbefore the request %s\nanswered %s", rec.Name, post.Body, pre.Body, r.Body)
-	}
-	servertest.Do(t, "DELETE", url+obj, "", hdr...)
 }
 
 // TestRecordedUnknownAfterDuplicate: in a JSON body, kube-apiserver
