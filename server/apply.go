@@ -45,10 +45,18 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, t *target, v *vie
 	if v.res.fields.decodesConfig {
 		// Without a schema, the merge takes any field and the decoding
 		// after it would drop what the type lacks: the configuration is
-		// decoded first, as a POST's body, for its warnings or 400.
-		if fieldWarnings, err = negotiation.Decode(configJSON, negotiation.JSON, v.res.def.New(), v.res.decodeOptions(opts.FieldValidation)); err != nil {
+		// decoded first, as a POST's body, for its warnings or 400, and
+		// what the decoding drops is no field of the manager's.
+		o := v.res.def.New()
+		if fieldWarnings, err = negotiation.Decode(configJSON, negotiation.JSON, o, v.res.decodeOptions(opts.FieldValidation)); err != nil {
 			return err
 		}
+		kept, err := objectMap(o)
+		if err != nil {
+			return err
+		}
+		kept["apiVersion"], kept["kind"] = config["apiVersion"], config["kind"]
+		dropUnkept(config, kept)
 	}
 	// Refuse what cannot fit before the merge, which costs CPU in
 	// proportion. A typed object without a schema may drop fields.
@@ -158,6 +166,59 @@ func decodeApplyConfig(body []byte, strict bool) (config map[string]any, j []byt
 		config = map[string]any{}
 	}
 	return config, j, strictErr, nil
+}
+
+// dropUnkept removes from an applied configuration the members that
+// kept, the configuration decoded into its Go type and encoded again,
+// lacks: those the type dropped. A zero value (0, "", false, null, {} or
+// []) stays, as omitempty leaves it out of kept. Lists of one length are
+// compared item by item.
+func dropUnkept(config, kept map[string]any) {
+	for k, v := range config {
+		kv, ok := kept[k]
+		switch {
+		case !ok && !zeroJSON(v):
+			delete(config, k)
+		case ok:
+			dropUnkeptValue(v, kv)
+		}
+	}
+}
+
+func dropUnkeptValue(v, kept any) {
+	switch v := v.(type) {
+	case map[string]any:
+		if k, ok := kept.(map[string]any); ok {
+			dropUnkept(v, k)
+		}
+	case []any:
+		if k, ok := kept.([]any); ok && len(k) == len(v) {
+			for i := range v {
+				dropUnkeptValue(v[i], k[i])
+			}
+		}
+	}
+}
+
+// zeroJSON reports whether v, a JSON value, is what omitempty leaves out.
+func zeroJSON(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case bool:
+		return !v
+	case string:
+		return v == ""
+	case int64:
+		return v == 0
+	case float64:
+		return v == 0
+	case map[string]any:
+		return len(v) == 0
+	case []any:
+		return len(v) == 0
+	}
+	return false
 }
 
 // yamlWarnings splits a duplicate-key error into Kubernetes' warnings,

@@ -98,6 +98,10 @@ func TestApplyWithoutSchemaValidatesAsPOST(t *testing.T) {
 				if code == 201 && strings.Contains(withoutManagedFields(t, r.Body), "extra") {
 					t.Errorf("%s %s: stored %s; want extra dropped", step.what, tt.where, r.Body)
 				}
+				// Nobody owns a field that is not there.
+				if code == 201 && strings.Contains(r.Body, "f:extra") {
+					t.Errorf("%s %s: %s; want no manager of extra", step.what, tt.where, r.Body)
+				}
 			}
 			// An apply to an object that exists validates the same.
 			cfg := strings.ReplaceAll(config, "NAME", name+"-update")
