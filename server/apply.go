@@ -47,16 +47,28 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, t *target, v *vie
 		// after it would drop what the type lacks: the configuration is
 		// decoded first, as a POST's body, for its warnings or 400, and
 		// what the decoding drops is no field of the manager's.
+		// Ignore, too, decodes as Warn, to know whether anything was
+		// dropped: encoding the decoded configuration to see what is
+		// left costs a write's one encoding of the object again.
+		fv := opts.FieldValidation
+		if fv != negotiation.FieldValidationStrict {
+			fv = negotiation.FieldValidationWarn
+		}
 		o := v.res.def.New()
-		if fieldWarnings, err = negotiation.Decode(configJSON, negotiation.JSON, o, v.res.decodeOptions(opts.FieldValidation)); err != nil {
+		if fieldWarnings, err = negotiation.Decode(configJSON, negotiation.JSON, o, v.res.decodeOptions(fv)); err != nil {
 			return err
 		}
-		kept, err := objectMap(o)
-		if err != nil {
-			return err
+		if len(fieldWarnings) > 0 {
+			kept, err := objectMap(o)
+			if err != nil {
+				return err
+			}
+			kept["apiVersion"], kept["kind"] = config["apiVersion"], config["kind"]
+			dropUnkept(config, kept)
 		}
-		kept["apiVersion"], kept["kind"] = config["apiVersion"], config["kind"]
-		dropUnkept(config, kept)
+		if opts.FieldValidation == negotiation.FieldValidationIgnore {
+			fieldWarnings = nil
+		}
 	}
 	// Refuse what cannot fit before the merge, which costs CPU in
 	// proportion. A typed object without a schema may drop fields.
