@@ -46,10 +46,11 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, t *target, v *vie
 		// Without a schema, the merge takes any field and the decoding
 		// after it would drop what the type lacks: the configuration is
 		// decoded first, as a POST's body, for its warnings or 400, and
-		// what the decoding drops is no field of the manager's.
-		// Ignore, too, decodes as Warn, to know whether anything was
-		// dropped: encoding the decoded configuration to see what is
-		// left costs a write's one encoding of the object again.
+		// what the decoding drops is no field of the manager's. Ignore,
+		// too, decodes as Warn, to know whether anything was dropped:
+		// encoding the decoded configuration to see what is left costs
+		// the one encoding a write makes of its object, so it is done
+		// only then.
 		fv := opts.FieldValidation
 		if fv != negotiation.FieldValidationStrict {
 			fv = negotiation.FieldValidationWarn
