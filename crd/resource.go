@@ -534,8 +534,9 @@ func customResources(c *CustomResourceDefinition, admit server.AdmitFunc, rules 
 
 // coerce is what Kubernetes does to a custom resource as it decodes it:
 // defaults, then prunes unknown fields, then drops nulls the schema does
-// not allow. It returns the fields pruned (sorted, as Kubernetes reports
-// them) as unknown-field errors, ahead of strict's problems.
+// not allow. It returns strict's problems followed by the fields pruned
+// (sorted, as Kubernetes reports them) as unknown-field errors: Kubernetes
+// prunes after decoding, so a duplicate key comes first.
 func coerce(u *server.Unstructured, s *schema.JSONSchemaProps, strict []error) []error {
 	if s == nil {
 		return strict
@@ -551,11 +552,11 @@ func coerce(u *server.Unstructured, s *schema.JSONSchemaProps, strict []error) [
 	if len(pruned) == 0 {
 		return strict
 	}
-	out := make([]error, 0, len(pruned)+len(strict))
+	out := slices.Grow(strict, len(pruned))
 	for _, p := range pruned {
 		out = append(out, fmt.Errorf("unknown field %q", p))
 	}
-	return append(out, strict...)
+	return out
 }
 
 // read is a stored object as Kubernetes decodes it from storage with the

@@ -14,9 +14,10 @@
 // Package server publishes a resource's OpenAPI schema in /openapi/v2
 // and /openapi/v3 (kubectl explain, client-side validation, kubectl apply's
 // merge rules) and types its server-side apply, so an applied field it
-// does not declare is refused, as on a cluster. server.Resource.Schema
-// gives it;
-// left nil, it is derived from the Go type of server.Resource.New's objects:
+// does not declare is refused with structured-merge-diff's 500 whatever
+// fieldValidation says, as on a cluster. server.Resource.Schema gives
+// it; left nil, it is derived from the Go type of server.Resource.New's
+// objects:
 // json names, omitempty or omitzero for optional members (the others are
 // required, as Kubernetes' OpenAPI generator has it), embedded structs
 // promoted, pointers, slices ([]byte is base64), maps, the meta types
@@ -24,7 +25,10 @@
 // intstr.IntOrString as a CustomResourceDefinition's, named structs as
 // definitions named by their Go package as Kubernetes names its own
 // (com.example.gizmo.v1.GizmoSpec; they may be recursive), and any value
-// for interfaces and types that marshal themselves. Struct tags say what json's cannot:
+// for interfaces and types that marshal themselves. A resource whose
+// type marshals itself has none: its apply takes any field, and one the
+// type lacks answers as in a POST's body (fieldValidation: a warning, a
+// 400 or nothing). Struct tags say what json's cannot:
 //
 //	doc:"The color of the gizmo."             the description
 //	apisem:"enum=red|blue"                    the values a string may take

@@ -19,9 +19,11 @@ import (
 // application/apply-patch+yaml whose body, YAML or JSON, is the applied
 // configuration of the manager named by fieldManager. The object is
 // created when it does not exist (201), else merged (200); conflicts with
-// other managers are a 409 unless force is set. Field validation only
-// concerns duplicate keys of the body: a field the type does not have
-// fails the apply whatever the mode, as in Kubernetes.
+// other managers are a 409 unless force is set. A field the schema does
+// not have fails the apply with a 500 whatever fieldValidation says, as
+// in Kubernetes, whose structured-merge-diff refuses it; field validation
+// concerns the duplicate keys of the body. A resource without a schema,
+// whose Go type encodes itself, validates its fields as a POST does.
 func (s *Server) apply(w http.ResponseWriter, r *http.Request, t *target, v *view, res negotiation.Result) error {
 	body, err := negotiation.ReadBodyBytes(r, t.res.maxBody)
 	if err != nil {
@@ -31,13 +33,43 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, t *target, v *vie
 	if err != nil {
 		return err
 	}
-	config, strictErr, err := decodeApplyConfig(body, opts.FieldValidation != negotiation.FieldValidationIgnore)
+	config, configJSON, strictErr, err := decodeApplyConfig(body, opts.FieldValidation != negotiation.FieldValidationIgnore)
 	if err != nil {
 		return err
 	}
 	fm, err := v.res.fields.get()
 	if err != nil {
 		return err
+	}
+	var fieldWarnings []string
+	if v.res.fields.decodesConfig {
+		// Without a schema, the merge takes any field and the decoding
+		// after it would drop what the type lacks: the configuration is
+		// decoded first, as a POST's body, for its warnings or 400, and
+		// what the decoding drops is no field of the manager's. Ignore,
+		// too, decodes as Warn, to know whether anything was dropped:
+		// encoding the decoded configuration to see what is left costs
+		// the one encoding a write makes of its object, so it is done
+		// only then.
+		fv := opts.FieldValidation
+		if fv != negotiation.FieldValidationStrict {
+			fv = negotiation.FieldValidationWarn
+		}
+		o := v.res.def.New()
+		if fieldWarnings, err = negotiation.Decode(configJSON, negotiation.JSON, o, v.res.decodeOptions(fv)); err != nil {
+			return err
+		}
+		if len(fieldWarnings) > 0 {
+			kept, err := objectMap(o)
+			if err != nil {
+				return err
+			}
+			kept["apiVersion"], kept["kind"] = config["apiVersion"], config["kind"]
+			dropUnkept(config, kept)
+		}
+		if opts.FieldValidation == negotiation.FieldValidationIgnore {
+			fieldWarnings = nil
+		}
 	}
 	// Refuse what cannot fit before the merge, which costs CPU in
 	// proportion. A typed object without a schema may drop fields.
@@ -49,7 +81,7 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, t *target, v *vie
 	var warnings []string
 	change := func(cur Object) (Object, error) {
 		o, w, err := s.applyTo(t, v.res, fm, cur, config, strictErr, opts)
-		warnings = w
+		warnings = append(w, fieldWarnings...) // duplicates first, as a POST's
 		return o, err
 	}
 	ctx := r.Context()
@@ -103,7 +135,7 @@ func (s *Server) applyTo(t *target, rs *resource, fm *managedfields.FieldManager
 	var warnings []string
 	if strictErr != nil {
 		if opts.FieldValidation == negotiation.FieldValidationStrict {
-			return nil, nil, status.NewBadRequest("error strict decoding YAML: error converting YAML to JSON: " + strictErr.Error())
+			return nil, nil, status.NewBadRequest("error strict decoding patch: error converting YAML to JSON: " + strictErr.Error())
 		}
 		warnings = yamlWarnings(strictErr)
 	}
@@ -127,27 +159,79 @@ func (s *Server) applyTo(t *target, rs *resource, fm *managedfields.FieldManager
 }
 
 // decodeApplyConfig reads an applied configuration, YAML or JSON, as a
-// JSON object with integers kept exact. What is not an object is a 400.
-// With strict, strictErr reports duplicate keys, which the plain reading
-// resolves (the last wins).
-func decodeApplyConfig(body []byte, strict bool) (config map[string]any, strictErr error, err error) {
-	var j []byte
+// JSON object with integers kept exact, and as JSON. What is not an
+// object is a 400. With strict, strictErr reports duplicate keys, which
+// the plain reading resolves (the last wins).
+func decodeApplyConfig(body []byte, strict bool) (config map[string]any, j []byte, strictErr error, err error) {
 	if strict {
 		// Parse once when the strict reading succeeds, as it usually does.
 		j, strictErr = yaml.YAMLToJSONStrict(body)
 	}
 	if !strict || strictErr != nil {
 		if j, err = yaml.YAMLToJSON(body); err != nil {
-			return nil, nil, status.NewBadRequest("error decoding YAML: error converting YAML to JSON: " + err.Error())
+			return nil, nil, nil, status.NewBadRequest("error decoding YAML: error converting YAML to JSON: " + err.Error())
 		}
 	}
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(j, &config); err != nil {
-		return nil, nil, status.NewBadRequest("error decoding YAML: error unmarshaling JSON: while decoding JSON: " + err.Error())
+		return nil, nil, nil, status.NewBadRequest("error decoding YAML: error unmarshaling JSON: while decoding JSON: " + err.Error())
 	}
 	if config == nil {
 		config = map[string]any{}
 	}
-	return config, strictErr, nil
+	return config, j, strictErr, nil
+}
+
+// dropUnkept removes from an applied configuration the members that
+// kept, the configuration decoded into its Go type and encoded again,
+// lacks: those the type dropped. A zero value (0, "", false, null, {} or
+// []) stays, as omitempty leaves it out of kept. Lists of one length are
+// compared item by item.
+func dropUnkept(config, kept map[string]any) {
+	for k, v := range config {
+		kv, ok := kept[k]
+		switch {
+		case !ok && !zeroJSON(v):
+			delete(config, k)
+		case ok:
+			dropUnkeptValue(v, kv)
+		}
+	}
+}
+
+func dropUnkeptValue(v, kept any) {
+	switch v := v.(type) {
+	case map[string]any:
+		if k, ok := kept.(map[string]any); ok {
+			dropUnkept(v, k)
+		}
+	case []any:
+		if k, ok := kept.([]any); ok && len(k) == len(v) {
+			for i := range v {
+				dropUnkeptValue(v[i], k[i])
+			}
+		}
+	}
+}
+
+// zeroJSON reports whether v, a JSON value, is what omitempty leaves out.
+func zeroJSON(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case bool:
+		return !v
+	case string:
+		return v == ""
+	case int64:
+		return v == 0
+	case float64:
+		return v == 0
+	case map[string]any:
+		return len(v) == 0
+	case []any:
+		return len(v) == 0
+	}
+	return false
 }
 
 // yamlWarnings splits a duplicate-key error into Kubernetes' warnings,

@@ -39,7 +39,7 @@ func TestApplyRequests(t *testing.T) {
 		{"other name", "PATCH", g1 + "?fieldManager=m", applyCT, strings.Replace(cfg, "g1", "g2", 1), 400,
 			"the name of the object (g2) does not match the name on the URL (g1)"},
 		{"duplicate keys, Strict", "PATCH", g1 + "?fieldManager=m&fieldValidation=Strict", applyCT, cfg + "spec:\n  size: 1\n", 400,
-			"error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 8: key \"spec\" already set in map"},
+			"error strict decoding patch: error converting YAML to JSON: yaml: unmarshal errors:\n  line 8: key \"spec\" already set in map"},
 		{"dry-run create", "PATCH", g1 + "?fieldManager=m&dryRun=All", applyCT, cfg, 201, ""},
 		{"create", "PATCH", g1 + "?fieldManager=m", applyCT, cfg, 201, ""},
 		{"change", "PATCH", g1 + "?fieldManager=m", applyCT, strings.Replace(cfg, "red", "blue", 1), 200, ""},

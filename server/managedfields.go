@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"sync"
 
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
+
 	"github.com/apisem/apisem/managedfields"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/negotiation"
@@ -30,13 +32,25 @@ type writeOptions struct {
 // use.
 type fieldManager struct {
 	get func() (*managedfields.FieldManager, error)
+	// decodesConfig, set by get (read it after get returns), is whether
+	// an apply decodes its configuration into the resource's Go type to
+	// find the fields the type lacks, as a POST does: the resource has no
+	// schema, of its own or derived, so structured-merge-diff takes any
+	// field, and its objects are not Unstructured, so decoding the merged
+	// object would drop those fields silently.
+	decodesConfig bool
 }
 
 func newFieldManager(r *Resource) *fieldManager {
-	return &fieldManager{get: sync.OnceValues(func() (*managedfields.FieldManager, error) {
+	f := &fieldManager{}
+	f.get = sync.OnceValues(func() (*managedfields.FieldManager, error) {
 		t, err := applyType(r)
 		if err != nil {
 			return nil, err
+		}
+		if t.Schema == typed.DeducedParseableType.Schema {
+			_, u := r.New().(*Unstructured)
+			f.decodesConfig = !u
 		}
 		empty, err := objectMap(r.New())
 		if err != nil {
@@ -44,7 +58,8 @@ func newFieldManager(r *Resource) *fieldManager {
 		}
 		return managedfields.New(managedfields.Options{APIVersion: r.GroupVersion(), Kind: r.Kind, Type: t, Empty: empty,
 			StatusSubresource: r.StatusSubresource}), nil
-	})}
+	})
+	return f
 }
 
 // objectMap is o as a JSON value, without kind, apiVersion and
