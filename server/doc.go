@@ -25,7 +25,8 @@
 // with limit and continue, watch with bookmarks and streaming lists,
 // create with generateName, update, patch in JSON patch, merge patch and
 // (for types that declare Resource.PatchSchema) strategic merge patch, delete with
-// preconditions, propagationPolicy and finalizers, deletecollection);
+// preconditions, propagationPolicy and finalizers, deletecollection (one
+// page of the list it answers with limit and continue, as a cluster does));
 // server-side apply (application/apply-patch+yaml, typed by the
 // resource's schema, see # Schemas) and metadata.managedFields on
 // every write (package managedfields);
@@ -242,8 +243,4 @@
 // subresources only status (Resource.StatusSubresource) and scale
 // (Resource.Scale) are served; the others
 // answer 404.
-//
-// A deletecollection with a continue token deletes from the start of the
-// collection, where a cluster deletes from the token on; a malformed
-// token is the 400 a cluster answers, before anything is deleted.
 package server

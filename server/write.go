@@ -218,19 +218,18 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t *tar
 	if err != nil {
 		return err
 	}
-	// A cluster lists what it deletes from the continue token: a bad
-	// token is its 400, before anything is deleted. (A good one is not
-	// followed here: see the package documentation.)
-	if q.Continue != "" {
-		if err := s.store.CheckContinue(q.Continue); err != nil {
-			return err
-		}
-	}
-	// The objects to delete are those there now, up to the limit.
-	list.Read = rv.Read{Semantics: rv.MostRecent, Limit: list.Read.Limit}
+	// A cluster deletes what a list with the same query would answer
+	// (Kubernetes' generic registry Store.DeleteCollection lists, then
+	// deletes each item by name) and answers with that list as listed:
+	// its resourceVersion, continue token and remainingItemCount, the
+	// items as they were. So limit deletes one page, and continue the page
+	// after the token's, at the token's revision.
 	ctx := r.Context()
-	var items []Object
-	if t.res.def.Delete != nil || t.res.def.Admit != nil || s.opts.Admission.Validate != nil {
+	paged := list.Read.Limit > 0 || list.Read.Continue != ""
+	if !paged {
+		list.Read = rv.Read{Semantics: rv.MostRecent}
+	}
+	if paged || t.res.def.Delete != nil || t.res.def.Admit != nil || s.opts.Admission.Validate != nil {
 		// One deletion at a time, each admitted, as Kubernetes deletes a
 		// collection.
 		page, err := t.res.store.List(ctx, t.namespace, list)
@@ -241,20 +240,19 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t *tar
 			m := o.Meta()
 			tt := *t
 			tt.namespace = m.Namespace
-			out, _, err := s.deleteObject(ctx, &tt, m.Name, opts)
-			switch {
-			case status.IsNotFound(err):
-			case err != nil:
+			if _, _, err := s.deleteObject(ctx, &tt, m.Name, opts); err != nil && !status.IsNotFound(err) {
 				return err
-			default:
-				items = append(items, out)
 			}
 		}
-	} else {
-		opts.ReadOnlyResult = true // only encoded
-		if items, err = t.res.store.DeleteCollection(ctx, t.namespace, list, opts); err != nil {
-			return err
-		}
+		return s.writeList(w, r, t.res, res, pageMeta(page), page)
 	}
-	return s.writeList(w, r, t.res, res, meta.ListMeta{ResourceVersion: t.res.store.Store().Revision().String()}, objects(items))
+	// The whole collection at once, under the store's writer lock where it
+	// has one; the list's revision is the one before the deletions.
+	before := t.res.store.Store().Revision()
+	opts.ReadOnlyResult = true // only encoded
+	deleted, err := t.res.store.DeleteCollection(ctx, t.namespace, list, opts)
+	if err != nil {
+		return err
+	}
+	return s.writeList(w, r, t.res, res, meta.ListMeta{ResourceVersion: before.String()}, objects(deleted))
 }
