@@ -228,3 +228,10 @@ func configMapServer(t *testing.T, opts Options) *Server {
 func TestTranscriptDeleteCollectionPage(t *testing.T) {
 	replay(t, configMapServer(t, Options{}), "deletecollection-page")
 }
+
+// An empty store answers lists, and the bookmark that ends a streaming
+// list's initial events, with a resourceVersion (its revision, 1 before
+// the first write, as an empty etcd's), never without.
+func TestTranscriptEmptyStore(t *testing.T) {
+	replay(t, configMapServer(t, Options{}), "empty-store")
+}
