@@ -243,4 +243,14 @@
 // subresources only status (Resource.StatusSubresource) and scale
 // (Resource.Scale) are served; the others
 // answer 404.
+//
+// A path with an empty segment (two slashes) addresses nothing here but
+// where a cluster's answer is an error we give too: an empty name before
+// a subresource (.../pods//status is 400 `name must be provided` for
+// get, update and patch) and a custom resource's paths, which are read
+// as kube-apiserver's request info reads them. kube-apiserver's router
+// also takes an empty namespace of a built-in resource
+// (/api/v1/namespaces//configmaps lists every namespace; with a name it
+// is mostly 400 `Namespace parameter required.`); this server answers
+// those 404.
 package server

@@ -153,6 +153,19 @@ func (s *Server) route(method string, rq *request) (*target, error) {
 		t.namespace = rq.info.Namespace
 	}
 	v := verb(rq.info.Verb)
+	if !rq.pathOK && slices.Contains(rq.segs, "") {
+		// kube-apiserver's router takes an empty segment for a path
+		// parameter, so every route has such paths; of them only an empty
+		// name before a subresource reaches a handler this server serves
+		// the same way: get, update and patch answer that the name must
+		// be provided (serveTarget), whatever the query.
+		if t.name != "" || t.sub == "" || rq.tooLong || rq.info.Resource == "" || rq.nsPrefix && t.namespace == "" {
+			return nil, errNotFound()
+		}
+		if v == verbList || v == verbWatch {
+			v = verbGet
+		}
+	}
 	collection := t.name == ""
 	served := t.sub == "status" && res.def.StatusSubresource || t.sub == "scale" && res.def.Scale != nil ||
 		t.sub != "" && slices.Contains(res.def.UpdateSubresources, t.sub)

@@ -19,6 +19,21 @@ import (
 // names the other three PATCH bodies.
 const applyPatchType = "application/apply-patch+yaml"
 
+// patchType returns the media type of a patch's body, or the 415 for one
+// that the endpoint of t's object does not take (for its views too: a
+// custom resource takes no strategic merge patch).
+func patchType(r *http.Request, t *target) (string, error) {
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	switch {
+	case ct == applyPatchType, ct == patch.JSONPatchType, ct == patch.MergePatchType,
+		ct == patch.StrategicMergePatchType && t.res.def.PatchSchema != nil:
+		return ct, nil
+	case t.res.def.PatchSchema != nil:
+		return ct, status.NewUnsupportedBodyMediaType(patch.JSONPatchType, patch.MergePatchType, patch.StrategicMergePatchType, applyPatchType)
+	}
+	return ct, status.NewUnsupportedBodyMediaType(patch.JSONPatchType, patch.MergePatchType, applyPatchType)
+}
+
 func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error {
 	r = withWarningsOf(w, r)
 	v := t.view()
@@ -26,19 +41,12 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 	if err != nil {
 		return err
 	}
-	// The patch types of the object's own endpoint, for its views too: a
-	// custom resource takes no strategic merge patch.
-	accepted := []string{patch.JSONPatchType, patch.MergePatchType, applyPatchType}
-	if t.res.def.PatchSchema != nil {
-		accepted = []string{patch.JSONPatchType, patch.MergePatchType, patch.StrategicMergePatchType, applyPatchType}
+	ct, err := patchType(r, t)
+	if err != nil {
+		return err
 	}
-	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	switch {
-	case ct == applyPatchType:
+	if ct == applyPatchType {
 		return s.apply(w, r, t, v, res)
-	case ct == patch.StrategicMergePatchType && t.res.def.PatchSchema == nil,
-		ct != patch.JSONPatchType && ct != patch.MergePatchType && ct != patch.StrategicMergePatchType:
-		return status.NewUnsupportedBodyMediaType(accepted...)
 	}
 	opts, err := parseWriteOptions(r, negotiation.PatchOptions, false)
 	if err != nil {
