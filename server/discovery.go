@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/apisem/apisem/negotiation"
+	"github.com/apisem/apisem/status"
 )
 
 // Discovery documents, the unaggregated kind kubectl and client-go fall back
@@ -348,13 +349,15 @@ func buildDiscovery(resources []*Resource, defs *definitions, ver Version) (*dis
 	d.openAPI = sync.OnceValues(func() (*openAPIDocs, error) {
 		return newOpenAPIDocs(buildOpenAPI(resources, defs, ver.GitVersion))
 	})
-	d.version, err = json.Marshal(versionInfo{
+	// Indented, without a final newline: kube-apiserver's /version route
+	// writes it so (go-restful's WriteAsJson), whatever ?pretty says.
+	d.version, err = json.MarshalIndent(versionInfo{
 		Major: ver.Major, Minor: ver.Minor, EmulationMajor: ver.EmulationMajor, EmulationMinor: ver.EmulationMinor,
 		MinCompatibilityMajor: ver.MinCompatibilityMajor, MinCompatibilityMinor: ver.MinCompatibilityMinor,
 		GitVersion: ver.GitVersion, GitCommit: ver.GitCommit,
 		GitTreeState: ver.GitTreeState, BuildDate: ver.BuildDate,
 		GoVersion: runtime.Version(), Compiler: runtime.Compiler, Platform: runtime.GOOS + "/" + runtime.GOARCH,
-	})
+	}, "", "  ")
 	return d, err
 }
 
@@ -424,6 +427,14 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, segs []s
 	d := s.reg.Load().disco
 	switch {
 	case len(segs) == 1 && segs[0] == "version":
+		// Its route produces JSON alone, and its router compares the
+		// Accept header's types exactly, as routerAccepts does: YAML,
+		// protobuf and application/* are the 406 (in the error's
+		// negotiated form).
+		if a := r.Header.Get("Accept"); a != "" && !mediaListHas(a, "*/*", "application/json") && r.Method == http.MethodGet {
+			s.writeError(w, r, nil, routerError(http.StatusNotAcceptable, status.ReasonNotAcceptable, "406: Not Acceptable\n\nAvailable representations: application/json"))
+			return
+		}
 		s.discoveryDoc(w, r, d.version, contentTypeJSON, "")
 	case segs[0] == "openapi" && len(segs) >= 2 && (segs[1] == "v2" || segs[1] == "v3"):
 		s.serveOpenAPI(w, r, d, segs)

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/apisem/apisem/meta"
 )
@@ -33,7 +34,8 @@ type transcript struct {
 	Exchanges []exchange `json:"exchanges"`
 }
 
-// An exchange is one request and its recorded answer. In Path,
+// An exchange is one request and its recorded answer. Its User-Agent is
+// "recorded" unless Header says otherwise. In Path,
 // {{continue N}} stands for the N-th continue token that an answer
 // carried (from 1), the reference's when recording, ours when replaying.
 type exchange struct {
@@ -47,6 +49,9 @@ type exchange struct {
 	Code        int               `json:"code"`
 	ContentType string            `json:"contentType"`
 	Answer      string            `json:"answer"`
+	// BinaryAnswer holds an answer that is not UTF-8 (protobuf), which
+	// Answer could not keep.
+	BinaryAnswer []byte `json:"binaryAnswer,omitempty"`
 }
 
 // replay sends the transcript's requests to h (or, with -record-from, to
@@ -64,10 +69,10 @@ func replay(t *testing.T, h http.Handler, name string) {
 	}
 	send := func(x exchange) (int, string, string) {
 		r := httptest.NewRequest(x.Method, x.Path, strings.NewReader(x.Body))
+		r.Header.Set("User-Agent", "recorded")
 		for k, v := range x.Header {
 			r.Header.Set(k, v)
 		}
-		r.Header.Set("User-Agent", "recorded")
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, r)
 		return w.Code, w.Header().Get("Content-Type"), w.Body.String()
@@ -101,6 +106,11 @@ func replay(t *testing.T, h http.Handler, name string) {
 		got = append(got, x)
 	}
 	if *recordFrom != "" {
+		for i, x := range got {
+			if !utf8.ValidString(x.Answer) {
+				got[i].Answer, got[i].BinaryAnswer = "", []byte(x.Answer)
+			}
+		}
 		tr.Exchanges = got
 		b, err := json.MarshalIndent(tr, "", "  ")
 		if err != nil {
@@ -113,6 +123,9 @@ func replay(t *testing.T, h http.Handler, name string) {
 	}
 	var want []exchange
 	for _, x := range tr.Exchanges {
+		if x.BinaryAnswer != nil {
+			x.Answer = string(x.BinaryAnswer)
+		}
 		if !x.RefOnly {
 			want = append(want, x)
 		}
@@ -138,10 +151,10 @@ func recordSender(t *testing.T, base string) func(exchange) (int, string, string
 		if err != nil {
 			t.Fatal(err)
 		}
+		r.Header.Set("User-Agent", "recorded")
 		for k, v := range x.Header {
 			r.Header.Set(k, v)
 		}
-		r.Header.Set("User-Agent", "recorded")
 		resp, err := c.Do(r)
 		if err != nil {
 			t.Fatal(err)
@@ -157,13 +170,13 @@ func recordSender(t *testing.T, base string) func(exchange) (int, string, string
 
 var (
 	continueRef   = regexp.MustCompile(`\{\{continue (\d+)\}\}`)
-	continueField = regexp.MustCompile(`"continue":"([^"]+)"`)
-	rvField       = regexp.MustCompile(`"resourceVersion":"(\d+)"`)
-	madeUp        = regexp.MustCompile(`"(uid|creationTimestamp|deletionTimestamp|time)":"[^"]*"`)
+	continueField = regexp.MustCompile(`"continue":\s*"([^"]+)"`)
+	rvField       = regexp.MustCompile(`"resourceVersion":(\s*)"(\d+)"`)
+	madeUp        = regexp.MustCompile(`"(uid|creationTimestamp|deletionTimestamp|time|gitVersion|gitCommit|buildDate)":(\s*)"[^"]*"`)
 )
 
 // normalize puts what a cluster makes up in a form that two servers can
-// agree on: uids and times become placeholders, continue tokens their
+// agree on: uids, times and build facts become placeholders, continue tokens their
 // order of appearance, and resourceVersions their rank among those the
 // answers show (a cluster's revisions have gaps where other writers,
 // its leases, wrote; the order of what a client sees is the same).
@@ -171,7 +184,7 @@ func normalize(xs []exchange) {
 	var revs []uint64
 	for _, x := range xs {
 		for _, m := range rvField.FindAllStringSubmatch(x.Answer, -1) {
-			n, _ := strconv.ParseUint(m[1], 10, 64)
+			n, _ := strconv.ParseUint(m[2], 10, 64)
 			revs = append(revs, n)
 		}
 	}
@@ -179,11 +192,12 @@ func normalize(xs []exchange) {
 	revs = slices.Compact(revs)
 	var conts []string
 	for i := range xs {
-		a := madeUp.ReplaceAllString(xs[i].Answer, `"$1":"*"`)
+		a := madeUp.ReplaceAllString(xs[i].Answer, `"$1":$2"*"`)
 		a = rvField.ReplaceAllStringFunc(a, func(s string) string {
-			n, _ := strconv.ParseUint(rvField.FindStringSubmatch(s)[1], 10, 64)
+			m := rvField.FindStringSubmatch(s)
+			n, _ := strconv.ParseUint(m[2], 10, 64)
 			k, _ := slices.BinarySearch(revs, n)
-			return `"resourceVersion":"rv` + strconv.Itoa(k+1) + `"`
+			return `"resourceVersion":` + m[1] + `"rv` + strconv.Itoa(k+1) + `"`
 		})
 		a = continueField.ReplaceAllStringFunc(a, func(s string) string {
 			c := continueField.FindStringSubmatch(s)[1]
@@ -254,4 +268,11 @@ func TestTranscriptEmptyNameAndWatchPaths(t *testing.T) {
 			Namespaced: true, StatusSubresource: true, Custom: true, TypedListItems: true, New: func() Object { return &configMap{} }},
 	}})
 	replay(t, s, "empty-name-watch-paths")
+}
+
+// kube-apiserver's router compares Accept types exactly and writes its
+// 406, 415 and 405 texts; ?pretty=false overrides a curl User-Agent;
+// /version is indented JSON, refused (406) in any other type.
+func TestTranscriptRouter(t *testing.T) {
+	replay(t, configMapServer(t, Options{}), "router")
 }
