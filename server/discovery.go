@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"cmp"
 	"crypto/sha512"
 	"encoding/hex"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/status"
+	"sigs.k8s.io/yaml"
 )
 
 // Discovery documents, the unaggregated kind kubectl and client-go fall back
@@ -455,13 +457,13 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, segs []s
 				return
 			}
 		}
-		s.discoveryDoc(w, r, b, contentTypeJSON, "")
+		s.discoveryForm(w, r, b, segs[0] == "api")
 	case len(segs) == 2 && segs[0] == "api" && segs[1] == "v1" && d.resources["v1"] != nil:
-		s.discoveryDoc(w, r, d.resources["v1"], contentTypeJSON, "")
+		s.discoveryForm(w, r, d.resources["v1"], true)
 	case len(segs) == 2 && segs[0] == "apis" && d.group[segs[1]] != nil:
-		s.discoveryDoc(w, r, d.group[segs[1]], contentTypeJSON, "")
+		s.discoveryForm(w, r, d.group[segs[1]], false)
 	case len(segs) == 3 && segs[0] == "apis" && d.resources[segs[1]+"/"+segs[2]] != nil:
-		s.discoveryDoc(w, r, d.resources[segs[1]+"/"+segs[2]], contentTypeJSON, "")
+		s.discoveryForm(w, r, d.resources[segs[1]+"/"+segs[2]], d.builtin[segs[1]])
 	default:
 		s.notFound(w, r, segs)
 	}
@@ -519,6 +521,57 @@ func (s *Server) serveRoot(w http.ResponseWriter) {
 // cacheable as kube-apiserver's aggregated discovery is: ETag, Vary:
 // Accept (the same URL has two forms) and Cache-Control: public, and 304
 // Not Modified to an If-None-Match that names the current ETag.
+// discoveryEndpoint is what an unaggregated discovery document is served
+// as: JSON or YAML, no conversions.
+var discoveryEndpoint = negotiation.Endpoint{NoTable: true, NoPartialMetadata: true}
+
+// discoveryForm serves an unaggregated discovery document (JSON) in the
+// form the request negotiates, as kube-apiserver does: YAML when asked,
+// indented JSON by the pretty rules. routed is set for the documents
+// kube-apiserver's router (go-restful) serves, /api, /api/v1 and a
+// built-in group's versions, whose Accept check comes first and is
+// exact (routerAccepts); the others (/apis, a group, a custom resource
+// group's versions) answer the negotiation's 406 alone. A request for
+// protobuf alone is answered in JSON: the discovery types' protobuf form
+// is not implemented.
+func (s *Server) discoveryForm(w http.ResponseWriter, r *http.Request, doc []byte, routed bool) {
+	if r.Method == http.MethodGet && routed {
+		if a := r.Header.Get("Accept"); a != "" && !mediaListHas(a, "*/*", "application/json", "application/yaml", "application/vnd.kubernetes.protobuf") {
+			s.writeError(w, r, nil, routerError(http.StatusNotAcceptable, status.ReasonNotAcceptable, "406: Not Acceptable\n\nAvailable representations: "+routeProduces))
+			return
+		}
+	}
+	if r.Method != http.MethodGet {
+		s.discoveryDoc(w, r, doc, contentTypeJSON, "")
+		return
+	}
+	res, err := discoveryEndpoint.Negotiate(r)
+	if err != nil {
+		s.writeError(w, r, nil, err)
+		return
+	}
+	switch {
+	case res.MediaType == negotiation.YAML:
+		y, err := yaml.JSONToYAML(doc)
+		if err != nil {
+			s.writeError(w, r, nil, err)
+			return
+		}
+		s.discoveryDoc(w, r, y, negotiation.ContentTypeYAML, "")
+	case res.MediaType == negotiation.JSON && res.Pretty:
+		var b bytes.Buffer
+		if err := json.Indent(&b, doc, "", "  "); err != nil {
+			s.writeError(w, r, nil, err)
+			return
+		}
+		s.discoveryDoc(w, r, b.Bytes(), contentTypeJSON, "")
+	default:
+		// Compact JSON ends with a newline, as every object kube-apiserver
+		// encodes (indented JSON does not).
+		s.discoveryDoc(w, r, append(doc[:len(doc):len(doc)], '\n'), contentTypeJSON, "")
+	}
+}
+
 func (s *Server) discoveryDoc(w http.ResponseWriter, r *http.Request, doc []byte, contentType, etag string) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		s.writeError(w, r, nil, errMethodNotAllowed())

@@ -172,11 +172,12 @@ var (
 	continueRef   = regexp.MustCompile(`\{\{continue (\d+)\}\}`)
 	continueField = regexp.MustCompile(`"continue":\s*"([^"]+)"`)
 	rvField       = regexp.MustCompile(`"resourceVersion":(\s*)"(\d+)"`)
-	madeUp        = regexp.MustCompile(`"(uid|creationTimestamp|deletionTimestamp|time|gitVersion|gitCommit|buildDate)":(\s*)"[^"]*"`)
+	madeUpYAML    = regexp.MustCompile(`(?m)^(\s*serverAddress: ).*$`)
+	madeUp        = regexp.MustCompile(`"(uid|creationTimestamp|deletionTimestamp|time|gitVersion|gitCommit|buildDate|serverAddress)":(\s*)"[^"]*"`)
 )
 
 // normalize puts what a cluster makes up in a form that two servers can
-// agree on: uids, times and build facts become placeholders, continue tokens their
+// agree on: uids, times, build facts and addresses become placeholders, continue tokens their
 // order of appearance, and resourceVersions their rank among those the
 // answers show (a cluster's revisions have gaps where other writers,
 // its leases, wrote; the order of what a client sees is the same).
@@ -193,6 +194,7 @@ func normalize(xs []exchange) {
 	var conts []string
 	for i := range xs {
 		a := madeUp.ReplaceAllString(xs[i].Answer, `"$1":$2"*"`)
+		a = madeUpYAML.ReplaceAllString(a, `$1*`)
 		a = rvField.ReplaceAllStringFunc(a, func(s string) string {
 			m := rvField.FindStringSubmatch(s)
 			n, _ := strconv.ParseUint(m[2], 10, 64)
@@ -275,4 +277,18 @@ func TestTranscriptEmptyNameAndWatchPaths(t *testing.T) {
 // /version is indented JSON, refused (406) in any other type.
 func TestTranscriptRouter(t *testing.T) {
 	replay(t, configMapServer(t, Options{}), "router")
+}
+
+// Unaggregated discovery answers in YAML and indented JSON as asked, and
+// refuses what it does not serve with the 406 of the handler that serves
+// it on a cluster.
+func TestTranscriptDiscoveryForms(t *testing.T) {
+	s := newTestServer(t, Options{Resources: []*Resource{
+		{Version: "v1", Kind: "ConfigMap", ListKind: "ConfigMapList", Plural: "configmaps", Singular: "configmap",
+			Namespaced: true, New: func() Object { return &configMap{} }},
+		{Group: "example.com", Version: "v1", Kind: "Widget", ListKind: "WidgetList", Plural: "widgets", Singular: "widget",
+			ShortNames: []string{"wd"}, Namespaced: true, StatusSubresource: true, Custom: true, TypedListItems: true,
+			New: func() Object { return &configMap{} }},
+	}})
+	replay(t, s, "discovery-forms")
 }
