@@ -253,4 +253,7 @@
 // (/api/v1/namespaces//configmaps lists every namespace; with a name it
 // is mostly 400 `Namespace parameter required.`); this server answers
 // those 404.
+//
+// Discovery documents are served in JSON and YAML; one asked for in
+// protobuf alone is answered in JSON, where a cluster answers protobuf.
 package server
