@@ -63,6 +63,9 @@ type apiResource struct {
 	Verbs        []string `json:"verbs"`
 	ShortNames   []string `json:"shortNames,omitempty"`
 	Categories   []string `json:"categories,omitempty"`
+	// StorageVersionHash is not set by this server; a document read back
+	// (discoveryProtobuf) keeps it.
+	StorageVersionHash string `json:"storageVersionHash,omitempty"`
 }
 
 type apiResourceList struct {
@@ -396,31 +399,39 @@ const (
 // discovery: its most preferred entry the server can serve (by quality,
 // then header order) is JSON converted to
 // apidiscovery.k8s.io/v2 APIGroupDiscoveryList. Entries asking for another
-// conversion (v2beta1, which Kubernetes no longer serves, or a Table) or a
-// protobuf form are skipped, as kube-apiserver skips what it cannot
-// serve; other parameters, such as client-go's profile=nopeer, are ignored.
+// conversion (v2beta1, which Kubernetes no longer serves, or a Table) or
+// the aggregated protobuf form are skipped, as kube-apiserver skips what
+// it cannot serve; other parameters, such as client-go's profile=nopeer,
+// are ignored. A header that accepts aggregated discovery in protobuf
+// and nothing else served gets it in JSON (see the package
+// documentation) rather than a 406.
 func wantsAggregated(accept string) bool {
 	ranges, _ := negotiation.ParseAccept(accept)
 	slices.SortStableFunc(ranges, func(a, b negotiation.MediaRange) int { return b.Quality - a.Quality })
+	aggregatedProto := false
 	for _, m := range ranges {
 		if m.Quality == 0 {
 			break
 		}
 		json := m.Type == "*" || strings.EqualFold(m.Type, "application") && (m.Subtype == "*" || strings.EqualFold(m.Subtype, "json"))
+		proto := strings.EqualFold(m.Type, "application") && strings.EqualFold(m.Subtype, "vnd.kubernetes.protobuf")
 		g, hasG := m.Param("g")
 		v, _ := m.Param("v")
 		as, hasAs := m.Param("as")
 		if !hasG && !hasAs {
-			if json || strings.EqualFold(m.Type, "application") && strings.EqualFold(m.Subtype, "yaml") {
+			if json || proto || strings.EqualFold(m.Type, "application") && strings.EqualFold(m.Subtype, "yaml") {
 				return false
 			}
 			continue
 		}
-		if json && g == "apidiscovery.k8s.io" && v == "v2" && as == "APIGroupDiscoveryList" {
-			return true
+		if g == "apidiscovery.k8s.io" && v == "v2" && as == "APIGroupDiscoveryList" {
+			if json {
+				return true
+			}
+			aggregatedProto = aggregatedProto || proto
 		}
 	}
-	return false
+	return aggregatedProto
 }
 
 // serveDiscovery serves the paths that are not resources: /version,
@@ -526,14 +537,12 @@ func (s *Server) serveRoot(w http.ResponseWriter) {
 var discoveryEndpoint = negotiation.Endpoint{NoTable: true, NoPartialMetadata: true}
 
 // discoveryForm serves an unaggregated discovery document (JSON) in the
-// form the request negotiates, as kube-apiserver does: YAML when asked,
-// indented JSON by the pretty rules. routed is set for the documents
+// form the request negotiates, as kube-apiserver does: YAML or protobuf
+// when asked, indented JSON by the pretty rules. routed is set for the documents
 // kube-apiserver's router (go-restful) serves, /api, /api/v1 and a
 // built-in group's versions, whose Accept check comes first and is
 // exact (routerAccepts); the others (/apis, a group, a custom resource
-// group's versions) answer the negotiation's 406 alone. A request for
-// protobuf alone is answered in JSON: the discovery types' protobuf form
-// is not implemented.
+// group's versions) answer the negotiation's 406 alone.
 func (s *Server) discoveryForm(w http.ResponseWriter, r *http.Request, doc []byte, routed bool) {
 	if r.Method == http.MethodGet && routed {
 		if a := r.Header.Get("Accept"); a != "" && !mediaListHas(a, "*/*", "application/json", "application/yaml", "application/vnd.kubernetes.protobuf") {
@@ -558,6 +567,13 @@ func (s *Server) discoveryForm(w http.ResponseWriter, r *http.Request, doc []byt
 			return
 		}
 		s.discoveryDoc(w, r, y, negotiation.ContentTypeYAML, "")
+	case res.MediaType == negotiation.Protobuf:
+		pb, err := discoveryProtobuf(doc)
+		if err != nil {
+			s.writeError(w, r, nil, err)
+			return
+		}
+		s.discoveryDoc(w, r, pb, negotiation.ContentTypeProtobuf, "")
 	case res.MediaType == negotiation.JSON && res.Pretty:
 		var b bytes.Buffer
 		if err := json.Indent(&b, doc, "", "  "); err != nil {

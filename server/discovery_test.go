@@ -163,6 +163,10 @@ func TestDiscoveryNegotiation(t *testing.T) {
 		{"application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json", plain},
 		{"application/json;as=Table;v=v1;g=meta.k8s.io,application/json", plain},
 		{"application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;q=0,application/json", plain},
+		// Aggregated protobuf is not served: the unaggregated protobuf if
+		// accepted, else aggregated JSON rather than a 406.
+		{"application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/vnd.kubernetes.protobuf", "application/vnd.kubernetes.protobuf"},
+		{"application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList", agg},
 	} {
 		for _, path := range []string{"/api", "/apis"} {
 			w := get(s, path, "Accept", tt.accept)

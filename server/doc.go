@@ -254,6 +254,8 @@
 // is mostly 400 `Namespace parameter required.`); this server answers
 // those 404.
 //
-// Discovery documents are served in JSON and YAML; one asked for in
-// protobuf alone is answered in JSON, where a cluster answers protobuf.
+// Aggregated discovery is served in JSON only: a client that prefers it
+// in protobuf gets the unaggregated document in protobuf if it accepts
+// that, else the aggregated one in JSON, where a cluster answers the
+// aggregated one in protobuf.
 package server

@@ -35,7 +35,7 @@ type transcript struct {
 }
 
 // An exchange is one request and its recorded answer. Its User-Agent is
-// "recorded" unless Header says otherwise. In Path,
+// "recorded" unless Header says otherwise; Header's Host is the request's. In Path,
 // {{continue N}} stands for the N-th continue token that an answer
 // carried (from 1), the reference's when recording, ours when replaying.
 type exchange struct {
@@ -72,6 +72,9 @@ func replay(t *testing.T, h http.Handler, name string) {
 		r.Header.Set("User-Agent", "recorded")
 		for k, v := range x.Header {
 			r.Header.Set(k, v)
+		}
+		if h := x.Header["Host"]; h != "" {
+			r.Host = h
 		}
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, r)
@@ -154,6 +157,9 @@ func recordSender(t *testing.T, base string) func(exchange) (int, string, string
 		r.Header.Set("User-Agent", "recorded")
 		for k, v := range x.Header {
 			r.Header.Set(k, v)
+		}
+		if h := x.Header["Host"]; h != "" {
+			r.Host = h
 		}
 		resp, err := c.Do(r)
 		if err != nil {
