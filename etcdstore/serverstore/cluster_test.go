@@ -2,7 +2,10 @@ package serverstore_test
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
+	"net/url"
+	"slices"
 	"testing"
 
 	"github.com/apisem/apisem/etcdstore/serverstore"
@@ -51,5 +54,28 @@ func TestEmptyEtcdResourceVersion(t *testing.T) {
 		if w.Code != 200 || w.Body.String() != tt.want {
 			t.Errorf("GET %s: %d %s\nwant 200 %s", tt.path, w.Code, w.Body, tt.want)
 		}
+	}
+}
+
+// A deletecollection with limit and continue deletes the page a list with
+// the same query answers, at the token's revision, and answers with that
+// page as listed, on etcd as in memory (server's
+// TestTranscriptDeleteCollectionPage has kube-apiserver's answers).
+func TestDeleteCollectionPage(t *testing.T) {
+	_, c := newEtcd(t)
+	_, base := newServer(t, c)
+	must(t, 201, base, "POST", "/api/v1/namespaces", `{"metadata":{"name":"ns1"}}`)
+	for i := 1; i <= 6; i++ {
+		must(t, 201, base, "POST", cms, fmt.Sprintf(`{"metadata":{"name":"c%d"}}`, i))
+	}
+	first := must(t, 200, base, "GET", cms+"?limit=2", "").body
+	rv, token := str(t, first, "metadata.resourceVersion"), str(t, first, "metadata.continue")
+	page := must(t, 200, base, "DELETE", cms+"?limit=2&continue="+url.QueryEscape(token), "").body
+	if got := names(t, page); !slices.Equal(got, []string{"c3", "c4"}) || str(t, page, "metadata.resourceVersion") != rv ||
+		str(t, page, "metadata.continue") == "" || field(t, page, "metadata.remainingItemCount") != 2.0 {
+		t.Errorf("deletecollection of the second page: %s", page)
+	}
+	if got := names(t, must(t, 200, base, "GET", cms, "").body); !slices.Equal(got, []string{"c1", "c2", "c5", "c6"}) {
+		t.Errorf("left after the second page's deletion: %v; want c1 c2 c5 c6", got)
 	}
 }
