@@ -211,6 +211,7 @@ type discovery struct {
 	version   []byte            // /version
 	// aggregated /api and /apis, with their ETags.
 	aggCore, aggGroups         []byte
+	aggCorePB, aggGroupsPB     []byte // their protobuf forms
 	aggCoreETag, aggGroupsETag string
 	// openAPI builds the OpenAPI documents on first use: only kubectl
 	// explain, create and apply ask, and building them would double the
@@ -351,6 +352,12 @@ func buildDiscovery(resources []*Resource, defs *definitions, ver Version) (*dis
 	if d.aggGroups, d.aggGroupsETag, err = encodeDiscoveryList(named); err != nil {
 		return nil, err
 	}
+	if d.aggCorePB, err = aggregatedProtobuf(d.aggCore); err != nil {
+		return nil, err
+	}
+	if d.aggGroupsPB, err = aggregatedProtobuf(d.aggGroups); err != nil {
+		return nil, err
+	}
 	d.openAPI = sync.OnceValues(func() (*openAPIDocs, error) {
 		return newOpenAPIDocs(buildOpenAPI(resources, defs, ver.GitVersion))
 	})
@@ -393,22 +400,20 @@ const (
 	// contentTypeAggregated is the Content-Type of aggregated discovery,
 	// by which client-go tells it from the unaggregated form.
 	contentTypeAggregated = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+	// contentTypeAggregatedProtobuf is its protobuf form's.
+	contentTypeAggregatedProtobuf = "application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 )
 
 // wantsAggregated reports whether the Accept header prefers aggregated
-// discovery: its most preferred entry the server can serve (by quality,
-// then header order) is JSON converted to
+// discovery, and in protobuf: its most preferred entry the server can
+// serve (by quality, then header order) is JSON or protobuf converted to
 // apidiscovery.k8s.io/v2 APIGroupDiscoveryList. Entries asking for another
-// conversion (v2beta1, which Kubernetes no longer serves, or a Table) or
-// the aggregated protobuf form are skipped, as kube-apiserver skips what
-// it cannot serve; other parameters, such as client-go's profile=nopeer,
-// are ignored. A header that accepts aggregated discovery in protobuf
-// and nothing else served gets it in JSON (see the package
-// documentation) rather than a 406.
-func wantsAggregated(accept string) bool {
+// conversion (v2beta1, which Kubernetes no longer serves, or a Table) are
+// skipped, as kube-apiserver skips what it cannot serve; other
+// parameters, such as client-go's profile=nopeer, are ignored.
+func wantsAggregated(accept string) (aggregated, proto bool) {
 	ranges, _ := negotiation.ParseAccept(accept)
 	slices.SortStableFunc(ranges, func(a, b negotiation.MediaRange) int { return b.Quality - a.Quality })
-	aggregatedProto := false
 	for _, m := range ranges {
 		if m.Quality == 0 {
 			break
@@ -420,18 +425,15 @@ func wantsAggregated(accept string) bool {
 		as, hasAs := m.Param("as")
 		if !hasG && !hasAs {
 			if json || proto || strings.EqualFold(m.Type, "application") && strings.EqualFold(m.Subtype, "yaml") {
-				return false
+				return false, false
 			}
 			continue
 		}
-		if g == "apidiscovery.k8s.io" && v == "v2" && as == "APIGroupDiscoveryList" {
-			if json {
-				return true
-			}
-			aggregatedProto = aggregatedProto || proto
+		if (json || proto) && g == "apidiscovery.k8s.io" && v == "v2" && as == "APIGroupDiscoveryList" {
+			return true, proto
 		}
 	}
-	return aggregatedProto
+	return false, false
 }
 
 // serveDiscovery serves the paths that are not resources: /version,
@@ -452,11 +454,16 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, segs []s
 	case segs[0] == "openapi" && len(segs) >= 2 && (segs[1] == "v2" || segs[1] == "v3"):
 		s.serveOpenAPI(w, r, d, segs)
 	case len(segs) == 1 && (segs[0] == "api" || segs[0] == "apis"):
-		if wantsAggregated(r.Header.Get("Accept")) {
+		if agg, proto := wantsAggregated(r.Header.Get("Accept")); agg {
+			// One ETag for both forms, as kube-apiserver's.
+			doc, pb, etag := d.aggGroups, d.aggGroupsPB, d.aggGroupsETag
 			if segs[0] == "api" {
-				s.discoveryDoc(w, r, d.aggCore, contentTypeAggregated, d.aggCoreETag)
+				doc, pb, etag = d.aggCore, d.aggCorePB, d.aggCoreETag
+			}
+			if proto {
+				s.discoveryDoc(w, r, pb, contentTypeAggregatedProtobuf, etag)
 			} else {
-				s.discoveryDoc(w, r, d.aggGroups, contentTypeAggregated, d.aggGroupsETag)
+				s.discoveryDoc(w, r, doc, contentTypeAggregated, etag)
 			}
 			return
 		}

@@ -148,8 +148,9 @@ func TestDocumentsGolden(t *testing.T) {
 func TestDiscoveryNegotiation(t *testing.T) {
 	s := newTestServer(t, Options{})
 	const (
-		plain = "application/json"
-		agg   = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+		plain    = "application/json"
+		agg      = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+		aggProto = "application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 	)
 	for _, tt := range []struct{ accept, want string }{
 		{"", plain},
@@ -160,20 +161,18 @@ func TestDiscoveryNegotiation(t *testing.T) {
 		{"application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json", plain}, // v2beta1 is no longer served
 		{"application/json, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList", plain},     // header order
 		{"application/json;q=0.5, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList", agg}, // quality first
-		{"application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json", plain},
+		{"application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json", aggProto},
 		{"application/json;as=Table;v=v1;g=meta.k8s.io,application/json", plain},
 		{"application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;q=0,application/json", plain},
-		// Aggregated protobuf is not served: the unaggregated protobuf if
-		// accepted, else aggregated JSON rather than a 406.
-		{"application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/vnd.kubernetes.protobuf", "application/vnd.kubernetes.protobuf"},
-		{"application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList", agg},
+		{"application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList", aggProto},
+		{"application/vnd.kubernetes.protobuf, application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList", "application/vnd.kubernetes.protobuf"},
 	} {
 		for _, path := range []string{"/api", "/apis"} {
 			w := get(s, path, "Accept", tt.accept)
 			if got := w.Header().Get("Content-Type"); w.Code != 200 || got != tt.want {
 				t.Errorf("GET %s Accept %q: %d Content-Type %q; want %q", path, tt.accept, w.Code, got, tt.want)
 			}
-			if vary := w.Header().Get("Vary"); (tt.want == agg) != (vary == "Accept") {
+			if vary := w.Header().Get("Vary"); (tt.want == agg || tt.want == aggProto) != (vary == "Accept") {
 				t.Errorf("GET %s Accept %q: Vary %q", path, tt.accept, vary)
 			}
 		}

@@ -134,3 +134,135 @@ func appendAPIResource(b []byte, r *apiResource) []byte {
 func appendProtoString(b []byte, num protowire.Number, s string) []byte {
 	return protowire.AppendString(protowire.AppendTag(b, num, protowire.BytesType), s)
 }
+
+// The aggregated discovery document as discoveryProtobuf reads it back
+// (apidiscovery.k8s.io/v2; the server's own types serve its JSON).
+type (
+	aggList struct {
+		Kind       string     `json:"kind"`
+		APIVersion string     `json:"apiVersion"`
+		Items      []aggGroup `json:"items"`
+	}
+	aggGroup struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+		Versions []aggVersion `json:"versions"`
+	}
+	aggVersion struct {
+		Version   string        `json:"version"`
+		Resources []aggResource `json:"resources"`
+		Freshness string        `json:"freshness"`
+	}
+	aggResource struct {
+		Resource         string           `json:"resource"`
+		ResponseKind     *aggGVK          `json:"responseKind"`
+		Scope            string           `json:"scope"`
+		SingularResource string           `json:"singularResource"`
+		Verbs            []string         `json:"verbs"`
+		ShortNames       []string         `json:"shortNames"`
+		Categories       []string         `json:"categories"`
+		Subresources     []aggSubresource `json:"subresources"`
+	}
+	aggSubresource struct {
+		Subresource   string   `json:"subresource"`
+		ResponseKind  *aggGVK  `json:"responseKind"`
+		AcceptedTypes []aggGVK `json:"acceptedTypes"`
+		Verbs         []string `json:"verbs"`
+	}
+	aggGVK struct {
+		Group   string `json:"group"`
+		Version string `json:"version"`
+		Kind    string `json:"kind"`
+	}
+)
+
+// aggregatedProtobuf encodes an aggregated discovery document (its JSON)
+// as kube-apiserver writes application/vnd.kubernetes.protobuf;
+// g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList: the messages of
+// k8s.io/api/apidiscovery/v2 (generated.proto) in the envelope, with
+// metav1's ListMeta and ObjectMeta written whole and empty but for a
+// group's name.
+func aggregatedProtobuf(doc []byte) ([]byte, error) {
+	var l aggList
+	if err := json.Unmarshal(doc, &l); err != nil {
+		return nil, err
+	}
+	return envelope.AppendEnvelopeFunc(nil, l.APIVersion, l.Kind, len(doc), func(b []byte) []byte {
+		// ListMeta: selfLink 1, resourceVersion 2, continue 3.
+		b = append(b, "\x0a\x06\x0a\x00\x12\x00\x1a\x00"...)
+		for i := range l.Items {
+			b = envelope.AppendMessageFunc(b, 2, 0, func(b []byte) []byte { return appendAggGroup(b, &l.Items[i]) })
+		}
+		return b
+	}), nil
+}
+
+// appendAggGroup appends an APIGroupDiscovery: metadata 1, versions 2.
+func appendAggGroup(b []byte, g *aggGroup) []byte {
+	b = envelope.AppendMessageFunc(b, 1, 0, func(b []byte) []byte {
+		// ObjectMeta: name 1, generateName 2, namespace 3, selfLink 4,
+		// uid 5, resourceVersion 6 (strings), generation 7, and an empty
+		// creationTimestamp 8.
+		b = appendProtoString(b, 1, g.Metadata.Name)
+		return append(b, "\x12\x00\x1a\x00\x22\x00\x2a\x00\x32\x00\x38\x00\x42\x00"...)
+	})
+	for i := range g.Versions {
+		v := &g.Versions[i]
+		// APIVersionDiscovery: version 1, resources 2, freshness 3.
+		b = envelope.AppendMessageFunc(b, 2, 0, func(b []byte) []byte {
+			b = appendProtoString(b, 1, v.Version)
+			for j := range v.Resources {
+				b = envelope.AppendMessageFunc(b, 2, 0, func(b []byte) []byte { return appendAggResource(b, &v.Resources[j]) })
+			}
+			return appendProtoString(b, 3, v.Freshness)
+		})
+	}
+	return b
+}
+
+// appendAggResource appends an APIResourceDiscovery: resource 1,
+// responseKind 2, scope 3, singularResource 4, verbs 5, shortNames 6,
+// categories 7, subresources 8 (an APISubresourceDiscovery: subresource 1,
+// responseKind 2, acceptedTypes 3, verbs 4).
+func appendAggResource(b []byte, r *aggResource) []byte {
+	b = appendProtoString(b, 1, r.Resource)
+	b = appendGVK(b, 2, r.ResponseKind)
+	b = appendProtoString(b, 3, r.Scope)
+	b = appendProtoString(b, 4, r.SingularResource)
+	for _, s := range r.Verbs {
+		b = appendProtoString(b, 5, s)
+	}
+	for _, s := range r.ShortNames {
+		b = appendProtoString(b, 6, s)
+	}
+	for _, s := range r.Categories {
+		b = appendProtoString(b, 7, s)
+	}
+	for i := range r.Subresources {
+		sub := &r.Subresources[i]
+		b = envelope.AppendMessageFunc(b, 8, 0, func(b []byte) []byte {
+			b = appendProtoString(b, 1, sub.Subresource)
+			b = appendGVK(b, 2, sub.ResponseKind)
+			for k := range sub.AcceptedTypes {
+				b = appendGVK(b, 3, &sub.AcceptedTypes[k])
+			}
+			for _, s := range sub.Verbs {
+				b = appendProtoString(b, 4, s)
+			}
+			return b
+		})
+	}
+	return b
+}
+
+// appendGVK appends a GroupVersionKind (group 1, version 2, kind 3), if
+// there is one.
+func appendGVK(b []byte, num protowire.Number, k *aggGVK) []byte {
+	if k == nil {
+		return b
+	}
+	return envelope.AppendMessageFunc(b, num, 0, func(b []byte) []byte {
+		return appendProtoString(appendProtoString(appendProtoString(b, 1, k.Group), 2, k.Version), 3, k.Kind)
+	})
+}

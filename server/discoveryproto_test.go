@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -12,13 +13,17 @@ import (
 // recorded from ../shared/reference with crd/testdata/widgets.yaml
 // installed: go test -run TestDiscoveryProtobufRecorded -record-from=URL).
 type discoveryPair struct {
-	Path     string `json:"path"`
+	Path string `json:"path"`
+	// Accept is the JSON form's; the protobuf form's is the same with
+	// the protobuf media type.
+	Accept   string `json:"accept,omitempty"`
 	JSON     string `json:"json"`
 	Protobuf []byte `json:"protobuf"`
 }
 
-// The protobuf form of each unaggregated discovery document is the one
-// kube-apiserver writes for the same JSON, byte for byte.
+// The protobuf form of each discovery document, unaggregated and
+// aggregated, is the one kube-apiserver writes for the same JSON, byte for
+// byte.
 func TestDiscoveryProtobufRecorded(t *testing.T) {
 	const file = "testdata/discovery-protobuf.json"
 	var pairs []discoveryPair
@@ -32,8 +37,13 @@ func TestDiscoveryProtobufRecorded(t *testing.T) {
 	if *recordFrom != "" {
 		send := recordSender(t, *recordFrom)
 		for i := range pairs {
-			_, _, j := send(exchange{Method: "GET", Path: pairs[i].Path})
-			_, _, pb := send(exchange{Method: "GET", Path: pairs[i].Path, Header: map[string]string{"Accept": "application/vnd.kubernetes.protobuf"}})
+			accept := pairs[i].Accept
+			if accept == "" {
+				accept = "application/json"
+			}
+			_, _, j := send(exchange{Method: "GET", Path: pairs[i].Path, Header: map[string]string{"Accept": accept}})
+			pbAccept := "application/vnd.kubernetes.protobuf" + strings.TrimPrefix(accept, "application/json")
+			_, _, pb := send(exchange{Method: "GET", Path: pairs[i].Path, Header: map[string]string{"Accept": pbAccept}})
 			pairs[i].JSON, pairs[i].Protobuf = j, []byte(pb)
 		}
 		b, err := json.MarshalIndent(pairs, "", "  ")
@@ -46,7 +56,11 @@ func TestDiscoveryProtobufRecorded(t *testing.T) {
 		return
 	}
 	for _, p := range pairs {
-		got, err := discoveryProtobuf([]byte(p.JSON))
+		encode := discoveryProtobuf
+		if p.Accept != "" {
+			encode = aggregatedProtobuf
+		}
+		got, err := encode([]byte(p.JSON))
 		if err != nil || !bytes.Equal(got, p.Protobuf) {
 			t.Errorf("%s: discoveryProtobuf = %v\n%q\nwant\n%q", p.Path, err, got, p.Protobuf)
 		}

@@ -33,7 +33,8 @@
 // every resourceVersion rule of package rv; label and field selectors;
 // dryRun and fieldValidation on every write; Tables, PartialObjectMetadata
 // and protobuf where the type has it; metadata.generation
-// (Resource.Generation); name validation; discovery and OpenAPI documents
+// (Resource.Generation); name validation; discovery documents (aggregated
+// or not, in JSON, YAML or protobuf) and OpenAPI documents
 // (JSON or gnostic's protobuf, cached as a cluster's are: ETag, hashed
 // immutable /openapi/v3 URLs) built from the registered resources (a group's versions in Kubernetes'
 // version priority, the first preferred: v1 before v1beta2 before
@@ -253,9 +254,4 @@
 // (/api/v1/namespaces//configmaps lists every namespace; with a name it
 // is mostly 400 `Namespace parameter required.`); this server answers
 // those 404.
-//
-// Aggregated discovery is served in JSON only: a client that prefers it
-// in protobuf gets the unaggregated document in protobuf if it accepts
-// that, else the aggregated one in JSON, where a cluster answers the
-// aggregated one in protobuf.
 package server
