@@ -114,6 +114,10 @@ func serveNoInfo(w http.ResponseWriter, r *http.Request) {
 		r.RequestURI, r.URL), http.StatusInternalServerError)
 }
 
+// errNamespaceRequired is Kubernetes' answer where its storage needs the
+// namespace of a namespaced object and the request has none.
+func errNamespaceRequired() error { return status.NewBadRequest("Namespace parameter required.") }
+
 // serve is the handler at the end of the filter chain.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	rq := requestOf(r)
@@ -176,6 +180,11 @@ func (s *Server) serveTarget(w http.ResponseWriter, r *http.Request, t *target, 
 			s.writeError(w, r, nil, err)
 			return
 		}
+	}
+	if t.noNamespace && t.name != "" {
+		// Kubernetes' storage cannot make the object's key.
+		s.writeError(w, r, t.res, errNamespaceRequired())
+		return
 	}
 	if t.name == "" && t.sub != "" {
 		// .../widgets//status: the handler needs the name first, after a

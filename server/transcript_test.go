@@ -298,3 +298,16 @@ func TestTranscriptDiscoveryForms(t *testing.T) {
 	}})
 	replay(t, s, "discovery-forms")
 }
+
+// An empty namespace in a built-in resource's path lists and watches
+// every namespace; the handlers of one object and deletecollection refuse
+// it with a 400.
+func TestTranscriptEmptyNamespace(t *testing.T) {
+	s := newTestServer(t, Options{Resources: []*Resource{
+		{Version: "v1", Kind: "Pod", ListKind: "PodList", Plural: "pods", Singular: "pod",
+			Namespaced: true, StatusSubresource: true, New: func() Object { return &configMap{} }},
+		{Version: "v1", Kind: "ConfigMap", ListKind: "ConfigMapList", Plural: "configmaps", Singular: "configmap",
+			Namespaced: true, New: func() Object { return &configMap{} }},
+	}})
+	replay(t, s, "empty-namespace")
+}

@@ -233,6 +233,19 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t *tar
 	// items as they were. So limit deletes one page, and continue the page
 	// after the token's, at the token's revision.
 	ctx := r.Context()
+	if t.noNamespace {
+		// namespaces//<resource>: a cluster lists every namespace, then
+		// fails to delete the first object it found, as it has no
+		// namespace to name it by.
+		page, err := t.res.store.List(ctx, "", list)
+		switch {
+		case err != nil:
+			return err
+		case page.Len() > 0:
+			return errNamespaceRequired()
+		}
+		return s.writeList(w, r, t.res, res, pageMeta(page), page)
+	}
 	paged := list.Read.Limit > 0 || list.Read.Continue != ""
 	if !paged {
 		list.Read = rv.Read{Semantics: rv.MostRecent}
