@@ -441,6 +441,10 @@ func wantsAggregated(accept string) (aggregated, proto bool) {
 func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, segs []string) {
 	d := s.reg.Load().disco
 	switch {
+	case r.Method == http.MethodHead && (len(segs) == 1 && (segs[0] == "version" || segs[0] == "api") ||
+		len(segs) == 2 && segs[0] == "api" && segs[1] == "v1" || len(segs) == 3 && segs[0] == "apis" && d.builtin[segs[1]]):
+		// kube-apiserver's router (go-restful) serves these, and no HEAD.
+		s.writeError(w, r, nil, errMethodNotAllowed())
 	case len(segs) == 1 && segs[0] == "version":
 		// Its route produces JSON alone, and its router compares the
 		// Accept header's types exactly, as routerAccepts does: YAML,
