@@ -177,21 +177,37 @@ func recordSender(t *testing.T, base string) func(exchange) (int, string, string
 var (
 	continueRef   = regexp.MustCompile(`\{\{continue (\d+)\}\}`)
 	continueField = regexp.MustCompile(`"continue":\s*"([^"]+)"`)
-	rvField       = regexp.MustCompile(`"resourceVersion":(\s*)"(\d+)"`)
-	madeUpYAML    = regexp.MustCompile(`(?m)^(\s*serverAddress: ).*$`)
-	madeUp        = regexp.MustCompile(`"(uid|creationTimestamp|deletionTimestamp|time|gitVersion|gitCommit|buildDate|serverAddress)":(\s*)"[^"]*"`)
+	// The fields below match in a message too, where the object is quoted
+	// (\" for "): q is an optional run of backslashes before a quote.
+	rvField    = regexp.MustCompile(`(` + q + `"resourceVersion` + q + `":\s*` + q + `")(\d+)(` + q + `")|(in record \()(\d+)(\))`)
+	madeUp     = regexp.MustCompile(`(` + q + `"(?:uid|creationTimestamp|deletionTimestamp|time|gitVersion|gitCommit|buildDate|serverAddress)` + q + `":\s*` + q + `")[^"\\]*(` + q + `")`)
+	uuid       = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	madeUpYAML = regexp.MustCompile(`(?m)^(\s*serverAddress: ).*$`)
 )
 
+const q = `\\*`
+
+// rvMatch returns the revision a match of rvField names and the text
+// around it.
+func rvMatch(m []string) (before, n, after string) {
+	if m[2] != "" {
+		return m[1], m[2], m[3]
+	}
+	return m[4], m[5], m[6]
+}
+
 // normalize puts what a cluster makes up in a form that two servers can
-// agree on: uids, times, build facts and addresses become placeholders, continue tokens their
-// order of appearance, and resourceVersions their rank among those the
-// answers show (a cluster's revisions have gaps where other writers,
-// its leases, wrote; the order of what a client sees is the same).
+// agree on: uids, times, build facts and addresses become placeholders,
+// continue tokens their order of appearance, and resourceVersions their
+// rank among those the answers show (a cluster's revisions have gaps
+// where other writers, its leases, wrote; the order of what a client
+// sees is the same).
 func normalize(xs []exchange) {
 	var revs []uint64
 	for _, x := range xs {
 		for _, m := range rvField.FindAllStringSubmatch(x.Answer, -1) {
-			n, _ := strconv.ParseUint(m[2], 10, 64)
+			_, v, _ := rvMatch(m)
+			n, _ := strconv.ParseUint(v, 10, 64)
 			revs = append(revs, n)
 		}
 	}
@@ -199,13 +215,14 @@ func normalize(xs []exchange) {
 	revs = slices.Compact(revs)
 	var conts []string
 	for i := range xs {
-		a := madeUp.ReplaceAllString(xs[i].Answer, `"$1":$2"*"`)
+		a := madeUp.ReplaceAllString(xs[i].Answer, `${1}*${2}`)
+		a = uuid.ReplaceAllString(a, `*`)
 		a = madeUpYAML.ReplaceAllString(a, `$1*`)
 		a = rvField.ReplaceAllStringFunc(a, func(s string) string {
-			m := rvField.FindStringSubmatch(s)
-			n, _ := strconv.ParseUint(m[2], 10, 64)
+			before, v, after := rvMatch(rvField.FindStringSubmatch(s))
+			n, _ := strconv.ParseUint(v, 10, 64)
 			k, _ := slices.BinarySearch(revs, n)
-			return `"resourceVersion":` + m[1] + `"rv` + strconv.Itoa(k+1) + `"`
+			return before + "rv" + strconv.Itoa(k+1) + after
 		})
 		a = continueField.ReplaceAllStringFunc(a, func(s string) string {
 			c := continueField.FindStringSubmatch(s)[1]
@@ -310,4 +327,11 @@ func TestTranscriptEmptyNamespace(t *testing.T) {
 			Namespaced: true, New: func() Object { return &configMap{} }},
 	}})
 	replay(t, s, "empty-namespace")
+}
+
+// Errors of writes and reads answer as a cluster's: among them the 422 of
+// a strict patch, whose patched object has its top-level keys sorted, and
+// a delete's failed precondition, whose 409 names the kind.
+func TestTranscriptWriteErrors(t *testing.T) {
+	replay(t, configMapServer(t, Options{}), "write-errors")
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"mime"
@@ -74,6 +75,35 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 	return s.writeView(w, r, http.StatusOK, v, res, out)
 }
 
+// patchedAsKubernetes is the patched document as the 422 of a patch that
+// does not decode shows it, in kube-apiserver's key order: its JSON and
+// merge patches (evanphx/json-patch v4) give a map of the top level,
+// whose keys come out sorted, and keep the values below as they were; a
+// strategic merge patch's result is maps throughout, sorted at every
+// level. (A JSON or merge patch's library also sorts the objects the patch
+// went into below the top; that is not reproduced.)
+func patchedAsKubernetes(doc []byte, ct string) string {
+	var v any
+	if ct != patch.StrategicMergePatchType {
+		var top map[string]json.RawMessage
+		if json.Unmarshal(doc, &top) != nil {
+			return string(doc)
+		}
+		v = top
+	} else {
+		dec := json.NewDecoder(bytes.NewReader(doc))
+		dec.UseNumber() // numbers as written
+		if dec.Decode(&v) != nil {
+			return string(doc)
+		}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return string(doc)
+	}
+	return string(b)
+}
+
 // patched applies the patch body of media type ct to doc, the JSON of an
 // object of rs (the object's resource, or a view's), with rs's patch
 // strategies, and decodes the result as a body would be decoded,
@@ -96,11 +126,11 @@ func (s *Server) patched(t *target, rs *resource, doc, body []byte, ct string, o
 	}
 	problems, err := negotiation.Decode(patched, negotiation.JSON, o, rs.decodeOptions(fv))
 	if err != nil {
-		return nil, nil, status.NewInvalid(status.GroupKind{}, "", status.InvalidValue("patch", string(patched), errorMessage(err)))
+		return nil, nil, status.NewInvalid(status.GroupKind{}, "", status.InvalidValue("patch", patchedAsKubernetes(patched, ct), errorMessage(err)))
 	}
 	problems = append(applied.FieldProblems, problems...)
 	if opts.FieldValidation == negotiation.FieldValidationStrict && len(problems) > 0 {
-		return nil, nil, status.NewInvalid(status.GroupKind{}, "", status.InvalidValue("patch", string(patched),
+		return nil, nil, status.NewInvalid(status.GroupKind{}, "", status.InvalidValue("patch", patchedAsKubernetes(patched, ct),
 			"strict decoding error: "+strings.Join(problems, ", ")))
 	}
 	if err := checkTypes(o.Types(), rs); err != nil {
