@@ -35,9 +35,10 @@ type transcript struct {
 }
 
 // An exchange is one request and its recorded answer. Its User-Agent is
-// "recorded" unless Header says otherwise; Header's Host is the request's. In Path,
-// {{continue N}} stands for the N-th continue token that an answer
-// carried (from 1), the reference's when recording, ours when replaying.
+// "recorded" unless Header says otherwise; Header's Host is the
+// request's. In Path, {{continue N}} stands for the N-th continue token
+// that an answer carried (from 1), the reference's when recording, ours
+// when replaying.
 type exchange struct {
 	// RefOnly requests are the reference's setup (a namespace to work
 	// in): they are not replayed.
@@ -73,8 +74,8 @@ func replay(t *testing.T, h http.Handler, name string) {
 		for k, v := range x.Header {
 			r.Header.Set(k, v)
 		}
-		if h := x.Header["Host"]; h != "" {
-			r.Host = h
+		if host := x.Header["Host"]; host != "" {
+			r.Host = host
 		}
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, r)
@@ -158,8 +159,8 @@ func recordSender(t *testing.T, base string) func(exchange) (int, string, string
 		for k, v := range x.Header {
 			r.Header.Set(k, v)
 		}
-		if h := x.Header["Host"]; h != "" {
-			r.Host = h
+		if host := x.Header["Host"]; host != "" {
+			r.Host = host
 		}
 		resp, err := c.Do(r)
 		if err != nil {
