@@ -210,8 +210,12 @@ type discovery struct {
 	resources map[string][]byte // /api/v1 and /apis/<group>/<version>, by group version
 	version   []byte            // /version
 	// aggregated /api and /apis, with their ETags.
-	aggCore, aggGroups         []byte
-	aggCorePB, aggGroupsPB     []byte // their protobuf forms
+	aggCore, aggGroups     []byte
+	aggCorePB, aggGroupsPB []byte // their protobuf forms
+	// protobuf holds the protobuf forms of groups, group and resources,
+	// by the document's path (/apis, /apis/<group>, /api/v1,
+	// /apis/<group>/<version>).
+	protobuf                   map[string][]byte
 	aggCoreETag, aggGroupsETag string
 	// openAPI builds the OpenAPI documents on first use: only kubectl
 	// explain, create and apply ask, and building them would double the
@@ -337,6 +341,23 @@ func buildDiscovery(resources []*Resource, defs *definitions, ver Version) (*dis
 	}
 	if d.groups, err = json.Marshal(apiGroupList{Kind: "APIGroupList", APIVersion: "v1", Groups: list}); err != nil {
 		return nil, err
+	}
+	d.protobuf = map[string][]byte{}
+	docs := map[string][]byte{"/apis": d.groups}
+	for g, doc := range d.group {
+		docs["/apis/"+g] = doc
+	}
+	for gv, doc := range d.resources {
+		if gv == "v1" {
+			docs["/api/v1"] = doc
+		} else {
+			docs["/apis/"+gv] = doc
+		}
+	}
+	for path, doc := range docs {
+		if d.protobuf[path], err = discoveryProtobuf(doc); err != nil {
+			return nil, err
+		}
 	}
 	core := []groupDiscovery{}
 	if g := agg[""]; g != nil {
@@ -479,13 +500,13 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, segs []s
 				return
 			}
 		}
-		s.discoveryForm(w, r, b, segs[0] == "api")
+		s.discoveryForm(w, r, b, d.protobuf[r.URL.Path], segs[0] == "api")
 	case len(segs) == 2 && segs[0] == "api" && segs[1] == "v1" && d.resources["v1"] != nil:
-		s.discoveryForm(w, r, d.resources["v1"], true)
+		s.discoveryForm(w, r, d.resources["v1"], d.protobuf["/api/v1"], true)
 	case len(segs) == 2 && segs[0] == "apis" && d.group[segs[1]] != nil:
-		s.discoveryForm(w, r, d.group[segs[1]], false)
+		s.discoveryForm(w, r, d.group[segs[1]], d.protobuf["/apis/"+segs[1]], false)
 	case len(segs) == 3 && segs[0] == "apis" && d.resources[segs[1]+"/"+segs[2]] != nil:
-		s.discoveryForm(w, r, d.resources[segs[1]+"/"+segs[2]], d.builtin[segs[1]])
+		s.discoveryForm(w, r, d.resources[segs[1]+"/"+segs[2]], d.protobuf["/apis/"+segs[1]+"/"+segs[2]], d.builtin[segs[1]])
 	default:
 		s.notFound(w, r, segs)
 	}
@@ -539,12 +560,8 @@ func (s *Server) serveRoot(w http.ResponseWriter) {
 	w.Write(b)
 }
 
-// discoveryDoc answers a GET with a document. An etag makes the response
-// cacheable as kube-apiserver's aggregated discovery is: ETag, Vary:
-// Accept (the same URL has two forms) and Cache-Control: public, and 304
-// Not Modified to an If-None-Match that names the current ETag.
 // discoveryEndpoint is what an unaggregated discovery document is served
-// as: JSON or YAML, no conversions.
+// as: JSON, YAML or protobuf, no conversions.
 var discoveryEndpoint = negotiation.Endpoint{NoTable: true, NoPartialMetadata: true}
 
 // discoveryForm serves an unaggregated discovery document (JSON) in the
@@ -554,7 +571,7 @@ var discoveryEndpoint = negotiation.Endpoint{NoTable: true, NoPartialMetadata: t
 // built-in group's versions, whose Accept check comes first and is
 // exact (routerAccepts); the others (/apis, a group, a custom resource
 // group's versions) answer the negotiation's 406 alone.
-func (s *Server) discoveryForm(w http.ResponseWriter, r *http.Request, doc []byte, routed bool) {
+func (s *Server) discoveryForm(w http.ResponseWriter, r *http.Request, doc, pb []byte, routed bool) {
 	if r.Method == http.MethodGet && routed {
 		if a := r.Header.Get("Accept"); a != "" && !mediaListHas(a, "*/*", "application/json", "application/yaml", "application/vnd.kubernetes.protobuf") {
 			s.writeError(w, r, nil, routerError(http.StatusNotAcceptable, status.ReasonNotAcceptable, "406: Not Acceptable\n\nAvailable representations: "+routeProduces))
@@ -579,10 +596,11 @@ func (s *Server) discoveryForm(w http.ResponseWriter, r *http.Request, doc []byt
 		}
 		s.discoveryDoc(w, r, y, negotiation.ContentTypeYAML, "")
 	case res.MediaType == negotiation.Protobuf:
-		pb, err := discoveryProtobuf(doc)
-		if err != nil {
-			s.writeError(w, r, nil, err)
-			return
+		if pb == nil { // /api, made per request
+			if pb, err = discoveryProtobuf(doc); err != nil {
+				s.writeError(w, r, nil, err)
+				return
+			}
 		}
 		s.discoveryDoc(w, r, pb, negotiation.ContentTypeProtobuf, "")
 	case res.MediaType == negotiation.JSON && res.Pretty:
@@ -595,11 +613,23 @@ func (s *Server) discoveryForm(w http.ResponseWriter, r *http.Request, doc []byt
 	default:
 		// Compact JSON ends with a newline, as every object kube-apiserver
 		// encodes (indented JSON does not).
-		s.discoveryDoc(w, r, append(doc[:len(doc):len(doc)], '\n'), contentTypeJSON, "")
+		s.writeDoc(w, r, doc, true, contentTypeJSON, "")
 	}
 }
 
+// discoveryDoc answers a GET with a document. An etag makes the response
+// cacheable as kube-apiserver's aggregated discovery is: ETag, Vary:
+// Accept (the same URL has two forms) and Cache-Control: public, and 304
+// Not Modified to an If-None-Match that names the current ETag.
 func (s *Server) discoveryDoc(w http.ResponseWriter, r *http.Request, doc []byte, contentType, etag string) {
+	s.writeDoc(w, r, doc, false, contentType, etag)
+}
+
+// newlineBytes is what writeDoc adds to a document that ends in a newline.
+var newlineBytes = []byte{'\n'}
+
+// writeDoc is discoveryDoc, with a newline after doc if nl is set.
+func (s *Server) writeDoc(w http.ResponseWriter, r *http.Request, doc []byte, nl bool, contentType, etag string) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		s.writeError(w, r, nil, errMethodNotAllowed())
 		return
@@ -614,11 +644,18 @@ func (s *Server) discoveryDoc(w http.ResponseWriter, r *http.Request, doc []byte
 			return
 		}
 	}
+	n := len(doc)
+	if nl {
+		n++
+	}
 	h.Set("Content-Type", contentType)
-	h.Set("Content-Length", strconv.Itoa(len(doc)))
+	h.Set("Content-Length", strconv.Itoa(n))
 	w.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodGet {
 		w.Write(doc)
+		if nl {
+			w.Write(newlineBytes)
+		}
 	}
 }
 
