@@ -160,7 +160,7 @@ func TestCRUD(t *testing.T) {
 		{"delete precondition", func() error {
 			_, _, err := r.Delete(ctx, "ns", "a", store.DeleteOptions{Preconditions: store.Preconditions{ResourceVersion: &stale}})
 			return err
-		}, 409, status.ReasonConflict, `Operation cannot be fulfilled on widgets.example.com "a": the ResourceVersion in the precondition (` + stale + `) does not match the ResourceVersion in record (` + a2.ResourceVersion + `). The object might have been modified`},
+		}, 409, status.ReasonConflict, `Operation cannot be fulfilled on Widget.example.com "a": the ResourceVersion in the precondition (` + stale + `) does not match the ResourceVersion in record (` + a2.ResourceVersion + `). The object might have been modified`},
 		{"delete missing", func() error { _, _, err := r.Delete(ctx, "ns", "zz", store.DeleteOptions{}); return err },
 			404, status.ReasonNotFound, `widgets.example.com "zz" not found`},
 		{"get dry-run object", func() error { _, err := r.Get(ctx, "ns", "dry", latest); return err },

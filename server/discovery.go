@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"cmp"
 	"crypto/sha512"
 	"encoding/hex"
@@ -13,7 +14,9 @@ import (
 	"sync"
 
 	"github.com/apisem/apisem/negotiation"
+	"github.com/apisem/apisem/status"
 	"github.com/apisem/apisem/version"
+	"sigs.k8s.io/yaml"
 )
 
 // Discovery documents, the unaggregated kind kubectl and client-go fall back
@@ -61,6 +64,9 @@ type apiResource struct {
 	Verbs        []string `json:"verbs"`
 	ShortNames   []string `json:"shortNames,omitempty"`
 	Categories   []string `json:"categories,omitempty"`
+	// StorageVersionHash is not set by this server; a document read back
+	// (discoveryProtobuf) keeps it.
+	StorageVersionHash string `json:"storageVersionHash,omitempty"`
 }
 
 type apiResourceList struct {
@@ -181,7 +187,12 @@ type discovery struct {
 	resources map[string][]byte // /api/v1 and /apis/<group>/<version>, by group version
 	version   []byte            // /version
 	// aggregated /api and /apis, with their ETags.
-	aggCore, aggGroups         []byte
+	aggCore, aggGroups     []byte
+	aggCorePB, aggGroupsPB []byte // their protobuf forms
+	// protobuf holds the protobuf forms of groups, group and resources,
+	// by the document's path (/apis, /apis/<group>, /api/v1,
+	// /apis/<group>/<version>).
+	protobuf                   map[string][]byte
 	aggCoreETag, aggGroupsETag string
 	// openAPI builds the OpenAPI documents on first use: only kubectl
 	// explain, create and apply ask, and building them would double the
@@ -332,6 +343,23 @@ func buildDiscovery(resources []*Resource, defs *definitions, ver version.Info) 
 	if d.groups, err = json.Marshal(apiGroupList{Kind: "APIGroupList", APIVersion: "v1", Groups: list}); err != nil {
 		return nil, err
 	}
+	d.protobuf = map[string][]byte{}
+	docs := map[string][]byte{"/apis": d.groups}
+	for g, doc := range d.group {
+		docs["/apis/"+g] = doc
+	}
+	for gv, doc := range d.resources {
+		if gv == "v1" {
+			docs["/api/v1"] = doc
+		} else {
+			docs["/apis/"+gv] = doc
+		}
+	}
+	for path, doc := range docs {
+		if d.protobuf[path], err = discoveryProtobuf(doc); err != nil {
+			return nil, err
+		}
+	}
 	core := []groupDiscovery{}
 	if g := agg[""]; g != nil {
 		core = append(core, *g)
@@ -346,16 +374,24 @@ func buildDiscovery(resources []*Resource, defs *definitions, ver version.Info) 
 	if d.aggGroups, d.aggGroupsETag, err = encodeDiscoveryList(named); err != nil {
 		return nil, err
 	}
+	if d.aggCorePB, err = aggregatedProtobuf(d.aggCore); err != nil {
+		return nil, err
+	}
+	if d.aggGroupsPB, err = aggregatedProtobuf(d.aggGroups); err != nil {
+		return nil, err
+	}
 	d.openAPI = sync.OnceValues(func() (*openAPIDocs, error) {
 		return newOpenAPIDocs(buildOpenAPI(resources, defs, ver.GitVersion))
 	})
-	d.version, err = json.Marshal(versionInfo{
+	// Indented, without a final newline: kube-apiserver's /version route
+	// writes it so (go-restful's WriteAsJson), whatever ?pretty says.
+	d.version, err = json.MarshalIndent(versionInfo{
 		Major: ver.Major, Minor: ver.Minor, EmulationMajor: ver.EmulationMajor, EmulationMinor: ver.EmulationMinor,
 		MinCompatibilityMajor: ver.MinCompatibilityMajor, MinCompatibilityMinor: ver.MinCompatibilityMinor,
 		GitVersion: ver.GitVersion, GitCommit: ver.GitCommit,
 		GitTreeState: ver.GitTreeState, BuildDate: ver.BuildDate,
 		GoVersion: runtime.Version(), Compiler: runtime.Compiler, Platform: runtime.GOOS + "/" + runtime.GOARCH,
-	})
+	}, "", "  ")
 	return d, err
 }
 
@@ -386,16 +422,18 @@ const (
 	// contentTypeAggregated is the Content-Type of aggregated discovery,
 	// by which client-go tells it from the unaggregated form.
 	contentTypeAggregated = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+	// contentTypeAggregatedProtobuf is its protobuf form's.
+	contentTypeAggregatedProtobuf = "application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 )
 
 // wantsAggregated reports whether the Accept header prefers aggregated
-// discovery: its most preferred entry the server can serve (by quality,
-// then header order) is JSON converted to
+// discovery, and in protobuf: its most preferred entry the server can
+// serve (by quality, then header order) is JSON or protobuf converted to
 // apidiscovery.k8s.io/v2 APIGroupDiscoveryList. Entries asking for another
-// conversion (v2beta1, which Kubernetes no longer serves, or a Table) or a
-// protobuf form are skipped, as kube-apiserver skips what it cannot
-// serve; other parameters, such as client-go's profile=nopeer, are ignored.
-func wantsAggregated(accept string) bool {
+// conversion (v2beta1, which Kubernetes no longer serves, or a Table) are
+// skipped, as kube-apiserver skips what it cannot serve; other
+// parameters, such as client-go's profile=nopeer, are ignored.
+func wantsAggregated(accept string) (aggregated, proto bool) {
 	ranges, _ := negotiation.ParseAccept(accept)
 	slices.SortStableFunc(ranges, func(a, b negotiation.MediaRange) int { return b.Quality - a.Quality })
 	for _, m := range ranges {
@@ -403,20 +441,21 @@ func wantsAggregated(accept string) bool {
 			break
 		}
 		json := m.Type == "*" || strings.EqualFold(m.Type, "application") && (m.Subtype == "*" || strings.EqualFold(m.Subtype, "json"))
+		proto := strings.EqualFold(m.Type, "application") && strings.EqualFold(m.Subtype, "vnd.kubernetes.protobuf")
 		g, hasG := m.Param("g")
 		v, _ := m.Param("v")
 		as, hasAs := m.Param("as")
 		if !hasG && !hasAs {
-			if json || strings.EqualFold(m.Type, "application") && strings.EqualFold(m.Subtype, "yaml") {
-				return false
+			if json || proto || strings.EqualFold(m.Type, "application") && strings.EqualFold(m.Subtype, "yaml") {
+				return false, false
 			}
 			continue
 		}
-		if json && g == "apidiscovery.k8s.io" && v == "v2" && as == "APIGroupDiscoveryList" {
-			return true
+		if (json || proto) && g == "apidiscovery.k8s.io" && v == "v2" && as == "APIGroupDiscoveryList" {
+			return true, proto
 		}
 	}
-	return false
+	return false, false
 }
 
 // serveDiscovery serves the paths that are not resources: /version,
@@ -424,16 +463,33 @@ func wantsAggregated(accept string) bool {
 func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, segs []string) {
 	d := s.reg.Load().disco
 	switch {
+	case r.Method == http.MethodHead && (len(segs) == 1 && (segs[0] == "version" || segs[0] == "api") ||
+		len(segs) == 2 && segs[0] == "api" && segs[1] == "v1" || len(segs) == 3 && segs[0] == "apis" && d.builtin[segs[1]]):
+		// kube-apiserver's router (go-restful) serves these, and no HEAD.
+		s.writeError(w, r, nil, errMethodNotAllowed())
 	case len(segs) == 1 && segs[0] == "version":
+		// Its route produces JSON alone, and its router compares the
+		// Accept header's types exactly, as routerAccepts does: YAML,
+		// protobuf and application/* are the 406 (in the error's
+		// negotiated form).
+		if a := r.Header.Get("Accept"); a != "" && !mediaListHas(a, "*/*", "application/json") && r.Method == http.MethodGet {
+			s.writeError(w, r, nil, routerError(http.StatusNotAcceptable, status.ReasonNotAcceptable, "406: Not Acceptable\n\nAvailable representations: application/json"))
+			return
+		}
 		s.discoveryDoc(w, r, d.version, contentTypeJSON, "")
 	case segs[0] == "openapi" && len(segs) >= 2 && (segs[1] == "v2" || segs[1] == "v3"):
 		s.serveOpenAPI(w, r, d, segs)
 	case len(segs) == 1 && (segs[0] == "api" || segs[0] == "apis"):
-		if wantsAggregated(r.Header.Get("Accept")) {
+		if agg, proto := wantsAggregated(r.Header.Get("Accept")); agg {
+			// One ETag for both forms, as kube-apiserver's.
+			doc, pb, etag := d.aggGroups, d.aggGroupsPB, d.aggGroupsETag
 			if segs[0] == "api" {
-				s.discoveryDoc(w, r, d.aggCore, contentTypeAggregated, d.aggCoreETag)
+				doc, pb, etag = d.aggCore, d.aggCorePB, d.aggCoreETag
+			}
+			if proto {
+				s.discoveryDoc(w, r, pb, contentTypeAggregatedProtobuf, etag)
 			} else {
-				s.discoveryDoc(w, r, d.aggGroups, contentTypeAggregated, d.aggGroupsETag)
+				s.discoveryDoc(w, r, doc, contentTypeAggregated, etag)
 			}
 			return
 		}
@@ -445,13 +501,13 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, segs []s
 				return
 			}
 		}
-		s.discoveryDoc(w, r, b, contentTypeJSON, "")
+		s.discoveryForm(w, r, b, d.protobuf[r.URL.Path], segs[0] == "api")
 	case len(segs) == 2 && segs[0] == "api" && segs[1] == "v1" && d.resources["v1"] != nil:
-		s.discoveryDoc(w, r, d.resources["v1"], contentTypeJSON, "")
+		s.discoveryForm(w, r, d.resources["v1"], d.protobuf["/api/v1"], true)
 	case len(segs) == 2 && segs[0] == "apis" && d.group[segs[1]] != nil:
-		s.discoveryDoc(w, r, d.group[segs[1]], contentTypeJSON, "")
+		s.discoveryForm(w, r, d.group[segs[1]], d.protobuf["/apis/"+segs[1]], false)
 	case len(segs) == 3 && segs[0] == "apis" && d.resources[segs[1]+"/"+segs[2]] != nil:
-		s.discoveryDoc(w, r, d.resources[segs[1]+"/"+segs[2]], contentTypeJSON, "")
+		s.discoveryForm(w, r, d.resources[segs[1]+"/"+segs[2]], d.protobuf["/apis/"+segs[1]+"/"+segs[2]], d.builtin[segs[1]])
 	default:
 		s.notFound(w, r, segs)
 	}
@@ -505,11 +561,76 @@ func (s *Server) serveRoot(w http.ResponseWriter) {
 	w.Write(b)
 }
 
+// discoveryEndpoint is what an unaggregated discovery document is served
+// as: JSON, YAML or protobuf, no conversions.
+var discoveryEndpoint = negotiation.Endpoint{NoTable: true, NoPartialMetadata: true}
+
+// discoveryForm serves an unaggregated discovery document (JSON) in the
+// form the request negotiates, as kube-apiserver does: YAML or protobuf
+// when asked, indented JSON by the pretty rules. routed is set for the documents
+// kube-apiserver's router (go-restful) serves, /api, /api/v1 and a
+// built-in group's versions, whose Accept check comes first and is
+// exact (routerAccepts); the others (/apis, a group, a custom resource
+// group's versions) answer the negotiation's 406 alone.
+func (s *Server) discoveryForm(w http.ResponseWriter, r *http.Request, doc, pb []byte, routed bool) {
+	if r.Method == http.MethodGet && routed {
+		if a := r.Header.Get("Accept"); a != "" && !mediaListHas(a, "*/*", "application/json", "application/yaml", "application/vnd.kubernetes.protobuf") {
+			s.writeError(w, r, nil, routerError(http.StatusNotAcceptable, status.ReasonNotAcceptable, "406: Not Acceptable\n\nAvailable representations: "+routeProduces))
+			return
+		}
+	}
+	if r.Method != http.MethodGet {
+		s.discoveryDoc(w, r, doc, contentTypeJSON, "")
+		return
+	}
+	res, err := discoveryEndpoint.Negotiate(r)
+	if err != nil {
+		s.writeError(w, r, nil, err)
+		return
+	}
+	switch {
+	case res.MediaType == negotiation.YAML:
+		y, err := yaml.JSONToYAML(doc)
+		if err != nil {
+			s.writeError(w, r, nil, err)
+			return
+		}
+		s.discoveryDoc(w, r, y, negotiation.ContentTypeYAML, "")
+	case res.MediaType == negotiation.Protobuf:
+		if pb == nil { // /api, made per request
+			if pb, err = discoveryProtobuf(doc); err != nil {
+				s.writeError(w, r, nil, err)
+				return
+			}
+		}
+		s.discoveryDoc(w, r, pb, negotiation.ContentTypeProtobuf, "")
+	case res.MediaType == negotiation.JSON && res.Pretty:
+		var b bytes.Buffer
+		if err := json.Indent(&b, doc, "", "  "); err != nil {
+			s.writeError(w, r, nil, err)
+			return
+		}
+		s.discoveryDoc(w, r, b.Bytes(), contentTypeJSON, "")
+	default:
+		// Compact JSON ends with a newline, as every object kube-apiserver
+		// encodes (indented JSON does not).
+		s.writeDoc(w, r, doc, true, contentTypeJSON, "")
+	}
+}
+
 // discoveryDoc answers a GET with a document. An etag makes the response
 // cacheable as kube-apiserver's aggregated discovery is: ETag, Vary:
 // Accept (the same URL has two forms) and Cache-Control: public, and 304
 // Not Modified to an If-None-Match that names the current ETag.
 func (s *Server) discoveryDoc(w http.ResponseWriter, r *http.Request, doc []byte, contentType, etag string) {
+	s.writeDoc(w, r, doc, false, contentType, etag)
+}
+
+// newlineBytes is what writeDoc adds to a document that ends in a newline.
+var newlineBytes = []byte{'\n'}
+
+// writeDoc is discoveryDoc, with a newline after doc if nl is set.
+func (s *Server) writeDoc(w http.ResponseWriter, r *http.Request, doc []byte, nl bool, contentType, etag string) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		s.writeError(w, r, nil, errMethodNotAllowed())
 		return
@@ -524,10 +645,17 @@ func (s *Server) discoveryDoc(w http.ResponseWriter, r *http.Request, doc []byte
 			return
 		}
 	}
+	n := len(doc)
+	if nl {
+		n++
+	}
 	h.Set("Content-Type", contentType)
-	h.Set("Content-Length", strconv.Itoa(len(doc)))
+	h.Set("Content-Length", strconv.Itoa(n))
 	w.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodGet {
 		w.Write(doc)
+		if nl {
+			w.Write(newlineBytes)
+		}
 	}
 }

@@ -25,14 +25,16 @@
 // with limit and continue, watch with bookmarks and streaming lists,
 // create with generateName, update, patch in JSON patch, merge patch and
 // (for types that declare Resource.PatchSchema) strategic merge patch, delete with
-// preconditions, propagationPolicy and finalizers, deletecollection);
+// preconditions, propagationPolicy and finalizers, deletecollection (one
+// page of the list it answers with limit and continue, as a cluster does));
 // server-side apply (application/apply-patch+yaml, typed by the
 // resource's schema, Resource.Schema) and metadata.managedFields on
 // every write (package managedfields);
 // every resourceVersion rule of package rv; label and field selectors;
 // dryRun and fieldValidation on every write; Tables, PartialObjectMetadata
 // and protobuf where the type has it; metadata.generation
-// (Resource.Generation); name validation; discovery and OpenAPI documents
+// (Resource.Generation); name validation; discovery documents (aggregated
+// or not, in JSON, YAML or protobuf) and OpenAPI documents
 // (JSON or gnostic's protobuf, cached as a cluster's are: ETag, hashed
 // immutable /openapi/v3 URLs) built from the registered resources (a group's versions in Kubernetes'
 // version priority, the first preferred: v1 before v1beta2 before
@@ -95,7 +97,16 @@
 // (UpdateSubresources, ObjectSubresources, Subresources: a Pod's log or
 // eviction has a handler of its own); the others answer 404.
 //
-// A deletecollection with a continue token deletes from the start of the
-// collection, where a cluster deletes from the token on; a malformed
-// token is the 400 a cluster answers, before anything is deleted.
+// A path with an empty segment (two slashes) is answered as
+// kube-apiserver answers it where that is an error or a read: an empty
+// name before a subresource (.../pods//status is 400 `name must be
+// provided` for get, update and patch); an empty namespace of a built-in
+// resource (/api/v1/namespaces//configmaps lists and watches every
+// namespace; with a name, or a deletecollection that finds something to
+// delete, it is 400 `Namespace parameter required.`); a custom
+// resource's paths, read as kube-apiserver's request info reads them.
+// Elsewhere it is a 404, and so is a create in an empty namespace, a 422
+// on a cluster. Where two errors apply, the order of a cluster's checks
+// is followed for those of the router (405, 406, 415) and of a patch's
+// media type; the others' order may differ.
 package server

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -116,7 +117,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rq := parseRequest(r)
 	rec := &rq.rec
 	rec.ResponseWriter = w
-	s.handler.ServeHTTP(rec, withRequest(r, rq))
+	if rq.noInfo {
+		serveNoInfo(rec, r)
+	} else {
+		s.handler.ServeHTTP(rec, withRequest(r, rq))
+	}
 	// Reads are routine; writes and failures are worth a line by default.
 	level := slog.LevelDebug
 	if r.Method != http.MethodGet || rec.code >= 400 {
@@ -130,6 +135,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.log.LogAttrs(r.Context(), level, "request", attrs...)
 }
+
+// serveNoInfo answers a path that kube-apiserver cannot make its request
+// info of, /api/v1/watch and /proxy (and /apis/<group>/<version>/...,
+// served or not): its request info filter, which runs before
+// authentication, answers with Go's plain-text 500 that quotes the
+// request URI (k8s.io/apiserver/pkg/endpoints/filters/requestinfo.go and
+// responsewriters.InternalError).
+func serveNoInfo(w http.ResponseWriter, r *http.Request) {
+	http.Error(w, fmt.Sprintf("Internal Server Error: %q: failed to create RequestInfo: unable to determine kind and namespace from url, %v",
+		r.RequestURI, r.URL), http.StatusInternalServerError)
+}
+
+// errNamespaceRequired is Kubernetes' answer where its storage needs the
+// namespace of a namespaced object and the request has none.
+func errNamespaceRequired() error { return status.NewBadRequest("Namespace parameter required.") }
 
 // serve is the handler at the end of the filter chain.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
@@ -151,7 +171,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.serveDebug(w, r, rq.segs)
 	case rq.pathOK && (len(rq.segs) == 0 || len(rq.segs) == 1 && rq.segs[0] == "index.html"):
 		s.serveRoot(w)
-	case !rq.pathOK:
+	case !rq.pathOK && !rq.objectPath():
 		s.notFound(w, r, rq.segs)
 	case rq.info.ResourceRequest && !rq.core && s.reg.Load().disco.group[rq.info.Group] == nil:
 		// No API router of kube-apiserver's claims a group it does not
@@ -193,6 +213,24 @@ func (s *Server) serveTarget(w http.ResponseWriter, r *http.Request, t *target, 
 			s.writeError(w, r, nil, err)
 			return
 		}
+	}
+	if t.noNamespace && t.name != "" {
+		// Kubernetes' storage cannot make the object's key.
+		s.writeError(w, r, t.res, errNamespaceRequired())
+		return
+	}
+	if t.name == "" && t.sub != "" {
+		// .../widgets//status: the handler needs the name first, after a
+		// patch's media type (Kubernetes' PatchResource checks that
+		// before it reads the path).
+		err := error(status.NewBadRequest("name must be provided"))
+		if t.verb == verbPatch {
+			if _, perr := patchType(r, t); perr != nil {
+				err = perr
+			}
+		}
+		s.writeError(w, r, t.res, err)
+		return
 	}
 	if text := t.res.def.DeprecationWarning; text != "" {
 		r = withWarningsOf(w, r)

@@ -85,6 +85,11 @@ type request struct {
 	segs   []string // the path's segments, outer slashes trimmed
 	pathOK bool     // no empty segment: the path can address something
 	health bool     // a health endpoint (server/health.go)
+	// noInfo: the path is /api/<version>/watch or /proxy (or under
+	// /apis/<group>/), from which Kubernetes' request info cannot be made:
+	// kube-apiserver answers it with a plain-text 500 before anything else
+	// (serveNoInfo).
+	noInfo bool
 
 	// Of a resource request, from the path (the group, version, resource
 	// and subresource are in info): the name ("" for a collection, where
@@ -167,6 +172,10 @@ func parseRequest(r *http.Request) *request {
 	info.ResourceRequest = true
 	info.Version, parts = parts[1], parts[2:]
 
+	if len(parts) == 1 && (parts[0] == "watch" || parts[0] == "proxy") {
+		rq.noInfo = true
+		return rq
+	}
 	if parts[0] == "watch" && len(parts) > 1 {
 		rq.legacyWatch = true
 		info.Verb, parts = string(verbWatch), parts[1:]
@@ -225,6 +234,13 @@ func parseRequest(r *http.Request) *request {
 	}
 	info.LongRunning = info.Verb == string(verbWatch)
 	return rq
+}
+
+// objectPath reports whether rq is a resource request with its group and
+// version, which the resource's route answers even with an empty segment
+// in its path (route, routeCustom).
+func (rq *request) objectPath() bool {
+	return rq.info.ResourceRequest && rq.info.Version != "" && (rq.core || rq.info.Group != "")
 }
 
 // methodVerb is the verb of a resource request's method, before the path

@@ -33,6 +33,11 @@ type target struct {
 	// legacyWatch: the path began with /watch/ (Kubernetes' deprecated
 	// watch paths), which makes a GET a watch.
 	legacyWatch bool
+	// noNamespace: the path's namespace is empty (namespaces//...). A
+	// list or watch is of every namespace; the handlers of one object
+	// answer 400 (serveTarget), and deletecollection as well if it finds
+	// anything to delete.
+	noNamespace bool
 }
 
 // namespaceSubresources are the path segments that, after
@@ -154,13 +159,38 @@ func (s *Server) route(method string, rq *request) (*target, error) {
 		t.namespace = rq.info.Namespace
 	}
 	v := verb(rq.info.Verb)
+	emptyNS := false // namespaces//<resource>
+	if !rq.pathOK && slices.Contains(rq.segs, "") {
+		// kube-apiserver's router takes an empty segment for a path
+		// parameter, so every route has such paths. Of them, these reach
+		// a handler this server serves the same way: an empty name before
+		// a subresource, whose get, update and patch answer that the name
+		// must be provided (serveTarget), whatever the query; and an
+		// empty namespace, which lists and watches every namespace, and
+		// which the handlers of one object and deletecollection refuse.
+		emptyNS = rq.nsPrefix && t.namespace == ""
+		switch {
+		case rq.tooLong || rq.info.Resource == "" || emptyNS && t.name == "" && t.sub != "":
+			return nil, errNotFound()
+		case emptyNS && method == http.MethodPost && t.name == "":
+			// A cluster creates nothing either (its 422 for the missing
+			// namespace is not reproduced).
+			return nil, errNotFound()
+		case emptyNS:
+			t.noNamespace = true
+		case t.name != "" || t.sub == "":
+			return nil, errNotFound()
+		case v == verbList || v == verbWatch:
+			v = verbGet
+		}
+	}
 	collection := t.name == ""
 	served := t.sub == "status" && res.def.StatusSubresource || t.sub == "scale" && res.def.Scale != nil ||
 		t.sub != "" && (slices.Contains(res.def.UpdateSubresources, t.sub) || slices.Contains(res.def.ObjectSubresources, t.sub) || handler != nil)
 	switch {
-	case !res.def.Namespaced && t.namespace != "":
+	case !res.def.Namespaced && (t.namespace != "" || emptyNS):
 		return nil, errNotFound()
-	case res.def.Namespaced && t.namespace == "" && !collection:
+	case res.def.Namespaced && t.namespace == "" && !collection && !emptyNS:
 		// /api/v1/configmaps/<name>: there is no such object path.
 		return nil, errNotFound()
 	case t.sub != "" && (t.legacyWatch || !served):
@@ -184,7 +214,7 @@ func (s *Server) route(method string, rq *request) (*target, error) {
 			return nil, errMethodNotAllowed()
 		}
 	case v == verbGet || v == verbList || v == verbWatch:
-	case res.def.Namespaced && t.namespace == "":
+	case res.def.Namespaced && t.namespace == "" && !emptyNS:
 		// All-namespaces collections are read-only.
 		return nil, errMethodNotAllowed()
 	case v == verbCreate && collection, v == verbDeleteCollection,

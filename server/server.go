@@ -444,7 +444,7 @@ func New(opts Options) (*Server, error) {
 		FutureWait:      opts.Watch.FutureWait,
 	}
 	if opts.Storage == nil {
-		s.storage = memStorage{store.New(so)}
+		s.storage = newMemStorage(so)
 	} else {
 		if s.storage, err = opts.Storage(so); err != nil {
 			return nil, err

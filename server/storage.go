@@ -35,6 +35,18 @@ type Storage interface {
 // memStorage is the default Storage: every resource in one store.Store.
 type memStorage struct{ s *store.Store[Object] }
 
+// newMemStorage starts the store at revision 1, empty, as a new etcd
+// keyspace starts: a list or watch of an empty store then carries a
+// resourceVersion (kube-apiserver never answers one without), older than
+// the first write's, so a watch from it misses nothing.
+func newMemStorage(so store.Options[Object]) memStorage {
+	st := store.New(so)
+	if err := st.Reset(1, nil); err != nil {
+		panic(err) // a new store is empty: Reset cannot fail
+	}
+	return memStorage{st}
+}
+
 func (m memStorage) Store() *store.Store[Object] { return m.s }
 
 func (m memStorage) Backend(_ *Resource, ro store.ResourceOptions[Object]) (store.Backend[Object], error) {

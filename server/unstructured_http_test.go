@@ -145,7 +145,7 @@ func TestUnstructuredGolden(t *testing.T) {
 		`"managedFields":[{"apiVersion":"demo.io/v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:Z":{},"f:z":{}},` +
 		`"f:metadata":{"f:labels":{".":{},"f:a":{},"f:b":{}}},"f:spec":{".":{},"f:color":{},"f:html":{},"f:ratio":{},"f:size":{}}},` +
 		`"manager":"Go-http-client","operation":"Update","time":"2024-05-06T07:08:09Z"}],"name":"g1",` +
-		`"namespace":"ns","resourceVersion":"1","uid":"` + uid + `"},` +
+		`"namespace":"ns","resourceVersion":"2","uid":"` + uid + `"},` +
 		`"spec":{"color":"red","html":"\u003c\u0026\u003e","ratio":0.25,"size":9007199254740993}}`
 	want += "\n" // Kubernetes' JSON encoder ends each document with a newline
 	if r.body != want {
@@ -158,12 +158,12 @@ func TestUnstructuredGolden(t *testing.T) {
 	// A list's members are sorted too, and its metadata always has
 	// continue, as Kubernetes writes an UnstructuredList.
 	wantList := `{"apiVersion":"demo.io/v1","items":[` + strings.TrimSuffix(want, "\n") +
-		`],"kind":"GizmoList","metadata":{"continue":"","resourceVersion":"1"}}` + "\n"
+		`],"kind":"GizmoList","metadata":{"continue":"","resourceVersion":"2"}}` + "\n"
 	if list != wantList {
 		t.Errorf("list\n got %s\nwant %s", list, wantList)
 	}
 	empty := do(t, 200, base, "GET", "/apis/demo.io/v1/namespaces/other/gizmos?limit=1", "").body
-	if want := `{"apiVersion":"demo.io/v1","items":[],"kind":"GizmoList","metadata":{"continue":"","resourceVersion":"1"}}` + "\n"; empty != want {
+	if want := `{"apiVersion":"demo.io/v1","items":[],"kind":"GizmoList","metadata":{"continue":"","resourceVersion":"2"}}` + "\n"; empty != want {
 		t.Errorf("empty list\n got %s\nwant %s", empty, want)
 	}
 }
@@ -359,7 +359,7 @@ func TestUnstructuredFieldSelector(t *testing.T) {
 	}
 	// A page: continue, remainingItemCount and resourceVersion, sorted.
 	page := do(t, 200, base, "GET", gizmos+"?limit=1", "").body
-	if !regexp.MustCompile(`\],"kind":"GizmoList","metadata":\{"continue":"[^"]+","remainingItemCount":2,"resourceVersion":"3"\}\}\n$`).MatchString(page) {
+	if !regexp.MustCompile(`\],"kind":"GizmoList","metadata":\{"continue":"[^"]+","remainingItemCount":2,"resourceVersion":"4"\}\}\n$`).MatchString(page) {
 		t.Errorf("page %s", page)
 	}
 	r := do(t, 400, base, "GET", gizmos+"?fieldSelector=spec.size=1", "")

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"mime"
@@ -19,6 +20,21 @@ import (
 // names the other three PATCH bodies.
 const applyPatchType = "application/apply-patch+yaml"
 
+// patchType returns the media type of a patch's body, or the 415 for one
+// that the endpoint of t's object does not take (for its views too: a
+// custom resource takes no strategic merge patch).
+func patchType(r *http.Request, t *target) (string, error) {
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	switch {
+	case ct == applyPatchType, ct == patch.JSONPatchType, ct == patch.MergePatchType,
+		ct == patch.StrategicMergePatchType && t.res.def.PatchSchema != nil:
+		return ct, nil
+	case t.res.def.PatchSchema != nil:
+		return ct, status.NewUnsupportedBodyMediaType(patch.JSONPatchType, patch.MergePatchType, patch.StrategicMergePatchType, applyPatchType)
+	}
+	return ct, status.NewUnsupportedBodyMediaType(patch.JSONPatchType, patch.MergePatchType, applyPatchType)
+}
+
 func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error {
 	r = withWarningsOf(w, r)
 	v := t.view()
@@ -26,19 +42,12 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 	if err != nil {
 		return err
 	}
-	// The patch types of the object's own endpoint, for its views too: a
-	// custom resource takes no strategic merge patch.
-	accepted := []string{patch.JSONPatchType, patch.MergePatchType, applyPatchType}
-	if t.res.def.PatchSchema != nil {
-		accepted = []string{patch.JSONPatchType, patch.MergePatchType, patch.StrategicMergePatchType, applyPatchType}
+	ct, err := patchType(r, t)
+	if err != nil {
+		return err
 	}
-	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	switch {
-	case ct == applyPatchType:
+	if ct == applyPatchType {
 		return s.apply(w, r, t, v, res)
-	case ct == patch.StrategicMergePatchType && t.res.def.PatchSchema == nil,
-		ct != patch.JSONPatchType && ct != patch.MergePatchType && ct != patch.StrategicMergePatchType:
-		return status.NewUnsupportedBodyMediaType(accepted...)
 	}
 	opts, err := parseWriteOptions(r, negotiation.PatchOptions, false)
 	if err != nil {
@@ -66,6 +75,35 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, t *target) error 
 	return s.writeView(w, r, http.StatusOK, v, res, out)
 }
 
+// patchedAsKubernetes is the patched document as the 422 of a patch that
+// does not decode shows it, in kube-apiserver's key order: its JSON and
+// merge patches (evanphx/json-patch v4) give a map of the top level,
+// whose keys come out sorted, and keep the values below as they were; a
+// strategic merge patch's result is maps throughout, sorted at every
+// level. (A JSON or merge patch's library also sorts the objects the patch
+// went into below the top; that is not reproduced.)
+func patchedAsKubernetes(doc []byte, ct string) string {
+	var v any
+	if ct != patch.StrategicMergePatchType {
+		var top map[string]json.RawMessage
+		if json.Unmarshal(doc, &top) != nil {
+			return string(doc)
+		}
+		v = top
+	} else {
+		dec := json.NewDecoder(bytes.NewReader(doc))
+		dec.UseNumber() // numbers as written
+		if dec.Decode(&v) != nil {
+			return string(doc)
+		}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return string(doc)
+	}
+	return string(b)
+}
+
 // patched applies the patch body of media type ct to doc, the JSON of an
 // object of rs (the object's resource, or a view's), with rs's patch
 // strategies, and decodes the result as a body would be decoded,
@@ -88,11 +126,11 @@ func (s *Server) patched(t *target, rs *resource, doc, body []byte, ct string, o
 	}
 	problems, err := negotiation.Decode(patched, negotiation.JSON, o, rs.decodeOptions(fv))
 	if err != nil {
-		return nil, nil, status.NewInvalid(status.GroupKind{}, "", status.InvalidValue("patch", string(patched), errorMessage(err)))
+		return nil, nil, status.NewInvalid(status.GroupKind{}, "", status.InvalidValue("patch", patchedAsKubernetes(patched, ct), errorMessage(err)))
 	}
 	problems = append(applied.FieldProblems, problems...)
 	if opts.FieldValidation == negotiation.FieldValidationStrict && len(problems) > 0 {
-		return nil, nil, status.NewInvalid(status.GroupKind{}, "", status.InvalidValue("patch", string(patched),
+		return nil, nil, status.NewInvalid(status.GroupKind{}, "", status.InvalidValue("patch", patchedAsKubernetes(patched, ct),
 			"strict decoding error: "+strings.Join(problems, ", ")))
 	}
 	if err := checkTypes(o.Types(), rs); err != nil {
@@ -223,19 +261,31 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t *tar
 	if err != nil {
 		return err
 	}
-	// A cluster lists what it deletes from the continue token: a bad
-	// token is its 400, before anything is deleted. (A good one is not
-	// followed here: see the package documentation.)
-	if q.Continue != "" {
-		if err := s.store.CheckContinue(q.Continue); err != nil {
-			return err
-		}
-	}
-	// The objects to delete are those there now, up to the limit.
-	list.Read = rv.Read{Semantics: rv.MostRecent, Limit: list.Read.Limit}
+	// A cluster deletes what a list with the same query would answer
+	// (Kubernetes' generic registry Store.DeleteCollection lists, then
+	// deletes each item by name) and answers with that list as listed:
+	// its resourceVersion, continue token and remainingItemCount, the
+	// items as they were. So limit deletes one page, and continue the page
+	// after the token's, at the token's revision.
 	ctx := r.Context()
-	var items []Object
-	if t.res.def.Delete != nil || t.res.def.Admit != nil || s.opts.Admission.Validate != nil {
+	if t.noNamespace {
+		// namespaces//<resource>: a cluster lists every namespace, then
+		// fails to delete the first object it found, as it has no
+		// namespace to name it by.
+		page, err := t.res.store.List(ctx, "", list)
+		switch {
+		case err != nil:
+			return err
+		case page.Len() > 0:
+			return errNamespaceRequired()
+		}
+		return s.writeList(w, r, t.res, res, pageMeta(page), page)
+	}
+	paged := list.Read.Limit > 0 || list.Read.Continue != ""
+	if !paged {
+		list.Read = rv.Read{Semantics: rv.MostRecent}
+	}
+	if paged || t.res.def.Delete != nil || t.res.def.Admit != nil || s.opts.Admission.Validate != nil {
 		// One deletion at a time, each admitted, as Kubernetes deletes a
 		// collection.
 		page, err := t.res.store.List(ctx, t.namespace, list)
@@ -246,20 +296,19 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, t *tar
 			m := o.Meta()
 			tt := *t
 			tt.namespace = m.Namespace
-			out, _, err := s.deleteObject(ctx, &tt, m.Name, opts)
-			switch {
-			case status.IsNotFound(err):
-			case err != nil:
+			if _, _, err := s.deleteObject(ctx, &tt, m.Name, opts); err != nil && !status.IsNotFound(err) {
 				return err
-			default:
-				items = append(items, out)
 			}
 		}
-	} else {
-		opts.ReadOnlyResult = true // only encoded
-		if items, err = t.res.store.DeleteCollection(ctx, t.namespace, list, opts); err != nil {
-			return err
-		}
+		return s.writeList(w, r, t.res, res, pageMeta(page), page)
 	}
-	return s.writeList(w, r, t.res, res, meta.ListMeta{ResourceVersion: t.res.store.Store().Revision().String()}, objects(items))
+	// The whole collection at once, under the store's writer lock where it
+	// has one; the list's revision is the one before the deletions.
+	before := t.res.store.Store().Revision()
+	opts.ReadOnlyResult = true // only encoded
+	deleted, err := t.res.store.DeleteCollection(ctx, t.namespace, list, opts)
+	if err != nil {
+		return err
+	}
+	return s.writeList(w, r, t.res, res, meta.ListMeta{ResourceVersion: before.String()}, objects(deleted))
 }

@@ -442,11 +442,14 @@ func TestDelete(t *testing.T) {
 	a := f.create(t, newWidget("ns", "a"))
 	bad := "nope"
 	_, _, err := f.r.Delete(ctx, "ns", "a", DeleteOptions{Preconditions: Preconditions{UID: &bad}})
+	// A failed precondition names the kind, as kube-apiserver 1.37.1's
+	// (DELETE .../widgets/w1 {"preconditions":{"uid":"x"}} => "Operation
+	// cannot be fulfilled on Widget.example.com \"w1\": ...").
 	wantStatus(t, "uid precondition", err, 409, status.ReasonConflict,
-		`Operation cannot be fulfilled on widgets.example.com "a": the UID in the precondition (nope) does not match the UID in record (`+a.UID+`). The object might have been deleted and then recreated`)
+		`Operation cannot be fulfilled on Widget.example.com "a": the UID in the precondition (nope) does not match the UID in record (`+a.UID+`). The object might have been deleted and then recreated`)
 	_, _, err = f.r.Delete(ctx, "ns", "a", DeleteOptions{Preconditions: Preconditions{ResourceVersion: &bad}})
 	wantStatus(t, "rv precondition", err, 409, status.ReasonConflict,
-		`Operation cannot be fulfilled on widgets.example.com "a": the ResourceVersion in the precondition (nope) does not match the ResourceVersion in record (1). The object might have been modified`)
+		`Operation cannot be fulfilled on Widget.example.com "a": the ResourceVersion in the precondition (nope) does not match the ResourceVersion in record (1). The object might have been modified`)
 
 	gone, deleted, err := f.r.Delete(ctx, "ns", "a", DeleteOptions{Preconditions: Preconditions{UID: &a.UID, ResourceVersion: &a.ResourceVersion}})
 	if err != nil || !deleted || gone.ResourceVersion != "2" || gone.UID != a.UID {

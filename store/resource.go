@@ -849,12 +849,18 @@ func (r *Resource[T]) GracefulMark(cur T) (mark T, ok bool) {
 // cur is not modified.
 func (r *Resource[T]) PlanDelete(cur T, opts DeleteOptions) (next T, op WriteOp, err error) {
 	m := cur.Meta()
+	// Kubernetes checks a deletion's preconditions in its registry
+	// (rest.BeforeDelete), whose 409 names the kind, not the resource.
+	gr := r.gr
+	if r.gk.Kind != "" {
+		gr = status.GroupResource{Group: r.gk.Group, Resource: r.gk.Kind}
+	}
 	if p := opts.Preconditions; p.UID != nil && *p.UID != m.UID {
-		return next, WriteNone, status.NewConflict(r.gr, m.Name, fmt.Sprintf(
+		return next, WriteNone, status.NewConflict(gr, m.Name, fmt.Sprintf(
 			"the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated",
 			*p.UID, m.UID))
 	} else if p.ResourceVersion != nil && *p.ResourceVersion != m.ResourceVersion {
-		return next, WriteNone, status.NewConflict(r.gr, m.Name, fmt.Sprintf(
+		return next, WriteNone, status.NewConflict(gr, m.Name, fmt.Sprintf(
 			"the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified",
 			*p.ResourceVersion, m.ResourceVersion))
 	}

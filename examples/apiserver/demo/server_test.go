@@ -35,7 +35,7 @@ func TestDiscovery(t *testing.T) {
 		// Clients that ask for plain JSON get the unaggregated documents
 		// (the aggregated form is tested in package server).
 		r := must(t, 200, base, "GET", tt.path, "", "Accept", "application/json")
-		if r.body != tt.want {
+		if r.body != tt.want+"\n" {
 			t.Errorf("GET %s:\n%s\nwant\n%s", tt.path, r.body, tt.want)
 		}
 		if ct := r.header.Get("Content-Type"); ct != "application/json" {

@@ -78,7 +78,7 @@ func TestWriteErrors(t *testing.T) {
 		{"bad includeObject", "GET", cms, ``, []string{"Accept", "application/json;as=Table;v=v1;g=meta.k8s.io"}, 0, "", ""},
 		{"bad includeObject", "GET", cms + "?includeObject=foo", ``, []string{"Accept", "application/json;as=Table;v=v1;g=meta.k8s.io"}, 400, "BadRequest",
 			`Unable to convert to Table as requested: includeObject: Invalid value: "foo": must be 'Metadata', 'Object', 'None', or empty`},
-		{"too large rv", "GET", cms + "/cm?resourceVersion=999", ``, nil, 504, "Timeout", "Timeout: Too large resource version: 999, current: 2"},
+		{"too large rv", "GET", cms + "/cm?resourceVersion=999", ``, nil, 504, "Timeout", "Timeout: Too large resource version: 999, current: 3"},
 	} {
 		r := call(t, base, tt.method, tt.path, tt.body, tt.hdr...)
 		if tt.code == 0 {

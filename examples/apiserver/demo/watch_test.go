@@ -253,10 +253,10 @@ func TestListEmptyAndPretty(t *testing.T) {
 	_, base := newTestServer(t, Options{})
 	seed(t, base, "ns1")
 	const empty = "/api/v1/namespaces/ns1/secrets"
-	if r := must(t, 200, base, "GET", empty, ""); r.body != `{"kind":"SecretList","apiVersion":"v1","metadata":{"resourceVersion":"2"},"items":[]}`+"\n" {
+	if r := must(t, 200, base, "GET", empty, ""); r.body != `{"kind":"SecretList","apiVersion":"v1","metadata":{"resourceVersion":"3"},"items":[]}`+"\n" {
 		t.Errorf("empty list: %q", r.body)
 	}
-	if r := must(t, 200, base, "GET", empty+"?labelSelector=a%3Db", "", "Accept", "application/yaml"); !strings.HasSuffix(r.body, "items: []\nkind: SecretList\nmetadata:\n  resourceVersion: \"2\"\n") {
+	if r := must(t, 200, base, "GET", empty+"?labelSelector=a%3Db", "", "Accept", "application/yaml"); !strings.HasSuffix(r.body, "items: []\nkind: SecretList\nmetadata:\n  resourceVersion: \"3\"\n") {
 		t.Errorf("empty YAML list: %q", r.body)
 	}
 	r := must(t, 200, base, "GET", empty, "", "Accept", "application/vnd.kubernetes.protobuf")
