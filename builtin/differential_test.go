@@ -200,7 +200,7 @@ var diffCases = []diffCase{
 		body: `{"metadata":{"name":"p"},"spec":{"paramKind":{"apiVersion":"v1","kind":"ConfigMap"},"matchConstraints":` + deploymentRules + `,"validations":[{"expression":"object.spec.replicas <= int(params.data.max)"}]}}`},
 	{name: "validating admission policy update", kind: "admissionregistration.k8s.io/ValidatingAdmissionPolicy",
 		body:   `{"metadata":{"name":"p"},"spec":{"matchConstraints":` + deploymentRules + `,"validations":[{"expression":"object.spec.replicas <= 5"}]}}`,
-		update: `{"metadata":{"name":"p","resourceVersion":"1"},"spec":{"matchConstraints":` + deploymentRules + `,"validations":[{"expression":"object.spec.replicas <= 6"}]}}`},
+		update: `{"metadata":{"name":"p","resourceVersion":"2"},"spec":{"matchConstraints":` + deploymentRules + `,"validations":[{"expression":"object.spec.replicas <= 6"}]}}`}, // a fresh store's first write is revision 2, as a fresh etcd's
 	{name: "validating admission policy binding", kind: "admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding",
 		body: `{"metadata":{"name":"b"},"spec":{"policyName":"p","validationActions":["Deny"],"paramRef":{"name":"limits","namespace":"default","parameterNotFoundAction":"Deny"}}}`},
 	{name: "validating admission policy binding bad actions", kind: "admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding",
