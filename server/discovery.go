@@ -2,7 +2,9 @@ package server
 
 import (
 	"cmp"
+	"crypto/sha256"
 	"crypto/sha512"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
@@ -60,6 +62,18 @@ type apiResource struct {
 	Verbs        []string `json:"verbs"`
 	ShortNames   []string `json:"shortNames,omitempty"`
 	Categories   []string `json:"categories,omitempty"`
+	// StorageVersionHash is given for resources, not subresources.
+	StorageVersionHash string `json:"storageVersionHash,omitempty"`
+}
+
+// StorageVersionHash is the storageVersionHash discovery gives a
+// resource whose objects are stored as group/version/kind, computed as
+// kube-apiserver computes it (k8s.io/apiserver/pkg/endpoints/discovery,
+// StorageVersionHash): the standard base64 of the first 8 bytes of the
+// SHA-256 of "<group>/<version>/<kind>". Clients only compare hashes.
+func StorageVersionHash(group, version, kind string) string {
+	sum := sha256.Sum256([]byte(group + "/" + version + "/" + kind))
+	return base64.StdEncoding.EncodeToString(sum[:8])
 }
 
 type apiResourceList struct {
@@ -173,10 +187,10 @@ type versionDiscovery struct {
 }
 
 type resourceDiscovery struct {
-	Resource         string  `json:"resource"`
-	ResponseKind     *gvkExt `json:"responseKind,omitempty"`
-	Scope            string  `json:"scope"`
-	SingularResource string  `json:"singularResource"`
+	Resource         string            `json:"resource"`
+	ResponseKind     *groupVersionKind `json:"responseKind,omitempty"`
+	Scope            string            `json:"scope"`
+	SingularResource string            `json:"singularResource"`
 	// Verbs, ShortNames and Categories as in apiResource.
 	Verbs      []string `json:"verbs"`
 	ShortNames []string `json:"shortNames,omitempty"`
@@ -187,10 +201,36 @@ type resourceDiscovery struct {
 
 // subresourceDiscovery is apidiscovery/v2 APISubresourceDiscovery.
 type subresourceDiscovery struct {
-	Subresource  string   `json:"subresource"`
-	ResponseKind *gvkExt  `json:"responseKind,omitempty"`
-	Verbs        []string `json:"verbs"`
+	Subresource  string            `json:"subresource"`
+	ResponseKind *groupVersionKind `json:"responseKind,omitempty"`
+	Verbs        []string          `json:"verbs"`
 }
+
+// groupVersionKind is metav1.GroupVersionKind, a responseKind.
+type groupVersionKind struct {
+	Group   string `json:"group"`
+	Version string `json:"version"`
+	Kind    string `json:"kind"`
+}
+
+// ownKind is the responseKind of r and of its subresources that answer
+// with its objects. kube-apiserver, and every server built on
+// k8s.io/apiserver (aggregated ones too), leaves its group and version
+// empty, which clients read as the resource's own
+// (k8s.io/apiserver/pkg/endpoints, ConvertGroupVersionIntoToDiscovery
+// copies an APIResource's group and version, set only for another
+// group's kind); apiextensions-apiserver names them for a custom
+// resource.
+func ownKind(r *Resource) *groupVersionKind {
+	if r.Custom {
+		return &groupVersionKind{r.Group, r.Version, r.Kind}
+	}
+	return &groupVersionKind{Kind: r.Kind}
+}
+
+// customVerbs are a custom resource's verbs in the order
+// apiextensions-apiserver lists them, which is not sorted.
+var customVerbs = []string{"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"}
 
 // statusVerbs are the verbs of the status subresource, sorted as
 // discovery lists them.
@@ -262,24 +302,34 @@ func buildDiscovery(resources []*Resource, defs *definitions, ver Version) (*dis
 			}
 			g.Versions = append(g.Versions, versionDiscovery{Version: r.Version, Freshness: "Current"})
 		}
+		verbs := r.verbs()
+		if r.Custom && r.Verbs == nil {
+			verbs = customVerbs
+		}
+		hash := r.StorageVersionHash
+		if hash == "" {
+			hash = StorageVersionHash(r.Group, r.Version, r.Kind)
+		}
 		l.Resources = append(l.Resources, apiResource{
 			Name: r.Plural, SingularName: r.Singular, Namespaced: r.Namespaced, Kind: r.Kind,
-			Verbs: slices.Clone(r.verbs()), ShortNames: r.ShortNames, Categories: r.Categories,
+			Verbs: slices.Clone(verbs), ShortNames: r.ShortNames, Categories: r.Categories,
+			StorageVersionHash: hash,
 		})
+		own := ownKind(r)
 		var subs []subresourceDiscovery
-		for _, sub := range r.UpdateSubresources { // before status, as kube-apiserver lists namespaces/finalize
+		for _, sub := range r.UpdateSubresources {
 			l.Resources = append(l.Resources, apiResource{
 				Name: r.Plural + "/" + sub, Namespaced: r.Namespaced, Kind: r.Kind, Verbs: []string{"update"},
 			})
 			subs = append(subs, subresourceDiscovery{Subresource: sub,
-				ResponseKind: &gvkExt{r.Group, r.Kind, r.Version}, Verbs: []string{"update"}})
+				ResponseKind: own, Verbs: []string{"update"}})
 		}
 		if r.StatusSubresource {
 			l.Resources = append(l.Resources, apiResource{
 				Name: r.Plural + "/status", Namespaced: r.Namespaced, Kind: r.Kind, Verbs: slices.Clone(statusVerbs),
 			})
 			subs = append(subs, subresourceDiscovery{Subresource: "status",
-				ResponseKind: &gvkExt{r.Group, r.Kind, r.Version}, Verbs: slices.Clone(statusVerbs)})
+				ResponseKind: own, Verbs: slices.Clone(statusVerbs)})
 		}
 		if r.Scale != nil {
 			// The Scale kind is autoscaling/v1's, which discovery says.
@@ -288,7 +338,14 @@ func buildDiscovery(resources []*Resource, defs *definitions, ver Version) (*dis
 				Kind: "Scale", Verbs: slices.Clone(scaleVerbs),
 			})
 			subs = append(subs, subresourceDiscovery{Subresource: "scale",
-				ResponseKind: &gvkExt{"autoscaling", "Scale", "v1"}, Verbs: slices.Clone(scaleVerbs)})
+				ResponseKind: &groupVersionKind{"autoscaling", "v1", "Scale"}, Verbs: slices.Clone(scaleVerbs)})
+		}
+		if !r.Custom {
+			// kube-apiserver lists subresources by name
+			// (deployments/scale before deployments/status);
+			// apiextensions-apiserver lists status, then scale.
+			slices.SortFunc(l.Resources[len(l.Resources)-len(subs):], func(a, b apiResource) int { return strings.Compare(a.Name, b.Name) })
+			slices.SortFunc(subs, func(a, b subresourceDiscovery) int { return strings.Compare(a.Subresource, b.Subresource) })
 		}
 		scope := "Cluster"
 		if r.Namespaced {
@@ -297,8 +354,8 @@ func buildDiscovery(resources []*Resource, defs *definitions, ver Version) (*dis
 		g := agg[r.Group]
 		v := &g.Versions[slices.IndexFunc(g.Versions, func(v versionDiscovery) bool { return v.Version == r.Version })]
 		v.Resources = append(v.Resources, resourceDiscovery{
-			Resource: r.Plural, ResponseKind: &gvkExt{r.Group, r.Kind, r.Version}, Scope: scope,
-			SingularResource: r.Singular, Verbs: slices.Clone(r.verbs()), ShortNames: r.ShortNames, Categories: r.Categories,
+			Resource: r.Plural, ResponseKind: own, Scope: scope,
+			SingularResource: r.Singular, Verbs: slices.Clone(verbs), ShortNames: r.ShortNames, Categories: r.Categories,
 			Subresources: subs,
 		})
 	}

@@ -90,6 +90,16 @@ type Resource struct {
 	// is no deletecollection of namespaces), and discovery lists these.
 	Verbs []string
 
+	// StorageVersionHash is the resource's storageVersionHash in
+	// discovery (/api/v1, /apis/<group>/<version>), which a cluster
+	// changes when it starts storing the objects in another version (the
+	// storage version migrator watches it). "" means
+	// StorageVersionHash(Group, Version, Kind); a resource that is one of
+	// several versions of the same objects gives the hash of the version
+	// a cluster stores them in, as every version of a custom resource
+	// gives its definition's storage version's.
+	StorageVersionHash string
+
 	// Custom marks a custom resource, served as apiextensions-apiserver
 	// serves one: its requests skip the checks kube-apiserver's router
 	// (go-restful) makes of a built-in resource's Accept header, and of
