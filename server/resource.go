@@ -128,6 +128,15 @@ type Resource struct {
 	// Fields are the field-selector fields beyond metadata.name and
 	// metadata.namespace.
 	Fields map[string]func(Object) string
+	// UnknownField returns the message of the 400 that answers a field
+	// selector on a field the resource lacks (not metadata.name,
+	// metadata.namespace or one of Fields). nil means kube-apiserver's
+	// texts: `field label not supported: <label>` for a custom resource
+	// and for a resource with Fields (as for Pods, whose kind has a
+	// field label conversion of its own), else the default conversion's
+	// `"<label>" is not a known field selector: only "metadata.name",
+	// "metadata.namespace"` (as for ConfigMaps).
+	UnknownField func(label string) string
 
 	// Finalizers reports whether an object is held by finalizers kept
 	// outside metadata.finalizers (a Namespace's spec.finalizers); nil
