@@ -270,11 +270,13 @@ func buildDiscovery(resources []*Resource, defs *definitions, ver Version) (*dis
 	var groups []*apiGroup
 	byGroup := map[string]*apiGroup{}
 	agg := map[string]*groupDiscovery{} // by group name
+	custom := map[string]bool{}         // group versions with a custom resource
 	for _, r := range resources {
 		if !r.Custom {
 			d.builtin[r.Group] = true
 		}
 		gv := r.GroupVersion()
+		custom[gv] = custom[gv] || r.Custom
 		l, ok := byGV[gv]
 		if !ok {
 			l = &apiResourceList{Kind: "APIResourceList", GroupVersion: gv, Resources: []apiResource{}}
@@ -369,6 +371,22 @@ func buildDiscovery(resources []*Resource, defs *definitions, ver Version) (*dis
 	}
 	for _, g := range agg {
 		slices.SortStableFunc(g.Versions, func(a, b versionDiscovery) int { return CompareVersions(b.Version, a.Version) })
+	}
+	// kube-apiserver lists its resources by name, subresources after
+	// theirs (the paths it installs are sorted); apiextensions-apiserver
+	// lists custom resources as it reads them, which is left as given.
+	for gv, l := range byGV {
+		if custom[gv] {
+			continue
+		}
+		slices.SortStableFunc(l.Resources, func(a, b apiResource) int { return strings.Compare(a.Name, b.Name) })
+		group, version, found := strings.Cut(gv, "/")
+		if !found {
+			group, version = "", gv
+		}
+		g := agg[group]
+		v := &g.Versions[slices.IndexFunc(g.Versions, func(v versionDiscovery) bool { return v.Version == version })]
+		slices.SortStableFunc(v.Resources, func(a, b resourceDiscovery) int { return strings.Compare(a.Resource, b.Resource) })
 	}
 	var err error
 	for _, gv := range order {

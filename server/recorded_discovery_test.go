@@ -17,10 +17,10 @@ import (
 // resources in them, as builtin and crd declare theirs; each of their
 // entries must be the reference's, field for field.
 
-// referenceResources are ConfigMaps (a built-in kind without selectable
-// fields), Pods (one with them) and Deployments (with a scale
-// subresource), and widgets, a custom resource in two versions stored as
-// v1.
+// referenceResources are Pods (a built-in kind with selectable fields),
+// ConfigMaps (one without; declared after Pods, which a cluster lists
+// after them) and Deployments (with a scale subresource), and widgets, a
+// custom resource in two versions stored as v1.
 func referenceResources() []*Resource {
 	scale := &ScaleSubresource{SpecReplicasPath: ".spec.replicas"} // discovery only: never read
 	node := func(Object) string { return "" }
@@ -32,11 +32,11 @@ func referenceResources() []*Resource {
 	w1, w1beta1 := widget("v1"), widget("v1beta1")
 	w1.StatusSubresource, w1.Scale = true, scale
 	return []*Resource{
-		{Version: "v1", Kind: "ConfigMap", ListKind: "ConfigMapList", Plural: "configmaps", Singular: "configmap",
-			ShortNames: []string{"cm"}, Namespaced: true, New: func() Object { return &gadget{} }},
 		{Version: "v1", Kind: "Pod", ListKind: "PodList", Plural: "pods", Singular: "pod",
 			ShortNames: []string{"po"}, Categories: []string{"all"}, Namespaced: true, StatusSubresource: true,
 			Fields: map[string]func(Object) string{"spec.nodeName": node}, New: func() Object { return &gadget{} }},
+		{Version: "v1", Kind: "ConfigMap", ListKind: "ConfigMapList", Plural: "configmaps", Singular: "configmap",
+			ShortNames: []string{"cm"}, Namespaced: true, New: func() Object { return &gadget{} }},
 		{Group: "apps", Version: "v1", Kind: "Deployment", ListKind: "DeploymentList", Plural: "deployments", Singular: "deployment",
 			ShortNames: []string{"deploy"}, Categories: []string{"all"}, Namespaced: true, StatusSubresource: true, Scale: scale,
 			New: func() Object { return &gadget{} }},
@@ -126,17 +126,21 @@ func TestRecordedAggregatedDiscovery(t *testing.T) {
 			} `json:"versions"`
 		} `json:"items"`
 	}
-	// byPath indexes a document's resources by group/version/resource.
-	byPath := func(d doc) map[string]map[string]any {
+	// byPath indexes a document's resources by group/version/resource,
+	// and lists them in order.
+	byPath := func(d doc) (map[string]map[string]any, []string) {
 		out := map[string]map[string]any{}
+		var order []string
 		for _, g := range d.Items {
 			for _, v := range g.Versions {
-				for name, r := range entries(t, v.Resources, "resource") {
-					out[g.Metadata.Name+"/"+v.Version+"/"+name] = r
+				for _, r := range v.Resources {
+					name := g.Metadata.Name + "/" + v.Version + "/" + r["resource"].(string)
+					out[name] = r
+					order = append(order, name)
 				}
 			}
 		}
-		return out
+		return out, order
 	}
 	n := 0
 	for path, file := range map[string]string{"/api": "aggregated-api.json", "/apis": "aggregated-apis.json"} {
@@ -146,8 +150,12 @@ func TestRecordedAggregatedDiscovery(t *testing.T) {
 		if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil || w.Code != 200 {
 			t.Fatalf("GET %s: %d %v", path, w.Code, err)
 		}
-		ref := byPath(want)
-		for name, r := range byPath(got) {
+		ref, refOrder := byPath(want)
+		ours, order := byPath(got)
+		if want := slices.DeleteFunc(refOrder, func(name string) bool { return ours[name] == nil }); !slices.Equal(order, want) {
+			t.Errorf("GET %s: order %v; want %v", path, order, want)
+		}
+		for name, r := range ours {
 			n++
 			wr, ok := ref[name]
 			if !ok {
