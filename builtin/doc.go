@@ -110,10 +110,6 @@
 //     events.k8s.io/v1 is not listed in core/v1 (kube-apiserver keeps
 //     both in one), and autoscaling/v1 HorizontalPodAutoscalers are not
 //     served (v2 is).
-//   - Aggregated discovery names the group and version of a resource's
-//     responseKind (and its status subresource's), which kube-apiserver
-//     leaves empty for its own resources (clients read an empty one as
-//     the resource's).
 //   - The 422 of an invalid events.k8s.io Event names that group;
 //     kube-apiserver names the group of the internal type (core).
 //   - Services get cluster IPs from 10.96.0.0/12 and node ports from

@@ -111,6 +111,10 @@ func (k *kind) resource(defs *definitions, p *printers.HumanReadableGenerator, a
 	}
 	r.Columns = k.columns(p)
 	r.Fields = k.fields()
+	var err error
+	if r.StorageVersionHash, err = k.storageVersionHash(); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
