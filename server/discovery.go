@@ -215,12 +215,14 @@ type groupVersionKind struct {
 
 // ownKind is the responseKind of r and of its subresources that answer
 // with its objects. kube-apiserver, and every server built on
-// k8s.io/apiserver (aggregated ones too), leaves its group and version
-// empty, which clients read as the resource's own
-// (k8s.io/apiserver/pkg/endpoints, ConvertGroupVersionIntoToDiscovery
-// copies an APIResource's group and version, set only for another
-// group's kind); apiextensions-apiserver names them for a custom
-// resource.
+// k8s.io/apiserver, leaves its group and version empty, which clients
+// read as the resource's own (k8s.io/apiserver/pkg/endpoints,
+// ConvertGroupVersionIntoToDiscovery copies an APIResource's group and
+// version, set only for another group's kind); apiextensions-apiserver
+// names them for a custom resource. Behind a cluster's aggregator, a
+// server's aggregated discovery is passed on as it is (and one with
+// only the unaggregated kind is converted so, group and version empty),
+// as the reference's aggregator did with an APIService of each.
 func ownKind(r *Resource) *groupVersionKind {
 	if r.Custom {
 		return &groupVersionKind{r.Group, r.Version, r.Kind}
