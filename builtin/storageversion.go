@@ -1,6 +1,8 @@
 package builtin
 
 import (
+	"sync"
+
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	serverstorage "k8s.io/apiserver/pkg/server/storage"
@@ -35,23 +37,35 @@ var sharedStorage = map[schema.GroupResource]schema.GroupResource{
 // (the group's preferred version, unless it is newer than 1.36) and the
 // overrides above.
 func (k *kind) storageVersionHash() (string, error) {
-	gr := schema.GroupResource{Group: k.Group, Resource: k.Plural}
-	if shared, ok := sharedStorage[gr]; ok {
-		gr = shared
-	}
+	hashes, err := storageVersionHashes()
+	return hashes[k], err
+}
+
+// storageVersionHashes are those of every kind, computed once: the rule
+// asks the scheme about every version of a kind, which costs more than
+// the rest of building a resource (2,500 allocations for all kinds).
+var storageVersionHashes = sync.OnceValues(func() (map[*kind]string, error) {
 	enc := serverstorage.NewDefaultResourceEncodingConfigForEffectiveVersion(scheme,
 		basecompatibility.NewEffectiveVersionFromString("1.37", "", ""))
 	for r, v := range storageOverrides {
 		enc.SetResourceEncoding(r, schema.GroupVersion{Group: r.Group, Version: v},
 			schema.GroupVersion{Group: r.Group, Version: runtime.APIVersionInternal})
 	}
-	example, err := scheme.New(schema.GroupVersionKind{Group: gr.Group, Version: runtime.APIVersionInternal, Kind: k.Kind})
-	if err != nil {
-		return "", err
+	out := make(map[*kind]string, len(all))
+	for _, k := range all {
+		gr := schema.GroupResource{Group: k.Group, Resource: k.Plural}
+		if shared, ok := sharedStorage[gr]; ok {
+			gr = shared
+		}
+		example, err := scheme.New(schema.GroupVersionKind{Group: gr.Group, Version: runtime.APIVersionInternal, Kind: k.Kind})
+		if err != nil {
+			return nil, err
+		}
+		gv, err := enc.BackwardCompatibileStorageEncodingFor(gr, example)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = server.StorageVersionHash(gv.Group, gv.Version, k.Kind)
 	}
-	gv, err := enc.BackwardCompatibileStorageEncodingFor(gr, example)
-	if err != nil {
-		return "", err
-	}
-	return server.StorageVersionHash(gv.Group, gv.Version, k.Kind), nil
-}
+	return out, nil
+})
