@@ -51,15 +51,6 @@ var subresourcesNotServed = map[string]string{
 // on purpose, by group/version/resource.
 var resourceDifferences = map[string]string{}
 
-// sameVersionKind is the one difference of every resource: the server
-// names the group and version of a responseKind (of a resource and of
-// its status subresource) that are the resource's own, where
-// kube-apiserver leaves them empty for its built-in resources (and
-// names them for custom resources, which the server serves the same
-// way). Clients read an empty one as the resource's. flatten blanks
-// them in our documents.
-const sameVersionKind = "the server names a responseKind's group and version; kube-apiserver leaves them empty when they are the resource's"
-
 // discovered is what the test compares of a resource in discovery.
 type discovered struct {
 	Kind, Singular, Scope         string
@@ -68,9 +59,9 @@ type discovered struct {
 }
 
 // flatten lists the resources of aggregated discovery documents by
-// group/version/resource, and the group versions in order. A
-// responseKind's group and version that are the resource's are left
-// out (see sameVersionKind).
+// group/version/resource, and the group versions in order. A kind is
+// written group/version/kind, as the responseKind gives it: a built-in
+// resource's own kind has an empty group and version.
 func flatten(t *testing.T, docs ...[]byte) (map[string]discovered, []string) {
 	t.Helper()
 	out := map[string]discovered{}
@@ -88,19 +79,12 @@ func flatten(t *testing.T, docs ...[]byte) (map[string]discovered, []string) {
 						Verbs: sorted(r.Verbs), ShortNames: r.ShortNames, Categories: r.Categories,
 						Subresources: map[string]string{}}
 					if rk := r.ResponseKind; rk != nil {
-						d.Kind = rk.Kind
-						if rk.Group != g.Name && rk.Group != "" || rk.Version != v.Version && rk.Version != "" {
-							d.Kind = rk.Group + "/" + rk.Version + "/" + rk.Kind
-						}
+						d.Kind = rk.Group + "/" + rk.Version + "/" + rk.Kind
 					}
 					for _, s := range r.Subresources {
 						k := ""
 						if rk := s.ResponseKind; rk != nil {
-							if rk.Group == g.Name && rk.Version == v.Version {
-								k = "//" + rk.Kind
-							} else {
-								k = rk.Group + "/" + rk.Version + "/" + rk.Kind
-							}
+							k = rk.Group + "/" + rk.Version + "/" + rk.Kind
 						}
 						d.Subresources[s.Subresource] = k + " " + strings.Join(sorted(s.Verbs), ",")
 					}
@@ -159,7 +143,6 @@ func TestDiscoveryMatchesReference(t *testing.T) {
 	ns := namespace.New(namespace.Options{})
 	_, url := servertest.New(t, server.Options{Resources: append(res, ns.Resource())})
 	got, gotVersions := flatten(t, aggregated(t, url, "/api"), aggregated(t, url, "/apis"))
-	t.Log("known difference: " + sameVersionKind)
 
 	// Every group version we serve is the reference's.
 	for _, v := range gotVersions {
@@ -223,4 +206,81 @@ func cmpDiscovered(want, got discovered) string {
 	field("categories", want.Categories, got.Categories)
 	field("subresources", want.Subresources, got.Subresources)
 	return b.String()
+}
+
+// The APIResourceLists of /api/v1 and /apis/<group>/<version> are the
+// reference's (testdata/reference/resources.json, recorded from the same
+// kube-apiserver), entry for entry and in order, for every resource and
+// subresource served: storageVersionHash included, the hash of the
+// version kube-apiserver 1.37 stores the objects in (v1beta1 for
+// ClusterTrustBundles, core v1 for events.k8s.io Events...).
+func TestResourceListsMatchReference(t *testing.T) {
+	b, err := os.ReadFile("testdata/reference/resources.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type list struct {
+		Resources []map[string]any `json:"resources"`
+	}
+	var ref map[string]list
+	if err := json.Unmarshal(b, &ref); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Resources(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := namespace.New(namespace.Options{})
+	_, url := servertest.New(t, server.Options{Resources: append(res, ns.Resource())})
+	hashes := 0
+	for gv, want := range ref {
+		path := "/apis/" + gv
+		if gv == "v1" {
+			path = "/api/v1"
+		}
+		resp, err := http.Get(url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got list
+		err = json.NewDecoder(resp.Body).Decode(&got)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusNotFound {
+			continue // a group version we do not serve: TestDiscoveryMatchesReference says why
+		}
+		if err != nil {
+			t.Fatalf("GET %s: %d %v", path, resp.StatusCode, err)
+		}
+		byName := map[string]map[string]any{}
+		for _, e := range want.Resources {
+			byName[e["name"].(string)] = e
+		}
+		var order, wantOrder []string
+		for _, e := range got.Resources {
+			name := e["name"].(string)
+			order = append(order, name)
+			w, ok := byName[name]
+			if !ok {
+				t.Errorf("GET %s: %s is not the reference's", path, name)
+				continue
+			}
+			if _, ok := e["storageVersionHash"]; ok {
+				hashes++
+			}
+			if fmt.Sprint(e) != fmt.Sprint(w) {
+				t.Errorf("GET %s: %s differs\n got %v\nwant %v", path, name, e, w)
+			}
+		}
+		for _, e := range want.Resources {
+			if slices.Contains(order, e["name"].(string)) {
+				wantOrder = append(wantOrder, e["name"].(string))
+			}
+		}
+		if !slices.Equal(order, wantOrder) {
+			t.Errorf("GET %s: order\n got %v\nwant %v", path, order, wantOrder)
+		}
+	}
+	if hashes < 50 {
+		t.Errorf("compared %d storageVersionHash values, want them all", hashes)
+	}
 }

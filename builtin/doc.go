@@ -115,10 +115,6 @@
 //     (PartialObjectMetadata) through autoscaling/v1 lack the
 //     autoscaling.alpha.kubernetes.io annotations its conversion writes.
 //     events.k8s.io Events have no field selectors beyond metadata's.
-//   - Aggregated discovery names the group and version of a resource's
-//     responseKind (and its status subresource's), which kube-apiserver
-//     leaves empty for its own resources (clients read an empty one as
-//     the resource's).
 //   - Services get cluster IPs from 10.96.0.0/12 and node ports from
 //     30000-32767 in order, never released; collisions with the values a
 //     client names are not checked.

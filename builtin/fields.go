@@ -13,7 +13,9 @@ import (
 // and metadata.namespace (which the server serves itself), as its
 // registry's GetAttrs gives them (spec.nodeName and status.phase of
 // Pods, type of Secrets, involvedObject.* of Events, ...); nil without
-// any.
+// any. A field its field label conversion refuses is left out, as
+// kube-apiserver refuses it before the registry sees it (a ReplicaSet's
+// status.replicas, a PersistentVolume's name).
 func (k *kind) fields() map[string]func(server.Object) string {
 	if k.Attrs == nil {
 		return nil
@@ -32,9 +34,28 @@ func (k *kind) fields() map[string]func(server.Object) string {
 		if slices.Contains([]string{"metadata.name", "metadata.namespace"}, name) {
 			continue
 		}
+		if _, _, err := scheme.ConvertFieldLabel(k.gvk(), name, ""); err != nil {
+			continue
+		}
 		out[name] = func(o server.Object) string { return fc.fields(o.(*Object))[name] }
 	}
 	return out
+}
+
+// unknownField is the message of the 400 that answers a field selector
+// on a field the kind lacks: the error of its field label conversion, as
+// kube-apiserver's (k8s.io/kubernetes registers one for the kinds with
+// fields of their own, with texts of their own; the others get the
+// default, which names metadata.name and metadata.namespace).
+func (k *kind) unknownField() func(string) string {
+	gvk := k.gvk()
+	return func(label string) string {
+		if _, _, err := scheme.ConvertFieldLabel(gvk, label, ""); err != nil {
+			return err.Error()
+		}
+		// A field the conversion knows and the registry does not give.
+		return "field label not supported: " + label
+	}
 }
 
 // fieldCache remembers the fields of the last object asked about, since

@@ -133,7 +133,11 @@ func (k *kind) resource(defs *definitions, p *printers.HumanReadableGenerator, a
 		return nil, err
 	}
 	r.Columns = k.columns(p)
-	r.Fields = k.fields()
+	r.Fields, r.UnknownField = k.fields(), k.unknownField()
+	var err error
+	if r.StorageVersionHash, err = k.storageVersionHash(); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 

@@ -418,7 +418,13 @@ func customResources(c *CustomResourceDefinition, admit server.AdmitFunc, rules 
 	// The spec replicas of every version, for the managedFields of scale
 	// writes: entries may name any version of the definition.
 	replicasPaths := map[string]string{}
+	// Every version gives the storage version's storageVersionHash, as
+	// apiextensions-apiserver's discovery does.
+	var hash string
 	for _, v := range c.Spec.Versions {
+		if v.Storage {
+			hash = server.StorageVersionHash(c.Spec.Group, v.Name, n.Kind)
+		}
 		p := ""
 		if v.Subresources != nil && v.Subresources.Scale != nil {
 			p = v.Subresources.Scale.SpecReplicasPath
@@ -482,6 +488,7 @@ func customResources(c *CustomResourceDefinition, admit server.AdmitFunc, rules 
 			StatusSubresource:  v.Subresources != nil && v.Subresources.Status != nil,
 			DeprecationWarning: deprecationWarning(&c.Spec, &v),
 			Custom:             true,
+			StorageVersionHash: hash,
 			Schema:             openAPISchema(root),
 			Columns:            cols,
 			Fields:             fields,

@@ -41,7 +41,7 @@ func TestScale(t *testing.T) {
 		t.Errorf("discovery lacks %s: %s", want, r.body)
 	}
 	r = do(t, "GET", url+"/apis", "", 200, "Accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList")
-	if want := `{"subresource":"scale","responseKind":{"group":"autoscaling","kind":"Scale","version":"v1"},"verbs":["get","patch","update"]}`; !strings.Contains(r.body, want) {
+	if want := `{"subresource":"scale","responseKind":{"group":"autoscaling","version":"v1","kind":"Scale"},"verbs":["get","patch","update"]}`; !strings.Contains(r.body, want) {
 		t.Errorf("aggregated discovery lacks %s: %s", want, r.body)
 	}
 

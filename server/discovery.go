@@ -3,7 +3,9 @@ package server
 import (
 	"bytes"
 	"cmp"
+	"crypto/sha256"
 	"crypto/sha512"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
@@ -64,9 +66,19 @@ type apiResource struct {
 	Verbs        []string `json:"verbs"`
 	ShortNames   []string `json:"shortNames,omitempty"`
 	Categories   []string `json:"categories,omitempty"`
-	// StorageVersionHash is not set by this server; a document read back
-	// (discoveryProtobuf) keeps it.
+	// StorageVersionHash is given for resources, not subresources; a
+	// document read back (discoveryProtobuf) keeps it.
 	StorageVersionHash string `json:"storageVersionHash,omitempty"`
+}
+
+// StorageVersionHash is the storageVersionHash discovery gives a
+// resource whose objects are stored as group/version/kind, computed as
+// kube-apiserver computes it (k8s.io/apiserver/pkg/endpoints/discovery,
+// StorageVersionHash): the standard base64 of the first 8 bytes of the
+// SHA-256 of "<group>/<version>/<kind>". Clients only compare hashes.
+func StorageVersionHash(group, version, kind string) string {
+	sum := sha256.Sum256([]byte(group + "/" + version + "/" + kind))
+	return base64.StdEncoding.EncodeToString(sum[:8])
 }
 
 type apiResourceList struct {
@@ -156,10 +168,10 @@ type versionDiscovery struct {
 }
 
 type resourceDiscovery struct {
-	Resource         string  `json:"resource"`
-	ResponseKind     *gvkExt `json:"responseKind,omitempty"`
-	Scope            string  `json:"scope"`
-	SingularResource string  `json:"singularResource"`
+	Resource         string            `json:"resource"`
+	ResponseKind     *groupVersionKind `json:"responseKind,omitempty"`
+	Scope            string            `json:"scope"`
+	SingularResource string            `json:"singularResource"`
 	// Verbs, ShortNames and Categories as in apiResource.
 	Verbs      []string `json:"verbs"`
 	ShortNames []string `json:"shortNames,omitempty"`
@@ -170,10 +182,50 @@ type resourceDiscovery struct {
 
 // subresourceDiscovery is apidiscovery/v2 APISubresourceDiscovery.
 type subresourceDiscovery struct {
-	Subresource  string   `json:"subresource"`
-	ResponseKind *gvkExt  `json:"responseKind,omitempty"`
-	Verbs        []string `json:"verbs"`
+	Subresource  string            `json:"subresource"`
+	ResponseKind *groupVersionKind `json:"responseKind,omitempty"`
+	Verbs        []string          `json:"verbs"`
 }
+
+// groupVersionKind is metav1.GroupVersionKind, a responseKind.
+type groupVersionKind struct {
+	Group   string `json:"group"`
+	Version string `json:"version"`
+	Kind    string `json:"kind"`
+}
+
+// ownKind is the responseKind of r and of its subresources that answer
+// with its objects. kube-apiserver, and every server built on
+// k8s.io/apiserver, leaves its group and version empty, which clients
+// read as the resource's own (k8s.io/apiserver/pkg/endpoints,
+// ConvertGroupVersionIntoToDiscovery copies an APIResource's group and
+// version, set only for another group's kind); apiextensions-apiserver
+// names them for a custom resource. Behind a cluster's aggregator, a
+// server's aggregated discovery is passed on as it is (and one with
+// only the unaggregated kind is converted so, group and version empty),
+// as the reference's aggregator did with an APIService of each.
+func ownKind(r *Resource) *groupVersionKind {
+	if r.Custom {
+		return &groupVersionKind{r.Group, r.Version, r.Kind}
+	}
+	return &groupVersionKind{Kind: r.Kind}
+}
+
+// subresourceKind is the responseKind of r's subresource whose objects
+// are of group/version/kind, "" meaning r's: its group and version are
+// left out, as ownKind leaves them, when they are a built-in resource's.
+func subresourceKind(r *Resource, group, version, kind string) *groupVersionKind {
+	if group == "" && version == "" || group == r.Group && version == r.Version {
+		k := *ownKind(r)
+		k.Kind = kind
+		return &k
+	}
+	return &groupVersionKind{cmp.Or(group, r.Group), cmp.Or(version, r.Version), kind}
+}
+
+// customVerbs are a custom resource's verbs in the order
+// apiextensions-apiserver lists them, which is not sorted.
+var customVerbs = []string{"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"}
 
 // statusVerbs are the verbs of the status subresource, sorted as
 // discovery lists them.
@@ -218,11 +270,13 @@ func buildDiscovery(resources []*Resource, defs *definitions, ver version.Info) 
 	var groups []*apiGroup
 	byGroup := map[string]*apiGroup{}
 	agg := map[string]*groupDiscovery{} // by group name
+	custom := map[string]bool{}         // group versions with a custom resource
 	for _, r := range resources {
 		if !r.Custom {
 			d.builtin[r.Group] = true
 		}
 		gv := r.GroupVersion()
+		custom[gv] = custom[gv] || r.Custom
 		l, ok := byGV[gv]
 		if !ok {
 			l = &apiResourceList{Kind: "APIResourceList", GroupVersion: gv, Resources: []apiResource{}}
@@ -250,31 +304,41 @@ func buildDiscovery(resources []*Resource, defs *definitions, ver version.Info) 
 			}
 			g.Versions = append(g.Versions, versionDiscovery{Version: r.Version, Freshness: "Current"})
 		}
+		verbs := r.verbs()
+		if r.Custom && r.Verbs == nil {
+			verbs = customVerbs
+		}
+		hash := r.StorageVersionHash
+		if hash == "" {
+			hash = StorageVersionHash(r.Group, r.Version, r.Kind)
+		}
 		l.Resources = append(l.Resources, apiResource{
 			Name: r.Plural, SingularName: r.Singular, Namespaced: r.Namespaced, Kind: r.Kind,
-			Verbs: slices.Clone(r.verbs()), ShortNames: r.ShortNames, Categories: r.Categories,
+			Verbs: slices.Clone(verbs), ShortNames: r.ShortNames, Categories: r.Categories,
+			StorageVersionHash: hash,
 		})
+		own := ownKind(r)
 		var subs []subresourceDiscovery
-		for _, sub := range r.UpdateSubresources { // before status, as kube-apiserver lists namespaces/finalize
+		for _, sub := range r.UpdateSubresources {
 			l.Resources = append(l.Resources, apiResource{
 				Name: r.Plural + "/" + sub, Namespaced: r.Namespaced, Kind: r.Kind, Verbs: []string{"update"},
 			})
 			subs = append(subs, subresourceDiscovery{Subresource: sub,
-				ResponseKind: &gvkExt{r.Group, r.Kind, r.Version}, Verbs: []string{"update"}})
+				ResponseKind: own, Verbs: []string{"update"}})
 		}
 		if r.StatusSubresource {
 			l.Resources = append(l.Resources, apiResource{
 				Name: r.Plural + "/status", Namespaced: r.Namespaced, Kind: r.Kind, Verbs: slices.Clone(statusVerbs),
 			})
 			subs = append(subs, subresourceDiscovery{Subresource: "status",
-				ResponseKind: &gvkExt{r.Group, r.Kind, r.Version}, Verbs: slices.Clone(statusVerbs)})
+				ResponseKind: own, Verbs: slices.Clone(statusVerbs)})
 		}
 		for _, sub := range r.ObjectSubresources {
 			l.Resources = append(l.Resources, apiResource{
 				Name: r.Plural + "/" + sub, Namespaced: r.Namespaced, Kind: r.Kind, Verbs: slices.Clone(statusVerbs),
 			})
 			subs = append(subs, subresourceDiscovery{Subresource: sub,
-				ResponseKind: &gvkExt{r.Group, r.Kind, r.Version}, Verbs: slices.Clone(statusVerbs)})
+				ResponseKind: own, Verbs: slices.Clone(statusVerbs)})
 		}
 		for _, sr := range r.Subresources {
 			verbs := slices.Clone(sr.Verbs)
@@ -283,7 +347,7 @@ func buildDiscovery(resources []*Resource, defs *definitions, ver version.Info) 
 				Kind: cmp.Or(sr.Kind, r.Kind), Verbs: verbs}
 			l.Resources = append(l.Resources, kind)
 			subs = append(subs, subresourceDiscovery{Subresource: sr.Name,
-				ResponseKind: &gvkExt{cmp.Or(sr.Group, r.Group), kind.Kind, cmp.Or(sr.Version, r.Version)}, Verbs: slices.Clone(verbs)})
+				ResponseKind: subresourceKind(r, sr.Group, sr.Version, kind.Kind), Verbs: slices.Clone(verbs)})
 		}
 		if r.Scale != nil {
 			// The Scale kind is autoscaling/v1's, which discovery says.
@@ -292,15 +356,14 @@ func buildDiscovery(resources []*Resource, defs *definitions, ver version.Info) 
 				Kind: "Scale", Verbs: slices.Clone(scaleVerbs),
 			})
 			subs = append(subs, subresourceDiscovery{Subresource: "scale",
-				ResponseKind: &gvkExt{"autoscaling", "Scale", "v1"}, Verbs: slices.Clone(scaleVerbs)})
+				ResponseKind: &groupVersionKind{"autoscaling", "v1", "Scale"}, Verbs: slices.Clone(scaleVerbs)})
 		}
 		if !r.Custom {
-			// kube-apiserver lists a built-in resource's subresources by
-			// name (deployments/scale before deployments/status);
-			// apiextensions-apiserver a custom resource's status first.
-			first := len(l.Resources) - len(subs)
-			slices.SortStableFunc(l.Resources[first:], func(a, b apiResource) int { return strings.Compare(a.Name, b.Name) })
-			slices.SortStableFunc(subs, func(a, b subresourceDiscovery) int { return strings.Compare(a.Subresource, b.Subresource) })
+			// kube-apiserver lists subresources by name
+			// (deployments/scale before deployments/status);
+			// apiextensions-apiserver lists status, then scale.
+			slices.SortFunc(l.Resources[len(l.Resources)-len(subs):], func(a, b apiResource) int { return strings.Compare(a.Name, b.Name) })
+			slices.SortFunc(subs, func(a, b subresourceDiscovery) int { return strings.Compare(a.Subresource, b.Subresource) })
 		}
 		scope := "Cluster"
 		if r.Namespaced {
@@ -309,8 +372,8 @@ func buildDiscovery(resources []*Resource, defs *definitions, ver version.Info) 
 		g := agg[r.Group]
 		v := &g.Versions[slices.IndexFunc(g.Versions, func(v versionDiscovery) bool { return v.Version == r.Version })]
 		v.Resources = append(v.Resources, resourceDiscovery{
-			Resource: r.Plural, ResponseKind: &gvkExt{r.Group, r.Kind, r.Version}, Scope: scope,
-			SingularResource: r.Singular, Verbs: slices.Clone(r.verbs()), ShortNames: r.ShortNames, Categories: r.Categories,
+			Resource: r.Plural, ResponseKind: own, Scope: scope,
+			SingularResource: r.Singular, Verbs: slices.Clone(verbs), ShortNames: r.ShortNames, Categories: r.Categories,
 			Subresources: subs,
 		})
 	}
@@ -324,6 +387,22 @@ func buildDiscovery(resources []*Resource, defs *definitions, ver version.Info) 
 	}
 	for _, g := range agg {
 		slices.SortStableFunc(g.Versions, func(a, b versionDiscovery) int { return version.Compare(b.Version, a.Version) })
+	}
+	// kube-apiserver lists its resources by name, subresources after
+	// theirs (the paths it installs are sorted); apiextensions-apiserver
+	// lists custom resources as it reads them, which is left as given.
+	for gv, l := range byGV {
+		if custom[gv] {
+			continue
+		}
+		slices.SortStableFunc(l.Resources, func(a, b apiResource) int { return strings.Compare(a.Name, b.Name) })
+		group, version, found := strings.Cut(gv, "/")
+		if !found {
+			group, version = "", gv
+		}
+		g := agg[group]
+		v := &g.Versions[slices.IndexFunc(g.Versions, func(v versionDiscovery) bool { return v.Version == version })]
+		slices.SortStableFunc(v.Resources, func(a, b resourceDiscovery) int { return strings.Compare(a.Resource, b.Resource) })
 	}
 	var err error
 	for _, gv := range order {

@@ -102,6 +102,16 @@ type Resource struct {
 	// is no deletecollection of namespaces), and discovery lists these.
 	Verbs []string
 
+	// StorageVersionHash is the resource's storageVersionHash in
+	// discovery (/api/v1, /apis/<group>/<version>), which a cluster
+	// changes when it starts storing the objects in another version (the
+	// storage version migrator watches it). "" means
+	// StorageVersionHash(Group, Version, Kind); a resource that is one of
+	// several versions of the same objects gives the hash of the version
+	// a cluster stores them in, as every version of a custom resource
+	// gives its definition's storage version's.
+	StorageVersionHash string
+
 	// Custom marks a custom resource, served as apiextensions-apiserver
 	// serves one: its requests skip the checks kube-apiserver's router
 	// (go-restful) makes of a built-in resource's Accept header, and of
@@ -130,6 +140,15 @@ type Resource struct {
 	// Fields are the field-selector fields beyond metadata.name and
 	// metadata.namespace.
 	Fields map[string]func(Object) string
+	// UnknownField returns the message of the 400 that answers a field
+	// selector on a field the resource lacks (not metadata.name,
+	// metadata.namespace or one of Fields). nil means kube-apiserver's
+	// texts: `field label not supported: <label>` for a custom resource
+	// and for a resource with Fields (as for Pods, whose kind has a
+	// field label conversion of its own), else the default conversion's
+	// `"<label>" is not a known field selector: only "metadata.name",
+	// "metadata.namespace"` (as for ConfigMaps).
+	UnknownField func(label string) string
 
 	// StorageResource, when set, is the group and resource whose storage
 	// holds this resource's objects, as another version of them:

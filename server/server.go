@@ -553,6 +553,7 @@ func (s *Server) newResource(d *Resource) (*resource, error) {
 		Kind:          d.Kind,
 		Namespaced:    d.Namespaced,
 		Fields:        fields,
+		UnknownField:  unknownField(d),
 		Finalizers:    d.Finalizers,
 		Prefix:        d.StorageResource.String(), // "" without one: GroupResource's
 	})
@@ -571,6 +572,15 @@ func (s *Server) newResource(d *Resource) (*resource, error) {
 		WithVersion: withVersion,
 	}, s.wopts)
 	return r, nil
+}
+
+// unknownField is d.UnknownField or its default: nil, the store's
+// default text, where that is kube-apiserver's.
+func unknownField(d *Resource) func(string) string {
+	if d.UnknownField == nil && (d.Custom || len(d.Fields) > 0) {
+		return func(label string) string { return "field label not supported: " + label }
+	}
+	return d.UnknownField
 }
 
 // AddResource starts serving res while the server runs, as Kubernetes

@@ -11,7 +11,9 @@ import (
 )
 
 // Discovery answers as an unaggregated Kubernetes server
-// (k8s.io/apiserver/pkg/endpoints/discovery), byte for byte.
+// (k8s.io/apiserver/pkg/endpoints/discovery), byte for byte: the
+// storageVersionHash values are kube-apiserver 1.37's, and a group
+// version's resources are sorted by name.
 func TestDiscovery(t *testing.T) {
 	_, base := newTestServer(t, Options{})
 	host := strings.TrimPrefix(base, "http://")
@@ -19,17 +21,17 @@ func TestDiscovery(t *testing.T) {
 	for _, tt := range []struct{ path, want string }{
 		{"/api", `{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":"` + host + `"}]}`},
 		{"/api/v1", `{"kind":"APIResourceList","groupVersion":"v1","resources":[` +
+			`{"name":"configmaps","singularName":"configmap","namespaced":true,"kind":"ConfigMap",` + verbs + `,"shortNames":["cm"],"storageVersionHash":"qFsyl6wFWjQ="},` +
+			`{"name":"events","singularName":"event","namespaced":true,"kind":"Event",` + verbs + `,"shortNames":["ev"],"storageVersionHash":"r2yiGXH7wu8="},` +
 			`{"name":"namespaces","singularName":"namespace","namespaced":false,"kind":"Namespace",` +
-			`"verbs":["create","delete","get","list","patch","update","watch"],"shortNames":["ns"]},` +
+			`"verbs":["create","delete","get","list","patch","update","watch"],"shortNames":["ns"],"storageVersionHash":"Q3oi5N2YM8M="},` +
 			`{"name":"namespaces/finalize","singularName":"","namespaced":false,"kind":"Namespace","verbs":["update"]},` +
 			`{"name":"namespaces/status","singularName":"","namespaced":false,"kind":"Namespace","verbs":["get","patch","update"]},` +
-			`{"name":"configmaps","singularName":"configmap","namespaced":true,"kind":"ConfigMap",` + verbs + `,"shortNames":["cm"]},` +
-			`{"name":"secrets","singularName":"secret","namespaced":true,"kind":"Secret",` + verbs + `},` +
-			`{"name":"events","singularName":"event","namespaced":true,"kind":"Event",` + verbs + `,"shortNames":["ev"]}]}`},
+			`{"name":"secrets","singularName":"secret","namespaced":true,"kind":"Secret",` + verbs + `,"storageVersionHash":"S6u1pOWzb84="}]}`},
 		{"/apis", `{"kind":"APIGroupList","apiVersion":"v1","groups":[{"name":"apiextensions.k8s.io","versions":[{"groupVersion":"apiextensions.k8s.io/v1","version":"v1"}],"preferredVersion":{"groupVersion":"apiextensions.k8s.io/v1","version":"v1"}},{"name":"example.apisem.dev","versions":[{"groupVersion":"example.apisem.dev/v1","version":"v1"}],"preferredVersion":{"groupVersion":"example.apisem.dev/v1","version":"v1"}}]}`},
 		{"/apis/example.apisem.dev", `{"kind":"APIGroup","apiVersion":"v1","name":"example.apisem.dev","versions":[{"groupVersion":"example.apisem.dev/v1","version":"v1"}],"preferredVersion":{"groupVersion":"example.apisem.dev/v1","version":"v1"}}`},
 		{"/apis/example.apisem.dev/v1", `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"example.apisem.dev/v1","resources":[` +
-			`{"name":"widgets","singularName":"widget","namespaced":true,"kind":"Widget",` + verbs + `,"shortNames":["wd"],"categories":["all"]},` +
+			`{"name":"widgets","singularName":"widget","namespaced":true,"kind":"Widget",` + verbs + `,"shortNames":["wd"],"categories":["all"],"storageVersionHash":"xAgbw+S4sYA="},` +
 			`{"name":"widgets/status","singularName":"","namespaced":true,"kind":"Widget","verbs":["get","patch","update"]}]}`},
 	} {
 		// Clients that ask for plain JSON get the unaggregated documents
