@@ -91,22 +91,10 @@
 // # Non-goals
 //
 // No admission webhooks (Options.Admission is in-process); the state
-// lives in memory (package store) and is gone with the process. The
+// lives in memory (package store) and is gone with the process unless
+// Options.Storage keeps it elsewhere (package etcdstore). The
 // server serves the status (Resource.StatusSubresource) and scale
 // (Resource.Scale) subresources itself, and those a Resource names
 // (UpdateSubresources, ObjectSubresources, Subresources: a Pod's log or
 // eviction has a handler of its own); the others answer 404.
-//
-// A path with an empty segment (two slashes) is answered as
-// kube-apiserver answers it where that is an error or a read: an empty
-// name before a subresource (.../pods//status is 400 `name must be
-// provided` for get, update and patch); an empty namespace of a built-in
-// resource (/api/v1/namespaces//configmaps lists and watches every
-// namespace; with a name, or a deletecollection that finds something to
-// delete, it is 400 `Namespace parameter required.`); a custom
-// resource's paths, read as kube-apiserver's request info reads them.
-// Elsewhere it is a 404, and so is a create in an empty namespace, a 422
-// on a cluster. Where two errors apply, the order of a cluster's checks
-// is followed for those of the router (405, 406, 415) and of a patch's
-// media type; the others' order may differ.
 package server

@@ -76,8 +76,8 @@ func (w *statusRecorder) Flush() {
 // Unwrap lets http.ResponseController reach the real writer.
 func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// ServeHTTP serves the Kubernetes API: discovery, /version and the
-// resources of package api. It parses the request once, then runs it
+// ServeHTTP serves the Kubernetes API: discovery, /version, OpenAPI and
+// the served resources. It parses the request once, then runs it
 // through the filters (server/filters.go, HookOptions) to the handler.
 //
 // It parses each request once: its verb, group, version, resource,
@@ -112,6 +112,19 @@ func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 // Content-Type, with their own 406 and 415 texts: so Accept:
 // application/* alone is refused there, and taken (as JSON) by a custom
 // resource.
+//
+// A path with an empty segment (two slashes) is answered as
+// kube-apiserver answers it where that is an error or a read: an empty
+// name before a subresource (.../pods//status is 400 `name must be
+// provided` for get, update and patch); an empty namespace of a built-in
+// resource (/api/v1/namespaces//configmaps lists and watches every
+// namespace; with a name, or a deletecollection that finds something to
+// delete, it is 400 `Namespace parameter required.`); a custom
+// resource's paths, read as kube-apiserver's request info reads them.
+// Elsewhere it is a 404, and so is a create in an empty namespace, a 422
+// on a cluster. Where two errors apply, the order of a cluster's checks
+// is followed for those of the router (405, 406, 415) and of a patch's
+// media type; the others' order may differ.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rq := parseRequest(r)
