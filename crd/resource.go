@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apisem/apisem/meta"
@@ -432,12 +433,24 @@ func customResources(c *CustomResourceDefinition, admit server.AdmitFunc, rules 
 			return nil, err
 		}
 		apiVersion := c.Spec.Group + "/" + v.Name
-		var rv RuleValidator
+		// The rules are compiled on the first write that evaluates them,
+		// as kube-apiserver builds a definition's validators on the first
+		// request to its resources (k8s.io/apiextensions-apiserver
+		// pkg/apiserver/customresource_handler.go,
+		// getOrCreateServingInfoFor): the programs of a definition's rules
+		// take far more memory than its schema, and a server serving
+		// definitions without objects holds none. root is the stored
+		// definition's, which does not change.
+		var compiled func() (RuleValidator, error)
 		if rules != nil && root != nil {
-			var err error
-			if rv, err = rules.Compile(root); err != nil {
-				return nil, fmt.Errorf("crd: %s: %w", versionSchemaPath(i), err)
-			}
+			path := versionSchemaPath(i)
+			compiled = sync.OnceValues(func() (RuleValidator, error) {
+				rv, err := rules.Compile(root)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", path, err)
+				}
+				return rv, nil
+			})
 		}
 		var cols []server.Column
 		// A column whose path does not parse ends the columns, as
@@ -516,6 +529,16 @@ func customResources(c *CustomResourceDefinition, admit server.AdmitFunc, rules 
 			// Then the duplicates of set and map lists, which ratchet
 			// as a whole: none are reported when the old object had one.
 			errs = append(errs, val.lists(content, oldContent)...)
+			if compiled == nil {
+				return errs
+			}
+			rv, err := compiled()
+			if err != nil {
+				// Check passed the rules when the definition was written:
+				// this one was stored by a server with other limits.
+				return append(errs, status.FieldError{Type: status.CauseTypeInternal, Field: "<nil>",
+					Detail: "compiling the validation rules: " + err.Error()})
+			}
 			if rv == nil {
 				return errs
 			}

@@ -38,6 +38,9 @@ type RuleCompiler interface {
 	// Compile compiles the rules of root for validating objects. The
 	// validator is nil when root has no rules. It does not repeat
 	// Check's checks, which the definition passed when it was written.
+	// A served version's rules are compiled once, on the first write
+	// that evaluates them (as kube-apiserver compiles them on the first
+	// request), concurrently with other versions' compilations.
 	Compile(root *JSONSchemaProps) (RuleValidator, error)
 }
 
