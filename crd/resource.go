@@ -617,10 +617,18 @@ func openAPISchema(s *JSONSchemaProps) *server.Schema {
 	if s == nil {
 		return nil
 	}
+	return openAPIValue(*s)
+}
+
+// openAPIValue is openAPISchema of a schema taken by value: a property
+// of a map is copied on the stack, where the address of the copy would
+// move each copy to the heap (20,000 copies of 488 bytes for the real
+// definitions of BenchmarkInstalledRSS).
+func openAPIValue(s JSONSchemaProps) *server.Schema {
 	out := &server.Schema{
 		Type: s.Type, Format: s.Format, Description: s.Description, Default: s.Default,
 		Required: slices.Clone(s.Required), IntOrString: s.XIntOrString,
-		PreserveUnknownFields: preserves(s), ListMapKeys: slices.Clone(s.XListMapKeys),
+		PreserveUnknownFields: preserves(&s), ListMapKeys: slices.Clone(s.XListMapKeys),
 	}
 	if s.XListType != nil {
 		out.ListType = *s.XListType
@@ -635,9 +643,8 @@ func openAPISchema(s *JSONSchemaProps) *server.Schema {
 	}
 	if len(s.Properties) > 0 {
 		out.Properties = make(map[string]*server.Schema, len(s.Properties))
-		for _, k := range sortedKeys(s.Properties) {
-			p := s.Properties[k]
-			out.Properties[k] = openAPISchema(&p)
+		for k, p := range s.Properties {
+			out.Properties[k] = openAPIValue(p)
 		}
 	}
 	out.Items = openAPISchema(s.Items)
