@@ -327,3 +327,32 @@ properties:
 		})
 	}
 }
+
+// holdsRules finds rules wherever a schema may hold them, and only rules:
+// a description that names the keyword holds none.
+func TestHoldsRules(t *testing.T) {
+	rule := []crd.ValidationRule{{Rule: "self.a > 0"}}
+	ruled := crd.JSONSchemaProps{Type: "object", XValidations: rule}
+	tests := []struct {
+		name string
+		s    *crd.JSONSchemaProps
+		want bool
+	}{
+		{"nil", nil, false},
+		{"none", &crd.JSONSchemaProps{Type: "object", Properties: map[string]crd.JSONSchemaProps{"a": {Type: "integer"}}}, false},
+		{"in a description", &crd.JSONSchemaProps{Type: "object", Description: `"x-kubernetes-validations" rules`}, false},
+		{"root", &ruled, true},
+		{"property", &crd.JSONSchemaProps{Type: "object", Properties: map[string]crd.JSONSchemaProps{"a": ruled}}, true},
+		{"items", &crd.JSONSchemaProps{Type: "array", Items: &ruled}, true},
+		{"additionalProperties", &crd.JSONSchemaProps{Type: "object", AdditionalProperties: &crd.SchemaOrBool{Allows: true, Schema: &ruled}}, true},
+		{"allOf", &crd.JSONSchemaProps{AllOf: []crd.JSONSchemaProps{{}, ruled}}, true},
+		{"anyOf", &crd.JSONSchemaProps{AnyOf: []crd.JSONSchemaProps{ruled}}, true},
+		{"oneOf", &crd.JSONSchemaProps{OneOf: []crd.JSONSchemaProps{ruled}}, true},
+		{"not", &crd.JSONSchemaProps{Not: &ruled}, true},
+	}
+	for _, tt := range tests {
+		if got := holdsRules(tt.s); got != tt.want {
+			t.Errorf("%s: holdsRules = %v; want %v", tt.name, got, tt.want)
+		}
+	}
+}
