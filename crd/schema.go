@@ -101,15 +101,20 @@ func ValidateUpdate(s *JSONSchemaProps, obj, old map[string]any) ([]status.Field
 	return v.validateObject(obj, old, false), nil
 }
 
-// walkSchema calls f with s and every schema below it.
+// walkSchema calls f with s and every schema below it. f must not keep
+// its argument: the properties of a schema are passed in one copy, each
+// in turn (a copy per property moved each to the heap).
 func walkSchema(s *JSONSchemaProps, f func(*JSONSchemaProps)) {
 	if s == nil {
 		return
 	}
 	f(s)
-	for _, k := range sortedKeys(s.Properties) {
-		p := s.Properties[k]
-		walkSchema(&p, f)
+	if len(s.Properties) > 0 {
+		p := new(JSONSchemaProps)
+		for _, k := range sortedKeys(s.Properties) {
+			*p = s.Properties[k]
+			walkSchema(p, f)
+		}
 	}
 	walkSchema(s.Items, f)
 	if s.AdditionalProperties != nil {
