@@ -1099,9 +1099,10 @@ func newSchemaNodeOf(s *JSONSchemaProps) *schemaNode {
 		embedded: s.XEmbeddedResource, preserves: preserves(s)}
 	if len(s.Properties) > 0 {
 		n.props = make(map[string]*schemaNode, len(s.Properties))
+		p := new(JSONSchemaProps) // one copy for all: newSchemaNodeOf keeps nothing of it
 		for k := range s.Properties {
-			p := s.Properties[k]
-			n.props[k] = newSchemaNodeOf(&p)
+			*p = s.Properties[k]
+			n.props[k] = newSchemaNodeOf(p)
 		}
 	}
 	return n
