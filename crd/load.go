@@ -1,13 +1,11 @@
 package crd
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	kjson "sigs.k8s.io/json"
@@ -79,23 +77,27 @@ func Parse(b []byte) ([]*CustomResourceDefinition, error) {
 	return out, nil
 }
 
-// splitYAML splits a YAML stream at its "---" document separators.
+// splitYAML splits a YAML stream at its "---" document separators. The
+// documents are b's own bytes, not copies: the YAML of a large definition
+// is read once.
 func splitYAML(b []byte) [][]byte {
 	var docs [][]byte
-	var cur bytes.Buffer
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 0, 64*1024), len(b)+1)
-	for sc.Scan() {
-		line := sc.Bytes()
-		if t := bytes.TrimRight(line, " \t\r"); bytes.Equal(t, []byte("---")) || bytes.HasPrefix(t, []byte("--- ")) {
-			docs = append(docs, slices.Clone(cur.Bytes()))
-			cur.Reset()
-			continue
+	start, off := 0, 0
+	for line := range bytes.Lines(b) {
+		if isSeparator(line) {
+			docs = append(docs, b[start:off:off])
+			start = off + len(line)
 		}
-		cur.Write(line)
-		cur.WriteByte('\n')
+		off += len(line)
 	}
-	return append(docs, cur.Bytes())
+	return append(docs, b[start:])
+}
+
+// isSeparator reports whether line is a "---" line, which may have a
+// comment or trailing blanks.
+func isSeparator(line []byte) bool {
+	t := bytes.TrimRight(line, " \t\r\n")
+	return bytes.Equal(t, []byte("---")) || bytes.HasPrefix(t, []byte("--- "))
 }
 
 // Install creates defs, as POSTs to customresourcedefinitions would

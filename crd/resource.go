@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apisem/apisem/crd/schema"
@@ -444,12 +445,24 @@ func customResources(c *CustomResourceDefinition, admit server.AdmitFunc, rules 
 			return nil, err
 		}
 		apiVersion := c.Spec.Group + "/" + v.Name
-		var rv schema.RuleValidator
+		// The rules are compiled on the first write that evaluates them,
+		// as kube-apiserver builds a definition's validators on the first
+		// request to its resources (k8s.io/apiextensions-apiserver
+		// pkg/apiserver/customresource_handler.go,
+		// getOrCreateServingInfoFor): the programs of a definition's rules
+		// take far more memory than its schema, and a server serving
+		// definitions without objects holds none. root is the stored
+		// definition's, which does not change.
+		var compiled func() (schema.RuleValidator, error)
 		if rules != nil && root != nil {
-			var err error
-			if rv, err = rules.Compile(root); err != nil {
-				return nil, fmt.Errorf("crd: %s: %w", versionSchemaPath(i), err)
-			}
+			path := versionSchemaPath(i)
+			compiled = sync.OnceValues(func() (schema.RuleValidator, error) {
+				rv, err := rules.Compile(root)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", path, err)
+				}
+				return rv, nil
+			})
 		}
 		var cols []table.Column
 		// A column whose path does not parse ends the columns, as
@@ -523,6 +536,16 @@ func customResources(c *CustomResourceDefinition, admit server.AdmitFunc, rules 
 			// Then the duplicates of set and map lists, which ratchet
 			// as a whole: none are reported when the old object had one.
 			errs = append(errs, val.ListErrors(content, oldContent)...)
+			if compiled == nil {
+				return errs
+			}
+			rv, err := compiled()
+			if err != nil {
+				// Check passed the rules when the definition was written:
+				// this one was stored by a server with other limits.
+				return append(errs, status.FieldError{Type: status.CauseTypeInternal, Field: "<nil>",
+					Detail: "compiling the validation rules: " + err.Error()})
+			}
 			if rv == nil {
 				return errs
 			}
@@ -586,6 +609,14 @@ func openAPISchema(s *schema.JSONSchemaProps) *openapi.Schema {
 	if s == nil {
 		return nil
 	}
+	return openAPIValue(*s)
+}
+
+// openAPIValue is openAPISchema of a schema taken by value: a property
+// of a map is copied on the stack, where the address of the copy would
+// move each copy to the heap (20,000 copies of 488 bytes for the real
+// definitions of BenchmarkInstalledRSS).
+func openAPIValue(s schema.JSONSchemaProps) *openapi.Schema {
 	out := &openapi.Schema{
 		Type: s.Type, Format: s.Format, Description: s.Description, Default: s.Default,
 		Required: slices.Clone(s.Required), IntOrString: s.XIntOrString,
@@ -605,7 +636,7 @@ func openAPISchema(s *schema.JSONSchemaProps) *openapi.Schema {
 	if len(s.Properties) > 0 {
 		out.Properties = make(map[string]*openapi.Schema, len(s.Properties))
 		for k, p := range s.Properties {
-			out.Properties[k] = openAPISchema(&p)
+			out.Properties[k] = openAPIValue(p)
 		}
 	}
 	out.Items = openAPISchema(s.Items)

@@ -2,6 +2,7 @@ package crd
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"net/http/httptest"
 	"strconv"
@@ -15,12 +16,15 @@ import (
 	"github.com/apisem/apisem/status"
 )
 
-// stubRules is a schema.RuleCompiler that refuses schemas with a rule "bad" and
-// whose validators refuse objects whose spec.color is "green", and
-// records what they were given.
+// stubRules is a schema.RuleCompiler that refuses schemas with a rule "bad",
+// fails to compile those with a rule "uncompilable" (which Check passes,
+// as a definition stored by a server with other limits), and whose
+// validators refuse objects whose spec.color is "green", and records
+// what they were given.
 type stubRules struct {
-	mu   sync.Mutex
-	seen []string // "obj name/old name" of each Validate
+	mu       sync.Mutex
+	seen     []string // "obj name/old name" of each Validate
+	compiled int      // calls of Compile
 }
 
 func (r *stubRules) Check(path string, root *schema.JSONSchemaProps) []status.FieldError {
@@ -36,7 +40,27 @@ func (r *stubRules) Check(path string, root *schema.JSONSchemaProps) []status.Fi
 }
 
 func (r *stubRules) Compile(root *schema.JSONSchemaProps) (schema.RuleValidator, error) {
+	r.mu.Lock()
+	r.compiled++
+	r.mu.Unlock()
+	var err error
+	schema.Walk(root, func(s *schema.JSONSchemaProps) {
+		for _, v := range s.XValidations {
+			if v.Rule == "uncompilable" {
+				err = errors.New("too much work")
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
 	return stubValidator{r}, nil
+}
+
+func (r *stubRules) compilations() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.compiled
 }
 
 type stubValidator struct{ r *stubRules }
@@ -104,6 +128,10 @@ func TestRules(t *testing.T) {
 	if err := c.Install(context.Background(), list...); err != nil {
 		t.Fatal(err)
 	}
+	// Served, yet compiled only when an object is written.
+	if n := rules.compilations(); n != 0 {
+		t.Errorf("rules compiled %d times by the installation; want 0", n)
+	}
 
 	tests := []struct {
 		name, method, url, body string
@@ -129,11 +157,57 @@ func TestRules(t *testing.T) {
 			}
 		})
 	}
+	if n := rules.compilations(); n != 1 {
+		t.Errorf("rules compiled %d times by the writes; want once", n)
+	}
 	rules.mu.Lock()
 	defer rules.mu.Unlock()
 	want := []string{"w1,Widget/<none>", "w2,Widget/<none>", "w1,Widget/w1,Widget"}
 	if strings.Join(rules.seen, " ") != strings.Join(want, " ") {
 		t.Errorf("validators saw %v; want %v", rules.seen, want)
+	}
+}
+
+// A definition whose rules do not compile (stored by a server with other
+// limits: Check passed them) is served, and each write of its objects
+// fails with the compiler's error, as Kubernetes reports a rule's
+// compilation error on every object it applies to.
+func TestRulesUncompilable(t *testing.T) {
+	rules := &stubRules{}
+	opts := Options{Rules: rules}
+	defs := opts.Resource()
+	s, err := server.New(server.Options{Resources: []*server.Resource{defs}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := opts.Start(s, defs)
+	hs := httptest.NewServer(s)
+	t.Cleanup(func() {
+		c.Stop()
+		if err := s.Shutdown(context.Background()); err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+		hs.Close()
+	})
+	list, err := Parse([]byte(strings.Replace(widgetCRD(t), `"openAPIV3Schema":{`,
+		`"openAPIV3Schema":{"x-kubernetes-validations":[{"rule":"uncompilable"}],`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a guard
+	defer cancel()
+	if err := c.Install(ctx, list...); err != nil {
+		t.Fatal(err) // installed, not Established for a compilation error
+	}
+	for range 2 {
+		r := do(t, "POST", hs.URL+widgetsURL, `{"metadata":{"name":"w1"},"spec":{"color":"red"}}`, 422)
+		const want = `\u003cnil\u003e: Internal error: compiling the validation rules: spec.versions[0].schema.openAPIV3Schema: too much work`
+		if !strings.Contains(r.body, want) {
+			t.Errorf("body %s; want %s", r.body, want)
+		}
+	}
+	if n := rules.compilations(); n != 1 {
+		t.Errorf("rules compiled %d times; want once", n)
 	}
 }
 

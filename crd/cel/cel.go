@@ -1,7 +1,6 @@
 package cel
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -189,18 +188,50 @@ func internalError(path string, err error) status.FieldError {
 
 // internalSchema converts s to Kubernetes' internal schema type, as
 // kube-apiserver does: through its JSON into apiextensions/v1, then by
-// its conversion. hasRules reports whether s may hold rules; when it
-// does not, s is not converted.
+// its conversion. hasRules reports whether s holds rules; when it does
+// not, s is not converted (nor encoded: the largest real schemas have
+// none).
 func internalSchema(s *schema.JSONSchemaProps) (_ *apiextensions.JSONSchemaProps, hasRules bool, _ error) {
+	if !holdsRules(s) {
+		return nil, false, nil
+	}
 	b, err := json.Marshal(s)
 	if err != nil {
 		return nil, false, err
 	}
-	if !bytes.Contains(b, []byte(`"x-kubernetes-validations"`)) {
-		return nil, false, nil
-	}
 	in, err := internalFromJSON(b)
 	return in, true, err
+}
+
+// holdsRules reports whether s or a schema within it has
+// x-kubernetes-validations rules.
+func holdsRules(s *schema.JSONSchemaProps) bool {
+	return s != nil && rulesIn(*s)
+}
+
+// rulesIn is holdsRules of a schema taken by value: a property of a map
+// is copied on the stack, where the address of the copy would move it to
+// the heap.
+func rulesIn(s schema.JSONSchemaProps) bool {
+	if len(s.XValidations) > 0 || holdsRules(s.Items) || holdsRules(s.Not) {
+		return true
+	}
+	if s.AdditionalProperties != nil && holdsRules(s.AdditionalProperties.Schema) {
+		return true
+	}
+	for _, l := range [][]schema.JSONSchemaProps{s.AllOf, s.AnyOf, s.OneOf} {
+		for _, p := range l {
+			if rulesIn(p) {
+				return true
+			}
+		}
+	}
+	for _, p := range s.Properties {
+		if rulesIn(p) {
+			return true
+		}
+	}
+	return false
 }
 
 func internalFromJSON(b []byte) (*apiextensions.JSONSchemaProps, error) {

@@ -327,3 +327,32 @@ properties:
 		})
 	}
 }
+
+// holdsRules finds rules wherever a schema may hold them, and only rules:
+// a description that names the keyword holds none.
+func TestHoldsRules(t *testing.T) {
+	rule := []schema.ValidationRule{{Rule: "self.a > 0"}}
+	ruled := schema.JSONSchemaProps{Type: "object", XValidations: rule}
+	tests := []struct {
+		name string
+		s    *schema.JSONSchemaProps
+		want bool
+	}{
+		{"nil", nil, false},
+		{"none", &schema.JSONSchemaProps{Type: "object", Properties: map[string]schema.JSONSchemaProps{"a": {Type: "integer"}}}, false},
+		{"in a description", &schema.JSONSchemaProps{Type: "object", Description: `"x-kubernetes-validations" rules`}, false},
+		{"root", &ruled, true},
+		{"property", &schema.JSONSchemaProps{Type: "object", Properties: map[string]schema.JSONSchemaProps{"a": ruled}}, true},
+		{"items", &schema.JSONSchemaProps{Type: "array", Items: &ruled}, true},
+		{"additionalProperties", &schema.JSONSchemaProps{Type: "object", AdditionalProperties: &schema.SchemaOrBool{Allows: true, Schema: &ruled}}, true},
+		{"allOf", &schema.JSONSchemaProps{AllOf: []schema.JSONSchemaProps{{}, ruled}}, true},
+		{"anyOf", &schema.JSONSchemaProps{AnyOf: []schema.JSONSchemaProps{ruled}}, true},
+		{"oneOf", &schema.JSONSchemaProps{OneOf: []schema.JSONSchemaProps{ruled}}, true},
+		{"not", &schema.JSONSchemaProps{Not: &ruled}, true},
+	}
+	for _, tt := range tests {
+		if got := holdsRules(tt.s); got != tt.want {
+			t.Errorf("%s: holdsRules = %v; want %v", tt.name, got, tt.want)
+		}
+	}
+}

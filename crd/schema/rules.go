@@ -15,6 +15,9 @@ type RuleCompiler interface {
 	// Compile compiles the rules of root for validating objects. The
 	// Validator is nil when root has no rules. It does not repeat
 	// Check's checks, which the definition passed when it was written.
+	// Package crd compiles a served version's rules once, on the first
+	// write that evaluates them (as kube-apiserver compiles them on the
+	// first request), concurrently with other versions' compilations.
 	Compile(root *JSONSchemaProps) (RuleValidator, error)
 }
 

@@ -103,15 +103,20 @@ func ValidateUpdate(s *JSONSchemaProps, obj, old map[string]any) ([]status.Field
 	return v.validateObject(obj, old, false), nil
 }
 
-// Walk calls f with s and every schema below it.
+// Walk calls f with s and every schema below it. f must not keep its
+// argument: the properties of a schema are passed in one copy, each in
+// turn (a copy per property moved each to the heap).
 func Walk(s *JSONSchemaProps, f func(*JSONSchemaProps)) {
 	if s == nil {
 		return
 	}
 	f(s)
-	for _, k := range sortedKeys(s.Properties) {
-		p := s.Properties[k]
-		Walk(&p, f)
+	if len(s.Properties) > 0 {
+		p := new(JSONSchemaProps)
+		for _, k := range sortedKeys(s.Properties) {
+			*p = s.Properties[k]
+			Walk(p, f)
+		}
 	}
 	Walk(s.Items, f)
 	if s.AdditionalProperties != nil {
@@ -1100,9 +1105,10 @@ func newSchemaNodeOf(s *JSONSchemaProps) *schemaNode {
 		embedded: s.XEmbeddedResource, preserves: preserves(s)}
 	if len(s.Properties) > 0 {
 		n.props = make(map[string]*schemaNode, len(s.Properties))
+		p := new(JSONSchemaProps) // one copy for all: newSchemaNodeOf keeps nothing of it
 		for k := range s.Properties {
-			p := s.Properties[k]
-			n.props[k] = newSchemaNodeOf(&p)
+			*p = s.Properties[k]
+			n.props[k] = newSchemaNodeOf(p)
 		}
 	}
 	return n

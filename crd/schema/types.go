@@ -109,8 +109,10 @@ func (s *JSONSchemaProps) DeepCopy() *JSONSchemaProps {
 // deepCopyValue is DeepCopy for the values of maps and slices, which
 // need no copy of their own on the heap (a schema's properties are most
 // of a definition's copy: BenchmarkInstallRealCRDs in examples/interop).
-func (s *JSONSchemaProps) deepCopyValue() JSONSchemaProps {
-	out := *s
+// Its receiver is a value: with a pointer, the copy of each map value it
+// is called on would move to the heap.
+func (s JSONSchemaProps) deepCopyValue() JSONSchemaProps {
+	out := s
 	out.Ref = clonePtr(s.Ref)
 	out.Default = jsonvalue.DeepCopy(s.Default)
 	out.Example = jsonvalue.DeepCopy(s.Example)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/apisem/apisem/crd"
+	"github.com/apisem/apisem/crd/cel"
 	"github.com/apisem/apisem/examples/apiserver/demo"
 )
 
@@ -34,6 +35,9 @@ func BenchmarkRealCRDsMemory(b *testing.B) {
 		opts crd.Options
 	}{
 		{"no-rules", crd.Options{}},
+		// Rules are compiled on the first write of a version's objects,
+		// as kube-apiserver compiles them: none here.
+		{"rules", crd.Options{Rules: cel.Compiler{}}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()

@@ -253,7 +253,12 @@ func installCRDDir(ctx context.Context, log *slog.Logger, dir string, s *demo.Se
 		log.Warn("no CustomResourceDefinitions found in the .yaml, .yml and .json files of the directory or its subdirectories", "dir", dir)
 	}
 	ctrl := s.CustomResourceDefinitions()
-	for _, d := range defs {
+	for i, d := range defs {
+		// The server stores its own copy: let each definition read go
+		// once installed, so that the definitions are not held twice
+		// while the others install (the memory a process keeps follows
+		// its peak heap).
+		defs[i] = nil
 		err := ctrl.Install(ctx, d)
 		if status.IsAlreadyExists(err) {
 			// Stored by an earlier run (storage such as etcd outlives
