@@ -125,6 +125,11 @@ func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 // on a cluster. Where two errors apply, the order of a cluster's checks
 // is followed for those of the router (405, 406, 415) and of a patch's
 // media type; the others' order may differ.
+//
+// /api names the address the client reached as the server's
+// (serverAddressByClientCIDRs), where kube-apiserver names its
+// --advertise-address: a server built on this package may sit behind
+// any address, and knows only the one it was reached at.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rq := parseRequest(r)
