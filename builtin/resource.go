@@ -128,6 +128,13 @@ func (k *kind) resource(defs *definitions, p *printers.HumanReadableGenerator, a
 	}
 	if shared {
 		r.Read = k.read()
+		s, err := k.storageKind()
+		if err != nil {
+			return nil, err
+		}
+		if s != k {
+			r.ToStorage = k.toStorage(s)
+		}
 	}
 	if err := defs.describe(k, r); err != nil {
 		return nil, err
