@@ -294,3 +294,71 @@ func metadataAnnotations(t *testing.T, url, accept string) string {
 	}
 	return string(b)
 }
+
+// events.k8s.io Events take the field selectors kube-apiserver's field
+// label conversion of events.k8s.io/v1 maps to the core Event's fields
+// (regarding.* to involvedObject.*, reportingController to
+// reportingComponent), with the answers recorded on v1.37.1 (see
+// testdata/reference-v1.37.1-multiver.txt): Events c1 and c2 written
+// through core/v1, n1 and n2 through events.k8s.io/v1.
+func TestEventsFieldSelectors(t *testing.T) {
+	cs, _ := newClient(t, Options{Groups: []string{"", "events.k8s.io"}})
+	ctx := context.Background()
+	core, events := cs.CoreV1().Events("default"), cs.EventsV1().Events("default")
+	for _, name := range []string{"c1", "c2"} {
+		if _, err := core.Create(ctx, &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: name},
+			InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: "default", Name: "p"},
+			Message:        "from core", Reason: "R", Type: "Normal"}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"n1", "n2"} {
+		if _, err := events.Create(ctx, &eventsv1.Event{ObjectMeta: metav1.ObjectMeta{Name: name},
+			EventTime: metav1.NowMicro(), ReportingController: "c", ReportingInstance: "i", Action: "A", Reason: "R",
+			Regarding: corev1.ObjectReference{Kind: "Pod", Namespace: "default", Name: "p"}, Note: "hello", Type: "Normal"}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		selector string
+		want     string // the names, or the 400's message
+	}{
+		{"regarding.name=p", "c1,c2,n1,n2"},
+		{"reportingController=c", "n1,n2"},
+		{"reportingController=", "c1,c2"},
+		{"reportingController!=c", "c1,c2"},
+		{"reason=R", "c1,c2,n1,n2"},
+		{"type=Normal", "c1,c2,n1,n2"},
+		{"regarding.kind=Pod,reportingController=c", "n1,n2"},
+		{"regarding.namespace=default", "c1,c2,n1,n2"},
+		{"regarding.uid=", "c1,c2,n1,n2"},
+		{"regarding.apiVersion=", "c1,c2,n1,n2"},
+		{"regarding.resourceVersion=", "c1,c2,n1,n2"},
+		{"regarding.fieldPath=", "c1,c2,n1,n2"},
+		{"regarding.name=q", ""},
+		{"involvedObject.name=p", "field label not supported: involvedObject.name"},
+		{"source=c", "field label not supported: source"},
+		{"reportingComponent=c", "field label not supported: reportingComponent"},
+		{"note=hello", "field label not supported: note"},
+	} {
+		var got string
+		l, err := events.List(ctx, metav1.ListOptions{FieldSelector: c.selector})
+		if err != nil {
+			var se *apierrors.StatusError
+			if !asStatus(err, &se) || se.ErrStatus.Code != 400 {
+				t.Errorf("%s: %v", c.selector, err)
+				continue
+			}
+			got = se.ErrStatus.Message
+		} else {
+			var names []string
+			for _, e := range l.Items {
+				names = append(names, e.Name)
+			}
+			got = strings.Join(names, ",")
+		}
+		if got != c.want {
+			t.Errorf("events.k8s.io Events with %s: %q, want %q", c.selector, got, c.want)
+		}
+	}
+}
