@@ -274,7 +274,9 @@ func metadataAnnotations(t *testing.T, url, accept string) string {
 	var got struct {
 		Metadata metav1.ObjectMeta
 		Items    []struct{ Metadata metav1.ObjectMeta }
-		Rows     []struct{ Object struct{ Metadata metav1.ObjectMeta } }
+		Rows     []struct {
+			Object struct{ Metadata metav1.ObjectMeta }
+		}
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
 		t.Fatal(err)
