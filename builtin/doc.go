@@ -111,8 +111,9 @@
 //     (Kubernetes' strategy answers that it cannot tell the user).
 //   - A ResourceClaim or ResourceClaimTemplate asking for admin access
 //     to devices is refused with the cluster's message for a namespace
-//     without the label resource.kubernetes.io/admin-access: the
-//     strategies are not given the server's Namespaces to read it from.
+//     without the label resource.kubernetes.io/admin-access, unless
+//     Options.Namespaces gives the strategies the server's Namespaces
+//     to read it from (a ServerNamespaces bound to the server).
 //   - autoscaling/v1 and v2 HorizontalPodAutoscalers, and core/v1 and
 //     events.k8s.io/v1 Events, share one storage that keeps them in one
 //     version (autoscaling/v2, core v1), as kube-apiserver's, but
