@@ -96,10 +96,13 @@ func Start(tb testing.TB, opts Options) *Environment {
 		tb.Fatal(err)
 	}
 	res := opts.Resources
+	// The built-in strategies read the server's Namespaces (a
+	// ResourceClaim's admin access needs a labelled one).
+	nsr := &builtin.ServerNamespaces{}
 	if res == nil {
 		// Made per server: a Service's cluster IPs are allocated per
 		// server, starting afresh.
-		if res, err = builtin.Resources(builtin.Options{Groups: opts.Groups}); err != nil {
+		if res, err = builtin.Resources(builtin.Options{Groups: opts.Groups, Namespaces: nsr}); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -130,6 +133,7 @@ func Start(tb testing.TB, opts Options) *Environment {
 		tb.Fatal(err)
 	}
 	ns.Bind(s)
+	nsr.Bind(s)
 	url := servertest.Start(tb, s) // its Cleanup shuts the server down, last
 	ctrl := crds.Start(s, defsRes)
 	ctx, cancel := context.WithCancel(context.Background())

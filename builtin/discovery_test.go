@@ -43,9 +43,7 @@ var notServed = map[string]string{
 
 // subresourcesNotServed are the reference's subresources a server of
 // this module does not list, by group/version/resource/subresource.
-var subresourcesNotServed = map[string]string{
-	"certificates.k8s.io/v1/certificatesigningrequests/approval": "not served yet",
-}
+var subresourcesNotServed = map[string]string{}
 
 // resourceDifferences are the fields of a listed resource that differ
 // on purpose, by group/version/resource.

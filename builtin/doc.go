@@ -77,15 +77,22 @@
 // also when it changes nothing (an Object is a server.WriteObserver: the
 // server tells it the write's subresource); the scale subresource
 // (Deployments, ReplicaSets, StatefulSets, ReplicationControllers) reads
-// and sets spec.replicas through the main strategy.
+// and sets spec.replicas through the main strategy. A Pod's
+// ephemeralcontainers and resize, and a CertificateSigningRequest's
+// approval (status.conditions alone), use the strategies of those
+// subresources. Kinds served in two versions (HorizontalPodAutoscalers,
+// Events) are stored in the version kube-apiserver stores them in: a
+// write through the other is converted before it is stored
+// (server.Resource.ToStorage), and a read through it converted back;
+// field selectors take each version's field labels (regarding.name of
+// events.k8s.io Events is involvedObject.name of core ones).
 //
 // The differential test writes valid and invalid objects of 46 kinds to
 // the server over HTTP and gives the same input to Kubernetes' own
 // rest.BeforeCreate and rest.BeforeUpdate: the stored objects, status
 // codes, messages and causes are the same. The resources and their
 // discovery are those a kube-apiserver v1.37.1 serves by default,
-// recorded from one (TestDiscoveryMatchesReference lists what is not
-// served and why).
+// recorded from one (TestDiscoveryMatchesReference compares them).
 //
 // # Differences from a cluster
 //
@@ -104,17 +111,18 @@
 //     (Kubernetes' strategy answers that it cannot tell the user).
 //   - A ResourceClaim or ResourceClaimTemplate asking for admin access
 //     to devices is refused with the cluster's message for a namespace
-//     without the label resource.kubernetes.io/admin-access: the
-//     strategies are not given the server's Namespaces to read it from.
+//     without the label resource.kubernetes.io/admin-access, unless
+//     Options.Namespaces gives the strategies the server's Namespaces
+//     to read it from (a ServerNamespaces bound to the server).
 //   - autoscaling/v1 and v2 HorizontalPodAutoscalers, and core/v1 and
-//     events.k8s.io/v1 Events, share one storage, as in kube-apiserver,
-//     but an object is kept in the version it was written in (not
-//     converted to a storage version) and converted when read through the
-//     other: an update through one version that changes nothing still
-//     writes (a new resourceVersion), and metadata-only answers
-//     (PartialObjectMetadata) through autoscaling/v1 lack the
-//     autoscaling.alpha.kubernetes.io annotations its conversion writes.
-//     events.k8s.io Events have no field selectors beyond metadata's.
+//     events.k8s.io/v1 Events, share one storage that keeps them in one
+//     version (autoscaling/v2, core v1), as kube-apiserver's, but
+//     package managedfields keeps the entries of the version a write
+//     names: an update through one version drops the managedFields
+//     entries of the other, so one that changes nothing else still
+//     writes when the object has such entries (kube-apiserver converts
+//     them, and writes nothing; for Events, whose entries it cannot
+//     convert across groups, it drops them all).
 //   - Services get cluster IPs from 10.96.0.0/12 and node ports from
 //     30000-32767 in order, never released; collisions with the values a
 //     client names are not checked.

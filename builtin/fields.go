@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"maps"
 	"slices"
 	"sync"
 
@@ -12,7 +13,9 @@ import (
 // fields returns the kind's field-selector fields beyond metadata.name
 // and metadata.namespace (which the server serves itself), as its
 // registry's GetAttrs gives them (spec.nodeName and status.phase of
-// Pods, type of Secrets, involvedObject.* of Events, ...); nil without
+// Pods, type of Secrets, involvedObject.* of Events, ...) under the
+// labels its field label conversion maps to them (regarding.* of
+// events.k8s.io Events, and Labels); nil without
 // any. A field its field label conversion refuses is left out, as
 // kube-apiserver refuses it before the registry sees it (a ReplicaSet's
 // status.replicas, a PersistentVolume's name).
@@ -30,14 +33,19 @@ func (k *kind) fields() map[string]func(server.Object) string {
 	}
 	fc := &fieldCache{k: k}
 	out := map[string]func(server.Object) string{}
-	for name := range set {
-		if slices.Contains([]string{"metadata.name", "metadata.namespace"}, name) {
+	for _, label := range append(slices.Collect(maps.Keys(set)), k.Labels...) {
+		if slices.Contains([]string{"metadata.name", "metadata.namespace"}, label) {
 			continue
 		}
-		if _, _, err := scheme.ConvertFieldLabel(k.gvk(), name, ""); err != nil {
+		// The conversion names the registry's field of the label.
+		name, _, err := scheme.ConvertFieldLabel(k.gvk(), label, "")
+		if err != nil {
 			continue
 		}
-		out[name] = func(o server.Object) string { return fc.fields(o.(*Object))[name] }
+		if _, ok := set[name]; !ok {
+			continue
+		}
+		out[label] = func(o server.Object) string { return fc.fields(o.(*Object))[name] }
 	}
 	return out
 }

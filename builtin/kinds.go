@@ -117,6 +117,11 @@ type kind struct {
 	// group and resource (autoscaling/v1 and v2 HorizontalPodAutoscalers)
 	// share their storage without it.
 	StoredWith string
+	// Labels are field labels a field selector takes beyond the names
+	// Attrs gives, which the kind's field label conversion maps to them:
+	// events.k8s.io's regarding.* and reportingController are the core
+	// Event's involvedObject.* and reportingComponent.
+	Labels []string
 }
 
 // all are the served kinds, by group in the order of kubectl
@@ -199,7 +204,9 @@ var all = []*kind{
 
 	// events.k8s.io/v1
 	{Group: "events.k8s.io", Version: "v1", Kind: "Event", Plural: "events", ShortNames: []string{"ev"}, Namespaced: true,
-		Strategy: event.Strategy, StoredWith: "Event"},
+		Strategy: event.Strategy, StoredWith: "Event", Attrs: event.GetAttrs,
+		Labels: []string{"regarding.kind", "regarding.namespace", "regarding.name", "regarding.uid",
+			"regarding.apiVersion", "regarding.resourceVersion", "regarding.fieldPath", "reportingController"}},
 
 	// flowcontrol.apiserver.k8s.io/v1
 	{Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Kind: "FlowSchema", Plural: "flowschemas",

@@ -23,6 +23,14 @@ type Options struct {
 	// Groups are the API groups served ("" is the core group, "apps",
 	// "batch", ...); nil means every group of Groups.
 	Groups []string
+	// Namespaces, when set, reads the labels of a Namespace for the
+	// strategies that look at them: a ResourceClaim or
+	// ResourceClaimTemplate may ask for admin access to devices only in
+	// a namespace labelled resource.kubernetes.io/admin-access: "true",
+	// as on a cluster. A *ServerNamespaces reads those of the server.
+	// nil reads every namespace as one without labels, which refuses
+	// admin access with the cluster's message.
+	Namespaces NamespaceReader
 }
 
 // Groups lists the groups Resources can serve, in the order of
@@ -59,7 +67,7 @@ func Resources(opts Options) ([]*server.Resource, error) {
 		if opts.Groups != nil && !slices.Contains(opts.Groups, k.Group) {
 			continue
 		}
-		r, err := k.resource(defs, p, alloc, versions[k.storage()] > 1)
+		r, err := k.resource(opts, defs, p, alloc, versions[k.storage()] > 1)
 		if err != nil {
 			return nil, err
 		}
@@ -78,15 +86,16 @@ type (
 
 // resource returns the server resource of k; shared says that another
 // kind of the table keeps its objects in the same storage.
-func (k *kind) resource(defs *definitions, p *printers.HumanReadableGenerator, alloc *allocator, shared bool) (*server.Resource, error) {
-	main, ok := k.Strategy.(strategy)
+func (k *kind) resource(opts Options, defs *definitions, p *printers.HumanReadableGenerator, alloc *allocator, shared bool) (*server.Resource, error) {
+	mainStrategy, statusStrat := k.strategies(opts)
+	main, ok := mainStrategy.(strategy)
 	if !ok {
-		return nil, fmt.Errorf("builtin: the strategy of %s is a %T, not a create and update strategy", k.Kind, k.Strategy)
+		return nil, fmt.Errorf("builtin: the strategy of %s is a %T, not a create and update strategy", k.Kind, mainStrategy)
 	}
 	var st statusStrategy
-	if k.Status != nil {
-		if st, ok = k.Status.(statusStrategy); !ok {
-			return nil, fmt.Errorf("builtin: the status strategy of %s is a %T, not an update strategy", k.Kind, k.Status)
+	if statusStrat != nil {
+		if st, ok = statusStrat.(statusStrategy); !ok {
+			return nil, fmt.Errorf("builtin: the status strategy of %s is a %T, not an update strategy", k.Kind, statusStrat)
 		}
 	}
 	r := &server.Resource{
@@ -128,6 +137,13 @@ func (k *kind) resource(defs *definitions, p *printers.HumanReadableGenerator, a
 	}
 	if shared {
 		r.Read = k.read()
+		s, err := k.storageKind()
+		if err != nil {
+			return nil, err
+		}
+		if s != k {
+			r.ToStorage = k.toStorage(s)
+		}
 	}
 	if err := defs.describe(k, r); err != nil {
 		return nil, err

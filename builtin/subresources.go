@@ -20,6 +20,7 @@ import (
 	api "k8s.io/kubernetes/pkg/apis/core"
 	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
 	kubeletclient "k8s.io/kubernetes/pkg/kubelet/client"
+	"k8s.io/kubernetes/pkg/registry/certificates/certificates"
 	"k8s.io/kubernetes/pkg/registry/core/pod"
 	nodeutil "k8s.io/kubernetes/pkg/util/node"
 
@@ -74,6 +75,11 @@ func (k *kind) subresources(r *server.Resource) []server.Subresource {
 func (k *kind) objectSubresources() map[string]statusStrategy {
 	if k.Group == "" && k.Kind == "Pod" {
 		return map[string]statusStrategy{"ephemeralcontainers": pod.EphemeralContainersStrategy, "resize": pod.ResizeStrategy}
+	}
+	if k.Group == "certificates.k8s.io" && k.Kind == "CertificateSigningRequest" {
+		// Approval writes status.conditions alone (the strategy keeps the
+		// rest); its approve and deny permissions are the authorizer's.
+		return map[string]statusStrategy{"approval": certificates.ApprovalStrategy}
 	}
 	return nil
 }

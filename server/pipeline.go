@@ -47,7 +47,11 @@ func (s *Server) run(ctx context.Context, w *write, own *owner) (same bool, err 
 	// so that its one encoding holds the zero status as the type encodes
 	// it (a cut from the JSON would leave the encoding without the status
 	// member the stored object has).
-	split := def.StatusSubresource && !(w.old == nil && w.t.sub != "status" && zeroStatus(w.obj))
+	// A write of an ObjectSubresource takes the whole object: its hooks
+	// keep what it may not change (a CertificateSigningRequest's approval
+	// writes status.conditions).
+	split := def.StatusSubresource && !(w.old == nil && w.t.sub != "status" && zeroStatus(w.obj)) &&
+		!slices.Contains(def.ObjectSubresources, w.t.sub)
 	if w.enc, err = c.encode(w.obj); err != nil {
 		return false, err
 	}

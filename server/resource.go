@@ -42,9 +42,11 @@ type Resource struct {
 	UpdateSubresources []string
 	// ObjectSubresources are further subresources that serve get, update
 	// and patch of the object itself, as a Pod's ephemeralcontainers and
-	// resize: the hooks tell such a write by its subresource and keep
-	// what it may not change (Kubernetes' strategies of those
-	// subresources do).
+	// resize, and a CertificateSigningRequest's approval: the hooks tell
+	// such a write by its subresource and keep what it may not change
+	// (Kubernetes' strategies of those subresources do); the server keeps
+	// nothing of the stored object for them, not even the status (with
+	// StatusSubresource), which an approval writes.
 	ObjectSubresources []string
 	// Subresources are further subresources served by handlers of their
 	// own (a Pod's log, exec, binding, eviction...).

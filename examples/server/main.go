@@ -145,10 +145,14 @@ func run(log *slog.Logger, f *flags) error {
 	// Kubernetes' built-in kinds, in place of the demo's ConfigMaps,
 	// Secrets and Events (package app serves Namespaces with their
 	// lifecycle, and runs the garbage collector).
-	res, err := builtin.Resources(builtin.Options{})
+	// Their strategies read the server's Namespaces (a ResourceClaim's
+	// admin access needs a labelled one).
+	nsr := &builtin.ServerNamespaces{}
+	res, err := builtin.Resources(builtin.Options{Namespaces: nsr})
 	if err != nil {
 		return err
 	}
+	f.app.Started = nsr.Bind
 	f.app.Server.Resources = append(res, f.app.Server.Resources...)
 
 	var d app.Delegate

@@ -55,6 +55,9 @@ type Config struct {
 	Security Security
 	Audit    Audit   // app/audit.go
 	Tracing  Tracing // app/tracing.go
+	// Started, when set, is given the server once it is made, before it
+	// serves: a builtin.ServerNamespaces binds to it.
+	Started func(*server.Server)
 }
 
 // Register adds the flags to fs.
@@ -182,6 +185,9 @@ func Run(log *slog.Logger, c *Config, d Delegate) error {
 		rec.Source = s // before it serves
 	}
 	started.Store(s)
+	if c.Started != nil {
+		c.Started(s.Server)
+	}
 	l, err := net.Listen("tcp", c.Addr)
 	if err != nil {
 		return errors.Join(err, s.Shutdown(context.Background()))
