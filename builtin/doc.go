@@ -145,7 +145,7 @@
 //     bindings resource (POST /api/v1/namespaces/<ns>/bindings) is not
 //     served; pods/binding is. An eviction ignores a budget's
 //     unhealthyPodEvictionPolicy; bindings and evictions are not put to
-//     Options.Admission.
+//     server.Options.Admission.
 //   - There is no controller and no scheduler: a Pod stays Pending, a
 //     Deployment makes no ReplicaSet, a PodDisruptionBudget's status
 //     stays as written (an eviction it selects answers 429 until a test
