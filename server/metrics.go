@@ -207,12 +207,18 @@ func (s *Server) watchEventMetric(t *target, encode func(*watch.Message[Object])
 // a served resource, subresource and scope, no more segments.
 func (s *Server) routed(rq *request) *resource {
 	res := s.lookup(rq)
-	if res == nil || rq.tooLong {
+	if res == nil {
 		return nil
 	}
 	def, sub := res.def, rq.info.Subresource
+	if rq.tooLong {
+		// Only a subresource whose path goes on (a proxy's) is routed.
+		if h := def.subresource(sub); h == nil || !h.Path {
+			return nil
+		}
+	}
 	switch {
-	case sub != "" && !(sub == "status" && def.StatusSubresource || sub == "scale" && def.Scale != nil):
+	case sub != "" && !def.servesSubresource(sub):
 		return nil
 	case !def.Namespaced && rq.nsPrefix, def.Namespaced && !rq.nsPrefix && rq.name != "":
 		return nil

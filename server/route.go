@@ -185,8 +185,7 @@ func (s *Server) route(method string, rq *request) (*target, error) {
 		}
 	}
 	collection := t.name == ""
-	served := t.sub == "status" && res.def.StatusSubresource || t.sub == "scale" && res.def.Scale != nil ||
-		t.sub != "" && (slices.Contains(res.def.UpdateSubresources, t.sub) || slices.Contains(res.def.ObjectSubresources, t.sub) || handler != nil)
+	served := res.def.servesSubresource(t.sub)
 	switch {
 	case !res.def.Namespaced && (t.namespace != "" || emptyNS):
 		return nil, errNotFound()

@@ -49,6 +49,14 @@ type SubresourceRequest struct {
 	Server *Server
 }
 
+// servesSubresource reports whether r serves the subresource sub, of
+// whichever kind: status, scale, UpdateSubresources, ObjectSubresources
+// or Subresources.
+func (r *Resource) servesSubresource(sub string) bool {
+	return sub == "status" && r.StatusSubresource || sub == "scale" && r.Scale != nil ||
+		sub != "" && (slices.Contains(r.UpdateSubresources, sub) || slices.Contains(r.ObjectSubresources, sub) || r.subresource(sub) != nil)
+}
+
 // subresource returns r's Subresource of that name, or nil.
 func (r *Resource) subresource(name string) *Subresource {
 	if name == "" {
