@@ -220,7 +220,7 @@ func TestValidate(t *testing.T) {
 		{"configmap of 1 MiB", "ConfigMap", &ConfigMap{Data: map[string]string{"k": strings.Repeat("x", 1<<19)},
 			BinaryData: map[string][]byte{"b": make([]byte, 1<<19)}}, nil, nil},
 		{"configmap too large", "ConfigMap", &ConfigMap{Data: map[string]string{"k": strings.Repeat("x", 1<<20+1)}}, nil,
-			[]string{`: Too long: may not be more than 1048576 bytes`}},
+			[]string{`[]: Too long: may not be more than 1048576 bytes`}},
 		{"immutable configmap", "ConfigMap", &ConfigMap{Data: map[string]string{"k": "2"}},
 			&ConfigMap{Immutable: ptr(true), Data: map[string]string{"k": "1"}},
 			[]string{"immutable: Forbidden: field is immutable when `immutable` is set", "data: Forbidden: field is immutable when `immutable` is set"}},

@@ -76,7 +76,8 @@ func decodeConfigMap(b []byte) (server.Object, error) {
 // ConfigMap is immutable, its data may not change; then the keys of data
 // (each also not in binaryData) and of binaryData, sorted here (Kubernetes
 // walks the maps in random order), and the total size of the values,
-// reported for the whole object (field "").
+// reported for the whole object: at field.NewPath(""), which prints as
+// "[]".
 func validateConfigMap(o, old server.Object) []FieldError {
 	c := o.(*ConfigMap)
 	var errs []FieldError
@@ -97,7 +98,7 @@ func validateConfigMap(o, old server.Object) []FieldError {
 		errs = appendKeyErrors(errs, "binaryData", k)
 	}
 	if valuesSize(c.Data)+valuesSize(c.BinaryData) > maxDataSize {
-		errs = append(errs, status.TooLong("", maxDataSize))
+		errs = append(errs, status.TooLong("[]", maxDataSize))
 	}
 	return errs
 }
