@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/server"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -297,4 +298,40 @@ func TestPrepare(t *testing.T) {
 		t.Errorf("defaulted secret: %+v", s)
 	}
 
+}
+
+// The validation of every ConfigMap, Secret and Event write: a valid
+// object allocates nothing (but for decoding a docker config), since keys
+// are sorted only to report bad ones.
+func BenchmarkValidate(b *testing.B) {
+	rs := map[string]*server.Resource{}
+	for _, r := range Resources() {
+		rs[r.Kind] = r
+	}
+	data := map[string]string{}
+	for i := range 10 {
+		data["key-"+strconv.Itoa(i)] = "value"
+	}
+	for _, bc := range []struct {
+		name     string
+		obj, old server.Object
+	}{
+		{"ConfigMap", &ConfigMap{Data: data}, nil},
+		{"ConfigMapUpdate", &ConfigMap{Data: data, Immutable: ptr(true)}, &ConfigMap{Data: data, Immutable: ptr(true)}},
+		{"SecretTLS", &Secret{Type: SecretTypeTLS, Data: map[string][]byte{"tls.crt": []byte("c"), "tls.key": []byte("k")}}, nil},
+		{"SecretDockerConfigJSON", &Secret{Type: SecretTypeDockerConfigJSON,
+			Data: map[string][]byte{".dockerconfigjson": []byte(`{"auths":{"registry.example.com":{"auth":"dXNlcjpwYXNz"}}}`)}}, nil},
+		{"Event", &Event{ObjectMeta: meta.ObjectMeta{Namespace: "default"}, EventTime: meta.MicroTime{Time: time.Unix(1, 0)},
+			ReportingComponent: "kubelet", ReportingInstance: "node-1", Action: "Start", Reason: "Started"}, nil},
+	} {
+		validate := rs[Kind(bc.obj)].Validate
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if errs := validate(bc.obj, bc.old); len(errs) > 0 {
+					b.Fatal(errs)
+				}
+			}
+		})
+	}
 }

@@ -88,17 +88,29 @@ func validateConfigMap(o, old server.Object) []FieldError {
 				change{"binaryData", !maps.EqualFunc(c.BinaryData, prev.BinaryData, bytes.Equal)})
 		}
 	}
-	for _, k := range sortedKeys(c.Data) {
-		errs = appendKeyErrors(errs, "data", k)
-		if _, dup := c.BinaryData[k]; dup {
-			errs = append(errs, invalid("data["+k+"]", k, "duplicate of key present in binaryData"))
+	if !validKeys(c.Data) || !validKeys(c.BinaryData) || shareKey(c.Data, c.BinaryData) {
+		for _, k := range sortedKeys(c.Data) {
+			errs = appendKeyErrors(errs, "data", k)
+			if _, dup := c.BinaryData[k]; dup {
+				errs = append(errs, invalid("data["+k+"]", k, "duplicate of key present in binaryData"))
+			}
 		}
-	}
-	for _, k := range sortedKeys(c.BinaryData) {
-		errs = appendKeyErrors(errs, "binaryData", k)
+		for _, k := range sortedKeys(c.BinaryData) {
+			errs = appendKeyErrors(errs, "binaryData", k)
+		}
 	}
 	if valuesSize(c.Data)+valuesSize(c.BinaryData) > maxDataSize {
 		errs = append(errs, status.TooLong("[]", maxDataSize))
 	}
 	return errs
+}
+
+// shareKey reports whether data and binaryData have a key in common.
+func shareKey(data map[string]string, binary map[string][]byte) bool {
+	for k := range binary {
+		if _, ok := data[k]; ok {
+			return true
+		}
+	}
+	return false
 }

@@ -133,8 +133,10 @@ func validateSecret(o, old server.Object) []FieldError {
 			errs = append(errs, frozen(s.Immutable, change{"data", !maps.EqualFunc(s.Data, prev.Data, bytes.Equal)})...)
 		}
 	}
-	for _, k := range sortedKeys(s.Data) {
-		errs = appendKeyErrors(errs, "data", k)
+	if !validKeys(s.Data) {
+		for _, k := range sortedKeys(s.Data) {
+			errs = appendKeyErrors(errs, "data", k)
+		}
 	}
 	if valuesSize(s.Data) > maxDataSize {
 		errs = append(errs, status.TooLong("data", maxDataSize))

@@ -87,6 +87,9 @@ func frozen(now *bool, fields ...change) []FieldError {
 // field, with Kubernetes' messages (IsConfigMapKey in
 // k8s.io/apimachinery/pkg/util/validation), each at field[k].
 func appendKeyErrors(errs []FieldError, field, k string) []FieldError {
+	if validKey(k) {
+		return errs
+	}
 	at := field + "[" + k + "]"
 	if len(k) > 253 {
 		errs = append(errs, invalid(at, k, "must be no more than 253 characters"))
@@ -103,6 +106,22 @@ func appendKeyErrors(errs []FieldError, field, k string) []FieldError {
 		errs = append(errs, invalid(at, k, "must not start with '..'"))
 	}
 	return errs
+}
+
+// validKey reports whether k passes appendKeyErrors.
+func validKey(k string) bool {
+	return len(k) <= 253 && isConfigKey(k) && !strings.HasPrefix(k, "..") && k != "."
+}
+
+// validKeys reports whether every key of m is valid, so that a valid
+// object is checked without sorting its keys.
+func validKeys[V any](m map[string]V) bool {
+	for k := range m {
+		if !validKey(k) {
+			return false
+		}
+	}
+	return true
 }
 
 // isConfigKey reports whether k is made of [-._a-zA-Z0-9]+.
