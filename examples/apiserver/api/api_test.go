@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/server"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -209,11 +210,18 @@ func TestValidate(t *testing.T) {
 	}{
 		{"valid configmap", "ConfigMap", &ConfigMap{Data: map[string]string{"a.b_c-d": "x"}}, nil, nil},
 		{"bad data key", "ConfigMap", &ConfigMap{Data: map[string]string{"a/b": "x"}}, nil,
-			[]string{`data: Invalid value: "a/b": a valid config key`}},
+			[]string{`data[a/b]: Invalid value: "a/b": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`}},
+		{"dot keys", "ConfigMap", &ConfigMap{Data: map[string]string{"..": "x", "..a": "y"}, BinaryData: map[string][]byte{".": nil}}, nil,
+			[]string{`data[..]: Invalid value: "..": must not be '..'`, `data[..a]: Invalid value: "..a": must not start with '..'`,
+				`binaryData[.]: Invalid value: ".": must not be '.'`}},
+		{"long key", "ConfigMap", &ConfigMap{Data: map[string]string{strings.Repeat("k", 254): "x"}}, nil,
+			[]string{`data[` + strings.Repeat("k", 254) + `]: Invalid value: "` + strings.Repeat("k", 254) + `": must be no more than 253 characters`}},
 		{"key in data and binaryData", "ConfigMap", &ConfigMap{Data: map[string]string{"k": "x"}, BinaryData: map[string][]byte{"k": nil}}, nil,
-			[]string{`binaryData: Invalid value: "k": duplicate of key "k" present in data`}},
-		{"configmap too large", "ConfigMap", &ConfigMap{Data: map[string]string{"k": strings.Repeat("x", 1<<20)}}, nil,
-			[]string{`: Too long: the total size of the data must be no more than 1048576 bytes`}},
+			[]string{`data[k]: Invalid value: "k": duplicate of key present in binaryData`}},
+		{"configmap of 1 MiB", "ConfigMap", &ConfigMap{Data: map[string]string{"k": strings.Repeat("x", 1<<19)},
+			BinaryData: map[string][]byte{"b": make([]byte, 1<<19)}}, nil, nil},
+		{"configmap too large", "ConfigMap", &ConfigMap{Data: map[string]string{"k": strings.Repeat("x", 1<<20+1)}}, nil,
+			[]string{`[]: Too long: may not be more than 1048576 bytes`}},
 		{"immutable configmap", "ConfigMap", &ConfigMap{Data: map[string]string{"k": "2"}},
 			&ConfigMap{Immutable: ptr(true), Data: map[string]string{"k": "1"}},
 			[]string{"immutable: Forbidden: field is immutable when `immutable` is set", "data: Forbidden: field is immutable when `immutable` is set"}},
@@ -230,8 +238,32 @@ func TestValidate(t *testing.T) {
 			[]string{"data: Forbidden: field is immutable when `immutable` is set"}},
 		{"secret made mutable", "Secret", &Secret{Type: "a"}, &Secret{Type: "a", Immutable: ptr(true)},
 			[]string{"immutable: Forbidden: field is immutable when `immutable` is set"}},
-		{"secret too large", "Secret", &Secret{Data: map[string][]byte{"k": make([]byte, 1<<20)}}, nil,
-			[]string{`data: Too long: the total size of the data must be no more than 1048576 bytes`}},
+		{"secret of 1 MiB", "Secret", &Secret{Data: map[string][]byte{"k": make([]byte, 1<<20)}}, nil, nil},
+		{"secret too large", "Secret", &Secret{Data: map[string][]byte{"k": make([]byte, 1<<20+1)}}, nil,
+			[]string{`data: Too long: may not be more than 1048576 bytes`}},
+		{"tls secret", "Secret", &Secret{Type: SecretTypeTLS}, nil,
+			[]string{`data[tls.crt]: Required value`, `data[tls.key]: Required value`}},
+		{"dockerconfigjson not an object", "Secret", &Secret{Type: SecretTypeDockerConfigJSON, Data: map[string][]byte{".dockerconfigjson": []byte("[]")}}, nil,
+			[]string{`data[.dockerconfigjson]: Invalid value: "<secret contents redacted>": json: cannot unmarshal array into Go value of type map[string]interface {}`}},
+		{"dockercfg missing", "Secret", &Secret{Type: SecretTypeDockercfg}, nil, []string{`data[.dockercfg]: Required value`}},
+		{"basic-auth", "Secret", &Secret{Type: SecretTypeBasicAuth}, nil,
+			[]string{`data[username]: Required value`, `data[password]: Required value`}},
+		{"basic-auth password only", "Secret", &Secret{Type: SecretTypeBasicAuth, Data: map[string][]byte{"password": nil}}, nil, nil},
+		{"ssh-auth empty key", "Secret", &Secret{Type: SecretTypeSSHAuth, Data: map[string][]byte{"ssh-privatekey": {}}}, nil,
+			[]string{`data[ssh-privatekey]: Required value`}},
+		{"service account token", "Secret", &Secret{Type: SecretTypeServiceAccountToken}, nil,
+			[]string{`metadata.annotations[kubernetes.io/service-account.name]: Required value`}},
+		{"old event in another namespace", "Event", &Event{ObjectMeta: meta.ObjectMeta{Namespace: "a"},
+			InvolvedObject: ObjectReference{Namespace: "b"}}, nil,
+			[]string{`involvedObject.namespace: Invalid value: "b": does not match event.namespace`}},
+		{"old event of a cluster object", "Event", &Event{ObjectMeta: meta.ObjectMeta{Namespace: "default"}}, nil, nil},
+		{"new event without reporter", "Event", &Event{ObjectMeta: meta.ObjectMeta{Namespace: "a"},
+			EventTime: meta.MicroTime{Time: time.Unix(1, 0)}, Message: strings.Repeat("m", 1025)}, nil,
+			[]string{`involvedObject.namespace: Invalid value: "": does not match event.namespace`,
+				`reportingComponent: Required value`, `reportingComponent: Invalid value: "": name part must be non-empty`,
+				`reportingComponent: Invalid value: "": name part must consist of alphanumeric characters`,
+				`reportingInstance: Required value`, `action: Required value`, `reason: Required value`,
+				`message: Invalid value: "": can have at most 1024 characters`}},
 		{"widget color", "Widget", &Widget{Spec: WidgetSpec{Color: "pink"}}, nil,
 			[]string{`spec.color: Unsupported value: "pink": supported values: "blue", "green", "red"`}},
 		{"widget size", "Widget", &Widget{Spec: WidgetSpec{Size: -1}}, nil,
@@ -266,4 +298,40 @@ func TestPrepare(t *testing.T) {
 		t.Errorf("defaulted secret: %+v", s)
 	}
 
+}
+
+// The validation of every ConfigMap, Secret and Event write: a valid
+// object allocates nothing (but for decoding a docker config), since keys
+// are sorted only to report bad ones.
+func BenchmarkValidate(b *testing.B) {
+	rs := map[string]*server.Resource{}
+	for _, r := range Resources() {
+		rs[r.Kind] = r
+	}
+	data := map[string]string{}
+	for i := range 10 {
+		data["key-"+strconv.Itoa(i)] = "value"
+	}
+	for _, bc := range []struct {
+		name     string
+		obj, old server.Object
+	}{
+		{"ConfigMap", &ConfigMap{Data: data}, nil},
+		{"ConfigMapUpdate", &ConfigMap{Data: data, Immutable: ptr(true)}, &ConfigMap{Data: data, Immutable: ptr(true)}},
+		{"SecretTLS", &Secret{Type: SecretTypeTLS, Data: map[string][]byte{"tls.crt": []byte("c"), "tls.key": []byte("k")}}, nil},
+		{"SecretDockerConfigJSON", &Secret{Type: SecretTypeDockerConfigJSON,
+			Data: map[string][]byte{".dockerconfigjson": []byte(`{"auths":{"registry.example.com":{"auth":"dXNlcjpwYXNz"}}}`)}}, nil},
+		{"Event", &Event{ObjectMeta: meta.ObjectMeta{Namespace: "default"}, EventTime: meta.MicroTime{Time: time.Unix(1, 0)},
+			ReportingComponent: "kubelet", ReportingInstance: "node-1", Action: "Start", Reason: "Started"}, nil},
+	} {
+		validate := rs[Kind(bc.obj)].Validate
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if errs := validate(bc.obj, bc.old); len(errs) > 0 {
+					b.Fatal(errs)
+				}
+			}
+		})
+	}
 }

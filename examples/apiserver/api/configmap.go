@@ -7,6 +7,7 @@ import (
 	"maps"
 
 	"github.com/apisem/apisem/envelope"
+	"github.com/apisem/apisem/status"
 )
 
 // ConfigMap is core v1 ConfigMap. The field order is Kubernetes' (and so
@@ -70,19 +71,46 @@ func decodeConfigMap(b []byte) (server.Object, error) {
 	})
 }
 
+// validateConfigMap checks a ConfigMap as Kubernetes' ValidateConfigMap
+// and ValidateConfigMapUpdate do, in their order: on update, when the old
+// ConfigMap is immutable, its data may not change; then the keys of data
+// (each also not in binaryData) and of binaryData, sorted here (Kubernetes
+// walks the maps in random order), and the total size of the values,
+// reported for the whole object: at field.NewPath(""), which prints as
+// "[]".
 func validateConfigMap(o, old server.Object) []FieldError {
 	c := o.(*ConfigMap)
-	errs := validateKeys(nil, "data", sortedKeys(c.Data), "binaryData", sortedKeys(c.BinaryData))
-	if dataSize(c.Data)+dataSize(c.BinaryData) > maxDataSize {
-		errs = append(errs, tooLong("", maxDataSize))
+	var errs []FieldError
+	if old != nil {
+		if prev := old.(*ConfigMap); isTrue(prev.Immutable) {
+			errs = frozen(c.Immutable,
+				change{"data", !maps.Equal(c.Data, prev.Data)},
+				change{"binaryData", !maps.EqualFunc(c.BinaryData, prev.BinaryData, bytes.Equal)})
+		}
 	}
-	if old == nil {
-		return errs
+	if !validKeys(c.Data) || !validKeys(c.BinaryData) || shareKey(c.Data, c.BinaryData) {
+		for _, k := range sortedKeys(c.Data) {
+			errs = appendKeyErrors(errs, "data", k)
+			if _, dup := c.BinaryData[k]; dup {
+				errs = append(errs, invalid("data["+k+"]", k, "duplicate of key present in binaryData"))
+			}
+		}
+		for _, k := range sortedKeys(c.BinaryData) {
+			errs = appendKeyErrors(errs, "binaryData", k)
+		}
 	}
-	if prev := old.(*ConfigMap); isTrue(prev.Immutable) {
-		errs = append(errs, frozen(c.Immutable,
-			change{"data", !maps.Equal(c.Data, prev.Data)},
-			change{"binaryData", !maps.EqualFunc(c.BinaryData, prev.BinaryData, bytes.Equal)})...)
+	if valuesSize(c.Data)+valuesSize(c.BinaryData) > maxDataSize {
+		errs = append(errs, status.TooLong("[]", maxDataSize))
 	}
 	return errs
+}
+
+// shareKey reports whether data and binaryData have a key in common.
+func shareKey(data map[string]string, binary map[string][]byte) bool {
+	for k := range binary {
+		if _, ok := data[k]; ok {
+			return true
+		}
+	}
+	return false
 }

@@ -27,6 +27,23 @@
 // # Non-goals
 //
 // These are example types, not a copy of k8s.io/api: only the fields of
-// the four kinds are modelled, and validation covers names, keys and
-// immutability rather than every rule of the Kubernetes registry.
+// the four kinds are modelled.
+//
+// # Validation
+//
+// ConfigMaps, Secrets and Events are checked with the rules of Kubernetes'
+// registry (ValidateConfigMap, ValidateSecret, and ValidateEventCreate for
+// the core v1 API in k8s.io/kubernetes pkg/apis/core/validation), written
+// anew here, with the same causes: field paths, types and messages, in the
+// same order. Secrets get what their type asks (kubernetes.io/tls needs
+// tls.crt and tls.key, a docker config must decode as a JSON object,
+// basic-auth a username or password, ssh-auth a private key, a service
+// account token its account's annotation), and a TLS Secret whose
+// certificate and key do not pair is stored with Kubernetes' warning.
+// builtin's TestExampleAPIDifferential compares the answers with
+// Kubernetes' own code. Where a request breaks more than one rule the
+// answers may still differ in two ways: map keys are reported sorted
+// (Kubernetes reports them in its maps' random order), and the server
+// checks an Event's metadata along with its rules, where Kubernetes
+// checks the metadata only once the Event's own rules pass.
 package api

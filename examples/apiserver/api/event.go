@@ -4,6 +4,7 @@ import (
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/table"
+	"github.com/apisem/apisem/validation"
 	"strconv"
 	"strings"
 	"time"
@@ -316,4 +317,64 @@ var eventFields = map[string]func(server.Object) string{
 	"reportingComponent":             func(o server.Object) string { return o.(*Event).ReportingComponent },
 	"source":                         func(o server.Object) string { return o.(*Event).Source.Component },
 	"type":                           func(o server.Object) string { return o.(*Event).Type },
+}
+
+// The length limits of an Event's strings (k8s.io/kubernetes
+// pkg/apis/core/validation/events.go).
+const (
+	reportingInstanceLengthLimit = 128
+	actionLengthLimit            = 128
+	reasonLengthLimit            = 128
+	messageLengthLimit           = 1024
+)
+
+// validateEvent checks an Event as Kubernetes checks one written through
+// core v1 (ValidateEventCreate and ValidateEventUpdate with the v1 request
+// version, which keep the old API's rules and check an update as a new
+// Event). An Event without eventTime is of the old kind: only its
+// involvedObject's namespace must agree with its own. One with eventTime
+// must also name its reporter, action and reason.
+func validateEvent(o, _ server.Object) []FieldError {
+	e := o.(*Event)
+	var errs []FieldError
+	nsMismatch := func() {
+		errs = append(errs, invalid("involvedObject.namespace", e.InvolvedObject.Namespace, "does not match event.namespace"))
+	}
+	if e.EventTime.IsZero() {
+		if e.InvolvedObject.Namespace == "" {
+			// Old clients write "default" for a cluster-scoped object.
+			if e.Namespace != "" && e.Namespace != "default" {
+				nsMismatch()
+			}
+		} else if e.Namespace != e.InvolvedObject.Namespace {
+			nsMismatch()
+		}
+		return errs
+	}
+	if e.InvolvedObject.Namespace == "" && e.Namespace != "default" && e.Namespace != "kube-system" {
+		nsMismatch()
+	}
+	if e.ReportingComponent == "" {
+		errs = append(errs, required("reportingComponent", ""))
+	}
+	for _, m := range validation.IsQualifiedName(e.ReportingComponent) {
+		errs = append(errs, invalid("reportingComponent", e.ReportingComponent, m))
+	}
+	errs = appendEventString(errs, "reportingInstance", e.ReportingInstance, true, reportingInstanceLengthLimit)
+	errs = appendEventString(errs, "action", e.Action, true, actionLengthLimit)
+	errs = appendEventString(errs, "reason", e.Reason, true, reasonLengthLimit)
+	return appendEventString(errs, "message", e.Message, false, messageLengthLimit)
+}
+
+// appendEventString checks one of an Event's strings: present when
+// needed, and at most limit bytes (the value is not repeated, as in
+// Kubernetes' message).
+func appendEventString(errs []FieldError, field, v string, needed bool, limit int) []FieldError {
+	if needed && v == "" {
+		errs = append(errs, required(field, ""))
+	}
+	if len(v) > limit {
+		errs = append(errs, invalid(field, "", "can have at most "+strconv.Itoa(limit)+" characters"))
+	}
+	return errs
 }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"github.com/apisem/apisem/server"
 	"testing"
@@ -49,6 +50,41 @@ func FuzzDecodeProto(f *testing.F) {
 			if twice := o2.(server.ProtoObject).AppendProto(nil); !bytes.Equal(once, twice) {
 				t.Fatalf("encoding is not a fixed point:\n%x\n%x", once, twice)
 			}
+		}
+	})
+}
+
+// FuzzValidateSecret gives arbitrary Secrets to the Secret validation: it
+// must not panic, and a docker config Secret is refused for its content
+// exactly when the content is not a JSON object or null, the one thing
+// Kubernetes asks of it (encoding/json decoding it into a map).
+func FuzzValidateSecret(f *testing.F) {
+	for _, s := range [][2]string{
+		{SecretTypeDockerConfigJSON, `{"auths":{"r":{"auth":"dTpw"}}}`},
+		{SecretTypeDockerConfigJSON, ` null `},
+		{SecretTypeDockercfg, `[]`},
+		{SecretTypeDockercfg, `{"a":1} x`},
+		{SecretTypeTLS, ""},
+		{"Opaque", "\xff"},
+	} {
+		f.Add(s[0], []byte(s[1]))
+	}
+	var validate func(o, old server.Object) []FieldError
+	for _, r := range Resources() {
+		if r.Kind == "Secret" {
+			validate = r.Validate
+		}
+	}
+	f.Fuzz(func(t *testing.T, typ string, value []byte) {
+		s := &Secret{Type: typ, Data: map[string][]byte{".dockercfg": value, ".dockerconfigjson": value}}
+		errs := validate(s, nil)
+		if typ != SecretTypeDockercfg && typ != SecretTypeDockerConfigJSON {
+			return
+		}
+		trimmed := bytes.TrimSpace(value)
+		object := json.Valid(value) && (len(trimmed) > 0 && trimmed[0] == '{' || string(trimmed) == "null")
+		if refused := len(errs) == 1 && errs[0].BadValue == "<secret contents redacted>"; refused == object || len(errs) > 1 {
+			t.Fatalf("%s %q: errors %v", typ, value, errs)
 		}
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/apisem/apisem/patch"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/table"
+	"github.com/apisem/apisem/validation"
 )
 
 // Kind returns the kind of o: the Kind of the Resource that serves its
@@ -77,6 +78,7 @@ func Resources() []*server.Resource {
 			},
 			Default:  defaultSecret,
 			Validate: validateSecret,
+			Warnings: secretWarnings,
 		},
 		{
 			Version: "v1", Kind: "Event", ListKind: "EventList",
@@ -88,6 +90,10 @@ func Resources() []*server.Resource {
 			Columns:     eventColumns(),
 			PatchSchema: coreSchema,
 			Fields:      eventFields,
+			// Kubernetes checks only that an Event's name is a path
+			// segment (its strategy has no name rule).
+			Names:    validation.NameIsPathSegment,
+			Validate: validateEvent,
 		},
 		{
 			Group: "example.apisem.dev", Version: "v1", Kind: "Widget", ListKind: "WidgetList",

@@ -2,11 +2,14 @@ package api
 
 import (
 	"bytes"
-	"github.com/apisem/apisem/meta"
-	"github.com/apisem/apisem/server"
+	"crypto/tls"
+	"encoding/json"
 	"maps"
 
 	"github.com/apisem/apisem/envelope"
+	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/server"
+	"github.com/apisem/apisem/status"
 )
 
 // SecretTypeOpaque is the default type of a Secret.
@@ -98,21 +101,107 @@ func defaultSecret(o server.Object) {
 	s.StringData = nil
 }
 
+// The Secret types whose data Kubernetes checks, and the keys each needs
+// (k8s.io/api/core/v1/types.go).
+const (
+	SecretTypeServiceAccountToken = "kubernetes.io/service-account-token"
+	SecretTypeDockercfg           = "kubernetes.io/dockercfg"
+	SecretTypeDockerConfigJSON    = "kubernetes.io/dockerconfigjson"
+	SecretTypeBasicAuth           = "kubernetes.io/basic-auth"
+	SecretTypeSSHAuth             = "kubernetes.io/ssh-auth"
+	SecretTypeTLS                 = "kubernetes.io/tls"
+
+	// ServiceAccountNameKey is the annotation a service account token
+	// Secret must carry: the name of its service account.
+	ServiceAccountNameKey = "kubernetes.io/service-account.name"
+)
+
+// validateSecret checks a Secret as Kubernetes' ValidateSecret and
+// ValidateSecretUpdate do, in their order: on update the type and, when
+// the old Secret is immutable, its data may not change; then the data's
+// keys (sorted here; Kubernetes walks the map in random order), its total
+// size (values only) and what the Secret's type asks of it.
 func validateSecret(o, old server.Object) []FieldError {
 	s := o.(*Secret)
-	errs := validateKeys(nil, "data", sortedKeys(s.Data), "", nil)
-	if dataSize(s.Data) > maxDataSize {
-		errs = append(errs, tooLong("data", maxDataSize))
+	var errs []FieldError
+	if old != nil {
+		prev := old.(*Secret)
+		if s.Type != prev.Type {
+			errs = append(errs, invalid("type", s.Type, "field is immutable"))
+		}
+		if isTrue(prev.Immutable) {
+			errs = append(errs, frozen(s.Immutable, change{"data", !maps.EqualFunc(s.Data, prev.Data, bytes.Equal)})...)
+		}
 	}
-	if old == nil {
+	if !validKeys(s.Data) {
+		for _, k := range sortedKeys(s.Data) {
+			errs = appendKeyErrors(errs, "data", k)
+		}
+	}
+	if valuesSize(s.Data) > maxDataSize {
+		errs = append(errs, status.TooLong("data", maxDataSize))
+	}
+	return append(errs, secretTypeErrors(s)...)
+}
+
+// secretTypeErrors checks the data (or annotation) a Secret's type needs.
+// Other types, Opaque and bootstrap tokens among them, need nothing.
+func secretTypeErrors(s *Secret) []FieldError {
+	key := func(k string) string { return "data[" + k + "]" }
+	has := func(k string) bool { _, ok := s.Data[k]; return ok }
+	switch s.Type {
+	case SecretTypeServiceAccountToken:
+		// A controller adds the token later; only the account is needed.
+		if s.Annotations[ServiceAccountNameKey] == "" {
+			return []FieldError{required("metadata.annotations["+ServiceAccountNameKey+"]", "")}
+		}
+	case SecretTypeDockercfg, SecretTypeDockerConfigJSON:
+		k := ".dockercfg"
+		if s.Type == SecretTypeDockerConfigJSON {
+			k = ".dockerconfigjson"
+		}
+		if !has(k) {
+			return []FieldError{required(key(k), "")}
+		}
+		if err := checkDockerConfig(s.Data[k]); err != nil {
+			return []FieldError{invalid(key(k), "<secret contents redacted>", err.Error())}
+		}
+	case SecretTypeBasicAuth:
+		// Either may be empty, but one of them must be there.
+		if !has("username") && !has("password") {
+			return []FieldError{required(key("username"), ""), required(key("password"), "")}
+		}
+	case SecretTypeSSHAuth:
+		if len(s.Data["ssh-privatekey"]) == 0 {
+			return []FieldError{required(key("ssh-privatekey"), "")}
+		}
+	case SecretTypeTLS:
+		var errs []FieldError
+		for _, k := range []string{"tls.crt", "tls.key"} {
+			if !has(k) {
+				errs = append(errs, required(key(k), ""))
+			}
+		}
 		return errs
 	}
-	prev := old.(*Secret)
-	if s.Type != prev.Type {
-		errs = append(errs, invalid("type", s.Type, "field is immutable"))
+	return nil
+}
+
+// checkDockerConfig reports whether b is a JSON object (or null), as
+// Kubernetes checks a .dockercfg or .dockerconfigjson: by decoding it
+// with encoding/json into a map, whose error text is the cause's message.
+func checkDockerConfig(b []byte) error {
+	var m map[string]any
+	return json.Unmarshal(b, &m)
+}
+
+// secretWarnings warns, as Kubernetes does, when a TLS Secret's
+// certificate and key do not make a pair.
+func secretWarnings(o, _ server.Object) []string {
+	if s := o.(*Secret); s.Type == SecretTypeTLS {
+		if _, err := tls.X509KeyPair(s.Data["tls.crt"], s.Data["tls.key"]); err != nil {
+			return []string{err.Error()}
+		}
 	}
-	if isTrue(prev.Immutable) {
-		errs = append(errs, frozen(s.Immutable, change{"data", !maps.EqualFunc(s.Data, prev.Data, bytes.Equal)})...)
-	}
-	return errs
+	return nil
 }

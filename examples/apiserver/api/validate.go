@@ -24,23 +24,6 @@ func invalid(field string, v any, detail string) FieldError {
 func notSupported(field string, v any, supported ...string) FieldError {
 	return status.NotSupported(field, v, supported...)
 }
-func tooLong(field string, max int) FieldError {
-	return FieldError{Type: status.CauseTypeFieldValueTooLong, Field: field,
-		Detail: "the total size of the data must be no more than " + itoa(max) + " bytes"}
-}
-
-func itoa(n int) string {
-	var b [20]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-		if n == 0 {
-			return string(b[i:])
-		}
-	}
-}
 
 func copyBool(b *bool) *bool {
 	if b == nil {
@@ -66,11 +49,12 @@ func copyBytesMap(m map[string][]byte) map[string][]byte {
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
-// dataSize is the size of ConfigMap or Secret data: keys and values.
-func dataSize[V string | []byte](m map[string]V) int {
+// valuesSize is the size Kubernetes limits of ConfigMap or Secret data:
+// its values' (not its keys').
+func valuesSize[V string | []byte](m map[string]V) int {
 	n := 0
-	for k, v := range m {
-		n += len(k) + len(v)
+	for _, v := range m {
+		n += len(v)
 	}
 	return n
 }
@@ -99,10 +83,50 @@ func frozen(now *bool, fields ...change) []FieldError {
 	return errs
 }
 
-// isConfigKey reports whether k may be a key of ConfigMap or Secret data:
-// at most 253 characters of [-._a-zA-Z0-9], and not "." or "..".
+// appendKeyErrors appends the errors of k as a key of the data map at
+// field, with Kubernetes' messages (IsConfigMapKey in
+// k8s.io/apimachinery/pkg/util/validation), each at field[k].
+func appendKeyErrors(errs []FieldError, field, k string) []FieldError {
+	if validKey(k) {
+		return errs
+	}
+	at := field + "[" + k + "]"
+	if len(k) > 253 {
+		errs = append(errs, invalid(at, k, "must be no more than 253 characters"))
+	}
+	if !isConfigKey(k) {
+		errs = append(errs, invalid(at, k, configKeyRule))
+	}
+	switch {
+	case k == ".":
+		errs = append(errs, invalid(at, k, "must not be '.'"))
+	case k == "..":
+		errs = append(errs, invalid(at, k, "must not be '..'"))
+	case strings.HasPrefix(k, ".."):
+		errs = append(errs, invalid(at, k, "must not start with '..'"))
+	}
+	return errs
+}
+
+// validKey reports whether k passes appendKeyErrors.
+func validKey(k string) bool {
+	return len(k) <= 253 && isConfigKey(k) && !strings.HasPrefix(k, "..") && k != "."
+}
+
+// validKeys reports whether every key of m is valid, so that a valid
+// object is checked without sorting its keys.
+func validKeys[V any](m map[string]V) bool {
+	for k := range m {
+		if !validKey(k) {
+			return false
+		}
+	}
+	return true
+}
+
+// isConfigKey reports whether k is made of [-._a-zA-Z0-9]+.
 func isConfigKey(k string) bool {
-	if k == "" || len(k) > 253 || k == "." || k == ".." {
+	if k == "" {
 		return false
 	}
 	for i := 0; i < len(k); i++ {
@@ -114,25 +138,5 @@ func isConfigKey(k string) bool {
 	return true
 }
 
-const configKeyRule = "a valid config key must consist of alphanumeric characters, '-', '_' or '.', at most 253 of them, and may not be '.' or '..'"
-
-// validateKeys checks the keys of one or two data maps, and that the two
-// do not share a key.
-func validateKeys(errs []FieldError, field string, keys []string, field2 string, keys2 []string) []FieldError {
-	for _, k := range keys {
-		if !isConfigKey(k) {
-			errs = append(errs, invalid(field, k, configKeyRule))
-		}
-	}
-	for _, k := range keys2 {
-		if !isConfigKey(k) {
-			errs = append(errs, invalid(field2, k, configKeyRule))
-		}
-		if _, dup := slices.BinarySearch(keys, k); dup {
-			errs = append(errs, invalid(field2, k, "duplicate of key "+quote(k)+" present in "+field))
-		}
-	}
-	return errs
-}
-
-func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"` }
+const configKeyRule = "a valid config key must consist of alphanumeric characters, '-', '_' or '.' " +
+	"(e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"

@@ -138,7 +138,7 @@ func (e env) tableWithKubectlAccept(t *testing.T) {
 	cs.CoreV1().ConfigMaps("ns1").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm1"},
 		Data: map[string]string{"a": "1", "b": "2"}, BinaryData: map[string][]byte{"c": {}}}, metav1.CreateOptions{})
 	cs.CoreV1().Secrets("ns1").Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s1"},
-		Data: map[string][]byte{"p": []byte("x")}, Type: corev1.SecretTypeBasicAuth}, metav1.CreateOptions{})
+		Data: map[string][]byte{"username": []byte("x")}, Type: corev1.SecretTypeBasicAuth}, metav1.CreateOptions{})
 
 	const accept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"
 	for _, tc := range []struct {
