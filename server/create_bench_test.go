@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/apisem/apisem/internal/cputime"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/server/servertest"
 )
@@ -27,7 +28,7 @@ func BenchmarkCreateHTTP(b *testing.B) {
 	var n atomic.Int64
 	b.SetParallelism(4) // 8 writers on 2 CPUs; more on larger machines
 	b.ReportAllocs()
-	cpu := processCPU()
+	cpu := cputime.Process()
 	b.RunParallel(func(pb *testing.PB) {
 		var body strings.Builder
 		for pb.Next() {
@@ -55,5 +56,5 @@ func BenchmarkCreateHTTP(b *testing.B) {
 			}
 		}
 	})
-	b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
+	b.ReportMetric(float64((cputime.Process()-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
 }

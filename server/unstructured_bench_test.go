@@ -2,10 +2,11 @@ package server
 
 import (
 	"encoding/json"
-	"github.com/apisem/apisem/meta"
-	"github.com/apisem/apisem/table"
 	"testing"
 	"time"
+
+	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/table"
 )
 
 // gizmo1KiB is a custom resource of about 1 KiB, shaped like a typical

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apisem/apisem/internal/cputime"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/server/servertest"
 )
@@ -125,7 +126,7 @@ func BenchmarkWatchFanOut(b *testing.B) {
 	var firsts, lasts []time.Duration
 	k := 0
 	b.ReportAllocs()
-	cpu := processCPU()
+	cpu := cputime.Process()
 	for b.Loop() {
 		k++
 		i := strconv.Itoa(k)
@@ -138,7 +139,7 @@ func BenchmarkWatchFanOut(b *testing.B) {
 		firsts = append(firsts, time.Duration(r.first.Load()-start))
 		lasts = append(lasts, time.Duration(r.last.Load()-start))
 	}
-	b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
+	b.ReportMetric(float64((cputime.Process()-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
 	b.ReportMetric(float64(medianOf(firsts).Microseconds()), "µs-first-p50")
 	b.ReportMetric(float64(medianOf(lasts).Microseconds()), "µs-last-p50")
 }

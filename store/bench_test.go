@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/apisem/apisem/internal/cputime"
 	"github.com/apisem/apisem/paging"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/status"
@@ -94,9 +95,9 @@ func forSizes(b *testing.B, fn func(b *testing.B, bf *benchFixture)) {
 			bf := getFixture(b, n)
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu := processCPU()
+			cpu := cputime.Process()
 			fn(b, bf)
-			if used := processCPU() - cpu; used > 0 {
+			if used := cputime.Process() - cpu; used > 0 {
 				b.ReportMetric(float64(used.Nanoseconds())/float64(b.N), "cpu-ns/op")
 			}
 		})

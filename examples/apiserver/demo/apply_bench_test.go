@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/apisem/apisem/examples/apiserver/api"
+	"github.com/apisem/apisem/internal/cputime"
 )
 
 // The costs managedFields add: an apply, an update with and without
@@ -189,20 +190,20 @@ func BenchmarkCreate(b *testing.B) {
 		s := newBenchDemo(b)
 		b.ReportAllocs()
 		var i int64
-		start := processCPU()
+		start := cputime.Process()
 		for b.Loop() {
 			i++
 			serve(b, s, 201, "POST", coll, "application/json", body(i))
 		}
-		b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(cputime.Process()-start)/float64(b.N), "cpu-ns/op")
 	})
 	b.Run("writers=8", func(b *testing.B) {
 		s := newBenchDemo(b)
 		var n atomic.Int64
 		b.ReportAllocs()
 		b.SetParallelism((8 + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
-		start := processCPU()
-		defer func() { b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op") }()
+		start := cputime.Process()
+		defer func() { b.ReportMetric(float64(cputime.Process()-start)/float64(b.N), "cpu-ns/op") }()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				req := httptest.NewRequest("POST", coll, strings.NewReader(body(n.Add(1))))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/apisem/apisem/crd"
+	"github.com/apisem/apisem/internal/cputime"
 )
 
 // gadgetDefinition is a custom resource shaped as a ConfigMap: a data
@@ -112,13 +113,13 @@ func benchCustomList(b *testing.B, serve func(method, path, body, encoding strin
 	var cmCPU, gadgetCPU time.Duration
 	b.ReportAllocs()
 	for b.Loop() {
-		c0 := processCPU()
+		c0 := cputime.Process()
 		serve("GET", cms, "", encoding)
-		c1 := processCPU()
+		c1 := cputime.Process()
 		if w := serve("GET", gadgets, "", encoding); w.code != http.StatusOK {
 			b.Fatalf("list: %d", w.code)
 		}
-		c2 := processCPU()
+		c2 := cputime.Process()
 		cmCPU += c1 - c0
 		gadgetCPU += c2 - c1
 	}

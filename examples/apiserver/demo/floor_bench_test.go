@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/apisem/apisem/internal/cputime"
 )
 
 // BenchmarkHTTPFloor measures the server against the floor, as the floor
@@ -33,7 +35,7 @@ func BenchmarkHTTPFloor(b *testing.B) {
 				var buf bytes.Buffer
 				b.SetBytes(int64(len(body)))
 				b.ReportAllocs()
-				cpu0 := processCPU()
+				cpu0 := cputime.Process()
 				for b.Loop() {
 					req, _ := http.NewRequest(http.MethodGet, target.url, nil)
 					req.Header.Set("Accept", bc.accept)
@@ -48,7 +50,7 @@ func BenchmarkHTTPFloor(b *testing.B) {
 						b.Fatalf("%s: %d", target.url, resp.StatusCode)
 					}
 				}
-				b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+				b.ReportMetric(float64((cputime.Process()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
 			})
 		}
 		bare.Close()

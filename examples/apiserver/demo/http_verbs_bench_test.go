@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/apisem/apisem/examples/apiserver/api"
+	"github.com/apisem/apisem/internal/cputime"
 )
 
 // BenchmarkHTTPVerb is one request of each verb over loopback HTTP, JSON
@@ -66,14 +67,14 @@ func BenchmarkHTTPVerb(b *testing.B) {
 
 	b.Run("get", func(b *testing.B) {
 		b.ReportAllocs()
-		defer reportCPU(b, processCPU())
+		defer reportCPU(b, cputime.Process())
 		for b.Loop() {
 			f.get(b, coll+"/cm-042", "application/json", &buf)
 		}
 	})
 	b.Run("list", func(b *testing.B) {
 		b.ReportAllocs()
-		defer reportCPU(b, processCPU())
+		defer reportCPU(b, cputime.Process())
 		for b.Loop() {
 			f.get(b, coll, "application/json", &buf)
 		}
@@ -81,7 +82,7 @@ func BenchmarkHTTPVerb(b *testing.B) {
 	b.Run("watch", func(b *testing.B) {
 		q := coll + "?watch=1&resourceVersion=0&fieldSelector=" + url.QueryEscape("metadata.name=cm-042")
 		b.ReportAllocs()
-		defer reportCPU(b, processCPU())
+		defer reportCPU(b, cputime.Process())
 		for b.Loop() {
 			wctx, cancel := context.WithCancel(ctx)
 			req, _ := http.NewRequestWithContext(wctx, "GET", f.base+q, nil)
@@ -101,7 +102,7 @@ func BenchmarkHTTPVerb(b *testing.B) {
 	b.Run("create", func(b *testing.B) {
 		i := 0
 		b.ReportAllocs()
-		defer reportCPU(b, processCPU())
+		defer reportCPU(b, cputime.Process())
 		for b.Loop() {
 			i++
 			postJSON(b, f, "POST", coll, "application/json", obj(fmt.Sprint("new-", i), "0"), http.StatusCreated, &buf)
@@ -110,7 +111,7 @@ func BenchmarkHTTPVerb(b *testing.B) {
 	b.Run("update", func(b *testing.B) {
 		i := 0
 		b.ReportAllocs()
-		defer reportCPU(b, processCPU())
+		defer reportCPU(b, cputime.Process())
 		for b.Loop() {
 			i++
 			postJSON(b, f, "PUT", coll+"/target", "application/json", obj("target", fmt.Sprint("u", i)), http.StatusOK, &buf)
@@ -119,7 +120,7 @@ func BenchmarkHTTPVerb(b *testing.B) {
 	b.Run("patch", func(b *testing.B) {
 		i := 0
 		b.ReportAllocs()
-		defer reportCPU(b, processCPU())
+		defer reportCPU(b, cputime.Process())
 		for b.Loop() {
 			i++
 			postJSON(b, f, "PATCH", coll+"/target", "application/merge-patch+json", `{"data":{"v":"p`+fmt.Sprint(i)+`"}}`, http.StatusOK, &buf)
@@ -129,7 +130,7 @@ func BenchmarkHTTPVerb(b *testing.B) {
 		path := coll + "/target?fieldManager=bench&force=true"
 		i := 0
 		b.ReportAllocs()
-		defer reportCPU(b, processCPU())
+		defer reportCPU(b, cputime.Process())
 		for b.Loop() {
 			i++
 			postJSON(b, f, "PATCH", path, "application/apply-patch+yaml", obj("target", fmt.Sprint("a", i)), http.StatusOK, &buf)
@@ -145,7 +146,7 @@ func BenchmarkHTTPVerb(b *testing.B) {
 		}
 		b.ReportAllocs()
 		b.ResetTimer()
-		defer reportCPU(b, processCPU())
+		defer reportCPU(b, cputime.Process())
 		for i := 0; i < b.N; i++ {
 			postJSON(b, f, "DELETE", coll+"/"+names[i], "application/json", "", http.StatusOK, &buf)
 		}
@@ -154,5 +155,5 @@ func BenchmarkHTTPVerb(b *testing.B) {
 
 // reportCPU reports the process's CPU time per op since start.
 func reportCPU(b *testing.B, start time.Duration) {
-	b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(cputime.Process()-start)/float64(b.N), "cpu-ns/op")
 }

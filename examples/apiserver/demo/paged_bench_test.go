@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"testing"
 	"time"
+
+	"github.com/apisem/apisem/internal/cputime"
 )
 
 // BenchmarkHTTPPagedWalkRatio walks the collection in 20 pages of 500
@@ -20,13 +22,13 @@ func BenchmarkHTTPPagedWalkRatio(b *testing.B) {
 	var walkCPU, listCPU time.Duration
 	b.ReportAllocs()
 	for b.Loop() {
-		c0 := processCPU()
+		c0 := cputime.Process()
 		if n := f.walk(b, "application/json", &buf); n != benchNObjects/500 {
 			b.Fatalf("walked %d pages, want %d", n, benchNObjects/500)
 		}
-		c1 := processCPU()
+		c1 := cputime.Process()
 		f.get(b, benchColl, "application/json", &buf)
-		c2 := processCPU()
+		c2 := cputime.Process()
 		walkCPU += c1 - c0
 		listCPU += c2 - c1
 	}

@@ -1,15 +1,15 @@
 //go:build unix
 
-package server_test
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU returns the CPU time the process has used (all threads,
-// including the garbage collector's).
-func processCPU() time.Duration {
+// Process returns the CPU time the process has used (all threads, the
+// garbage collector's included), or 0 if it cannot be read.
+func Process() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0
