@@ -11,7 +11,7 @@ import (
 
 // benchDefinitions are n definitions like testdata's, in n groups.
 func benchDefinitions(b *testing.B, n int) []*CustomResourceDefinition {
-	base, err := Load("testdata")
+	base, err := Load("testdata/definitions")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func BenchmarkStartup20(b *testing.B) {
 // current schema, which needs nothing, and one stored before a default
 // was added, which is copied and defaulted.
 func BenchmarkRead(b *testing.B) {
-	defs, err := Load("testdata")
+	defs, err := Load("testdata/definitions")
 	if err != nil {
 		b.Fatal(err)
 	}

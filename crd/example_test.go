@@ -25,7 +25,7 @@ func Example() {
 	c := crd.Start(s, defs)
 	defer c.Stop() // before Shutdown
 
-	list, err := crd.Load("testdata")
+	list, err := crd.Load("testdata/definitions")
 	if err != nil {
 		log.Fatal(err)
 	}

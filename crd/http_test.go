@@ -52,10 +52,10 @@ func do(t testing.TB, method, url, body string, want int, hdr ...string) reply {
 	return reply{r.Code, r.Header, r.Body}
 }
 
-// widgetCRD is testdata/widgets.yaml's definition as JSON.
+// widgetCRD is testdata/definitions/widgets.yaml's definition as JSON.
 func widgetCRD(t testing.TB) string {
 	t.Helper()
-	b, err := os.ReadFile("testdata/widgets.yaml")
+	b, err := os.ReadFile("testdata/definitions/widgets.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 // routeAnswer is one request to a custom resource and what kube-apiserver
-// 1.37.1 answered it (../shared/reference, with testdata/widgets.yaml and
+// 1.37.1 answered it (../shared/reference, with testdata/definitions/widgets.yaml and
 // gizmosCRD installed, the widget w1 in the namespace demo and no other
 // objects). The body is the whole answer, or, for a 2xx, a part of it.
 type routeAnswer struct {

@@ -5,7 +5,7 @@ import "testing"
 // TestDeepCopy checks that a copy round-trips to the same JSON and
 // shares no memory that a change could reach.
 func TestDeepCopy(t *testing.T) {
-	defs, err := Load("testdata")
+	defs, err := Load("testdata/definitions")
 	if err != nil || len(defs) != 1 {
 		t.Fatalf("Load = %d, %v", len(defs), err)
 	}

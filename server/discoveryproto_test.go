@@ -10,7 +10,7 @@ import (
 
 // discoveryPair is one discovery document as kube-apiserver 1.37.1
 // answered it in JSON and in protobuf (testdata/discovery-protobuf.json,
-// recorded from ../shared/reference with crd/testdata/widgets.yaml
+// recorded from ../shared/reference with crd/testdata/definitions/widgets.yaml
 // installed: go test -run TestDiscoveryProtobufRecorded -record-from=URL).
 type discoveryPair struct {
 	Path string `json:"path"`

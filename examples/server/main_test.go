@@ -194,7 +194,7 @@ func TestRestartKeepsData(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append(tc.storage(t), "-addr", "127.0.0.1:0", "-etcd-compaction-interval", "0", "-crd-dir", "../../crd/testdata")
+			args := append(tc.storage(t), "-addr", "127.0.0.1:0", "-etcd-compaction-interval", "0", "-crd-dir", "../../crd/testdata/definitions")
 			const crdPath = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com"
 			const cmPath = "/api/v1/namespaces/demo/configmaps/kept"
 
