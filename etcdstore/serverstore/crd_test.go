@@ -3,6 +3,7 @@ package serverstore_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -189,5 +190,38 @@ func TestDefinitionEstablishedOnEveryServer(t *testing.T) {
 		plural := fmt.Sprintf("left%v", leave)
 		created := must(t, 201, a, "POST", crds, definition(plural)).body
 		established(t, a, plural+".example.com", str(t, created, "metadata.resourceVersion"))
+	}
+}
+
+// The versions of a custom resource are served from etcd together: an
+// object written through the version that is not stored is read through
+// both, as stored in the storage version. Installing the second version
+// once closed the first one's replica (503 "the replica of etcd is
+// stopped").
+func TestTwoVersionsOfACustomResource(t *testing.T) {
+	_, c := newEtcd(t)
+	a := newPeer(t, c, serverstore.Options{}, nil)
+	must(t, 201, a, "POST", "/api/v1/namespaces", `{"metadata":{"name":"ns1"}}`)
+	created := must(t, 201, a, "POST", crds, `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+		"metadata":{"name":"twovers.example.com"},
+		"spec":{"group":"example.com","scope":"Namespaced",
+			"names":{"plural":"twovers","singular":"twover","kind":"TwoVer","listKind":"TwoVerList"},
+			"versions":[
+				{"name":"v1","served":true,"storage":false,"schema":{"openAPIV3Schema":{"type":"object",
+					"properties":{"spec":{"type":"object","properties":{"shared":{"type":"string"},"onlyV1":{"type":"string"}}}}}}},
+				{"name":"v2","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object",
+					"properties":{"spec":{"type":"object","properties":{"shared":{"type":"string"}}}}}}}]}}`)
+	established(t, a, "twovers.example.com", str(t, created.body, "metadata.resourceVersion"))
+	must(t, 201, a, "POST", "/apis/example.com/v1/namespaces/ns1/twovers",
+		`{"apiVersion":"example.com/v1","kind":"TwoVer","metadata":{"name":"x"},"spec":{"shared":"s","onlyV1":"o"}}`)
+	for _, v := range []string{"v1", "v2"} {
+		body := must(t, 200, a, "GET", "/apis/example.com/"+v+"/namespaces/ns1/twovers/x", "").body
+		if got := str(t, body, "apiVersion"); got != "example.com/"+v {
+			t.Errorf("%s: apiVersion %q", v, got)
+		}
+		// Pruned by the storage version, v2, which lacks onlyV1.
+		if spec := field(t, body, "spec"); !reflect.DeepEqual(spec, map[string]any{"shared": "s"}) {
+			t.Errorf("%s: spec %v; want only shared", v, spec)
+		}
 	}
 }

@@ -111,7 +111,7 @@ func newStorage(opts Options, so store.Options[server.Object]) (*storage, error)
 	if err != nil {
 		return nil, err
 	}
-	return &storage{eo: eo, p: p, json: opts.JSON, own: map[status.GroupResource]*etcdstore.Resource[server.Object]{},
+	return &storage{eo: eo, p: p, json: opts.JSON, own: map[ownKey]*etcdstore.Resource[server.Object]{},
 		versions: map[string][]*server.Resource{}}, nil
 }
 
@@ -121,12 +121,19 @@ type storage struct {
 	json bool
 	p    *etcdstore.Replica[server.Object]
 	mu   sync.Mutex
-	own  map[status.GroupResource]*etcdstore.Resource[server.Object] // resources added after Start
+	own  map[ownKey]*etcdstore.Resource[server.Object] // resources added after Start, by version
 	// versions are the resources by the key prefix of their objects: more
 	// than one where they are versions of the same objects (autoscaling/v1
 	// and v2 HorizontalPodAutoscalers), whose codecs then read each
 	// other's values.
 	versions map[string][]*server.Resource
+}
+
+// ownKey names a replica of resources added after Start: a resource's
+// group and name, and the version served.
+type ownKey struct {
+	gr      status.GroupResource
+	version string
 }
 
 // peer returns the resource of apiVersion and kind among those whose
@@ -155,7 +162,7 @@ func (s *storage) Start() { s.p.Start() }
 
 // Backend adds res to the shared replica before Start; afterwards it gives
 // res a replica of its own, replacing the one of a resource of the same
-// group and name served before.
+// group, name and version served before.
 func (s *storage) Backend(res *server.Resource, ro store.ResourceOptions[server.Object]) (store.Backend[server.Object], error) {
 	key := ro.Prefix
 	if key == "" {
@@ -174,9 +181,12 @@ func (s *storage) Backend(res *server.Resource, ro store.ResourceOptions[server.
 	if r, err = etcdstore.New(eo, ro); err != nil {
 		return nil, err
 	}
+	// Keyed by version too: the versions of a custom resource each have
+	// a replica of the same objects, and one must not close another's.
+	k := ownKey{ro.GroupResource, res.Version}
 	s.mu.Lock()
-	old := s.own[ro.GroupResource]
-	s.own[ro.GroupResource] = r
+	old := s.own[k]
+	s.own[k] = r
 	s.mu.Unlock()
 	if old != nil {
 		old.Close()
