@@ -81,11 +81,11 @@
 // ephemeralcontainers and resize, and a CertificateSigningRequest's
 // approval (status.conditions alone), use the strategies of those
 // subresources. Kinds served in two versions (HorizontalPodAutoscalers,
-// Events) are stored in the version kube-apiserver stores them in: a
-// write through the other is converted before it is stored
-// (server.Resource.ToStorage), and a read through it converted back;
-// field selectors take each version's field labels (regarding.name of
-// events.k8s.io Events is involvedObject.name of core ones).
+// Events) share one storage: an object is kept in the version it was
+// written in and converted when read through the other (see the
+// differences below); field selectors take each version's field labels
+// (regarding.name of events.k8s.io Events is involvedObject.name of core
+// ones).
 //
 // The differential test writes valid and invalid objects of 46 kinds to
 // the server over HTTP and gives the same input to Kubernetes' own
