@@ -508,8 +508,18 @@ func TestRestart(t *testing.T) {
 	if err != nil || got.ResourceVersion != w.ResourceVersion {
 		t.Fatalf("after etcd came back: %v %v", got, err)
 	}
+	// A create answered with a 504 may still have landed (its outcome is
+	// unknown, as kube-apiserver's 504 says): a retry that finds the
+	// object there is the create having worked.
+	tried := false
 	if _, err := retry(func() (*widget, error) {
-		return r.Create(ctx, newWidget("ns", "after"), store.CreateOptions{})
+		w, err := r.Create(ctx, newWidget("ns", "after"), store.CreateOptions{})
+		var se *status.Error
+		if tried && errors.As(err, &se) && se.Code() == 409 {
+			return r.Get(ctx, "ns", "after", latest)
+		}
+		tried = true
+		return w, err
 	}); err != nil {
 		t.Fatal(err)
 	}
