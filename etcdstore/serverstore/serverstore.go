@@ -231,10 +231,17 @@ func (s *storage) Close() error {
 // before as JSON stay readable and a switch of Options.JSON needs no
 // migration.
 //
-// Where resources are versions of the same objects, a value is read as
-// the version that wrote it, which the envelope names, and JSON then
-// carries apiVersion and kind, as Kubernetes' does: each resource's
-// Read converts it (see server.Resource.StorageResource).
+// A value is labelled with the version its object is in
+// (server.Resource.StoredAs; the resource's own without it), in the
+// envelope, and in JSON where the resource says or versions share the
+// objects: as kube-apiserver labels every value with its storage version,
+// so that another reader of the etcd (kube-apiserver, a migration) reads
+// a custom resource written through a version that is not stored as the
+// storage version it was converted to. A value is read as the version
+// its label names when that is another served version of the same
+// objects (values written before the resource said StoredAs are labelled
+// by the version that wrote them); each resource's Read converts it (see
+// server.Resource.StorageResource).
 type codec struct {
 	res  *server.Resource
 	json bool // write JSON even for a type with a protobuf form
@@ -242,14 +249,27 @@ type codec struct {
 	key  string // the key prefix of the objects, which versions share
 }
 
-func (c codec) Encode(o server.Object) ([]byte, error) {
-	if po, ok := o.(server.ProtoObject); ok && !c.json && c.res.DecodeProto != nil {
-		return envelope.AppendEnvelopeFunc(nil, c.res.GroupVersion(), c.res.Kind, po.SizeProto(), po.AppendProto), nil
+// label returns the apiVersion and kind of the version o is in.
+func (c codec) label(o server.Object) meta.TypeMeta {
+	if c.res.StoredAs != nil {
+		if tm := c.res.StoredAs(o); tm.Kind != "" {
+			return tm
+		}
 	}
-	if c.s != nil && c.s.shared(c.key) {
+	return meta.TypeMeta{APIVersion: c.res.GroupVersion(), Kind: c.res.Kind}
+}
+
+func (c codec) Encode(o server.Object) ([]byte, error) {
+	label := c.label(o)
+	if po, ok := o.(server.ProtoObject); ok && !c.json && c.res.DecodeProto != nil {
+		return envelope.AppendEnvelopeFunc(nil, label.APIVersion, label.Kind, po.SizeProto(), po.AppendProto), nil
+	}
+	if c.res.StoredAs != nil || c.s.shared(c.key) {
+		// The object is the write's own, not yet shared (etcdstore
+		// clears its resourceVersion the same way).
 		tm := o.Types()
 		keep := *tm
-		*tm = meta.TypeMeta{APIVersion: c.res.GroupVersion(), Kind: c.res.Kind}
+		*tm = label
 		defer func() { *tm = keep }()
 	}
 	return json.Marshal(o)
