@@ -239,12 +239,11 @@ func TestTwoVersionsOfACustomResource(t *testing.T) {
 }
 
 // A custom resource's value in etcd names the storage version, whatever
-// version wrote it, as kube-apiserver's does (recorded on v1.37.1: a
-// write through a version that is not stored is stored with the storage
-// version's apiVersion and kind), so that another reader of the etcd
-// reads it as what it holds; the values were labelled with the version
-// that wrote them. Values labelled either way (written before, or by
-// hand) read through both versions.
+// version wrote it, as kube-apiserver's does (recorded on v1.37.1:
+// testdata/reference-v1.37.1-etcd-values.txt), so that another reader of
+// the etcd reads it as what it holds; the values were labelled with the
+// version that wrote them. Values labelled either way (written before,
+// or by hand) read through both versions.
 func TestCustomResourceValuesNameTheStorageVersion(t *testing.T) {
 	_, c := newEtcd(t)
 	a := newTwoVersions(t, c)
