@@ -349,6 +349,23 @@ func TestStorageMediaType(t *testing.T) {
 				len(obj["spec"].(map[string]any)["metrics"].([]any)) != 1 {
 				t.Errorf("v1 hpa read through v2: %d %v", code, obj)
 			}
+			// An update that changes nothing, through either version,
+			// writes nothing (once the object has no managedFields of the
+			// other version, which package managedfields would drop).
+			const h1 = "/namespaces/demo/horizontalpodautoscalers/h1"
+			_, obj := p.call(t, "GET", "/apis/autoscaling/v2"+h1, nil)
+			metadata(obj)["managedFields"] = []any{map[string]any{}}
+			code, obj := p.call(t, "PUT", "/apis/autoscaling/v2"+h1, obj)
+			if code != 200 {
+				t.Fatalf("clearing managedFields: %d %v", code, obj)
+			}
+			rv := metadata(obj)["resourceVersion"]
+			for _, v := range []string{"v1", "v2", "v1"} {
+				_, obj := p.call(t, "GET", "/apis/autoscaling/"+v+h1, nil)
+				if code, obj := p.call(t, "PUT", "/apis/autoscaling/"+v+h1, obj); code != 200 || metadata(obj)["resourceVersion"] != rv {
+					t.Errorf("an update through %s that changes nothing: %d, resourceVersion %v, want %v", v, code, metadata(obj)["resourceVersion"], rv)
+				}
+			}
 			if code, obj := p.call(t, "POST", "/apis/events.k8s.io/v1/namespaces/demo/events", map[string]any{
 				"metadata": map[string]any{"name": "e"}, "eventTime": "2024-01-01T00:00:00.000000Z", "reportingController": "c",
 				"reportingInstance": "i", "action": "A", "reason": "R", "note": "hello", "type": "Normal",
