@@ -96,8 +96,11 @@ type Options struct {
 
 // Storage returns a server.Options.Storage that keeps objects in etcd.
 // Values are in the protobuf envelope for types that have a protobuf form,
-// JSON otherwise (see Options.JSON). New(opts).Storage is the same, with
-// the health checks of the storage it makes.
+// JSON otherwise (see Options.JSON), and name the version their object is
+// in (server.Resource.StoredAs: a custom resource's storage version), as
+// kube-apiserver's do, so that kube-apiserver and other readers of the
+// same etcd read them as what they hold. New(opts).Storage is the same,
+// with the health checks of the storage it makes.
 func Storage(opts Options) func(store.Options[server.Object]) (server.Storage, error) {
 	return New(opts).Storage
 }
