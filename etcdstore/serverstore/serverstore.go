@@ -152,13 +152,6 @@ func (s *storage) peer(key, apiVersion, kind string) *server.Resource {
 	return nil
 }
 
-// shared reports whether more than one resource's objects are under key.
-func (s *storage) shared(key string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.versions[key]) > 1
-}
-
 func (s *storage) Store() *store.Store[server.Object] { return s.p.Store() }
 
 func (s *storage) Start() { s.p.Start() }
@@ -236,8 +229,8 @@ func (s *storage) Close() error {
 //
 // A value is labelled with the version its object is in
 // (server.Resource.StoredAs; the resource's own without it), in the
-// envelope, and in JSON where the resource says or versions share the
-// objects: as kube-apiserver labels every value with its storage version,
+// envelope or JSON's apiVersion and kind, as kube-apiserver labels every
+// value with its storage version (and cannot read a JSON value without),
 // so that another reader of the etcd (kube-apiserver, a migration) reads
 // a custom resource written through a version that is not stored as the
 // storage version it was converted to. A value is read as the version
@@ -267,14 +260,12 @@ func (c codec) Encode(o server.Object) ([]byte, error) {
 	if po, ok := o.(server.ProtoObject); ok && !c.json && c.res.DecodeProto != nil {
 		return envelope.AppendEnvelopeFunc(nil, label.APIVersion, label.Kind, po.SizeProto(), po.AppendProto), nil
 	}
-	if c.res.StoredAs != nil || c.s.shared(c.key) {
-		// The object is the write's own, not yet shared (etcdstore
-		// clears its resourceVersion the same way).
-		tm := o.Types()
-		keep := *tm
-		*tm = label
-		defer func() { *tm = keep }()
-	}
+	// The object is the write's own, not yet shared (etcdstore clears its
+	// resourceVersion the same way).
+	tm := o.Types()
+	keep := *tm
+	*tm = label
+	defer func() { *tm = keep }()
 	return json.Marshal(o)
 }
 
