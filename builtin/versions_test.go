@@ -14,8 +14,12 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
+
+	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/server"
 )
 
 // kube-apiserver serves autoscaling/v1 HorizontalPodAutoscalers from the
@@ -362,5 +366,48 @@ func TestEventsFieldSelectors(t *testing.T) {
 		if got != c.want {
 			t.Errorf("events.k8s.io Events with %s: %q, want %q", c.selector, got, c.want)
 		}
+	}
+}
+
+// A resource of two versions names the version each object is in
+// (Resource.StoredAs), by the type of its Value, for the etcd storage's
+// label: the storage version for what the pipeline converted, and the
+// version that wrote it for an object stored before (recorded: a
+// cluster's values name autoscaling/v2 and v1 Event). Resources of one
+// version leave it to the storage.
+func TestStoredAs(t *testing.T) {
+	rs, err := Resources(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*server.Resource{}
+	for _, r := range rs {
+		byName[r.GroupVersion()+" "+r.Kind] = r
+	}
+	for _, tc := range []struct {
+		resources []string
+		value     runtime.Object
+		want      meta.TypeMeta
+	}{
+		{[]string{"autoscaling/v1 HorizontalPodAutoscaler", "autoscaling/v2 HorizontalPodAutoscaler"},
+			&autoscalingv1.HorizontalPodAutoscaler{}, meta.TypeMeta{APIVersion: "autoscaling/v1", Kind: "HorizontalPodAutoscaler"}},
+		{[]string{"autoscaling/v1 HorizontalPodAutoscaler", "autoscaling/v2 HorizontalPodAutoscaler"},
+			&autoscalingv2.HorizontalPodAutoscaler{}, meta.TypeMeta{APIVersion: "autoscaling/v2", Kind: "HorizontalPodAutoscaler"}},
+		{[]string{"v1 Event", "events.k8s.io/v1 Event"}, &corev1.Event{}, meta.TypeMeta{APIVersion: "v1", Kind: "Event"}},
+		{[]string{"v1 Event", "events.k8s.io/v1 Event"}, &eventsv1.Event{}, meta.TypeMeta{APIVersion: "events.k8s.io/v1", Kind: "Event"}},
+	} {
+		for _, name := range tc.resources {
+			r := byName[name]
+			if r == nil || r.StoredAs == nil {
+				t.Errorf("%s: no StoredAs", name)
+				continue
+			}
+			if got := r.StoredAs(&Object{Value: tc.value}); got != tc.want {
+				t.Errorf("%s: StoredAs(%T) = %+v; want %+v", name, tc.value, got, tc.want)
+			}
+		}
+	}
+	if r := byName["v1 ConfigMap"]; r == nil || r.StoredAs != nil {
+		t.Errorf("v1 ConfigMap: StoredAs set (or no resource: %v)", r == nil)
 	}
 }
