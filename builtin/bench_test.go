@@ -95,3 +95,30 @@ func BenchmarkReadOtherVersion(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkToStorage measures Resource.ToStorage of autoscaling/v1, whose
+// writes are converted to autoscaling/v2 before they are stored.
+func BenchmarkToStorage(b *testing.B) {
+	var v1 *kind
+	for _, k := range all {
+		if k.Group == "autoscaling" && k.Version == "v1" {
+			v1 = k
+		}
+	}
+	s, err := v1.storageKind()
+	if err != nil {
+		b.Fatal(err)
+	}
+	to := v1.toStorage(s)
+	pct := int32(60)
+	obj := &Object{ObjectMeta: meta.ObjectMeta{Name: "h", Namespace: "ns", Annotations: map[string]string{"a": "b"}},
+		Value: &autoscalingv1.HorizontalPodAutoscaler{Spec: autoscalingv1.HorizontalPodAutoscalerSpec{
+			ScaleTargetRef: autoscalingv1.CrossVersionObjectReference{Kind: "Deployment", Name: "d"}, MaxReplicas: 3,
+			TargetCPUUtilizationPercentage: &pct}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := to(context.Background(), obj); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -81,11 +81,13 @@
 // ephemeralcontainers and resize, and a CertificateSigningRequest's
 // approval (status.conditions alone), use the strategies of those
 // subresources. Kinds served in two versions (HorizontalPodAutoscalers,
-// Events) share one storage: an object is kept in the version it was
-// written in and converted when read through the other (see the
-// differences below); field selectors take each version's field labels
-// (regarding.name of events.k8s.io Events is involvedObject.name of core
-// ones).
+// Events) are stored in the version kube-apiserver stores them in: a
+// write through the other is converted before it is stored
+// (server.Resource.ToStorage), and a read through it converted back; on
+// etcd (package serverstore) each value names that version
+// (server.Resource.StoredAs), as kube-apiserver's do; field selectors
+// take each version's field labels (regarding.name of events.k8s.io
+// Events is involvedObject.name of core ones).
 //
 // The differential test writes valid and invalid objects of 46 kinds to
 // the server over HTTP and gives the same input to Kubernetes' own
@@ -115,18 +117,14 @@
 //     Options.Namespaces gives the strategies the server's Namespaces
 //     to read it from (a ServerNamespaces bound to the server).
 //   - autoscaling/v1 and v2 HorizontalPodAutoscalers, and core/v1 and
-//     events.k8s.io/v1 Events, share one storage, as in kube-apiserver,
-//     but an object is kept in the version it was written in, not in
-//     kube-apiserver's storage version (autoscaling/v2, core v1), and
-//     converted when read through the other: an update through the
-//     other version that changes nothing still writes (a new
-//     resourceVersion), and metadata-only answers (PartialObjectMetadata,
-//     Tables with includeObject=Metadata) show the annotations of the
-//     version written (a v1 write's autoscaling.alpha.kubernetes.io/*),
-//     which a cluster's conversion to its storage version drops. The
-//     conversion on write (server.Resource.ToStorage) waits for the etcd
-//     storage to name a stored value by its version rather than by the
-//     resource that wrote it.
+//     events.k8s.io/v1 Events, share one storage that keeps them in one
+//     version (autoscaling/v2, core v1), as kube-apiserver's, but
+//     package managedfields keeps the entries of the version a write
+//     names: an update through one version drops the managedFields
+//     entries of the other, so one that changes nothing else still
+//     writes when the object has such entries (kube-apiserver converts
+//     them, and writes nothing; for Events, whose entries it cannot
+//     convert across groups, it drops them all).
 //   - Services get cluster IPs from 10.96.0.0/12 and node ports from
 //     30000-32767 in order, never released; collisions with the values a
 //     client names are not checked.

@@ -137,6 +137,14 @@ func (k *kind) resource(opts Options, defs *definitions, p *printers.HumanReadab
 	}
 	if shared {
 		r.Read = k.read()
+		s, err := k.storageKind()
+		if err != nil {
+			return nil, err
+		}
+		if s != k {
+			r.ToStorage = k.toStorage(s)
+		}
+		r.StoredAs = k.storedAs()
 	}
 	if err := defs.describe(k, r); err != nil {
 		return nil, err

@@ -32,26 +32,36 @@ var sharedStorage = map[schema.GroupResource]schema.GroupResource{
 }
 
 // storageVersionHash is the storageVersionHash kube-apiserver 1.37 gives
-// the kind: the hash of the version it stores the objects in, by
-// k8s.io/apiserver's rule for an apiserver of 1.37 compatible with 1.36
-// (the group's preferred version, unless it is newer than 1.36) and the
-// overrides above.
+// the kind: the hash of the version it stores the objects in.
 func (k *kind) storageVersionHash() (string, error) {
-	hashes, err := storageVersionHashes()
-	return hashes[k], err
+	gv, err := k.storageVersion()
+	if err != nil {
+		return "", err
+	}
+	return server.StorageVersionHash(gv.Group, gv.Version, k.Kind), nil
 }
 
-// storageVersionHashes are those of every kind, computed once: the rule
-// asks the scheme about every version of a kind, which costs more than
-// the rest of building a resource (2,500 allocations for all kinds).
-var storageVersionHashes = sync.OnceValues(func() (map[*kind]string, error) {
+// storageVersion is the group and version kube-apiserver 1.37 stores the
+// kind's objects in, by k8s.io/apiserver's rule for an apiserver of 1.37
+// compatible with 1.36 (the group's preferred version, unless it is
+// newer than 1.36) and the overrides above: autoscaling/v2 for both
+// versions of HorizontalPodAutoscalers, core v1 for Events.
+func (k *kind) storageVersion() (schema.GroupVersion, error) {
+	versions, err := storageVersions()
+	return versions[k], err
+}
+
+// storageVersions are those of every kind, computed once: the rule asks
+// the scheme about every version of a kind, which costs more than the
+// rest of building a resource (2,500 allocations for all kinds).
+var storageVersions = sync.OnceValues(func() (map[*kind]schema.GroupVersion, error) {
 	enc := serverstorage.NewDefaultResourceEncodingConfigForEffectiveVersion(scheme,
 		basecompatibility.NewEffectiveVersionFromString("1.37", "", ""))
 	for r, v := range storageOverrides {
 		enc.SetResourceEncoding(r, schema.GroupVersion{Group: r.Group, Version: v},
 			schema.GroupVersion{Group: r.Group, Version: runtime.APIVersionInternal})
 	}
-	out := make(map[*kind]string, len(all))
+	out := make(map[*kind]schema.GroupVersion, len(all))
 	for _, k := range all {
 		gr := schema.GroupResource{Group: k.Group, Resource: k.Plural}
 		if shared, ok := sharedStorage[gr]; ok {
@@ -65,7 +75,7 @@ var storageVersionHashes = sync.OnceValues(func() (map[*kind]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[k] = server.StorageVersionHash(gv.Group, gv.Version, k.Kind)
+		out[k] = gv
 	}
 	return out, nil
 })

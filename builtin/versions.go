@@ -1,8 +1,11 @@
 package builtin
 
 import (
+	"context"
+	"fmt"
 	"reflect"
 
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/server"
 )
 
@@ -38,4 +41,65 @@ func (k *kind) convert(obj *Object) (server.Object, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// storageKind is the kind whose version the storage keeps k's objects in
+// (autoscaling/v2's for both HorizontalPodAutoscalers, core v1's for
+// both Events): k itself, or another version of its objects.
+func (k *kind) storageKind() (*kind, error) {
+	gv, err := k.storageVersion()
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range all {
+		if s.storage() == k.storage() && s.Group == gv.Group && s.Version == gv.Version {
+			return s, nil
+		}
+	}
+	return nil, fmt.Errorf("builtin: %s/%s %s is stored as %s, which is not served", k.Group, k.Version, k.Kind, gv)
+}
+
+// toStorage returns the Resource.ToStorage of a kind whose objects the
+// storage keeps in the version of another, s: a written object is
+// converted to s's version, as kube-apiserver's storage encodes every
+// object of a resource in its storage version, so that a write through
+// k that changes nothing of the stored object writes nothing, and
+// metadata-only answers show the stored metadata (autoscaling/v1's
+// conversion moves the autoscaling.alpha.kubernetes.io annotations into
+// v2's spec and status).
+func (k *kind) toStorage(s *kind) func(context.Context, server.Object) (server.Object, error) {
+	return func(_ context.Context, o server.Object) (server.Object, error) {
+		obj := o.(*Object)
+		in, err := k.internal(obj)
+		if err != nil {
+			return nil, err
+		}
+		out := &Object{}
+		if err := s.setInternal(out, in); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+}
+
+// storedAs returns the Resource.StoredAs of a kind whose storage holds
+// other versions of its objects: the version an object is in, known by
+// the type of its Value, so that the etcd storage labels its value with
+// it. That is the storage version (toStorage converts every write) but
+// for objects stored before the conversion on write, kept in the version
+// that wrote them until an update through the pipeline converts them.
+func (k *kind) storedAs() func(server.Object) meta.TypeMeta {
+	byType := map[reflect.Type]meta.TypeMeta{}
+	for _, s := range all {
+		if s.storage() == k.storage() {
+			gvk := s.gvk()
+			byType[reflect.TypeOf(s.newValue())] = meta.TypeMeta{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind}
+		}
+	}
+	return func(o server.Object) meta.TypeMeta {
+		if obj, ok := o.(*Object); ok && obj.Value != nil {
+			return byType[reflect.TypeOf(obj.Value)]
+		}
+		return meta.TypeMeta{}
+	}
 }

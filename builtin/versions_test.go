@@ -2,6 +2,9 @@ package builtin
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -11,8 +14,12 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
+
+	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/server"
 )
 
 // kube-apiserver serves autoscaling/v1 HorizontalPodAutoscalers from the
@@ -156,6 +163,144 @@ func TestOneStorageTwoVersions(t *testing.T) {
 	}
 }
 
+// kube-apiserver keeps HorizontalPodAutoscalers as autoscaling/v2: a
+// write through v1 is converted before it is stored, so an update
+// through either version that changes nothing writes nothing, and the
+// metadata of a metadata-only answer through v1 is the stored one,
+// without the annotations v1's conversion adds to its objects (recorded
+// on v1.37.1, see testdata/reference-v1.37.1-multiver.txt).
+func TestStorageVersion(t *testing.T) {
+	cs, url := newClient(t, Options{})
+	ctx := context.Background()
+	v1s, v2s := cs.AutoscalingV1().HorizontalPodAutoscalers("default"), cs.AutoscalingV2().HorizontalPodAutoscalers("default")
+	const metrics = `[{"type":"Resource","resource":{"name":"memory","targetAverageUtilization":70}}]`
+	const annotation = "autoscaling.alpha.kubernetes.io/metrics"
+
+	created, err := v1s.Create(ctx, &autoscalingv1.HorizontalPodAutoscaler{
+		ObjectMeta: metav1.ObjectMeta{Name: "h1", Annotations: map[string]string{"a": "b", annotation: metrics}},
+		Spec: autoscalingv1.HorizontalPodAutoscalerSpec{
+			ScaleTargetRef: autoscalingv1.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "d"},
+			MaxReplicas:    3, TargetCPUUtilizationPercentage: ptr.To[int32](50),
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(created.Annotations, map[string]string{"a": "b", annotation: metrics}) {
+		t.Errorf("v1 create answered annotations %v", created.Annotations)
+	}
+	rv := created.ResourceVersion
+	// The stored object is v2's: its metadata has no v1 annotations,
+	// through either version (recorded).
+	for _, v := range []string{"v1", "v2"} {
+		got := metadataAnnotations(t, url+"/apis/autoscaling/"+v+"/namespaces/default/horizontalpodautoscalers/h1",
+			"application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1")
+		if got != `{"a":"b"}` {
+			t.Errorf("PartialObjectMetadata of a v1 write through %s: annotations %s, want {\"a\":\"b\"}", v, got)
+		}
+	}
+
+	// Read through v2: the annotation is v2's metrics.
+	v2, err := v2s.Get(ctx, "h1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(v2.Annotations, map[string]string{"a": "b"}) || len(v2.Spec.Metrics) != 2 ||
+		v2.Spec.Metrics[0].Resource.Name != corev1.ResourceMemory || v2.Spec.Metrics[1].Resource.Name != corev1.ResourceCPU {
+		t.Errorf("v2 read of a v1 write: annotations %v, metrics %+v", v2.Annotations, v2.Spec.Metrics)
+	}
+	// Updates that change nothing, through either version, write nothing
+	// (recorded: the resourceVersion stays). Package managedfields keeps
+	// the entries of one version (see the package doc), so the object is
+	// first rid of them (managedFields [{}]), as the recorded one was.
+	v1, err := v1s.Get(ctx, "h1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if upd, err := v1s.Update(ctx, v1, metav1.UpdateOptions{}); err != nil || upd.ResourceVersion != rv {
+		t.Errorf("v1 update that changes nothing: %v, resourceVersion %s, want %s", err, upd.ResourceVersion, rv)
+	}
+	v2.ManagedFields = []metav1.ManagedFieldsEntry{{}}
+	cleared, err := v2s.Update(ctx, v2, metav1.UpdateOptions{})
+	if err != nil || cleared.ManagedFields != nil || cleared.ResourceVersion == rv {
+		t.Fatalf("clearing managedFields: %v %+v", err, cleared)
+	}
+	if v1, err = v1s.Get(ctx, "h1", metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if upd, err := v1s.Update(ctx, v1, metav1.UpdateOptions{}); err != nil || upd.ResourceVersion != cleared.ResourceVersion ||
+		!reflect.DeepEqual(upd.Annotations, map[string]string{"a": "b", annotation: metrics}) {
+		t.Errorf("v1 update of a v2 write that changes nothing: %v, resourceVersion %s (want %s), annotations %v",
+			err, upd.ResourceVersion, cleared.ResourceVersion, upd.Annotations)
+	}
+	if v2, err = v2s.Get(ctx, "h1", metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if upd, err := v2s.Update(ctx, v2, metav1.UpdateOptions{}); err != nil || upd.ResourceVersion != cleared.ResourceVersion {
+		t.Errorf("v2 update that changes nothing: %v, resourceVersion %s, want %s", err, upd.ResourceVersion, cleared.ResourceVersion)
+	}
+	if _, err := v2s.Create(ctx, &autoscalingv2.HorizontalPodAutoscaler{
+		ObjectMeta: metav1.ObjectMeta{Name: "h2"},
+		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
+			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "d"}, MaxReplicas: 3,
+			Metrics: []autoscalingv2.MetricSpec{{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricSource{
+				Name: corev1.ResourceMemory, Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: ptr.To[int32](70)}}}},
+		},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Metadata alone, through v1: the stored annotations (recorded).
+	for _, c := range []struct{ path, accept, want string }{
+		{"/h1", "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1", `{"a":"b"}`},
+		{"", "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1", `[{"a":"b"},null]`},
+		{"?includeObject=Metadata", "application/json;as=Table;g=meta.k8s.io;v=v1", `[{"a":"b"},null]`},
+	} {
+		if got := metadataAnnotations(t, url+"/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers"+c.path, c.accept); got != c.want {
+			t.Errorf("%s through v1: annotations %s, want %s", c.accept, got, c.want)
+		}
+	}
+}
+
+// metadataAnnotations returns the annotations of the metadata-only
+// answer (PartialObjectMetadata, its list, or a Table with
+// includeObject=Metadata) to a GET of url, as JSON: one object's, or a
+// list of the items'.
+func metadataAnnotations(t *testing.T, url, accept string) string {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("Accept", accept)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got struct {
+		Metadata metav1.ObjectMeta
+		Items    []struct{ Metadata metav1.ObjectMeta }
+		Rows     []struct {
+			Object struct{ Metadata metav1.ObjectMeta }
+		}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	var anns []map[string]string
+	for _, it := range got.Items {
+		anns = append(anns, it.Metadata.Annotations)
+	}
+	for _, r := range got.Rows {
+		anns = append(anns, r.Object.Metadata.Annotations)
+	}
+	var b []byte
+	if anns == nil {
+		b, _ = json.Marshal(got.Metadata.Annotations)
+	} else {
+		b, _ = json.Marshal(anns)
+	}
+	return string(b)
+}
+
 // events.k8s.io Events take the field selectors kube-apiserver's field
 // label conversion of events.k8s.io/v1 maps to the core Event's fields
 // (regarding.* to involvedObject.*, reportingController to
@@ -221,5 +366,48 @@ func TestEventsFieldSelectors(t *testing.T) {
 		if got != c.want {
 			t.Errorf("events.k8s.io Events with %s: %q, want %q", c.selector, got, c.want)
 		}
+	}
+}
+
+// A resource of two versions names the version each object is in
+// (Resource.StoredAs), by the type of its Value, for the etcd storage's
+// label: the storage version for what the pipeline converted, and the
+// version that wrote it for an object stored before (recorded: a
+// cluster's values name autoscaling/v2 and v1 Event). Resources of one
+// version leave it to the storage.
+func TestStoredAs(t *testing.T) {
+	rs, err := Resources(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*server.Resource{}
+	for _, r := range rs {
+		byName[r.GroupVersion()+" "+r.Kind] = r
+	}
+	for _, tc := range []struct {
+		resources []string
+		value     runtime.Object
+		want      meta.TypeMeta
+	}{
+		{[]string{"autoscaling/v1 HorizontalPodAutoscaler", "autoscaling/v2 HorizontalPodAutoscaler"},
+			&autoscalingv1.HorizontalPodAutoscaler{}, meta.TypeMeta{APIVersion: "autoscaling/v1", Kind: "HorizontalPodAutoscaler"}},
+		{[]string{"autoscaling/v1 HorizontalPodAutoscaler", "autoscaling/v2 HorizontalPodAutoscaler"},
+			&autoscalingv2.HorizontalPodAutoscaler{}, meta.TypeMeta{APIVersion: "autoscaling/v2", Kind: "HorizontalPodAutoscaler"}},
+		{[]string{"v1 Event", "events.k8s.io/v1 Event"}, &corev1.Event{}, meta.TypeMeta{APIVersion: "v1", Kind: "Event"}},
+		{[]string{"v1 Event", "events.k8s.io/v1 Event"}, &eventsv1.Event{}, meta.TypeMeta{APIVersion: "events.k8s.io/v1", Kind: "Event"}},
+	} {
+		for _, name := range tc.resources {
+			r := byName[name]
+			if r == nil || r.StoredAs == nil {
+				t.Errorf("%s: no StoredAs", name)
+				continue
+			}
+			if got := r.StoredAs(&Object{Value: tc.value}); got != tc.want {
+				t.Errorf("%s: StoredAs(%T) = %+v; want %+v", name, tc.value, got, tc.want)
+			}
+		}
+	}
+	if r := byName["v1 ConfigMap"]; r == nil || r.StoredAs != nil {
+		t.Errorf("v1 ConfigMap: StoredAs set (or no resource: %v)", r == nil)
 	}
 }

@@ -160,6 +160,17 @@ func (st *storage) toStorage(v string) func(context.Context, server.Object) (ser
 	}
 }
 
+// storedAs returns the Resource.StoredAs of every version of kind:
+// objects are stored in the storage version whatever version wrote them
+// (toStorage converts them), and their values are labelled with it, as
+// kube-apiserver labels them (recorded on v1.37.1: a write through a
+// version that is not stored is stored with the storage version's
+// apiVersion).
+func (st *storage) storedAs(kind string) func(server.Object) meta.TypeMeta {
+	tm := meta.TypeMeta{APIVersion: st.group + "/" + st.version, Kind: kind}
+	return func(server.Object) meta.TypeMeta { return tm }
+}
+
 // pruned reports whether u has nothing n would prune (nor a null it would
 // drop, nor a default missing: a cheap test, exact enough to skip a copy).
 func pruned(u *server.Unstructured, n *versionSchema) bool {

@@ -514,6 +514,7 @@ func customResources(c *CustomResourceDefinition, admit server.AdmitFunc, rules 
 		}
 		r.Read = st.read(v.Name)
 		r.ToStorage = st.toStorage(v.Name)
+		r.StoredAs = st.storedAs(n.Kind)
 		var scale *CustomResourceSubresourceScale
 		if v.Subresources != nil && v.Subresources.Scale != nil {
 			scale = v.Subresources.Scale

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/openapi"
 	"github.com/apisem/apisem/patch"
 	"github.com/apisem/apisem/status"
@@ -230,6 +231,19 @@ type Resource struct {
 	// metadata as it is but for labels and annotations. An error refuses
 	// the write as it is (a status error, best).
 	ToStorage func(ctx context.Context, obj Object) (Object, error)
+
+	// StoredAs, when set, returns the apiVersion and kind of the version
+	// a stored object of the resource is in, where that is not always
+	// the resource's own: ToStorage converts the objects (a custom
+	// resource's definition's storage version; autoscaling/v2 for an
+	// autoscaling/v1 HorizontalPodAutoscaler), or they share a
+	// StorageResource with another version that wrote them. A storage
+	// that labels its values with their version, as kube-apiserver
+	// labels each value in etcd with its storage version, asks it
+	// (package serverstore), so that the value reads as what it holds,
+	// through this resource or another reader of the same etcd. nil
+	// means Group, Version and Kind.
+	StoredAs func(obj Object) meta.TypeMeta
 
 	// Admit, when set, is the resource's own admission check, asked
 	// about every write of its objects ahead of Options.Admission, with

@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/apisem/apisem/envelope"
+	"github.com/apisem/apisem/etcdstore/serverstore"
+	"github.com/apisem/apisem/examples/apiserver/demo"
+	"github.com/apisem/apisem/server/servertest"
 )
 
 // Values are stored as Kubernetes stores them: a type with a protobuf form
@@ -38,8 +41,12 @@ func TestStoredValues(t *testing.T) {
 		}
 	}
 	proto("/registry/configmaps/ns1/p")
-	if v := raw("/registry/example.apisem.dev/widgets/ns1/w"); !strings.HasPrefix(v, "{") {
-		t.Errorf("widget value %q; want JSON", v)
+	// A JSON value names its apiVersion and kind, without which
+	// kube-apiserver cannot read it ("Object 'Kind' is missing"; recorded
+	// in testdata/reference-v1.37.1-etcd-values.txt).
+	if v := raw("/registry/example.apisem.dev/widgets/ns1/w"); !strings.HasPrefix(v, "{") ||
+		str(t, v, "apiVersion") != "example.apisem.dev/v1" || str(t, v, "kind") != "Widget" {
+		t.Errorf("widget value %q; want JSON with apiVersion example.apisem.dev/v1, kind Widget", v)
 	}
 	got := must(t, 200, base, "GET", cms+"/p", "").body
 	if str(t, got, "data.k") != "1" || str(t, got, "metadata.labels.l") != "v" || str(t, got, "metadata.uid") == "" {
@@ -52,5 +59,28 @@ func TestStoredValues(t *testing.T) {
 	proto("/registry/configmaps/ns1/j")
 	if got := must(t, 200, base, "GET", cms+"/j", "").body; str(t, got, "data.k") != "new" || str(t, got, "metadata.uid") != "uj" {
 		t.Errorf("configmap rewritten: %s", got)
+	}
+}
+
+// With Options.JSON every value is JSON, and names its apiVersion and
+// kind, as kube-apiserver's are with --storage-media-type=application/json.
+func TestStoredValuesJSON(t *testing.T) {
+	_, c := newEtcd(t)
+	s, err := demo.New(demo.Options{Storage: serverstore.Storage(serverstore.Options{Client: c, JSON: true})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := servertest.Start(t, s)
+	must(t, 201, base, "POST", "/api/v1/namespaces", `{"metadata":{"name":"ns1"}}`)
+	must(t, 201, base, "POST", cms, `{"metadata":{"name":"p"},"data":{"k":"1"}}`)
+	resp, err := c.Get(context.Background(), "/registry/configmaps/ns1/p")
+	if err != nil || len(resp.Kvs) != 1 {
+		t.Fatalf("etcd get: %v %v", resp, err)
+	}
+	if v := string(resp.Kvs[0].Value); str(t, v, "apiVersion") != "v1" || str(t, v, "kind") != "ConfigMap" || str(t, v, "data.k") != "1" {
+		t.Errorf("configmap value %q; want JSON with apiVersion v1, kind ConfigMap", v)
+	}
+	if got := must(t, 200, base, "GET", cms+"/p", "").body; str(t, got, "data.k") != "1" {
+		t.Errorf("configmap read back: %s", got)
 	}
 }

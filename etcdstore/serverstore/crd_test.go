@@ -193,6 +193,29 @@ func TestDefinitionEstablishedOnEveryServer(t *testing.T) {
 	}
 }
 
+// twoVersions is a definition of two versions, v2 stored, whose v1 has a
+// field v2 lacks.
+const twoVersions = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+	"metadata":{"name":"twovers.example.com"},
+	"spec":{"group":"example.com","scope":"Namespaced",
+		"names":{"plural":"twovers","singular":"twover","kind":"TwoVer","listKind":"TwoVerList"},
+		"versions":[
+			{"name":"v1","served":true,"storage":false,"schema":{"openAPIV3Schema":{"type":"object",
+				"properties":{"spec":{"type":"object","properties":{"shared":{"type":"string"},"onlyV1":{"type":"string"}}}}}}},
+			{"name":"v2","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object",
+				"properties":{"spec":{"type":"object","properties":{"shared":{"type":"string"}}}}}}}]}}`
+
+// newTwoVersions starts a server on c with twoVersions established and
+// the namespace ns1.
+func newTwoVersions(t *testing.T, c *clientv3.Client) string {
+	t.Helper()
+	a := newPeer(t, c, serverstore.Options{}, nil)
+	must(t, 201, a, "POST", "/api/v1/namespaces", `{"metadata":{"name":"ns1"}}`)
+	created := must(t, 201, a, "POST", crds, twoVersions)
+	established(t, a, "twovers.example.com", str(t, created.body, "metadata.resourceVersion"))
+	return a
+}
+
 // The versions of a custom resource are served from etcd together: an
 // object written through the version that is not stored is read through
 // both, as stored in the storage version. Installing the second version
@@ -200,18 +223,7 @@ func TestDefinitionEstablishedOnEveryServer(t *testing.T) {
 // stopped").
 func TestTwoVersionsOfACustomResource(t *testing.T) {
 	_, c := newEtcd(t)
-	a := newPeer(t, c, serverstore.Options{}, nil)
-	must(t, 201, a, "POST", "/api/v1/namespaces", `{"metadata":{"name":"ns1"}}`)
-	created := must(t, 201, a, "POST", crds, `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
-		"metadata":{"name":"twovers.example.com"},
-		"spec":{"group":"example.com","scope":"Namespaced",
-			"names":{"plural":"twovers","singular":"twover","kind":"TwoVer","listKind":"TwoVerList"},
-			"versions":[
-				{"name":"v1","served":true,"storage":false,"schema":{"openAPIV3Schema":{"type":"object",
-					"properties":{"spec":{"type":"object","properties":{"shared":{"type":"string"},"onlyV1":{"type":"string"}}}}}}},
-				{"name":"v2","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object",
-					"properties":{"spec":{"type":"object","properties":{"shared":{"type":"string"}}}}}}}]}}`)
-	established(t, a, "twovers.example.com", str(t, created.body, "metadata.resourceVersion"))
+	a := newTwoVersions(t, c)
 	must(t, 201, a, "POST", "/apis/example.com/v1/namespaces/ns1/twovers",
 		`{"apiVersion":"example.com/v1","kind":"TwoVer","metadata":{"name":"x"},"spec":{"shared":"s","onlyV1":"o"}}`)
 	for _, v := range []string{"v1", "v2"} {
@@ -222,6 +234,58 @@ func TestTwoVersionsOfACustomResource(t *testing.T) {
 		// Pruned by the storage version, v2, which lacks onlyV1.
 		if spec := field(t, body, "spec"); !reflect.DeepEqual(spec, map[string]any{"shared": "s"}) {
 			t.Errorf("%s: spec %v; want only shared", v, spec)
+		}
+	}
+}
+
+// A custom resource's value in etcd names the storage version, whatever
+// version wrote it, as kube-apiserver's does (recorded on v1.37.1:
+// testdata/reference-v1.37.1-etcd-values.txt), so that another reader of
+// the etcd reads it as what it holds; the values were labelled with the
+// version that wrote them. Values labelled either way (written before,
+// or by hand) read through both versions.
+func TestCustomResourceValuesNameTheStorageVersion(t *testing.T) {
+	_, c := newEtcd(t)
+	a := newTwoVersions(t, c)
+	ctx := context.Background()
+	const coll = "/apis/example.com/%s/namespaces/ns1/twovers"
+	raw := func(name string) string {
+		t.Helper()
+		resp, err := c.Get(ctx, "/registry/example.com/twovers/ns1/"+name)
+		if err != nil || len(resp.Kvs) != 1 {
+			t.Fatalf("etcd get %s: %v %v", name, resp, err)
+		}
+		return string(resp.Kvs[0].Value)
+	}
+	for _, v := range []string{"v1", "v2"} {
+		name := "via-" + v
+		must(t, 201, a, "POST", fmt.Sprintf(coll, v),
+			`{"apiVersion":"example.com/`+v+`","kind":"TwoVer","metadata":{"name":"`+name+`"},"spec":{"shared":"s"}}`)
+		val := raw(name)
+		if str(t, val, "apiVersion") != "example.com/v2" || str(t, val, "kind") != "TwoVer" {
+			t.Errorf("written through %s: value %s; want apiVersion example.com/v2, kind TwoVer", v, val)
+		}
+	}
+
+	// Values written before, labelled by the version that wrote them, or
+	// not at all.
+	for i, label := range []string{`"apiVersion":"example.com/v1","kind":"TwoVer",`, `"apiVersion":"example.com/v2","kind":"TwoVer",`, ""} {
+		name := fmt.Sprintf("old%d", i)
+		if _, err := c.Put(ctx, "/registry/example.com/twovers/ns1/"+name,
+			`{`+label+`"metadata":{"name":"`+name+`","namespace":"ns1","uid":"u-`+name+`","generation":1,"creationTimestamp":"2026-01-01T00:00:00Z"},"spec":{"shared":"old"}}`); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range []string{"v1", "v2"} {
+			body := must(t, 200, a, "GET", fmt.Sprintf(coll, v)+"/"+name, "").body
+			if str(t, body, "apiVersion") != "example.com/"+v || str(t, body, "metadata.uid") != "u-"+name ||
+				!reflect.DeepEqual(field(t, body, "spec"), map[string]any{"shared": "old"}) {
+				t.Errorf("value labelled %q read through %s: %s", label, v, body)
+			}
+		}
+		// The next write labels it with the storage version.
+		must(t, 200, a, "PATCH", fmt.Sprintf(coll, "v1")+"/"+name, `{"spec":{"shared":"new"}}`)
+		if val := raw(name); str(t, val, "apiVersion") != "example.com/v2" || str(t, val, "metadata.uid") != "u-"+name {
+			t.Errorf("value labelled %q, rewritten through v1: %s", label, val)
 		}
 	}
 }

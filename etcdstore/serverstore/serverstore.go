@@ -96,8 +96,11 @@ type Options struct {
 
 // Storage returns a server.Options.Storage that keeps objects in etcd.
 // Values are in the protobuf envelope for types that have a protobuf form,
-// JSON otherwise (see Options.JSON). New(opts).Storage is the same, with
-// the health checks of the storage it makes.
+// JSON otherwise (see Options.JSON), and name the version their object is
+// in (server.Resource.StoredAs: a custom resource's storage version), as
+// kube-apiserver's do, so that kube-apiserver and other readers of the
+// same etcd read them as what they hold. New(opts).Storage is the same,
+// with the health checks of the storage it makes.
 func Storage(opts Options) func(store.Options[server.Object]) (server.Storage, error) {
 	return New(opts).Storage
 }
@@ -147,13 +150,6 @@ func (s *storage) peer(key, apiVersion, kind string) *server.Resource {
 		}
 	}
 	return nil
-}
-
-// shared reports whether more than one resource's objects are under key.
-func (s *storage) shared(key string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.versions[key]) > 1
 }
 
 func (s *storage) Store() *store.Store[server.Object] { return s.p.Store() }
@@ -231,10 +227,17 @@ func (s *storage) Close() error {
 // before as JSON stay readable and a switch of Options.JSON needs no
 // migration.
 //
-// Where resources are versions of the same objects, a value is read as
-// the version that wrote it, which the envelope names, and JSON then
-// carries apiVersion and kind, as Kubernetes' does: each resource's
-// Read converts it (see server.Resource.StorageResource).
+// A value is labelled with the version its object is in
+// (server.Resource.StoredAs; the resource's own without it), in the
+// envelope or JSON's apiVersion and kind, as kube-apiserver labels every
+// value with its storage version (and cannot read a JSON value without),
+// so that another reader of the etcd (kube-apiserver, a migration) reads
+// a custom resource written through a version that is not stored as the
+// storage version it was converted to. A value is read as the version
+// its label names when that is another served version of the same
+// objects (values written before the resource said StoredAs are labelled
+// by the version that wrote them); each resource's Read converts it (see
+// server.Resource.StorageResource).
 type codec struct {
 	res  *server.Resource
 	json bool // write JSON even for a type with a protobuf form
@@ -242,16 +245,27 @@ type codec struct {
 	key  string // the key prefix of the objects, which versions share
 }
 
+// label returns the apiVersion and kind of the version o is in.
+func (c codec) label(o server.Object) meta.TypeMeta {
+	if c.res.StoredAs != nil {
+		if tm := c.res.StoredAs(o); tm.Kind != "" {
+			return tm
+		}
+	}
+	return meta.TypeMeta{APIVersion: c.res.GroupVersion(), Kind: c.res.Kind}
+}
+
 func (c codec) Encode(o server.Object) ([]byte, error) {
+	label := c.label(o)
 	if po, ok := o.(server.ProtoObject); ok && !c.json && c.res.DecodeProto != nil {
-		return envelope.AppendEnvelopeFunc(nil, c.res.GroupVersion(), c.res.Kind, po.SizeProto(), po.AppendProto), nil
+		return envelope.AppendEnvelopeFunc(nil, label.APIVersion, label.Kind, po.SizeProto(), po.AppendProto), nil
 	}
-	if c.s != nil && c.s.shared(c.key) {
-		tm := o.Types()
-		keep := *tm
-		*tm = meta.TypeMeta{APIVersion: c.res.GroupVersion(), Kind: c.res.Kind}
-		defer func() { *tm = keep }()
-	}
+	// The object is the write's own, not yet shared (etcdstore clears its
+	// resourceVersion the same way).
+	tm := o.Types()
+	keep := *tm
+	*tm = label
+	defer func() { *tm = keep }()
 	return json.Marshal(o)
 }
 
