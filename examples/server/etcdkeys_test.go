@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 )
@@ -260,5 +261,27 @@ func TestRecordEtcdKeys(t *testing.T) {
 	}
 	if err := os.WriteFile(etcdKeysFile, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The server keeps each built-in kind under kube-apiserver's etcd key,
+// so that a kube-apiserver on the same etcd (or one restored from its
+// snapshot) sees the objects, and the server sees kube-apiserver's.
+func TestEtcdKeys(t *testing.T) {
+	raw, err := os.ReadFile(etcdKeysFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for line := range strings.Lines(string(raw)) {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			want = append(want, line)
+		}
+	}
+	url, c := startEtcd(t)
+	p := mustStart(t, "-etcd-servers", url, "-addr", "127.0.0.1:0", "-etcd-compaction-interval", "0")
+	createKeyObjects(t, http.DefaultClient, p.url, "")
+	if diff := cmp.Diff(want, keysOf(t, c, "/registry")); diff != "" {
+		t.Errorf("etcd keys (-kube-apiserver's +ours):\n%s", diff)
 	}
 }
