@@ -171,7 +171,7 @@ func (p *Replica[T]) Resource(ro store.ResourceOptions[T], codec Codec[T]) (*Res
 		}
 		if first, _, _ := strings.Cut(c, "/"); first == coll || strings.HasPrefix(coll, c+"/") {
 			// The keys of one would be read as the other's.
-			return nil, fmt.Errorf("etcdstore: the etcd keys of %s (%s/) hold those of %s", o.gr, c, gr)
+			return nil, fmt.Errorf("etcdstore: the etcd keys of %s (%s/) and %s (%s/) overlap", o.gr, c, gr, coll)
 		}
 	}
 	r := &Resource[T]{p: p, codec: codec, gr: gr, coll: p.watchKey + coll, skey: ro.Prefix, ro: ro}
