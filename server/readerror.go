@@ -33,6 +33,9 @@ func readFailed(rs *resource, err error, list bool) error {
 	}
 	m := re.obj.Meta()
 	key := "/" + rs.gr.Group + "/" + rs.gr.Resource + "/"
+	if p := rs.def.EtcdPrefix; p != "" {
+		key = "/" + p + "/" // a built-in kind's, as kube-apiserver keys it
+	}
 	if m.Namespace != "" {
 		key += m.Namespace + "/"
 	}
