@@ -52,7 +52,7 @@ type Replica[T meta.Object] struct {
 	tracer   tracing.Tracer // Options.Tracer
 
 	mu      sync.Mutex
-	byColl  map[string]*Resource[T] // by "<group>/<resource>" or "<resource>"; fixed once started
+	byColl  map[string]*Resource[T] // by etcd path: EtcdPrefix, "<group>/<resource>" or "<resource>"; fixed once started
 	started bool
 
 	cancel  context.CancelFunc
