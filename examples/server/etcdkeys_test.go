@@ -285,3 +285,59 @@ func TestEtcdKeys(t *testing.T) {
 		t.Errorf("etcd keys (-kube-apiserver's +ours):\n%s", diff)
 	}
 }
+
+// A server started on an etcd an earlier apisem wrote, with built-in
+// kinds under /registry/<group>/<resource> (and Services, Endpoints,
+// Nodes under their resource's name), serves those objects, which it
+// has moved to kube-apiserver's keys; an object whose new key holds
+// another stays where it was.
+func TestFormerEtcdKeys(t *testing.T) {
+	url, c := startEtcd(t)
+	ctx := context.Background()
+	obj := func(apiVersion, kind, ns, name, uid, extra string) string {
+		m := `"name":"` + name + `","uid":"` + uid + `","creationTimestamp":"2026-01-01T00:00:00Z"`
+		if ns != "" {
+			m += `,"namespace":"` + ns + `"`
+		}
+		return `{"apiVersion":"` + apiVersion + `","kind":"` + kind + `","metadata":{` + m + `}` + extra + `}`
+	}
+	seed := map[string]string{
+		"/apps/deployments/demo/d": obj("apps/v1", "Deployment", "demo", "d", "u-d", `,"spec":{"selector":{"matchLabels":{"app":"a"}},`+
+			`"template":{"metadata":{"labels":{"app":"a"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}}`),
+		"/services/demo/s":   obj("v1", "Service", "demo", "s", "u-s", `,"spec":{"ports":[{"port":80}]}`),
+		"/endpoints/demo/s":  obj("v1", "Endpoints", "demo", "s", "u-s", ""),
+		"/nodes/n":           obj("v1", "Node", "", "n", "u-n", ""),
+		"/batch/jobs/demo/j": obj("batch/v1", "Job", "demo", "j", "u-former", ""),
+		"/jobs/demo/j":       obj("batch/v1", "Job", "demo", "j", "u-j", ""), // kube-apiserver's, say
+	}
+	for k, v := range seed {
+		if _, err := c.Put(ctx, "/registry"+k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := mustStart(t, "-etcd-servers", url, "-addr", "127.0.0.1:0", "-etcd-compaction-interval", "0")
+	for _, path := range []string{"/apis/apps/v1/namespaces/demo/deployments/d", "/api/v1/namespaces/demo/services/s",
+		"/api/v1/namespaces/demo/endpoints/s", "/api/v1/nodes/n", "/apis/batch/v1/namespaces/demo/jobs/j"} {
+		code, o := p.call(t, "GET", path, nil)
+		if code != 200 {
+			t.Errorf("GET %s: %d %v", path, code, o)
+			continue
+		}
+		if uid := metadata(o)["uid"]; uid != "u-"+path[len(path)-1:] {
+			t.Errorf("GET %s: uid %v; want the seeded object's", path, uid)
+		}
+	}
+	for _, k := range []string{"/deployments/demo/d", "/services/specs/demo/s", "/services/endpoints/demo/s", "/minions/n",
+		"/jobs/demo/j", "/batch/jobs/demo/j"} {
+		resp, err := c.Get(ctx, "/registry"+k, clientv3.WithCountOnly())
+		if err != nil || resp.Count != 1 {
+			t.Errorf("etcd key %s: %v %v; want it", k, resp, err)
+		}
+	}
+	for _, k := range []string{"/apps/deployments/demo/d", "/services/demo/s", "/endpoints/demo/s", "/nodes/n"} {
+		resp, err := c.Get(ctx, "/registry"+k, clientv3.WithCountOnly())
+		if err != nil || resp.Count != 0 {
+			t.Errorf("etcd key %s: %v %v; want it moved", k, resp, err)
+		}
+	}
+}
