@@ -536,7 +536,9 @@ func admissionObject(a server.Attributes, gvk schema.GroupVersionKind, obj serve
 
 // objectInterfaces are the scheme and the equivalent resources the
 // dispatcher converts and matches with.
-type objectInterfaces struct{ equiv runtime.EquivalentResourceMapper }
+type objectInterfaces struct {
+	equiv runtime.EquivalentResourceMapper
+}
 
 func (objectInterfaces) GetObjectCreater() runtime.ObjectCreater     { return scheme }
 func (objectInterfaces) GetObjectTyper() runtime.ObjectTyper         { return scheme }
