@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -74,5 +75,121 @@ func TestRecordedPolicies(t *testing.T) {
 			t.Errorf("%s: %s %s\n= %d %q\n  %s\nwant %d %q\n  %s", s.Name, s.Method, s.Path,
 				r.Code, r.Header.Values("Warning"), got, s.Code, s.Warnings, want)
 		}
+	}
+}
+
+// vap and binding return the YAML of a ValidatingAdmissionPolicy named p
+// of spec and of its binding b of spec.
+func vap(spec string) string {
+	return "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata:\n  name: p\nspec:\n" + spec
+}
+
+func vapBinding(spec string) string {
+	return "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata:\n  name: b\nspec:\n  policyName: p\n  validationActions: [Deny]\n" + spec
+}
+
+// TestPolicyCases covers what the recording does not, with the messages
+// of Kubernetes' dispatcher: a generated name, matchPolicy Equivalent
+// across the versions of one storage, configuration errors of a paramKind
+// and a paramRef, a Namespace matched by its own labels, parameters
+// chosen by a selector, a binding of no policy.
+func TestPolicyCases(t *testing.T) {
+	const (
+		vaps     = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies"
+		bindings = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings"
+		cms      = "/api/v1/namespaces/default/configmaps"
+		hpas     = "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers"
+		denied   = " is forbidden: ValidatingAdmissionPolicy 'p' with binding 'b' denied request: "
+	)
+	cmRules := "  matchConstraints:\n    resourceRules:\n    - {apiGroups: [\"\"], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}\n"
+	hpa := func(max int) string {
+		return `{"apiVersion":"autoscaling/v1","kind":"HorizontalPodAutoscaler","metadata":{"name":"h"},"spec":{"scaleTargetRef":{"kind":"Deployment","name":"d","apiVersion":"apps/v1"},"maxReplicas":` + strconv.Itoa(max) + `}}`
+	}
+	hpaPolicy := func(matchPolicy string) string {
+		return vap("  matchConstraints:\n    matchPolicy: " + matchPolicy + "\n    resourceRules:\n" +
+			"    - {apiGroups: [autoscaling], apiVersions: [v2], operations: [CREATE], resources: [horizontalpodautoscalers]}\n" +
+			"  validations:\n  - expression: \"object.apiVersion == 'autoscaling/v2' && object.spec.maxReplicas <= 5\"\n")
+	}
+	type write struct{ path, body string }
+	for _, c := range []struct {
+		name   string
+		setup  []write
+		write  write
+		code   int
+		prefix string // of the message; "" for a success
+		suffix string
+	}{
+		{"generated name", []write{
+			{vaps, vap(cmRules + "  validations:\n  - expression: \"!has(object.data)\"\n")}, {bindings, vapBinding("")}},
+			write{cms, `{"metadata":{"generateName":"gen-"},"data":{"a":"1"}}`},
+			422, `configmaps "gen-`, denied + "failed expression: !has(object.data)"},
+		{"equivalent version", []write{{vaps, hpaPolicy("Equivalent")}, {bindings, vapBinding("")}},
+			write{hpas, hpa(6)}, 422, `horizontalpodautoscalers.autoscaling "h"` + denied +
+				"failed expression: object.apiVersion == 'autoscaling/v2' && object.spec.maxReplicas <= 5", ""},
+		{"equivalent version passes", []write{{vaps, hpaPolicy("Equivalent")}, {bindings, vapBinding("")}},
+			write{hpas, hpa(5)}, 201, "", ""},
+		{"exact version", []write{{vaps, hpaPolicy("Exact")}, {bindings, vapBinding("")}},
+			write{hpas, hpa(6)}, 201, "", ""},
+		{"paramKind not served", []write{
+			{vaps, vap("  paramKind: {apiVersion: example.com/v1, kind: Foo}\n" + cmRules + "  validations:\n  - expression: \"true\"\n")},
+			{bindings, vapBinding("  paramRef: {name: x, parameterNotFoundAction: Allow}\n")}},
+			write{cms, `{"metadata":{"name":"c"}}`},
+			422, `configmaps "c" is forbidden: ValidatingAdmissionPolicy 'p' denied request: failed to configure policy: ` +
+				"failed to find resource referenced by paramKind: 'example.com/v1, Kind=Foo'", ""},
+		{"namespaced parameter of a cluster-scoped write", []write{
+			{vaps, vap("  paramKind: {apiVersion: v1, kind: ConfigMap}\n  matchConstraints:\n    resourceRules:\n" +
+				"    - {apiGroups: [rbac.authorization.k8s.io], apiVersions: [v1], operations: [CREATE], resources: [clusterroles]}\n" +
+				"  validations:\n  - expression: \"true\"\n")},
+			{bindings, vapBinding("  paramRef: {name: x, parameterNotFoundAction: Allow}\n")}},
+			write{"/apis/rbac.authorization.k8s.io/v1/clusterroles", `{"metadata":{"name":"r"}}`},
+			422, `clusterroles.rbac.authorization.k8s.io "r"` + denied +
+				"failed to configure binding: cannot use namespaced paramRef in policy binding that matches cluster-scoped resources", ""},
+		{"namespace by its labels", []write{
+			{vaps, vap("  matchConstraints:\n    resourceRules:\n    - {apiGroups: [\"\"], apiVersions: [v1], operations: [CREATE], resources: [namespaces]}\n" +
+				"  validations:\n  - expression: \"false\"\n    message: nope\n")},
+			{bindings, vapBinding("  matchResources:\n    namespaceSelector: {matchLabels: {env: prod}}\n")}},
+			write{"/api/v1/namespaces", `{"metadata":{"name":"n","labels":{"env":"prod"}}}`},
+			422, `namespaces "n"` + denied + "nope", ""},
+		{"namespace by its labels passes", []write{
+			{vaps, vap("  matchConstraints:\n    resourceRules:\n    - {apiGroups: [\"\"], apiVersions: [v1], operations: [CREATE], resources: [namespaces]}\n" +
+				"  validations:\n  - expression: \"false\"\n    message: nope\n")},
+			{bindings, vapBinding("  matchResources:\n    namespaceSelector: {matchLabels: {env: prod}}\n")}},
+			write{"/api/v1/namespaces", `{"metadata":{"name":"n","labels":{"env":"dev"}}}`},
+			201, "", ""},
+		{"parameters by a selector", []write{
+			{cms, `{"metadata":{"name":"p1","labels":{"limit":"yes"}},"data":{"max":"3"}}`},
+			{cms, `{"metadata":{"name":"p2","labels":{"limit":"yes"}},"data":{"max":"1"}}`},
+			{vaps, vap("  paramKind: {apiVersion: v1, kind: ConfigMap}\n  matchConstraints:\n    resourceRules:\n" +
+				"    - {apiGroups: [\"\"], apiVersions: [v1], operations: [CREATE], resources: [secrets]}\n" +
+				"  validations:\n  - expression: \"size(object.data) <= int(params.data.max)\"\n" +
+				"    messageExpression: \"'at most ' + params.data.max + ' by ' + params.metadata.name + ' of kind ' + params.kind\"\n")},
+			{bindings, vapBinding("  paramRef: {selector: {matchLabels: {limit: \"yes\"}}, parameterNotFoundAction: Deny}\n")}},
+			write{"/api/v1/namespaces/default/secrets", `{"metadata":{"name":"s"},"data":{"a":"eA==","b":"eA=="}}`},
+			422, `secrets "s"` + denied + "at most 1 by p2 of kind ConfigMap", ""},
+		{"binding of no policy", []write{{bindings, vapBinding("")}},
+			write{cms, `{"metadata":{"name":"c"}}`}, 201, "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			url := policyServer(t, true)
+			for _, w := range append([]write{{"/api/v1/namespaces", `{"metadata":{"name":"default"}}`}}, c.setup...) {
+				ctype := "application/json"
+				if !strings.HasPrefix(w.body, "{") {
+					ctype = "application/yaml"
+				}
+				if r := servertest.Do(t, "POST", url+w.path, w.body, "Content-Type", ctype); r.Code != 201 {
+					t.Fatalf("setup %s: %d %s", w.path, r.Code, r.Body)
+				}
+			}
+			r := servertest.Do(t, "POST", url+c.write.path, c.write.body, "Content-Type", "application/json")
+			var st struct{ Message string }
+			if r.Code >= 300 {
+				if err := json.Unmarshal([]byte(r.Body), &st); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if r.Code != c.code || !strings.HasPrefix(st.Message, c.prefix) || !strings.HasSuffix(st.Message, c.suffix) {
+				t.Errorf("%d %s\nwant %d %q...%q", r.Code, r.Body, c.code, c.prefix, c.suffix)
+			}
+		})
 	}
 }
