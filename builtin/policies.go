@@ -66,7 +66,7 @@ type Policies struct {
 	mu       sync.Mutex
 	policies map[string]*cachedPolicy  // by name
 	bindings map[string]*cachedBinding // by name
-	equiv    *equivalents              // of the resources served now
+	cur      *served                   // what the server serves now
 }
 
 // cachedPolicy is a policy as the dispatcher takes it, compiled, for the
@@ -82,11 +82,14 @@ type cachedBinding struct {
 	binding *admissionregistrationv1.ValidatingAdmissionPolicyBinding
 }
 
-// equivalents are the equivalent resources of the resources a server
-// serves, built again when they change.
-type equivalents struct {
-	changed <-chan struct{}
-	reg     runtime.EquivalentResourceRegistry
+// served is what Policies needs of the resources a server serves, made
+// again when they change: the resources of the policies and bindings,
+// and the equivalent resources matchPolicy Equivalent matches.
+type served struct {
+	changed  <-chan struct{}
+	policies *server.Resource // nil when not served
+	bindings *server.Resource
+	equiv    runtime.EquivalentResourceRegistry
 }
 
 // NewPolicies returns the enforcement of the ValidatingAdmissionPolicies
@@ -137,16 +140,18 @@ func (p *Policies) Validate(ctx context.Context, a server.Attributes, obj, old s
 	if s == nil || a.Resource.Group == admissionregistrationv1.GroupName && configResources[a.Resource.Plural] {
 		return nil
 	}
-	hooks, err := p.hooks(ctx, s)
+	sv := p.served(s)
+	hooks, err := p.hooks(ctx, s, sv)
 	if err != nil || len(hooks) == 0 {
 		return err
 	}
-	attrs, err := admissionAttributes(a, obj, old)
-	if err != nil {
-		return err
-	}
+	attrs := admissionAttributes(a, obj, old)
 	ctx = warning.WithWarningRecorder(ctx, serverWarnings{ctx})
-	return fromKube(p.dispatch.Dispatch(ctx, attrs, p.objectInterfaces(s), hooks))
+	err = p.dispatch.Dispatch(ctx, attrs, objectInterfaces{sv.equiv}, hooks)
+	if err == nil {
+		err = attrs.err() // an object a policy read could not be converted
+	}
+	return fromKube(err)
 }
 
 // serverWarnings passes the dispatcher's warnings (Warn) to the server's
@@ -182,9 +187,8 @@ var readAny = rv.Read{Semantics: rv.Any}
 // hooks returns the bound policies, with their bindings, as the
 // dispatcher takes them, ordered by the policies' names (each policy's
 // bindings by theirs).
-func (p *Policies) hooks(ctx context.Context, s *server.Server) ([]validating.PolicyHook, error) {
-	bres := resourceOf(s, admissionregistrationv1.GroupName, "validatingadmissionpolicybindings")
-	pres := resourceOf(s, admissionregistrationv1.GroupName, "validatingadmissionpolicies")
+func (p *Policies) hooks(ctx context.Context, s *server.Server, sv *served) ([]validating.PolicyHook, error) {
+	bres, pres := sv.bindings, sv.policies
 	if bres == nil || pres == nil {
 		return nil, nil
 	}
@@ -459,20 +463,13 @@ func toKube(err error) error {
 // admissionAttributes are the attributes of a write as kube-apiserver's
 // validating admission gets them: the new and old objects in the version
 // written (a write of the scale subresource has autoscaling/v1 Scales),
-// the request's options and user.
-func admissionAttributes(a server.Attributes, obj, old server.Object) (admission.Attributes, error) {
+// the request's options and user. The objects are made when a policy
+// reads them, which most writes' policies do not.
+func admissionAttributes(a server.Attributes, obj, old server.Object) *lazyAttributes {
 	r := a.Resource
 	gvk := schema.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind}
 	if a.Subresource == "scale" && r.Scale != nil {
 		gvk = autoscalingv1.SchemeGroupVersion.WithKind("Scale")
-	}
-	o, err := admissionObject(a, gvk, obj)
-	if err != nil {
-		return nil, err
-	}
-	oo, err := admissionObject(a, gvk, old)
-	if err != nil {
-		return nil, err
 	}
 	name := a.Name
 	if name == "" && obj != nil {
@@ -496,9 +493,53 @@ func admissionAttributes(a server.Attributes, obj, old server.Object) (admission
 	}
 	opts.GetObjectKind().SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind(string(op[:1]) + strings.ToLower(string(op[1:])) + "Options"))
 	u := a.User
-	return admission.NewAttributesRecord(o, oo, gvk, a.Namespace, name,
+	l := &lazyAttributes{}
+	l.Attributes = admission.NewAttributesRecord(nil, nil, gvk, a.Namespace, name,
 		schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Plural}, a.Subresource,
-		op, opts, a.DryRun, &user.DefaultInfo{Name: u.Name, UID: u.UID, Groups: u.Groups, Extra: u.Extra}), nil
+		op, opts, a.DryRun, &user.DefaultInfo{Name: u.Name, UID: u.UID, Groups: u.Groups, Extra: u.Extra})
+	l.obj = lazyObject{get: sync.OnceValues(func() (runtime.Object, error) { return admissionObject(a, gvk, obj) })}
+	l.old = lazyObject{get: sync.OnceValues(func() (runtime.Object, error) { return admissionObject(a, gvk, old) })}
+	return l
+}
+
+// lazyAttributes are admission attributes whose objects are converted
+// when first asked for.
+type lazyAttributes struct {
+	admission.Attributes
+	obj, old lazyObject
+}
+
+type lazyObject struct {
+	get  func() (runtime.Object, error)
+	read atomic.Bool
+}
+
+func (o *lazyObject) object() runtime.Object {
+	o.read.Store(true)
+	v, err := o.get()
+	if err != nil || v == nil {
+		return nil // an untyped nil, as admission has for no object
+	}
+	return v
+}
+
+func (o *lazyObject) err() error {
+	if !o.read.Load() {
+		return nil
+	}
+	_, err := o.get()
+	return err
+}
+
+func (l *lazyAttributes) GetObject() runtime.Object    { return l.obj.object() }
+func (l *lazyAttributes) GetOldObject() runtime.Object { return l.old.object() }
+
+// err is the error of converting an object that was read.
+func (l *lazyAttributes) err() error {
+	if err := l.obj.err(); err != nil {
+		return err
+	}
+	return l.old.err()
 }
 
 // admissionObject returns obj (nil for none) as admission gives it to a
@@ -568,19 +609,19 @@ func (c versionConvertor) Convert(in, out, context any) error {
 	return c.Scheme.Convert(internal, out, context)
 }
 
-// objectInterfaces returns those of the resources s serves now.
-func (p *Policies) objectInterfaces(s *server.Server) objectInterfaces {
+// served returns what p needs of the resources s serves now.
+func (p *Policies) served(s *server.Server) *served {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if e := p.equiv; e != nil {
+	if sv := p.cur; sv != nil {
 		select {
-		case <-e.changed:
+		case <-sv.changed:
 		default:
-			return objectInterfaces{e.reg}
+			return sv
 		}
 	}
-	e := &equivalents{changed: s.ResourcesChanged()}
-	e.reg = runtime.NewEquivalentResourceRegistryWithIdentity(func(gr schema.GroupResource) string {
+	sv := &served{changed: s.ResourcesChanged()}
+	sv.equiv = runtime.NewEquivalentResourceRegistryWithIdentity(func(gr schema.GroupResource) string {
 		for _, k := range all {
 			if k.Group == gr.Group && k.Plural == gr.Resource {
 				return k.storage() // kinds of one storage are equivalent
@@ -589,23 +630,31 @@ func (p *Policies) objectInterfaces(s *server.Server) objectInterfaces {
 		return ""
 	})
 	for _, r := range s.Resources() {
-		gvr := schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Plural}
+		if r.Group == admissionregistrationv1.GroupName {
+			switch r.Plural {
+			case "validatingadmissionpolicies":
+				sv.policies = r
+			case "validatingadmissionpolicybindings":
+				sv.bindings = r
+			}
+		}
 		if !isBuiltin(r) {
 			// The versions of another resource (a custom resource's)
-			// are not converted here: each is its own.
-			gvr.Resource += "." + r.Version
+			// are not converted here: each is matched on its own.
+			continue
 		}
+		gvr := schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Plural}
 		gvk := schema.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind}
-		e.reg.RegisterKindFor(gvr, "", gvk)
+		sv.equiv.RegisterKindFor(gvr, "", gvk)
 		if r.StatusSubresource {
-			e.reg.RegisterKindFor(gvr, "status", gvk)
+			sv.equiv.RegisterKindFor(gvr, "status", gvk)
 		}
 		if r.Scale != nil {
-			e.reg.RegisterKindFor(gvr, "scale", autoscalingv1.SchemeGroupVersion.WithKind("Scale"))
+			sv.equiv.RegisterKindFor(gvr, "scale", autoscalingv1.SchemeGroupVersion.WithKind("Scale"))
 		}
 	}
-	p.equiv = e
-	return objectInterfaces{e.reg}
+	p.cur = sv
+	return sv
 }
 
 // isBuiltin reports whether r serves a kind of the table.
