@@ -129,7 +129,7 @@ func Start(tb testing.TB, opts Options) *Environment {
 	}
 	// ValidatingAdmissionPolicies are enforced, as envtest's
 	// kube-apiserver does (a server without them is left alone).
-	policies := builtin.NewPolicies()
+	policies := builtin.NewPolicies(builtin.PolicyOptions{})
 	so.Admission = ns.Admission(policies.Admission(so.Admission))
 	so.GarbageCollection = true
 	s, err := server.New(so)

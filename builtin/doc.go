@@ -103,7 +103,7 @@
 // (k8s.io/apiserver/pkg/admission/plugin/policy/validating: its
 // dispatcher, matcher and CEL compiler), in admission's validating phase:
 //
-//	p := builtin.NewPolicies()
+//	p := builtin.NewPolicies(builtin.PolicyOptions{})  // Authorizer: for the CEL authorizer
 //	opts.Admission = p.Admission(opts.Admission)
 //	s, err := server.New(opts)
 //	p.Bind(s)
@@ -140,10 +140,11 @@
 //   - Audit, and the values of auditAnnotations, reach no audit log: the
 //     server gives admission no place to put audit annotations. An
 //     auditAnnotation that fails under failurePolicy Fail still denies.
-//   - The CEL authorizer variable allows every check, as the
-//     strategies' authorizer (below); request.userInfo is the request's
-//     user, empty without an authenticator (a cluster's anonymous user
-//     is system:anonymous); request.options has no fieldManager.
+//   - The CEL authorizer variable asks PolicyOptions.Authorizer, and
+//     without one allows every check; request.userInfo is the
+//     request's user, empty without an authenticator (a cluster's
+//     anonymous user is system:anonymous); request.options has no
+//     fieldManager.
 //   - matchPolicy Equivalent does not convert between the versions of a
 //     custom resource: each version is matched on its own.
 //   - No controller fills a policy's status.typeChecking, as on a

@@ -28,6 +28,7 @@ import (
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
 	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/cel/environment"
 	"k8s.io/apiserver/pkg/warning"
 	"k8s.io/client-go/informers"
@@ -36,6 +37,7 @@ import (
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/apisem/apisem/auth"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/server"
@@ -92,18 +94,54 @@ type served struct {
 	equiv    runtime.EquivalentResourceRegistry
 }
 
+// PolicyOptions configure Policies. The zero value is the defaults.
+type PolicyOptions struct {
+	// Authorizer answers the checks of the policies' CEL authorizer
+	// variable (authorizer.group('apps').resource('deployments')
+	// .check('delete').allowed()), with the request's user; a check it
+	// fails is an error of the expression. nil allows every check, as a
+	// server that authorizes nothing (or whose clients are all allowed
+	// everything) would answer.
+	Authorizer auth.Authorizer
+}
+
 // NewPolicies returns the enforcement of the ValidatingAdmissionPolicies
 // of the server it is bound to.
-func NewPolicies() *Policies {
+func NewPolicies(opts PolicyOptions) *Policies {
 	p := &Policies{
 		env:      environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()),
 		policies: map[string]*cachedPolicy{},
 		bindings: map[string]*cachedBinding{},
 	}
+	authz := allowAll
+	if opts.Authorizer != nil {
+		authz = celAuthorizer{opts.Authorizer}
+	}
 	nsl := &serverNamespaceLister{srv: &p.srv}
-	p.dispatch = validating.NewDispatcher(allowAll,
+	p.dispatch = validating.NewDispatcher(authz,
 		generic.NewPolicyMatcher(matching.NewMatcher(nsl, namespaceGetter{lister: nsl})))
 	return p
+}
+
+// celAuthorizer asks an apisem Authorizer the checks of the policies'
+// CEL authorizer.
+type celAuthorizer struct{ a auth.Authorizer }
+
+func (c celAuthorizer) Authorize(ctx context.Context, ka authorizer.Attributes) (authorizer.Decision, string, error) {
+	var u auth.User
+	if ku := ka.GetUser(); ku != nil {
+		u = auth.User{Name: ku.GetName(), UID: ku.GetUID(), Groups: ku.GetGroups(), Extra: ku.GetExtra()}
+	}
+	d, reason, err := c.a.Authorize(ctx, auth.Attributes{User: u, Verb: ka.GetVerb(), ResourceRequest: ka.IsResourceRequest(),
+		Group: ka.GetAPIGroup(), Version: ka.GetAPIVersion(), Resource: ka.GetResource(), Subresource: ka.GetSubresource(),
+		Namespace: ka.GetNamespace(), Name: ka.GetName(), Path: ka.GetPath()})
+	switch d {
+	case auth.DecisionAllow:
+		return authorizer.DecisionAllow, reason, err
+	case auth.DecisionDeny:
+		return authorizer.DecisionDeny, reason, err
+	}
+	return authorizer.DecisionNoOpinion, reason, err
 }
 
 // Bind makes p enforce the policies of s. Call it after server.New,

@@ -25,7 +25,7 @@ func ExamplePolicies() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	p := builtin.NewPolicies()
+	p := builtin.NewPolicies(builtin.PolicyOptions{})
 	opts := server.Options{Resources: res}
 	opts.Admission = p.Admission(opts.Admission)
 	s, err := server.New(opts)

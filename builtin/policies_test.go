@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"slices"
@@ -10,6 +11,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/apisem/apisem/auth"
 	"github.com/apisem/apisem/internal/cputime"
 	"github.com/apisem/apisem/internal/recorded"
 	"github.com/apisem/apisem/meta"
@@ -30,7 +32,7 @@ func policyServer(t *testing.T, enforce bool) string {
 	l := namespace.New(namespace.Options{})
 	opts := server.Options{Resources: append(res, l.Resource())}
 	opts.Admission = l.Admission(opts.Admission)
-	p := NewPolicies()
+	p := NewPolicies(PolicyOptions{})
 	if enforce {
 		opts.Admission = p.Admission(opts.Admission)
 	}
@@ -208,7 +210,7 @@ func BenchmarkPolicies(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			p := NewPolicies()
+			p := NewPolicies(PolicyOptions{})
 			s, url := servertest.New(b, server.Options{Resources: res})
 			p.Bind(s)
 			if c.resource != "" {
@@ -261,7 +263,7 @@ func BenchmarkCreateDeploymentPolicies(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			p := NewPolicies()
+			p := NewPolicies(PolicyOptions{})
 			opts := server.Options{Resources: res}
 			if c.enforce {
 				opts.Admission = p.Admission(opts.Admission)
@@ -300,6 +302,54 @@ func BenchmarkCreateDeploymentPolicies(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64((cputime.Process()-cpu).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
+
+// The policies' CEL authorizer asks PolicyOptions.Authorizer, with the
+// request's attributes; without one every check is allowed.
+func TestPolicyAuthorizer(t *testing.T) {
+	noDelete := auth.AuthorizerFunc(func(_ context.Context, a auth.Attributes) (auth.Decision, string, error) {
+		if a.Verb == "delete" && a.Group == "apps" && a.Resource == "deployments" && a.Namespace == "default" && a.ResourceRequest {
+			return auth.DecisionDeny, "no", nil
+		}
+		return auth.DecisionAllow, "", nil
+	})
+	policy := vap("  matchConstraints:\n    resourceRules:\n" +
+		"    - {apiGroups: [\"\"], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}\n" +
+		"  validations:\n  - expression: \"authorizer.group('apps').resource('deployments').namespace('default').check(object.data.verb).allowed()\"\n" +
+		"    message: not allowed\n")
+	for _, c := range []struct {
+		name  string
+		authz auth.Authorizer
+		verb  string
+		code  int
+	}{
+		{"denied", noDelete, "delete", 422},
+		{"allowed", noDelete, "get", 201},
+		{"no authorizer", nil, "delete", 201},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := Resources(Options{Groups: []string{"", "admissionregistration.k8s.io"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := NewPolicies(PolicyOptions{Authorizer: c.authz})
+			s, url := servertest.New(t, server.Options{Resources: res, Admission: p.Admission(server.Admission{})})
+			p.Bind(s)
+			for _, w := range []struct{ path, body string }{
+				{"/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies", policy},
+				{"/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings", vapBinding("")},
+			} {
+				if r := servertest.Do(t, "POST", url+w.path, w.body, "Content-Type", "application/yaml"); r.Code != 201 {
+					t.Fatalf("%d %s", r.Code, r.Body)
+				}
+			}
+			r := servertest.Do(t, "POST", url+"/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"c"},"data":{"verb":"`+c.verb+`"}}`,
+				"Content-Type", "application/json")
+			if r.Code != c.code {
+				t.Errorf("%d %s; want %d", r.Code, r.Body, c.code)
+			}
 		})
 	}
 }

@@ -154,7 +154,7 @@ func run(log *slog.Logger, f *flags) error {
 		return err
 	}
 	// ValidatingAdmissionPolicies are enforced, as by kube-apiserver.
-	policies := builtin.NewPolicies()
+	policies := builtin.NewPolicies(builtin.PolicyOptions{})
 	f.app.Server.Admission = policies.Admission(f.app.Server.Admission)
 	f.app.Started = func(s *server.Server) {
 		nsr.Bind(s)
