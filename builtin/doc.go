@@ -130,11 +130,12 @@
 // It differs from a cluster in these:
 //
 //   - A cluster applies a policy or binding once its informers have seen
-//     it and its policy source has compiled it, a short while after the
-//     write (about a second); here the write that follows sees it, as it
-//     reads the policies, bindings, parameters and Namespaces from the
-//     server's storage at each write (compiling a policy once per
-//     resourceVersion).
+//     it and its policy source has compiled it, up to a second or so
+//     after the write (the source refreshes every second); here the
+//     write that follows sees it, as Policies reads the policies,
+//     bindings, parameters and Namespaces from the server's storage at
+//     each write (compiling a policy once per resourceVersion). A test
+//     that passes here may need to wait for the policy on a cluster.
 //   - When several policies deny one write, the message names the first
 //     by policy name; a cluster names one of them in no set order.
 //   - Audit, and the values of auditAnnotations, reach no audit log: the
