@@ -11,7 +11,9 @@
 //	API=https://127.0.0.1:6443 go run record-policies.go
 //
 // It writes testdata/reference/policies.json, which
-// TestRecordedPolicies replays in order.
+// TestRecordedPolicies replays in order, and policy-cases.json, the
+// cases of TestPolicyCases one after the other, which
+// TestRecordedPolicyCases replays.
 package main
 
 import (
@@ -442,7 +444,23 @@ func main() {
 	run(writes)
 	time.Sleep(3 * time.Second) // the deletion of the binding reaches the policy source
 	run(unbound)
+	write("testdata/reference/policies.json", out)
 
+	// The cases of TestPolicyCases, one after the other: each creates
+	// policy p and binding b, waits for them, writes, and deletes what
+	// it made.
+	out = nil
+	for _, c := range cases {
+		run(c.setup)
+		time.Sleep(2500 * time.Millisecond)
+		run([]step{c.write})
+		run(c.cleanup)
+		time.Sleep(2500 * time.Millisecond)
+	}
+	write("testdata/reference/policy-cases.json", out)
+}
+
+func write(file string, out []step) {
 	var b strings.Builder
 	b.WriteString("[\n")
 	for i, s := range out {
@@ -459,7 +477,92 @@ func main() {
 		b.WriteString("\n")
 	}
 	b.WriteString("]\n")
-	if err := os.WriteFile("testdata/reference/policies.json", []byte(b.String()), 0o644); err != nil {
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
 		log.Fatal(err)
 	}
+}
+
+func vap(spec string) string {
+	return "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata:\n  name: p\nspec:\n" + spec
+}
+
+func vapBinding(spec string) string {
+	return "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata:\n  name: b\nspec:\n  policyName: p\n  validationActions: [Deny]\n" + spec
+}
+
+func del(name, object string) step { return step{Name: name, Method: "DELETE", Path: object} }
+
+type policyCase struct {
+	setup   []step
+	write   step
+	cleanup []step
+}
+
+const (
+	cms  = "/api/v1/namespaces/default/configmaps"
+	hpas = "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers"
+)
+
+func hpa(max int) string {
+	return "apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: h\n  namespace: default\nspec:\n" +
+		"  scaleTargetRef: {kind: Deployment, name: d, apiVersion: apps/v1}\n  maxReplicas: " + itoa(max) + "\n"
+}
+
+func hpaPolicy(matchPolicy string) string {
+	return vap("  matchConstraints:\n    matchPolicy: " + matchPolicy + "\n    resourceRules:\n" +
+		"    - {apiGroups: [autoscaling], apiVersions: [v2], operations: [CREATE], resources: [horizontalpodautoscalers]}\n" +
+		"  validations:\n  - expression: \"object.apiVersion == 'autoscaling/v2' && object.spec.maxReplicas <= 5\"\n")
+}
+
+// policyCase makes a case of policy and binding specs, with the cleanup
+// of them and of the object written.
+func pcase(name, policy, binding string, extra []step, w step, objects ...string) policyCase {
+	c := policyCase{
+		setup: append(extra, post(name+": policy", vaps, policy), post(name+": binding", bindings, binding)),
+		write: w,
+	}
+	c.write.Name = name
+	c.cleanup = []step{del(name+": delete binding", bindings+"/b"), del(name+": delete policy", vaps+"/p")}
+	for _, o := range objects {
+		c.cleanup = append(c.cleanup, del(name+": delete "+o, o))
+	}
+	return c
+}
+
+var cases = []policyCase{
+	pcase("equivalent version", hpaPolicy("Equivalent"), vapBinding(""), nil, post("", hpas, hpa(6)), hpas+"/h"),
+	pcase("equivalent version passes", hpaPolicy("Equivalent"), vapBinding(""), nil, post("", hpas, hpa(5)), hpas+"/h"),
+	pcase("exact version", hpaPolicy("Exact"), vapBinding(""), nil, post("", hpas, hpa(6)), hpas+"/h"),
+	pcase("paramKind not served",
+		vap("  paramKind: {apiVersion: example.com/v1, kind: Foo}\n  matchConstraints:\n    resourceRules:\n"+
+			"    - {apiGroups: [\"\"], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}\n  validations:\n  - expression: \"true\"\n"),
+		vapBinding("  paramRef: {name: x, parameterNotFoundAction: Allow}\n"), nil,
+		post("", cms, configMap("default", "c", "  a: \"1\"\n")), cms+"/c"),
+	pcase("namespaced parameter of a cluster-scoped write",
+		vap("  paramKind: {apiVersion: v1, kind: ConfigMap}\n  matchConstraints:\n    resourceRules:\n"+
+			"    - {apiGroups: [rbac.authorization.k8s.io], apiVersions: [v1], operations: [CREATE], resources: [clusterroles]}\n"+
+			"  validations:\n  - expression: \"true\"\n"),
+		vapBinding("  paramRef: {name: x, parameterNotFoundAction: Allow}\n"), nil,
+		post("", "/apis/rbac.authorization.k8s.io/v1/clusterroles", "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: r\n"),
+		"/apis/rbac.authorization.k8s.io/v1/clusterroles/r"),
+	pcase("namespace by its labels",
+		vap("  matchConstraints:\n    resourceRules:\n    - {apiGroups: [\"\"], apiVersions: [v1], operations: [CREATE], resources: [namespaces]}\n"+
+			"  validations:\n  - expression: \"false\"\n    message: nope\n"),
+		vapBinding("  matchResources:\n    namespaceSelector: {matchLabels: {env: prod}}\n"), nil,
+		post("", "/api/v1/namespaces", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns-prod\n  labels:\n    env: prod\n"), "/api/v1/namespaces/ns-prod"),
+	pcase("parameters by a selector",
+		vap("  paramKind: {apiVersion: v1, kind: ConfigMap}\n  matchConstraints:\n    resourceRules:\n"+
+			"    - {apiGroups: [\"\"], apiVersions: [v1], operations: [CREATE], resources: [secrets]}\n"+
+			"  validations:\n  - expression: \"size(object.data) <= int(params.data.max)\"\n"+
+			"    messageExpression: \"'at most ' + params.data.max + ' by ' + params.metadata.name + ' of kind ' + params.kind\"\n"),
+		vapBinding("  paramRef: {selector: {matchLabels: {limit: \"yes\"}}, parameterNotFoundAction: Deny}\n"),
+		[]step{
+			post("parameters by a selector: p1", cms, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: p1\n  namespace: default\n  labels:\n    limit: \"yes\"\ndata:\n  max: \"3\"\n"),
+			post("parameters by a selector: p2", cms, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: p2\n  namespace: default\n  labels:\n    limit: \"yes\"\ndata:\n  max: \"1\"\n"),
+		},
+		post("", "/api/v1/namespaces/default/secrets", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  namespace: default\ndata:\n  a: eA==\n  b: eA==\n"),
+		"/api/v1/namespaces/default/secrets/s", cms+"/p1", cms+"/p2"),
+	{setup: []step{post("binding of no policy: binding", bindings, vapBinding(""))},
+		write:   post("binding of no policy", cms, configMap("default", "c", "  a: \"1\"\n")),
+		cleanup: []step{del("binding of no policy: delete binding", bindings+"/b"), del("binding of no policy: delete c", cms+"/c")}},
 }
