@@ -463,10 +463,17 @@ func (l params) Get(name string) (runtime.Object, error) {
 	return paramObject(l.res, o)
 }
 
-// paramObject returns a parameter as the plugin's informers give it: a
-// built-in kind's typed object without its kind (which the dispatcher
-// gives it), any other unstructured.
+// paramObject returns a parameter, read through its resource (in its
+// version), as the plugin's informers give it: a built-in kind's typed
+// object without its kind (which the dispatcher gives it), any other
+// unstructured.
 func paramObject(r *server.Resource, o server.Object) (runtime.Object, error) {
+	if r.Read != nil { // stored in another version
+		var err error
+		if o, err = r.Read(o); err != nil {
+			return nil, toKube(err)
+		}
+	}
 	if bo, ok := o.(*Object); ok && bo.Value != nil {
 		return versioned(bo)
 	}
@@ -723,6 +730,9 @@ func (l *serverNamespaceLister) Get(name string) (*corev1.Namespace, error) {
 		return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, nil
 	}
 	o, err := s.StoreOf(r).View(context.Background(), "", name, readAny)
+	if err == nil && r.Read != nil {
+		o, err = r.Read(o)
+	}
 	if err != nil {
 		return nil, toKube(err)
 	}
