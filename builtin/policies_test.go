@@ -3,10 +3,12 @@ package builtin
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -376,5 +378,62 @@ func TestPolicyAuthorizer(t *testing.T) {
 				t.Errorf("%d %s; want %d", r.Code, r.Body, c.code)
 			}
 		})
+	}
+}
+
+// Writes checked while the policy and binding change under them share
+// the compiled policies safely (run with -race), and each write is
+// judged by a policy as stored before or after the change.
+func TestPoliciesConcurrent(t *testing.T) {
+	url := policyServer(t, true)
+	const cms = "/api/v1/namespaces/default/configmaps"
+	for _, w := range []struct{ path, body string }{
+		{"/api/v1/namespaces", `{"metadata":{"name":"default"}}`},
+		{"/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies", vap("  matchConstraints:\n    resourceRules:\n" +
+			"    - {apiGroups: [\"\"], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}\n" +
+			"  validations:\n  - expression: \"!has(object.data) || !('bad' in object.data)\"\n")},
+		{"/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings", vapBinding("")},
+	} {
+		ctype := "application/yaml"
+		if strings.HasPrefix(w.body, "{") {
+			ctype = "application/json"
+		}
+		if r := servertest.Do(t, "POST", url+w.path, w.body, "Content-Type", ctype); r.Code != 201 {
+			t.Fatalf("%d %s", r.Code, r.Body)
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 200)
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 25 {
+				name := fmt.Sprintf("c%d-%d", g, i)
+				if r := servertest.Do(t, "POST", url+cms, `{"metadata":{"name":"`+name+`"},"data":{"bad":"1"}}`,
+					"Content-Type", "application/json"); r.Code != 422 {
+					errs <- fmt.Sprintf("%s: %d %s", name, r.Code, r.Body)
+				}
+			}
+		})
+	}
+	// Meanwhile the policy changes (a message) and a binding comes and goes.
+	for i := range 10 {
+		patch := fmt.Sprintf(`{"spec":{"validations":[{"expression":"!has(object.data) || !('bad' in object.data)","message":"m%d"}]}}`, i)
+		if r := servertest.Do(t, "PATCH", url+"/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/p", patch,
+			"Content-Type", "application/merge-patch+json"); r.Code != 200 {
+			t.Fatalf("%d %s", r.Code, r.Body)
+		}
+		b2 := strings.Replace(vapBinding(""), "name: b\n", "name: b2\n", 1)
+		if r := servertest.Do(t, "POST", url+"/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings", b2,
+			"Content-Type", "application/yaml"); r.Code != 201 {
+			t.Fatalf("%d %s", r.Code, r.Body)
+		}
+		if r := servertest.Do(t, "DELETE", url+"/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings/b2", ""); r.Code != 200 {
+			t.Fatalf("%d %s", r.Code, r.Body)
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }
