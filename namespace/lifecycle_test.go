@@ -136,12 +136,18 @@ func TestCreate(t *testing.T) {
 }
 
 // Content may be created only in a namespace that exists (404) and is
-// not terminating (403, with Kubernetes' cause).
+// not terminating (403, with Kubernetes' cause); a create with no
+// namespace (namespaces//configmaps) is left to validation's 422, as
+// NamespaceLifecycle lets it through.
 func TestContentAdmission(t *testing.T) {
 	s, _, base := testServer(t, namespace.Options{})
 	r := must(t, 404, base, "POST", "/api/v1/namespaces/nope/configmaps", `{"metadata":{"name":"c"}}`)
 	if field(t, r.body, "message") != `namespaces "nope" not found` {
 		t.Errorf("missing namespace: %s", r.body)
+	}
+	r = must(t, 422, base, "POST", "/api/v1/namespaces//configmaps", `{"metadata":{"name":"c"}}`)
+	if field(t, r.body, "message") != `ConfigMap "c" is invalid: metadata.namespace: Required value` {
+		t.Errorf("no namespace: %s", r.body)
 	}
 	must(t, 201, base, "POST", "/api/v1/namespaces", `{"metadata":{"name":"a"}}`)
 	must(t, 201, base, "POST", "/api/v1/namespaces/a/secrets", `{"metadata":{"name":"held","finalizers":["example.com/hold"]}}`)

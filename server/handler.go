@@ -119,10 +119,12 @@ func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 // provided` for get, update and patch); an empty namespace of a built-in
 // resource (/api/v1/namespaces//configmaps lists and watches every
 // namespace; with a name, or a deletecollection that finds something to
-// delete, it is 400 `Namespace parameter required.`); a custom
-// resource's paths, read as kube-apiserver's request info reads them.
-// Elsewhere it is a 404, and so is a create in an empty namespace, a 422
-// on a cluster. Where two errors apply, the order of a cluster's checks
+// delete, it is 400 `Namespace parameter required.`; a create decodes
+// its body, drops the body's namespace and is refused by validation,
+// 422 `metadata.namespace: Required value`); a custom resource's paths,
+// read as kube-apiserver's request info reads them (with an empty
+// namespace, only a list or watch is served). Elsewhere it is a 404.
+// Where two errors apply, the order of a cluster's checks
 // is followed for those of the router (405, 406, 415) and of a patch's
 // media type; the others' order may differ.
 //
