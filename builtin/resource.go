@@ -63,6 +63,14 @@ func Resources(opts Options) ([]*server.Resource, error) {
 		versions[k.storage()]++
 	}
 	var out []*server.Resource
+	if opts.Groups == nil || slices.Contains(opts.Groups, "") {
+		// First, as kube-apiserver lists it in /api/v1.
+		r, err := bindingsResource(defs)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
 	for _, k := range all {
 		if opts.Groups != nil && !slices.Contains(opts.Groups, k.Group) {
 			continue

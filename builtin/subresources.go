@@ -24,6 +24,7 @@ import (
 	"k8s.io/kubernetes/pkg/registry/core/pod"
 	nodeutil "k8s.io/kubernetes/pkg/util/node"
 
+	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
@@ -320,51 +321,24 @@ func writeSuccess(w http.ResponseWriter) error {
 	return err
 }
 
-// bind assigns a Pod to a node, as kube-apiserver's BindingREST: it sets
-// spec.nodeName, the Binding's annotations and the PodScheduled
-// condition, once.
+// bind assigns a Pod to a node, as kube-apiserver's BindingREST
+// (assignPod); dryRun=All changes nothing.
 func bind(w http.ResponseWriter, r *http.Request, req server.SubresourceRequest) error {
+	dryRun, err := negotiation.ParseDryRun(r.URL.Query()["dryRun"], negotiation.CreateOptions)
+	if err != nil {
+		return err
+	}
 	var b corev1.Binding
 	if err := decodeBody(r, &b); err != nil {
 		return err
 	}
-	if b.Name != req.Name {
+	switch {
+	case b.Name != req.Name:
 		return status.NewBadRequest("name in URL does not match name in Binding object")
+	case b.Namespace != "" && b.Namespace != req.Namespace:
+		return status.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 	}
-	if b.Target.Name == "" {
-		// kube-apiserver's aggregate of ValidatePodBinding: a 500.
-		return status.New(http.StatusInternalServerError, status.ReasonUnknown, "target.name: Required value", nil)
-	}
-	var pre store.Preconditions
-	if b.UID != "" {
-		u := string(b.UID)
-		pre.UID = &u
-	}
-	if b.ResourceVersion != "" {
-		pre.ResourceVersion = &b.ResourceVersion
-	}
-	bindingResource := status.GroupResource{Resource: "pods/binding"}
-	_, err := req.Store.GuaranteedUpdate(r.Context(), req.Namespace, req.Name, store.UpdateOptions{Preconditions: pre},
-		func(cur server.Object) (server.Object, error) {
-			o := cur.DeepCopyObject().(*Object)
-			p := o.Value.(*corev1.Pod)
-			switch {
-			case o.DeletionTimestamp != nil:
-				return nil, status.NewConflict(bindingResource, req.Name, fmt.Sprintf("pod %s is being deleted, cannot be assigned to a host", req.Name))
-			case p.Spec.NodeName != "":
-				return nil, status.NewConflict(bindingResource, req.Name, fmt.Sprintf("pod %s is already assigned to node %q", req.Name, p.Spec.NodeName))
-			}
-			p.Spec.NodeName = b.Target.Name
-			for k, v := range b.Annotations {
-				if o.Annotations == nil {
-					o.Annotations = map[string]string{}
-				}
-				o.Annotations[k] = v
-			}
-			setScheduled(p)
-			return o, nil
-		})
-	if err != nil {
+	if err := assignPod(r.Context(), req.Store, req.Namespace, &b, dryRun); err != nil {
 		return err
 	}
 	return writeSuccess(w)

@@ -456,6 +456,21 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t *target) error
 	if err != nil {
 		return err
 	}
+	if create := t.res.def.Create; create != nil {
+		m := o.Meta()
+		if err := ensureNamespace(t, m); err != nil {
+			return err
+		}
+		// The system fields a client may not set, which kube-apiserver's
+		// create handler wipes before any storage sees the object.
+		m.UID, m.CreationTimestamp, m.DeletionTimestamp, m.DeletionGracePeriodSeconds = "", meta.Time{}, nil, nil
+		if err := create(r.Context(), CreateRequest{Object: o, Namespace: t.namespace, DryRun: opts.DryRun, Server: s}); err != nil {
+			return err
+		}
+		// kube-apiserver's create handler gives the Status the code.
+		return s.writeSuccess(w, r, res, http.StatusCreated, status.Status{Kind: "Status", APIVersion: "v1",
+			Status: status.StatusSuccess, Code: http.StatusCreated})
+	}
 	// The result is only encoded: the stored object itself will do, and
 	// shares its encodings with the watchers of the write.
 	out, done, err := s.createObject(r.Context(), t, o, store.CreateOptions{DryRun: opts.DryRun, ReadOnlyResult: true}, &opts.owner)

@@ -190,6 +190,12 @@ func (s *Server) route(method string, rq *request) (*target, error) {
 	case res.def.Namespaced && t.namespace == "" && !collection && !emptyNS:
 		// /api/v1/configmaps/<name>: there is no such object path.
 		return nil, errNotFound()
+	case t.sub == "" && !collection && !res.def.servesAny(verbGet, verbUpdate, verbPatch, verbDelete),
+		t.legacyWatch && !res.def.serves(verbWatch),
+		res.def.Namespaced && t.namespace == "" && !emptyNS && !res.def.servesAny(verbList, verbWatch):
+		// kube-apiserver's router has no route where the resource serves
+		// no verb (an object of bindings, which serve create alone).
+		return nil, errNotFound()
 	case t.sub != "" && (t.legacyWatch || !served):
 		// No other subresource is served; say so rather than act on the
 		// parent.
