@@ -150,9 +150,10 @@
 //     does not have a host assigned"), and where a cluster would reach
 //     one (a Node with an address) they answer 503. services/proxy is
 //     always the 503 of a Service without endpoints.
-//     serviceaccounts/token answers 405: there is no token signer. An
-//     eviction ignores a budget's unhealthyPodEvictionPolicy; bindings
-//     and evictions are not put to server.Options.Admission.
+//     serviceaccounts/token answers 405: there is no token signer.
+//     Bindings and evictions are not put to server.Options.Admission; the
+//     disruption an eviction takes is written to its budget's status
+//     without a managedFields entry (a cluster's names kube-apiserver).
 //   - There is no controller and no scheduler: a Pod stays Pending, a
 //     Deployment makes no ReplicaSet, a PodDisruptionBudget's status
 //     stays as written (an eviction it selects answers 429 until a test
