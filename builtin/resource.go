@@ -125,6 +125,9 @@ func (k *kind) resource(opts Options, defs *definitions, p *printers.HumanReadab
 		h.allocate = alloc.service
 	}
 	r.Prepare, r.Validate, r.Warnings = h.prepare, h.validate, h.warnings
+	// kube-apiserver's declarative validation step keeps each distinct
+	// error once (every strategy of v1.37 has it).
+	_, r.DistinctErrors = mainStrategy.(rest.DeclarativeValidationStrategy)
 	if g, ok := main.(rest.RESTGracefulDeleteStrategy); ok {
 		r.Delete = gracefulDelete(g, k)
 		r.ReturnDeletedObject = true // kube-apiserver's Pods registry

@@ -273,6 +273,14 @@ type Resource struct {
 	Prepare func(obj, old Object)
 	// Validate checks obj (old as for Prepare), after Prepare.
 	Validate func(obj, old Object) []status.FieldError
+	// DistinctErrors reports each validation error of a write once, by
+	// its text, the first time it occurs, as kube-apiserver does for its
+	// built-in kinds, whose declarative validation step keeps only the
+	// distinct errors: a bad label, which the metadata rules of a create
+	// and of an update both check (validation.ValidateUpdate), or two
+	// labels with the same bad value, give one cause. Without it every
+	// error is a cause, as a custom resource's are on a cluster.
+	DistinctErrors bool
 	// Warnings, when set, returns the warnings of a valid create or
 	// update of obj (old as for Prepare), as a Kubernetes strategy's
 	// WarningsOnCreate and WarningsOnUpdate: the client gets them in
