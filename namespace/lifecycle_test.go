@@ -133,6 +133,12 @@ func TestCreate(t *testing.T) {
 	if fins, _ := field(t, r.body, "spec.finalizers").([]any); len(fins) != 2 {
 		t.Errorf("spec.finalizers changed through the namespace: %s", r.body)
 	}
+	// A bad label is one cause, as kube-apiserver 1.37.1 answers, though
+	// the metadata rules of a create and of an update both check it.
+	r = must(t, 422, base, "PATCH", "/api/v1/namespaces/a", `{"metadata":{"labels":{"x":"-"}}}`, "Content-Type", "application/merge-patch+json")
+	if causes, _ := field(t, r.body, "details.causes").([]any); len(causes) != 1 {
+		t.Errorf("causes of a bad label: %s", r.body)
+	}
 }
 
 // Content may be created only in a namespace that exists (404) and is
