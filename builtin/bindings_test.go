@@ -70,6 +70,10 @@ func TestBindings(t *testing.T) {
 		// A dry run, of either form, binds nothing (p2 is bound below).
 		{"POST", ns + "bindings?dryRun=All", `{"metadata":{"name":"p2"},"target":{"name":"n1"}}`, nil, 201, created},
 		{"POST", ns + "pods/p2/binding?dryRun=All", `{"metadata":{"name":"p2"},"target":{"name":"n1"}}`, nil, 201, created},
+		{"POST", ns + "pods/p2/binding", `{"metadata":{"name":"p2","namespace":"other"},"target":{"name":"n1"}}`, nil, 400,
+			badRequest("the namespace of the provided object does not match the namespace sent on the request")},
+		{"POST", ns + "pods/p2/binding?dryRun=x", `{"metadata":{"name":"p2"},"target":{"name":"n1"}}`, nil, 422,
+			`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"CreateOptions.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: [\"x\"]: supported values: \"All\"","reason":"Invalid","details":{"group":"meta.k8s.io","kind":"CreateOptions","causes":[{"reason":"FieldValueNotSupported","message":"Unsupported value: [\"x\"]: supported values: \"All\"","field":"dryRun"}]},"code":422}`},
 		{"POST", "/api/v1/namespaces//bindings", `{"metadata":{"name":"p2"},"target":{"name":"n1"}}`, nil, 400, badRequest("Namespace parameter required.")},
 		// The create handler wipes the uid, so it is no precondition (a
 		// resourceVersion is: below).
