@@ -89,6 +89,11 @@
 // take each version's field labels (regarding.name of events.k8s.io
 // Events is involvedObject.name of core ones).
 //
+// A Binding posted to pods/<name>/binding, or to the bindings resource
+// (POST /api/v1/namespaces/<ns>/bindings, its older form, which keeps
+// no objects: server.Resource.Create), binds the Pod to a node as
+// kube-apiserver's binding registry does.
+//
 // The differential test writes valid and invalid objects of 46 kinds to
 // the server over HTTP and gives the same input to Kubernetes' own
 // rest.BeforeCreate and rest.BeforeUpdate: the stored objects, status
@@ -202,11 +207,10 @@
 //     does not have a host assigned"), and where a cluster would reach
 //     one (a Node with an address) they answer 503. services/proxy is
 //     always the 503 of a Service without endpoints.
-//     serviceaccounts/token answers 405: there is no token signer. The
-//     bindings resource (POST /api/v1/namespaces/<ns>/bindings) is not
-//     served; pods/binding is. An eviction ignores a budget's
-//     unhealthyPodEvictionPolicy; bindings and evictions are not put to
-//     server.Options.Admission.
+//     serviceaccounts/token answers 405: there is no token signer.
+//     Bindings and evictions are not put to server.Options.Admission; the
+//     disruption an eviction takes is written to its budget's status
+//     without a managedFields entry (a cluster's names kube-apiserver).
 //   - There is no controller and no scheduler: a Pod stays Pending, a
 //     Deployment makes no ReplicaSet, a PodDisruptionBudget's status
 //     stays as written (an eviction it selects answers 429 until a test

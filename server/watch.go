@@ -121,7 +121,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t *target, opts r
 	// Establish the watch, start revision and initial state included,
 	// before the response begins, as Kubernetes does: a client that has
 	// the 200 may count on its watch covering every write it makes next.
-	wt := t.res.bcast.Watch(r.Context(), d, filter)
+	wt := t.res.bcast.WatchKeys(r.Context(), d, filter, watchKeys(t.res, ns, fields))
 	defer wt.Stop()
 	wd := s.watchDeadline(w, wt.Deadline())
 	defer wd.finish()
@@ -134,6 +134,26 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t *target, opts r
 		s.log.Error("encoding a watch event", "err", err, "resource", t.res.gr.String())
 	}
 	return nil
+}
+
+// watchKeys returns where the objects of a watch of namespace ns ("" for
+// all) with the field selector fields are kept: the collection, one
+// namespace's part of it (also when the selector pins
+// metadata.namespace, as a list reads it), or the one key that
+// metadata.name pins there. Its initial events read those keys alone.
+func watchKeys(rs *resource, ns string, fields selector.Fields) watch.KeyRange {
+	if !rs.def.Namespaced {
+		ns = ""
+	} else if v, ok := fields.RequiresExactMatch("metadata.namespace"); ok && ns == "" {
+		ns = v
+	}
+	if name, ok := fields.RequiresExactMatch("metadata.name"); ok && (ns != "" || !rs.def.Namespaced) {
+		// Keys hold no NUL: the key is alone in [key, key+"\x00").
+		k := rs.store.Key(ns, name)
+		return watch.KeyRange{Start: k, End: k + "\x00"}
+	}
+	p := rs.store.Prefix(ns)
+	return watch.KeyRange{Start: p, End: store.PrefixEnd(p)}
 }
 
 // syncWithin has a replica catch up with its source before a watch
