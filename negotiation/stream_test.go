@@ -233,6 +233,19 @@ func BenchmarkStreamWriter(b *testing.B) {
 				_ = sw.WriteEvent("MODIFIED", bb.obj)
 			}
 		})
+		// The event framed once for every stream, as a server's
+		// watchers of one change write it.
+		b.Run(bb.name+"-frame", func(b *testing.B) {
+			sw, err := NewStreamWriter(discardFlusher{}, bb.res)
+			if err != nil {
+				b.Fatal(err)
+			}
+			evs := []Event{{Frame: AppendEvent(nil, bb.res.MediaType, "MODIFIED", bb.obj)}}
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = sw.WriteEvents(evs)
+			}
+		})
 	}
 }
 
