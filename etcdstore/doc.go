@@ -22,10 +22,12 @@
 // Changed for a write to any of them). With either, a page of a list
 // costs O(log n + limit) and is one snapshot, remainingItemCount is exact,
 // and one etcd event reaches every watcher through package watch. A read with
-// resourceVersion unset is consistent: it first asks etcd for its current
-// revision and waits until the replica has reached it (Kubernetes'
-// consistent reads from cache, KEP-2340), using a watch progress request
-// so that revisions written to other prefixes need no event. Progress
+// resourceVersion unset is consistent. A Get reads its key from etcd, as
+// kube-apiserver's does, and serves the replica's object when it is the
+// version etcd has; a List first asks etcd for its current revision and
+// waits until the replica has reached it (Kubernetes' consistent reads
+// from cache, KEP-2340), using a watch progress request so that revisions
+// written to other prefixes need no event. Progress
 // requests are reliable from etcd 3.4.31 and 3.5.13 on (the versions
 // Kubernetes requires); CheckVersion refuses an older etcd, and package
 // embedded runs a current one in the process. A revision

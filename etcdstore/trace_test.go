@@ -118,8 +118,12 @@ func TestTracing(t *testing.T) {
 			_, err := r.GuaranteedUpdate(ctx, "ns", "a", store.UpdateOptions{}, func(w *widget) (*widget, error) { w.Labels = map[string]string{"x": "y"}; return w, nil })
 			return err
 		}, []string{"GuaranteedUpdate etcd3 " + key + " Encode succeeded len=149, Transaction committed"}},
-		{"a consistent read asks etcd its revision", func() error { _, err := r.Get(ctx, "ns", "a", latest); return err },
-			[]string{"etcdserverpb.KV/Range /registry/compact_rev_key OK"}},
+		{"a consistent get reads its key", func() error { _, err := r.Get(ctx, "ns", "a", latest); return err },
+			[]string{"etcdserverpb.KV/Range " + key + " OK"}},
+		{"a consistent list asks etcd its revision", func() error {
+			_, err := r.List(ctx, "ns", store.ListOptions{Read: latest})
+			return err
+		}, []string{"etcdserverpb.KV/Range /registry/compact_rev_key OK"}},
 	} {
 		if err := tt.do(); err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
