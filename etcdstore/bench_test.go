@@ -196,3 +196,54 @@ func BenchmarkGetConsistent(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkUpdate measures a read-modify-write (GuaranteedUpdate, what a
+// PATCH makes) of objects the replica holds: from one writer, and from 8
+// writers on objects of their own.
+func BenchmarkUpdate(b *testing.B) {
+	_, c := newEtcd(b)
+	r := newResource(b, c, Options[*widget]{})
+	ctx := context.Background()
+	for i := range 8 {
+		if _, err := r.Create(ctx, newWidget("ns", fmt.Sprint(i)), store.CreateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := r.Get(ctx, "ns", "7", latest); err != nil { // the replica has them
+		b.Fatal(err)
+	}
+	var n atomicCounter
+	update := func(name string) error {
+		_, err := r.GuaranteedUpdate(ctx, "ns", name, store.UpdateOptions{}, func(w *widget) (*widget, error) {
+			w.Spec = map[string]string{"n": fmt.Sprint(n.add())}
+			return w, nil
+		})
+		return err
+	}
+	b.Run("serial", func(b *testing.B) {
+		b.ReportAllocs()
+		cpu := cputime.Process()
+		for b.Loop() {
+			if err := update("0"); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reportCPU(b, cpu)
+	})
+	b.Run("8-writers", func(b *testing.B) {
+		var id atomicCounter
+		b.ReportAllocs()
+		b.SetParallelism(4) // 4 per core: 8 writers on 2 cores
+		cpu := cputime.Process()
+		b.RunParallel(func(pb *testing.PB) {
+			name := fmt.Sprint((id.add() - 1) % 8)
+			for pb.Next() {
+				if err := update(name); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+		reportCPU(b, cpu)
+	})
+}

@@ -6,9 +6,13 @@
 // the resourceVersion of an object is the etcd revision that last
 // modified its key; a create succeeds only if the key has no create
 // revision (else 409 AlreadyExists), an update or delete only if the key's
-// modification revision is still the one read (else it reads again; a
-// resourceVersion the client sent that is no longer current is the 409
-// Conflict). The decisions around the write (system fields,
+// modification revision is still the one it planned on (else it plans
+// again on the value the failed transaction read; a resourceVersion the
+// client sent that is no longer current is the 409 Conflict). As
+// kube-apiserver's start from its watch cache, an update or delete starts
+// from the replica's object: one transaction, no read, when the replica
+// is current; a refusal, a no-op or a dry run is decided on the value in
+// etcd only. The decisions around the write (system fields,
 // preconditions, finalizers and two-phase deletion, generateName, dry
 // run) are package store's Plan functions, so both backends answer alike.
 // A dry run writes nothing to etcd.

@@ -63,6 +63,47 @@ type Replica[T meta.Object] struct {
 	watchCx context.Context // the context of the running etcd watch (for RequestProgress)
 	runs    int             // the runs of reflect so far, which name their watch streams
 	stale   bool            // the replica reached its revision without all its events (see run)
+
+	// recent holds the revisions of this process's last updates and
+	// deletes of keys (etcd keys) the replica may not have applied yet: a
+	// write of such a key starts from etcd's value, not from the replica's,
+	// which would fail the transaction (see Resource.initial).
+	recentMu sync.Mutex
+	recent   map[string]int64
+}
+
+// maxRecent is the size past which noteWrite drops the writes the
+// replica has applied.
+const maxRecent = 256
+
+// noteWrite records that key was written at rev.
+func (p *Replica[T]) noteWrite(key string, rev int64) {
+	p.recentMu.Lock()
+	defer p.recentMu.Unlock()
+	if p.recent == nil {
+		p.recent = map[string]int64{}
+	}
+	if len(p.recent) >= maxRecent {
+		applied := int64(p.store.Revision())
+		for k, r := range p.recent {
+			if r <= applied {
+				delete(p.recent, k)
+			}
+		}
+	}
+	p.recent[key] = max(p.recent[key], rev)
+}
+
+// behind reports whether the replica has yet to apply a write of key
+// this process made after revision mod.
+func (p *Replica[T]) behind(key string, mod int64) bool {
+	p.recentMu.Lock()
+	defer p.recentMu.Unlock()
+	rev, ok := p.recent[key]
+	if ok && rev <= int64(p.store.Revision()) {
+		delete(p.recent, key)
+	}
+	return ok && rev > mod
 }
 
 // errClosed answers the reads that need a replica that was closed.
@@ -149,7 +190,7 @@ func (p *Replica[T]) Resource(ro store.ResourceOptions[T], codec Codec[T]) (*Res
 	case first != nil && first.skey == ro.Prefix:
 		// Another version of first's objects: the same keys, written
 		// with its own codec; first decodes them for the replica.
-		return &Resource[T]{p: p, codec: codec, gr: gr, coll: first.coll, skey: ro.Prefix, ro: ro, res: p.store.Resource(ro)}, nil
+		return &Resource[T]{p: p, codec: codec, gr: gr, coll: first.coll, skey: ro.Prefix, ro: ro, res: p.store.Resource(ro), alias: true}, nil
 	case first != nil:
 		return nil, fmt.Errorf("etcdstore: resource %s added twice", gr)
 	}
@@ -610,10 +651,11 @@ func (r *Resource[T]) View(ctx context.Context, namespace, name string, read rv.
 // as kube-apiserver serves a GET with resourceVersion unset from etcd, not
 // from its cache: a consistent read through the replica would add a wait
 // for the replica to reach etcd's revision, which writes elsewhere keep
-// moving (it was most of a create's time under 8 writers, whose namespace
-// admission reads so). The replica's object serves when it is the version
-// etcd has (shared true: the replica's own, read-only, with its cached
-// encoding); else the value read is decoded.
+// moving (a create's namespace admission reads so, under 8 writers). The
+// replica's object serves when it is the version etcd has (shared true:
+// the replica's own, read-only, with its cached encoding); the replica
+// is waited for only when it has not reached the object's own revision;
+// else the value read is decoded (a replica that lost an event).
 func (r *Resource[T]) latest(ctx context.Context, namespace, name string) (obj T, shared bool, err error) {
 	p := r.p
 	if err := p.waitReady(ctx, r.gr.String()); err != nil {
@@ -642,8 +684,21 @@ func (r *Resource[T]) latest(ctx context.Context, namespace, name string) (obj T
 		return obj, false, status.NewNotFound(r.gr, name)
 	}
 	kv := resp.Kvs[0]
-	if inReplica && have.Meta().ResourceVersion == strconv.FormatInt(kv.ModRevision, 10) {
+	mod := strconv.FormatInt(kv.ModRevision, 10)
+	if inReplica && have.Meta().ResourceVersion == mod {
 		return have, true, nil
+	}
+	if rv.Version(kv.ModRevision) > p.store.Revision() {
+		// The replica has yet to reach the object's revision (it was
+		// just written): wait for it, so that a read of any
+		// resourceVersion that follows finds it too, as after the
+		// replica's consistent read.
+		if err := p.catchUp(ctx, rv.Version(kv.ModRevision), r.gr.String()); err != nil {
+			return obj, false, err
+		}
+		if have, err := r.res.View(ctx, namespace, name, rv.Read{Semantics: rv.Any}); err == nil && have.Meta().ResourceVersion == mod {
+			return have, true, nil
+		}
 	}
 	obj, err = r.decode(kv.Value, kv.ModRevision)
 	return obj, false, err
