@@ -27,7 +27,8 @@
 // costs O(log n + limit) and is one snapshot, remainingItemCount is exact,
 // and one etcd event reaches every watcher through package watch. A read with
 // resourceVersion unset is consistent. A Get reads its key from etcd, as
-// kube-apiserver's does, and serves the replica's object when it is the
+// kube-apiserver's does (concurrent Gets of one key share a read sent
+// after they began), and serves the replica's object when it is the
 // version etcd has; a List first asks etcd for its current revision and
 // waits until the replica has reached it (Kubernetes' consistent reads
 // from cache, KEP-2340), using a watch progress request so that revisions

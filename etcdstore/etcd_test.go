@@ -832,3 +832,114 @@ func TestUpdateTransactions(t *testing.T) {
 		t.Errorf("update of an object written last by this process: etcd calls %v; want %v", got, want)
 	}
 }
+
+// Consistent GETs of one key share etcd reads (readKey) and stay
+// linearizable: a GET that begins after a write has returned sees it,
+// while other GETs of the key keep requests in flight.
+func TestConsistentGetsShareReads(t *testing.T) {
+	_, c := newEtcd(t)
+	calls := &etcdCalls{}
+	r := newResource(t, c, Options[*widget]{Metrics: calls})
+	ctx := context.Background()
+	if _, err := r.Create(ctx, newWidget("ns", "a"), store.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	calls.take()
+	const readers = 50
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for range readers {
+		wg.Go(func() {
+			<-start
+			if w, err := r.Get(ctx, "ns", "a", latest); err != nil || w.Name != "a" {
+				t.Errorf("get: %v, %v", w, err)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	if n := calls.take()["get"]; n < 1 || n >= readers {
+		t.Errorf("%d concurrent consistent gets made %d etcd reads; want fewer, at least one", readers, n)
+	}
+
+	stop := make(chan struct{})
+	defer func() { close(stop); wg.Wait() }() // before the replica closes
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := r.View(ctx, "ns", "a", latest); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	for i := range 30 {
+		w, err := r.GuaranteedUpdate(ctx, "ns", "a", store.UpdateOptions{}, func(w *widget) (*widget, error) {
+			w.Spec = map[string]string{"n": strconv.Itoa(i)}
+			return w, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.Get(ctx, "ns", "a", latest)
+		if err != nil || got.ResourceVersion != w.ResourceVersion || got.Spec["n"] != strconv.Itoa(i) {
+			t.Fatalf("get after update %d: %v, %v; want resourceVersion %s", i, got, err, w.ResourceVersion)
+		}
+	}
+}
+
+// A GET whose context ends while it waits to send the shared read leaves
+// the GETs that joined it to read again: they do not fail for it.
+func TestConsistentGetAbandonedRound(t *testing.T) {
+	_, c := newEtcd(t)
+	r := newResource(t, c, Options[*widget]{})
+	ctx := context.Background()
+	if _, err := r.Create(ctx, newWidget("ns", "a"), store.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Get(ctx, "ns", "a", latest); err != nil {
+		t.Fatal(err)
+	}
+	key := r.EtcdKey("ns", "a")
+	// A round in flight, which the next round's sender waits for.
+	inFlight := &readRound{done: make(chan struct{}), sent: true}
+	r.p.readMu.Lock()
+	r.p.reads = map[string]*readRound{key: inFlight}
+	r.p.readMu.Unlock()
+	lctx, cancel := context.WithCancel(ctx)
+	leader := make(chan error, 1)
+	go func() { _, err := r.Get(lctx, "ns", "a", latest); leader <- err }()
+	follower := make(chan error, 1)
+	go func() {
+		// Joins the leader's round once the leader opened it.
+		for {
+			r.p.readMu.Lock()
+			rd := r.p.reads[key]
+			r.p.readMu.Unlock()
+			if rd != inFlight {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		w, err := r.Get(ctx, "ns", "a", latest)
+		if err == nil && w.Name != "a" {
+			err = fmt.Errorf("got %v", w)
+		}
+		follower <- err
+	}()
+	time.Sleep(20 * time.Millisecond) // the follower waits on the leader's round (either way it must succeed)
+	cancel()
+	if err := <-leader; !errors.Is(err, context.Canceled) {
+		t.Errorf("the cancelled leader: %v", err)
+	}
+	close(inFlight.done)
+	if err := <-follower; err != nil {
+		t.Errorf("the follower: %v", err)
+	}
+}

@@ -70,6 +70,9 @@ type Replica[T meta.Object] struct {
 	// which would fail the transaction (see Resource.initial).
 	recentMu sync.Mutex
 	recent   map[string]int64
+
+	readMu sync.Mutex
+	reads  map[string]*readRound // by etcd key: the last round of consistent GETs of it (see readKey)
 }
 
 // maxRecent is the size past which noteWrite drops the writes the
@@ -104,6 +107,85 @@ func (p *Replica[T]) behind(key string, mod int64) bool {
 		delete(p.recent, key)
 	}
 	return ok && rev > mod
+}
+
+// A readRound is one etcd read of a key that serves every consistent GET
+// of the key that began before it was sent (see readKey).
+type readRound struct {
+	done chan struct{} // closed once resp, err and abandoned are set
+	sent bool          // guarded by Replica.readMu
+	resp *clientv3.GetResponse
+	err  error
+	// abandoned: the read that sends the round gave up (its context
+	// ended); the others read again.
+	abandoned bool
+}
+
+// readKey reads key from etcd for a consistent GET: the response is that
+// of a request sent after the call began, so the read is linearizable.
+// Concurrent reads of one key share requests, as etcd's linearizable
+// reads share a read index: while a request is in flight, the reads that
+// begin wait for it to end and then share the next one, which the first
+// of them sends. The creates in one namespace all read it so (its
+// admission), which costs etcd one read per round instead of one per
+// create. Each read waits for at most its own context.
+func (p *Replica[T]) readKey(ctx context.Context, gr status.GroupResource, key string) (*clientv3.GetResponse, error) {
+	for {
+		p.readMu.Lock()
+		rd := p.reads[key]
+		if rd == nil || rd.sent {
+			prev := rd
+			rd = &readRound{done: make(chan struct{})}
+			if p.reads == nil {
+				p.reads = map[string]*readRound{}
+			}
+			p.reads[key] = rd
+			p.readMu.Unlock()
+			return p.sendRound(ctx, gr, key, rd, prev)
+		}
+		p.readMu.Unlock()
+		select {
+		case <-rd.done:
+			if !rd.abandoned {
+				return rd.resp, rd.err
+			}
+		case <-ctx.Done():
+			return nil, etcdErr(ctx.Err(), errReadTimeout)
+		}
+	}
+}
+
+// sendRound sends the request of round rd once the round before it, prev
+// (nil if none), has ended, and publishes its response.
+func (p *Replica[T]) sendRound(ctx context.Context, gr status.GroupResource, key string, rd, prev *readRound) (*clientv3.GetResponse, error) {
+	defer func() {
+		p.readMu.Lock()
+		if p.reads[key] == rd {
+			delete(p.reads, key)
+		}
+		p.readMu.Unlock()
+		close(rd.done)
+	}()
+	if prev != nil {
+		select {
+		case <-prev.done:
+		case <-ctx.Done():
+			rd.abandoned = true
+			return nil, etcdErr(ctx.Err(), errReadTimeout)
+		}
+	}
+	p.readMu.Lock()
+	rd.sent = true
+	p.readMu.Unlock()
+	rd.err = p.call(ctx, rpcRange, key, func(ctx context.Context) (err error) {
+		start := time.Now()
+		rd.resp, err = p.client.Get(ctx, key)
+		p.observe("get", gr, start, err)
+		return err
+	})
+	// An error of this read's own deadline is not the others'.
+	rd.abandoned = rd.err != nil && ctx.Err() != nil
+	return rd.resp, rd.err
 }
 
 // errClosed answers the reads that need a replica that was closed.
@@ -671,13 +753,8 @@ func (r *Resource[T]) latest(ctx context.Context, namespace, name string) (obj T
 	}
 	inReplica := err == nil
 	key := r.EtcdKey(namespace, name)
-	var resp *clientv3.GetResponse
-	if err := p.call(ctx, rpcRange, key, func(ctx context.Context) (err error) {
-		start := time.Now()
-		resp, err = p.client.Get(ctx, key)
-		p.observe("get", r.gr, start, err)
-		return err
-	}); err != nil {
+	resp, err := p.readKey(ctx, r.gr, key)
+	if err != nil {
 		return obj, false, err
 	}
 	if len(resp.Kvs) == 0 {
