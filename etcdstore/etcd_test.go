@@ -943,3 +943,32 @@ func TestConsistentGetAbandonedRound(t *testing.T) {
 		t.Errorf("the follower: %v", err)
 	}
 }
+
+// A consistent GET that finds an object deleted, which the replica still
+// holds, waits for the replica to apply the deletion: a read of any
+// resourceVersion that follows does not find it either.
+func TestConsistentGetAfterDelete(t *testing.T) {
+	_, c := newEtcd(t)
+	r := newResource(t, c, Options[*widget]{})
+	ctx := context.Background()
+	for i := range 20 {
+		name := fmt.Sprint("d", i)
+		if _, err := r.Create(ctx, newWidget("ns", name), store.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Get(ctx, "ns", name, latest); err != nil {
+			t.Fatal(err)
+		}
+		// Deleted behind the replica's back, so that it may not have
+		// applied the deletion when the consistent GET reads etcd.
+		if _, err := c.Delete(ctx, r.EtcdKey("ns", name)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Get(ctx, "ns", name, latest); !status.IsNotFound(err) {
+			t.Fatalf("consistent get after the delete: %v", err)
+		}
+		if w, err := r.Get(ctx, "ns", name, rv.Read{Semantics: rv.Any}); !status.IsNotFound(err) {
+			t.Fatalf("get of any resourceVersion after a consistent get found %v, %v", w, err)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package etcdstore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -758,6 +759,13 @@ func (r *Resource[T]) latest(ctx context.Context, namespace, name string) (obj T
 		return obj, false, err
 	}
 	if len(resp.Kvs) == 0 {
+		if inReplica {
+			// The replica has yet to apply the deletion: wait for it, as
+			// below for a write.
+			if err := p.catchUp(ctx, rv.Version(resp.Header.Revision), r.gr.String()); err != nil {
+				return obj, false, err
+			}
+		}
 		return obj, false, status.NewNotFound(r.gr, name)
 	}
 	kv := resp.Kvs[0]
@@ -777,7 +785,9 @@ func (r *Resource[T]) latest(ctx context.Context, namespace, name string) (obj T
 			return have, true, nil
 		}
 	}
-	obj, err = r.decode(kv.Value, kv.ModRevision)
+	// Other reads share resp (readKey), and a decoded object may alias
+	// the value it was decoded from: decode a copy of its own.
+	obj, err = r.decode(bytes.Clone(kv.Value), kv.ModRevision)
 	return obj, false, err
 }
 
