@@ -673,7 +673,7 @@ func checkDefaults(errs *[]status.FieldError, p string, s *JSONSchemaProps, meta
 		}
 		v, err := Compile(s)
 		if err == nil {
-			w := &walk{}
+			w := &walk{sc: new(scratch)}
 			v.validate(w, "", s.Default, s, nil)
 			switch {
 			case len(w.embedded) > 0:

@@ -6,7 +6,10 @@ import "slices"
 // JSON, where members are missing (or null and not nullable), as
 // Kubernetes' structural defaulting does. Values are JSON values as
 // server.Unstructured holds them: integers are int64.
-func Default(obj map[string]any, s *JSONSchemaProps) { applyDefaults(obj, s) }
+func Default(obj map[string]any, s *JSONSchemaProps) {
+	var sc scratch
+	sc.applyDefaults(obj, s)
+}
 
 // Prune drops from obj, a custom resource as decoded JSON, the members s
 // does not know, as Kubernetes' structural pruning does (apiVersion,
@@ -19,8 +22,9 @@ func Prune(obj map[string]any, s *JSONSchemaProps) []string {
 		return nil
 	}
 	var pruned []string
-	prune(obj, s, "", true, &pruned)
-	pruneNulls(obj, s)
+	var sc scratch
+	sc.prune(obj, s, "", true, &pruned)
+	sc.pruneNulls(obj, s)
 	slices.Sort(pruned)
 	return pruned
 }

@@ -53,6 +53,7 @@ func listTypeErrors(s *JSONSchemaProps, content, old map[string]any) []status.Fi
 // listWalk gathers the list-type errors of one object.
 type listWalk struct {
 	errs []status.FieldError
+	sc   scratch
 }
 
 // object checks the members of x, an object under s; root leaves out
@@ -73,8 +74,12 @@ func (w *listWalk) object(path string, s *JSONSchemaProps, x map[string]any, roo
 		}
 	}
 	for _, k := range keys {
-		if p, ok := s.Properties[k]; ok && !skip(k) {
-			w.value(child(path, k), &p, x[k])
+		if skip(k) {
+			continue
+		}
+		if p := w.sc.prop(s.Properties, k); p != nil {
+			w.value(child(path, k), p, x[k])
+			w.sc.release()
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apisem/apisem/status"
@@ -33,6 +34,12 @@ import (
 // A Validator is safe for concurrent use; a nil one accepts everything.
 type Validator struct {
 	s *JSONSchemaProps
+	// root is s without apiVersion, kind and metadata, which the server
+	// checks itself: what objects are validated against.
+	root *JSONSchemaProps
+	// scratch pools the scratches of walks (see scratch), which the
+	// walks of alternatives keep on the heap.
+	scratch sync.Pool
 	// patterns are the compiled patterns of the schema, by pattern text.
 	patterns map[string]*regexp.Regexp
 	// listTypes is whether the schema has set or map lists, whose
@@ -57,6 +64,18 @@ func Compile(s *JSONSchemaProps) (*Validator, error) {
 		v.patterns[p.Pattern] = re
 	})
 	v.listTypes = hasListTypes(s)
+	v.root = s
+	if s != nil && serverChecked(s) {
+		root := *s
+		root.Properties = maps.Clone(root.Properties)
+		for _, k := range []string{"apiVersion", "kind", "metadata"} {
+			delete(root.Properties, k)
+		}
+		root.Required = slices.DeleteFunc(slices.Clone(root.Required), func(k string) bool {
+			return k == "apiVersion" || k == "kind" || k == "metadata"
+		})
+		v.root = &root
+	}
 	return v, err
 }
 
@@ -74,6 +93,17 @@ func Validate(s *JSONSchemaProps, obj map[string]any) ([]status.FieldError, erro
 		return nil, err
 	}
 	return v.validateObject(obj, nil, false), nil
+}
+
+// serverChecked reports whether s names apiVersion, kind or metadata,
+// which the server checks itself, as properties or required.
+func serverChecked(s *JSONSchemaProps) bool {
+	for _, k := range []string{"apiVersion", "kind", "metadata"} {
+		if _, ok := s.Properties[k]; ok || slices.Contains(s.Required, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // ValidateUpdate checks obj, the new state of old, as Validate does, with
@@ -178,27 +208,23 @@ func (v *Validator) check(content, old map[string]any, wholeObject bool) (errs, 
 	if v == nil || v.s == nil {
 		return nil, nil
 	}
-	root := *v.s
-	// The server checks kind, apiVersion and metadata itself.
-	root.Properties = maps.Clone(root.Properties)
-	for _, k := range []string{"apiVersion", "kind", "metadata"} {
-		delete(root.Properties, k)
-	}
-	root.Required = slices.DeleteFunc(slices.Clone(root.Required), func(k string) bool {
-		return k == "apiVersion" || k == "kind" || k == "metadata"
-	})
 	if content == nil {
 		content = map[string]any{}
 	}
 	var c *corr
 	if old != nil {
-		c = &corr{old: old, cur: content, s: &root}
+		c = &corr{old: old, cur: content, s: corrSchemaOf(v.root)}
 		if wholeObject {
 			c.eq = unequal
 		}
 	}
-	w := &walk{}
-	v.validate(w, "", content, &root, c)
+	sc, _ := v.scratch.Get().(*scratch)
+	if sc == nil {
+		sc = new(scratch)
+	}
+	w := &walk{sc: sc}
+	v.validate(w, "", content, v.root, c)
+	v.scratch.Put(sc)
 	return unique(w.errs), w.embedded
 }
 
@@ -231,6 +257,9 @@ type walk struct {
 	// are reported.
 	mc    int
 	count bool
+	// sc holds the properties the walk passes down; the walks of
+	// alternatives share their parent's.
+	sc *scratch
 }
 
 // merge adds the errors and match count of r, an alternative's walk.
@@ -469,7 +498,7 @@ func (v *Validator) junctors(w *walk, path string, x any, s *JSONSchemaProps) {
 		var best *walk
 		held := false
 		for i := range s.AnyOf {
-			r := v.alternative(path, x, &s.AnyOf[i])
+			r := v.alternative(w, path, x, &s.AnyOf[i])
 			if len(r.errs) == 0 {
 				best, held = r, true
 				break
@@ -487,7 +516,7 @@ func (v *Validator) junctors(w *walk, path string, x any, s *JSONSchemaProps) {
 		var best, first *walk
 		held := 0
 		for i := range s.OneOf {
-			r := v.alternative(path, x, &s.OneOf[i])
+			r := v.alternative(w, path, x, &s.OneOf[i])
 			if len(r.errs) == 0 {
 				held++
 				best = nil
@@ -513,7 +542,7 @@ func (v *Validator) junctors(w *walk, path string, x any, s *JSONSchemaProps) {
 	if len(s.AllOf) > 0 {
 		held := 0
 		for i := range s.AllOf {
-			r := v.alternative(path, x, &s.AllOf[i])
+			r := v.alternative(w, path, x, &s.AllOf[i])
 			if len(r.errs) == 0 {
 				held++
 			}
@@ -528,7 +557,7 @@ func (v *Validator) junctors(w *walk, path string, x any, s *JSONSchemaProps) {
 		}
 	}
 	if s.Not != nil {
-		if r := v.alternative(path, x, s.Not); len(r.errs) == 0 {
+		if r := v.alternative(w, path, x, s.Not); len(r.errs) == 0 {
 			w.errs = append(w.errs, invalid("<nil>", "", fmt.Sprintf("%q must not validate the schema (not)", path)))
 		}
 	}
@@ -536,8 +565,8 @@ func (v *Validator) junctors(w *walk, path string, x any, s *JSONSchemaProps) {
 
 // alternative is the walk of x, the value at path, against a schema of
 // allOf, anyOf, oneOf or not.
-func (v *Validator) alternative(path string, x any, s *JSONSchemaProps) *walk {
-	r := &walk{count: true}
+func (v *Validator) alternative(w *walk, path string, x any, s *JSONSchemaProps) *walk {
+	r := &walk{count: true, sc: w.sc}
 	v.validateValue(r, path, x, s, nil)
 	return r
 }
@@ -805,8 +834,9 @@ func (v *Validator) validateMap(w *walk, path string, m map[string]any, s *JSONS
 		}
 	}
 	for _, k := range keys {
-		if p, ok := s.Properties[k]; ok {
-			v.validate(w, child(path, k), m[k], &p, c.key(k))
+		if p := w.sc.prop(s.Properties, k); p != nil {
+			v.validate(w, child(path, k), m[k], p, c.key(k))
+			w.sc.release()
 		}
 	}
 	for _, k := range s.Required {
@@ -962,6 +992,11 @@ func preserves(s *JSONSchemaProps) bool {
 // At the resource root and in embedded resources, apiVersion, kind and
 // metadata are kept.
 func prune(x any, s *JSONSchemaProps, path string, resource bool, pruned *[]string) {
+	var sc scratch
+	sc.prune(x, s, path, resource, pruned)
+}
+
+func (sc *scratch) prune(x any, s *JSONSchemaProps, path string, resource bool, pruned *[]string) {
 	switch x := x.(type) {
 	case map[string]any:
 		if s != nil && s.XIntOrString {
@@ -973,9 +1008,10 @@ func prune(x any, s *JSONSchemaProps, path string, resource bool, pruned *[]stri
 			}
 			p := childPath(path, k)
 			var ps *JSONSchemaProps
+			taken := false
 			if s != nil {
-				if prop, ok := s.Properties[k]; ok {
-					ps = &prop
+				if ps = sc.prop(s.Properties, k); ps != nil {
+					taken = true
 				} else if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
 					ps = s.AdditionalProperties.Schema
 				}
@@ -990,7 +1026,10 @@ func prune(x any, s *JSONSchemaProps, path string, resource bool, pruned *[]stri
 				// is not the schema's.
 				continue
 			}
-			prune(val, ps, p, false, pruned)
+			sc.prune(val, ps, p, false, pruned)
+			if taken {
+				sc.release()
+			}
 		}
 	case []any:
 		var items *JSONSchemaProps
@@ -1001,7 +1040,7 @@ func prune(x any, s *JSONSchemaProps, path string, resource bool, pruned *[]stri
 			return
 		}
 		for i, e := range x {
-			prune(e, items, fmt.Sprintf("%s[%d]", path, i), false, pruned)
+			sc.prune(e, items, fmt.Sprintf("%s[%d]", path, i), false, pruned)
 		}
 	}
 }
@@ -1016,7 +1055,7 @@ func childPath(path, k string) string {
 // applyDefaults sets the defaults of s in x where members are missing (or
 // null and not nullable), as Kubernetes' structural defaulting does, then
 // recurses into what is there.
-func applyDefaults(x any, s *JSONSchemaProps) {
+func (sc *scratch) applyDefaults(x any, s *JSONSchemaProps) {
 	if s == nil {
 		return
 	}
@@ -1031,15 +1070,16 @@ func applyDefaults(x any, s *JSONSchemaProps) {
 			}
 		}
 		for k, v := range x {
-			if p, ok := s.Properties[k]; ok {
-				applyDefaults(v, &p)
+			if p := sc.prop(s.Properties, k); p != nil {
+				sc.applyDefaults(v, p)
+				sc.release()
 			} else if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
 				ap := s.AdditionalProperties.Schema
 				if v == nil && ap.Default != nil && !ap.Nullable {
 					x[k] = defaultValue(ap.Default)
 					v = x[k]
 				}
-				applyDefaults(v, ap)
+				sc.applyDefaults(v, ap)
 			}
 		}
 	case []any:
@@ -1051,36 +1091,39 @@ func applyDefaults(x any, s *JSONSchemaProps) {
 				x[i] = defaultValue(s.Items.Default)
 				e = x[i]
 			}
-			applyDefaults(e, s.Items)
+			sc.applyDefaults(e, s.Items)
 		}
 	}
 }
 
 // pruneNulls drops null members that are neither nullable nor defaulted,
 // as Kubernetes does before validating (PruneNonNullableNullsWithoutDefaults).
-func pruneNulls(x any, s *JSONSchemaProps) {
+func (sc *scratch) pruneNulls(x any, s *JSONSchemaProps) {
 	if s == nil {
 		return
 	}
 	switch x := x.(type) {
 	case map[string]any:
 		for k, v := range x {
-			ps := s.AdditionalProperties.schema()
-			if p, ok := s.Properties[k]; ok {
-				ps = &p
+			ps := sc.prop(s.Properties, k)
+			taken := ps != nil
+			if !taken {
+				ps = s.AdditionalProperties.schema()
 			}
-			if ps == nil {
-				continue
-			}
-			if v == nil && !ps.Nullable && ps.Default == nil {
+			switch {
+			case ps == nil:
+			case v == nil && !ps.Nullable && ps.Default == nil:
 				delete(x, k)
-				continue
+			default:
+				sc.pruneNulls(v, ps)
 			}
-			pruneNulls(v, ps)
+			if taken {
+				sc.release()
+			}
 		}
 	case []any:
 		for _, e := range x {
-			pruneNulls(e, s.Items)
+			sc.pruneNulls(e, s.Items)
 		}
 	}
 }
