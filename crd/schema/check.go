@@ -667,14 +667,14 @@ func checkDefaults(errs *[]status.FieldError, p string, s *JSONSchemaProps, meta
 		dp := p + ".default"
 		d := jsonvalue.DeepCopy(s.Default)
 		var pruned []string
-		prune(d, s, "", s.XEmbeddedResource, &pruned)
+		prune(d, s, s.XEmbeddedResource, &pruned)
 		if len(pruned) > 0 {
 			*errs = append(*errs, status.InvalidValue(dp, s.Default, "must not have unknown fields"))
 		}
 		v, err := Compile(s)
 		if err == nil {
 			w := &walk{sc: new(scratch)}
-			v.validate(w, "", s.Default, s, nil)
+			v.validate(w, path{}, s.Default, s, nil)
 			switch {
 			case len(w.embedded) > 0:
 				*errs = append(*errs, under(dp, w.embedded)...)

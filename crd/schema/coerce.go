@@ -23,7 +23,7 @@ func Prune(obj map[string]any, s *JSONSchemaProps) []string {
 	}
 	var pruned []string
 	var sc scratch
-	sc.prune(obj, s, "", true, &pruned)
+	sc.prune(obj, s, path{}, true, &pruned)
 	sc.pruneNulls(obj, s)
 	slices.Sort(pruned)
 	return pruned

@@ -40,13 +40,13 @@ func listTypeErrors(s *JSONSchemaProps, content, old map[string]any) []status.Fi
 	}
 	if old != nil {
 		var w listWalk
-		w.object("", s, old, true)
+		w.object(path{}, s, old, true)
 		if len(w.errs) > 0 {
 			return nil
 		}
 	}
 	var w listWalk
-	w.object("", s, content, true)
+	w.object(path{}, s, content, true)
 	return w.errs
 }
 
@@ -58,7 +58,7 @@ type listWalk struct {
 
 // object checks the members of x, an object under s; root leaves out
 // apiVersion, kind and metadata, which the server checks.
-func (w *listWalk) object(path string, s *JSONSchemaProps, x map[string]any, root bool) {
+func (w *listWalk) object(at path, s *JSONSchemaProps, x map[string]any, root bool) {
 	if s == nil || x == nil {
 		return
 	}
@@ -69,7 +69,8 @@ func (w *listWalk) object(path string, s *JSONSchemaProps, x map[string]any, roo
 	if ap := s.AdditionalProperties.schema(); ap != nil {
 		for _, k := range keys {
 			if !skip(k) {
-				w.value(path+"["+k+"]", ap, x[k])
+				w.value(w.sc.push(at, keyed, k, 0), ap, x[k])
+				w.sc.pop()
 			}
 		}
 	}
@@ -78,46 +79,48 @@ func (w *listWalk) object(path string, s *JSONSchemaProps, x map[string]any, roo
 			continue
 		}
 		if p := w.sc.prop(s.Properties, k); p != nil {
-			w.value(child(path, k), p, x[k])
+			w.value(w.sc.push(at, member, k, 0), p, x[k])
+			w.sc.pop()
 			w.sc.release()
 		}
 	}
 }
 
-func (w *listWalk) value(path string, s *JSONSchemaProps, x any) {
+func (w *listWalk) value(at path, s *JSONSchemaProps, x any) {
 	switch x := x.(type) {
 	case []any:
-		w.list(path, s, x)
+		w.list(at, s, x)
 	case map[string]any:
-		w.object(path, s, x, false)
+		w.object(at, s, x, false)
 	}
 }
 
 // list checks x, a list under s, then its items.
-func (w *listWalk) list(path string, s *JSONSchemaProps, x []any) {
+func (w *listWalk) list(at path, s *JSONSchemaProps, x []any) {
 	if s.XListType != nil {
 		switch *s.XListType {
 		case "set":
 			for _, i := range duplicates(x) {
-				w.errs = append(w.errs, duplicate(index(path, i), x[i]))
+				w.errs = append(w.errs, duplicate(index(at.String(), i), x[i]))
 			}
 		case "map":
-			w.mapList(path, s, x)
+			w.mapList(at, s, x)
 		}
 	}
 	if s.Items != nil {
 		for i, e := range x {
-			w.value(index(path, i), s.Items, e)
+			w.value(w.sc.push(at, indexed, "", i), s.Items, e)
+			w.sc.pop()
 		}
 	}
 }
 
 // mapList checks that the items of a map list are objects with distinct
 // keys.
-func (w *listWalk) mapList(path string, s *JSONSchemaProps, x []any) {
+func (w *listWalk) mapList(at path, s *JSONSchemaProps, x []any) {
 	for i, e := range x {
 		if _, ok := e.(map[string]any); e != nil && !ok {
-			w.errs = append(w.errs, status.InvalidValue(index(path, i), e, "must be an object for an array of list-type map"))
+			w.errs = append(w.errs, status.InvalidValue(index(at.String(), i), e, "must be an object for an array of list-type map"))
 			return
 		}
 	}
@@ -142,7 +145,7 @@ func (w *listWalk) mapList(path string, s *JSONSchemaProps, x []any) {
 			if _, missing := keys[i].(missingKey); !missing {
 				dup[k] = keys[i]
 			}
-			w.errs = append(w.errs, duplicate(index(path, i), dup))
+			w.errs = append(w.errs, duplicate(index(at.String(), i), dup))
 		}
 		return
 	}
@@ -159,7 +162,7 @@ func (w *listWalk) mapList(path string, s *JSONSchemaProps, x []any) {
 		keys[i] = key
 	}
 	for _, i := range duplicates(keys) {
-		w.errs = append(w.errs, duplicate(index(path, i), keys[i]))
+		w.errs = append(w.errs, duplicate(index(at.String(), i), keys[i]))
 	}
 }
 

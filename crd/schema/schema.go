@@ -223,7 +223,7 @@ func (v *Validator) check(content, old map[string]any, wholeObject bool) (errs, 
 		sc = new(scratch)
 	}
 	w := &walk{sc: sc}
-	v.validate(w, "", content, v.root, c)
+	v.validate(w, path{}, content, v.root, c)
 	v.scratch.Put(sc)
 	return unique(w.errs), w.embedded
 }
@@ -316,15 +316,15 @@ func typeInvalid(path string, value any, msg string) status.FieldError {
 // validate appends to w what is wrong with x, the value at path, by s.
 // c correlates x with the old object's value on an update (nil when
 // there is none): when x is unchanged, its errors are dropped.
-func (v *Validator) validate(w *walk, path string, x any, s *JSONSchemaProps, c *corr) {
+func (v *Validator) validate(w *walk, at path, x any, s *JSONSchemaProps, c *corr) {
 	n := len(w.errs)
-	v.validateValue(w, path, x, s, c)
+	v.validateValue(w, at, x, s, c)
 	if len(w.errs) > n && c.equal() {
 		w.errs = w.errs[:n]
 	}
 }
 
-func (v *Validator) validateValue(w *walk, path string, x any, s *JSONSchemaProps, c *corr) {
+func (v *Validator) validateValue(w *walk, at path, x any, s *JSONSchemaProps, c *corr) {
 	if s == nil {
 		return
 	}
@@ -356,28 +356,28 @@ func (v *Validator) validateValue(w *walk, path string, x any, s *JSONSchemaProp
 		switch {
 		case t == "null" && s.Nullable:
 		case t == "null":
-			*errs = append(*errs, typeInvalid(path, t, fmt.Sprintf("%s in body must be of type %s: %q", path, strings.Join(types, ","), t)))
-			v.enum(errs, path, x, s)
+			*errs = append(*errs, typeInvalid(at.String(), t, fmt.Sprintf("%s in body must be of type %s: %q", at.String(), strings.Join(types, ","), t)))
+			v.enum(errs, at, x, s)
 			return
 		case s.Format != "" && t != "string" && t != "array" && !slices.Contains(types, t) && format != s.Format && !floatInt && !intFloat:
-			*errs = append(*errs, typeInvalid(path, format, fmt.Sprintf("%s in body must be of type %s: %q", path, s.Format, format)))
-			v.junctors(w, path, x, s)
+			*errs = append(*errs, typeInvalid(at.String(), format, fmt.Sprintf("%s in body must be of type %s: %q", at.String(), s.Format, format)))
+			v.junctors(w, at, x, s)
 			if numeric && (t == "integer" || t == "number") {
-				validateNumber(errs, path, x, s)
+				validateNumber(errs, at, x, s)
 			}
-			v.enum(errs, path, x, s)
+			v.enum(errs, at, x, s)
 			return
 		case s.Format != "" && !numeric && (t == "string" || t == "array"):
 			w.mc++ // the type check passed
 		case !slices.Contains(types, t) && !floatInt && !intFloat:
-			*errs = append(*errs, typeInvalid(path, t, fmt.Sprintf("%s in body must be of type %s: %q", path, strings.Join(types, ","), t)))
-			v.junctors(w, path, x, s)
+			*errs = append(*errs, typeInvalid(at.String(), t, fmt.Sprintf("%s in body must be of type %s: %q", at.String(), strings.Join(types, ","), t)))
+			v.junctors(w, at, x, s)
 			if t == "number" && slices.Contains(types, "integer") {
 				// The number checks still run, and first say that the
 				// value is no integer.
-				validateNumber(errs, path, x, s)
+				validateNumber(errs, at, x, s)
 			}
-			v.enum(errs, path, x, s)
+			v.enum(errs, at, x, s)
 			return
 		default:
 			w.mc++ // the type check passed
@@ -391,36 +391,37 @@ func (v *Validator) validateValue(w *walk, path string, x any, s *JSONSchemaProp
 		case goFormat(x) == f:
 			w.mc++
 		default:
-			*errs = append(*errs, typeInvalid(path, goFormat(x), fmt.Sprintf("%s in body must be of type %s: %q", path, f, goFormat(x))))
+			*errs = append(*errs, typeInvalid(at.String(), goFormat(x), fmt.Sprintf("%s in body must be of type %s: %q", at.String(), f, goFormat(x))))
 		}
 	}
 	if x != nil {
-		v.junctors(w, path, x, s)
+		v.junctors(w, at, x, s)
 	}
 	switch x := x.(type) {
 	case nil:
 		// nullable, or without a type; only an enum can refuse it.
 	case string:
-		v.validateString(errs, path, x, s)
+		v.validateString(errs, at, x, s)
 	case int64, float64, json.Number:
-		validateNumber(errs, path, x, s)
+		validateNumber(errs, at, x, s)
 	case []any:
 		for i, e := range x {
-			v.validate(w, fmt.Sprintf("%s[%d]", path, i), e, s.Items, c.index(i))
+			v.validate(w, w.sc.push(at, indexed, "", i), e, s.Items, c.index(i))
+			w.sc.pop()
 		}
 		if s.MinItems != nil && int64(len(x)) < *s.MinItems {
-			*errs = append(*errs, invalid(path, int64(len(x)), fmt.Sprintf("%s in body should have at least %d items", path, *s.MinItems)))
+			*errs = append(*errs, invalid(at.String(), int64(len(x)), fmt.Sprintf("%s in body should have at least %d items", at.String(), *s.MinItems)))
 		}
 		if s.MaxItems != nil && int64(len(x)) > *s.MaxItems {
-			*errs = append(*errs, status.TooMany(path, len(x), int(*s.MaxItems)))
+			*errs = append(*errs, status.TooMany(at.String(), len(x), int(*s.MaxItems)))
 		}
 		if s.UniqueItems && hasDuplicates(x) {
-			*errs = append(*errs, invalid(path, "", path+" in body shouldn't contain duplicates"))
+			*errs = append(*errs, invalid(at.String(), "", at.String()+" in body shouldn't contain duplicates"))
 		}
 	}
-	v.enum(errs, path, x, s)
+	v.enum(errs, at, x, s)
 	if m, ok := x.(map[string]any); ok {
-		v.validateMap(w, path, m, s, c)
+		v.validateMap(w, at, m, s, c)
 	}
 }
 
@@ -493,12 +494,12 @@ func checkedFormat(s *JSONSchemaProps) string {
 // as a whole, those of the junctors included, but an alternative's
 // values are not correlated with the old object's: kube-openapi checks
 // alternatives without ratcheting.
-func (v *Validator) junctors(w *walk, path string, x any, s *JSONSchemaProps) {
+func (v *Validator) junctors(w *walk, at path, x any, s *JSONSchemaProps) {
 	if len(s.AnyOf) > 0 {
 		var best *walk
 		held := false
 		for i := range s.AnyOf {
-			r := v.alternative(w, path, x, &s.AnyOf[i])
+			r := v.alternative(w, at, x, &s.AnyOf[i])
 			if len(r.errs) == 0 {
 				best, held = r, true
 				break
@@ -508,7 +509,7 @@ func (v *Validator) junctors(w *walk, path string, x any, s *JSONSchemaProps) {
 			}
 		}
 		if !held {
-			w.errs = append(w.errs, invalid("<nil>", "", fmt.Sprintf("%q must validate at least one schema (anyOf)", path)))
+			w.errs = append(w.errs, invalid("<nil>", "", fmt.Sprintf("%q must validate at least one schema (anyOf)", at.String())))
 		}
 		w.merge(best)
 	}
@@ -516,7 +517,7 @@ func (v *Validator) junctors(w *walk, path string, x any, s *JSONSchemaProps) {
 		var best, first *walk
 		held := 0
 		for i := range s.OneOf {
-			r := v.alternative(w, path, x, &s.OneOf[i])
+			r := v.alternative(w, at, x, &s.OneOf[i])
 			if len(r.errs) == 0 {
 				held++
 				best = nil
@@ -533,16 +534,16 @@ func (v *Validator) junctors(w *walk, path string, x any, s *JSONSchemaProps) {
 		case 1:
 			w.merge(first)
 		case 0:
-			w.errs = append(w.errs, invalid("<nil>", "", fmt.Sprintf("%q must validate one and only one schema (oneOf). Found none valid", path)))
+			w.errs = append(w.errs, invalid("<nil>", "", fmt.Sprintf("%q must validate one and only one schema (oneOf). Found none valid", at.String())))
 			w.merge(best)
 		default:
-			w.errs = append(w.errs, invalid("<nil>", "", fmt.Sprintf("%q must validate one and only one schema (oneOf). Found %d valid alternatives", path, held)))
+			w.errs = append(w.errs, invalid("<nil>", "", fmt.Sprintf("%q must validate one and only one schema (oneOf). Found %d valid alternatives", at.String(), held)))
 		}
 	}
 	if len(s.AllOf) > 0 {
 		held := 0
 		for i := range s.AllOf {
-			r := v.alternative(w, path, x, &s.AllOf[i])
+			r := v.alternative(w, at, x, &s.AllOf[i])
 			if len(r.errs) == 0 {
 				held++
 			}
@@ -553,27 +554,27 @@ func (v *Validator) junctors(w *walk, path string, x any, s *JSONSchemaProps) {
 			if held == 0 {
 				none = ". None validated"
 			}
-			w.errs = append(w.errs, invalid("<nil>", "", fmt.Sprintf("%q must validate all the schemas (allOf)%s", path, none)))
+			w.errs = append(w.errs, invalid("<nil>", "", fmt.Sprintf("%q must validate all the schemas (allOf)%s", at.String(), none)))
 		}
 	}
 	if s.Not != nil {
-		if r := v.alternative(w, path, x, s.Not); len(r.errs) == 0 {
-			w.errs = append(w.errs, invalid("<nil>", "", fmt.Sprintf("%q must not validate the schema (not)", path)))
+		if r := v.alternative(w, at, x, s.Not); len(r.errs) == 0 {
+			w.errs = append(w.errs, invalid("<nil>", "", fmt.Sprintf("%q must not validate the schema (not)", at.String())))
 		}
 	}
 }
 
 // alternative is the walk of x, the value at path, against a schema of
 // allOf, anyOf, oneOf or not.
-func (v *Validator) alternative(w *walk, path string, x any, s *JSONSchemaProps) *walk {
+func (v *Validator) alternative(w *walk, at path, x any, s *JSONSchemaProps) *walk {
 	r := &walk{count: true, sc: w.sc}
-	v.validateValue(r, path, x, s, nil)
+	v.validateValue(r, at, x, s, nil)
 	return r
 }
 
 // enum checks x against s.Enum: Kubernetes reports the values as
 // strings, non-strings in their JSON form.
-func (v *Validator) enum(errs *[]status.FieldError, path string, x any, s *JSONSchemaProps) {
+func (v *Validator) enum(errs *[]status.FieldError, at path, x any, s *JSONSchemaProps) {
 	if len(s.Enum) == 0 {
 		return
 	}
@@ -591,7 +592,7 @@ func (v *Validator) enum(errs *[]status.FieldError, path string, x any, s *JSONS
 			values[i] = string(b)
 		}
 	}
-	*errs = append(*errs, status.NotSupported(path, x, values...))
+	*errs = append(*errs, status.NotSupported(at.String(), x, values...))
 }
 
 // sameJSON reports whether two decoded JSON values are equal, numbers by
@@ -631,18 +632,18 @@ func hasDuplicates(x []any) bool {
 // validateString checks lengths (in runes, as kube-openapi counts them),
 // the pattern and the format. Each of the length and pattern checks stops
 // the string checks, as kube-openapi's string validator does.
-func (v *Validator) validateString(errs *[]status.FieldError, path, x string, s *JSONSchemaProps) {
+func (v *Validator) validateString(errs *[]status.FieldError, at path, x string, s *JSONSchemaProps) {
 	n := int64(len([]rune(x)))
 	switch {
 	case s.MaxLength != nil && n > *s.MaxLength:
-		*errs = append(*errs, status.TooLong(path, int(*s.MaxLength)))
+		*errs = append(*errs, status.TooLong(at.String(), int(*s.MaxLength)))
 	case s.MinLength != nil && n < *s.MinLength:
-		*errs = append(*errs, invalid(path, x, fmt.Sprintf("%s in body should be at least %d chars long", path, *s.MinLength)))
+		*errs = append(*errs, invalid(at.String(), x, fmt.Sprintf("%s in body should be at least %d chars long", at.String(), *s.MinLength)))
 	case s.Pattern != "" && !v.match(s.Pattern, x):
-		*errs = append(*errs, invalid(path, x, fmt.Sprintf("%s in body should match '%s'", path, s.Pattern)))
+		*errs = append(*errs, invalid(at.String(), x, fmt.Sprintf("%s in body should match '%s'", at.String(), s.Pattern)))
 	}
 	if s.Format != "" && !validFormat(s.Format, x) {
-		*errs = append(*errs, typeInvalid(path, x, fmt.Sprintf("%s in body must be of type %s: %q", path, s.Format, x)))
+		*errs = append(*errs, typeInvalid(at.String(), x, fmt.Sprintf("%s in body must be of type %s: %q", at.String(), s.Format, x)))
 	}
 }
 
@@ -674,7 +675,7 @@ func goFormat(x any) string {
 // arithmetic when both the value and the constraint are integers of the
 // schema's format, else with float64 (where a multiple must be an integer
 // within 2^53).
-func validateNumber(errs *[]status.FieldError, path string, x any, s *JSONSchemaProps) {
+func validateNumber(errs *[]status.FieldError, at path, x any, s *JSONSchemaProps) {
 	f, _ := number(x)
 	integer := s.Type == "integer"
 	// fits reports whether a value or a constraint is an integer of the
@@ -684,9 +685,9 @@ func validateNumber(errs *[]status.FieldError, path string, x any, s *JSONSchema
 		if !integer || fitsInteger(v, s.Format) {
 			return true
 		}
-		msg := fmt.Sprintf("%s value must be of type integer with format %s in %s", prefix, s.Format, path)
+		msg := fmt.Sprintf("%s value must be of type integer with format %s in %s", prefix, s.Format, at.String())
 		if s.Format == "" {
-			msg = prefix + " value must be of type integer (default format) in " + path
+			msg = prefix + " value must be of type integer (default format) in " + at.String()
 		}
 		*errs = append(*errs, invalid("<nil>", "", msg))
 		return false
@@ -700,9 +701,9 @@ func validateNumber(errs *[]status.FieldError, path string, x any, s *JSONSchema
 			// reports.
 			switch n := int64(*m); {
 			case n <= 0:
-				*errs = append(*errs, invalid(path, n, fmt.Sprintf("factor MultipleOf declared for %s must be positive: %d", path, n)))
+				*errs = append(*errs, invalid(at.String(), n, fmt.Sprintf("factor MultipleOf declared for %s must be positive: %d", at.String(), n)))
 			case i%n != 0:
-				*errs = append(*errs, invalid(path, x, fmt.Sprintf("%s in body should be a multiple of %d", path, n)))
+				*errs = append(*errs, invalid(at.String(), x, fmt.Sprintf("%s in body should be a multiple of %d", at.String(), n)))
 			}
 		} else {
 			q := f / *m
@@ -710,7 +711,7 @@ func validateNumber(errs *[]status.FieldError, path string, x any, s *JSONSchema
 				q = 1 / *m * f
 			}
 			if !isJSONInteger(q) {
-				*errs = append(*errs, invalid(path, x, fmt.Sprintf("%s in body should be a multiple of %v", path, bound(*m, x))))
+				*errs = append(*errs, invalid(at.String(), x, fmt.Sprintf("%s in body should be a multiple of %v", at.String(), bound(*m, x))))
 			}
 		}
 	}
@@ -729,13 +730,13 @@ func validateNumber(errs *[]status.FieldError, path string, x any, s *JSONSchema
 	if m := s.Maximum; m != nil {
 		native := fits("Maximum boundary", *m)
 		if b := *m; native && past(b, s.ExclusiveMaximum, 1) || !native && cmpFloat(f, b) > 0 || !native && s.ExclusiveMaximum && f == b {
-			*errs = append(*errs, maxErr(path, x, b, s.ExclusiveMaximum))
+			*errs = append(*errs, maxErr(at.String(), x, b, s.ExclusiveMaximum))
 		}
 	}
 	if m := s.Minimum; m != nil {
 		native := fits("Minimum boundary", *m)
 		if b := *m; native && past(b, s.ExclusiveMinimum, -1) || !native && cmpFloat(f, b) < 0 || !native && s.ExclusiveMinimum && f == b {
-			*errs = append(*errs, minErr(path, x, b, s.ExclusiveMinimum))
+			*errs = append(*errs, minErr(at.String(), x, b, s.ExclusiveMinimum))
 		}
 	}
 }
@@ -814,34 +815,36 @@ func bound(b float64, x any) any {
 
 // validateMap checks the property counts, then every property (sorted),
 // then additionalProperties, then required.
-func (v *Validator) validateMap(w *walk, path string, m map[string]any, s *JSONSchemaProps, c *corr) {
+func (v *Validator) validateMap(w *walk, at path, m map[string]any, s *JSONSchemaProps, c *corr) {
 	errs := &w.errs
 	if s.MinProperties != nil && int64(len(m)) < *s.MinProperties {
-		*errs = append(*errs, invalid(path, int64(len(m)), fmt.Sprintf("%s in body should have at least %d properties", path, *s.MinProperties)))
+		*errs = append(*errs, invalid(at.String(), int64(len(m)), fmt.Sprintf("%s in body should have at least %d properties", at.String(), *s.MinProperties)))
 	}
 	if s.MaxProperties != nil && int64(len(m)) > *s.MaxProperties {
-		*errs = append(*errs, status.TooMany(path, len(m), int(*s.MaxProperties)))
+		*errs = append(*errs, status.TooMany(at.String(), len(m), int(*s.MaxProperties)))
 	}
 	if s.XEmbeddedResource {
-		embedded(&w.embedded, path, m)
+		embedded(&w.embedded, at, m)
 	}
 	keys := sortedKeys(m)
 	if ap := s.AdditionalProperties; ap != nil && ap.Schema != nil {
 		for _, k := range keys {
 			if _, known := s.Properties[k]; !known {
-				v.validate(w, path+"."+k, m[k], ap.Schema, c.key(k))
+				v.validate(w, w.sc.push(at, dotted, k, 0), m[k], ap.Schema, c.key(k))
+				w.sc.pop()
 			}
 		}
 	}
 	for _, k := range keys {
 		if p := w.sc.prop(s.Properties, k); p != nil {
-			v.validate(w, child(path, k), m[k], p, c.key(k))
+			v.validate(w, w.sc.push(at, member, k, 0), m[k], p, c.key(k))
+			w.sc.pop()
 			w.sc.release()
 		}
 	}
 	for _, k := range s.Required {
 		if _, ok := m[k]; !ok {
-			*errs = append(*errs, status.Required(child(path, k), ""))
+			*errs = append(*errs, status.Required(child(at.String(), k), ""))
 		}
 	}
 }
@@ -851,9 +854,9 @@ func (v *Validator) validateMap(w *walk, path string, m map[string]any, s *JSONS
 // pkg/apiserver/schema/objectmeta): both required, strings, not empty, a
 // group/version with at most one slash and a kind that is a DNS-1035
 // label in any case. Its metadata is not checked here.
-func embedded(errs *[]status.FieldError, path string, m map[string]any) {
+func embedded(errs *[]status.FieldError, at path, m map[string]any) {
 	for _, k := range []string{"apiVersion", "kind"} {
-		p := child(path, k)
+		p := child(at.String(), k)
 		v, found := m[k]
 		str, isString := v.(string)
 		switch {
@@ -991,12 +994,13 @@ func preserves(s *JSONSchemaProps) bool {
 // pkg/apiserver/schema/pruning), and appends their paths to pruned.
 // At the resource root and in embedded resources, apiVersion, kind and
 // metadata are kept.
-func prune(x any, s *JSONSchemaProps, path string, resource bool, pruned *[]string) {
+func prune(x any, s *JSONSchemaProps, resource bool, pruned *[]string) {
 	var sc scratch
-	sc.prune(x, s, path, resource, pruned)
+	sc.prune(x, s, path{}, resource, pruned)
 }
 
-func (sc *scratch) prune(x any, s *JSONSchemaProps, path string, resource bool, pruned *[]string) {
+// prune is prune of x at path at.
+func (sc *scratch) prune(x any, s *JSONSchemaProps, at path, resource bool, pruned *[]string) {
 	switch x := x.(type) {
 	case map[string]any:
 		if s != nil && s.XIntOrString {
@@ -1006,7 +1010,6 @@ func (sc *scratch) prune(x any, s *JSONSchemaProps, path string, resource bool, 
 			if (resource || s != nil && s.XEmbeddedResource) && (k == "apiVersion" || k == "kind" || k == "metadata") {
 				continue
 			}
-			p := childPath(path, k)
 			var ps *JSONSchemaProps
 			taken := false
 			if s != nil {
@@ -1019,14 +1022,15 @@ func (sc *scratch) prune(x any, s *JSONSchemaProps, path string, resource bool, 
 			if ps == nil {
 				if !preserves(s) {
 					delete(x, k)
-					*pruned = append(*pruned, p)
+					*pruned = append(*pruned, childPath(at.String(), k))
 					continue
 				}
 				// Preserved members are kept whole; what is below them
 				// is not the schema's.
 				continue
 			}
-			sc.prune(val, ps, p, false, pruned)
+			sc.prune(val, ps, sc.push(at, member, k, 0), false, pruned)
+			sc.pop()
 			if taken {
 				sc.release()
 			}
@@ -1040,7 +1044,8 @@ func (sc *scratch) prune(x any, s *JSONSchemaProps, path string, resource bool, 
 			return
 		}
 		for i, e := range x {
-			sc.prune(e, items, fmt.Sprintf("%s[%d]", path, i), false, pruned)
+			sc.prune(e, items, sc.push(at, indexed, "", i), false, pruned)
+			sc.pop()
 		}
 	}
 }
