@@ -34,18 +34,18 @@ import (
 // schema s. On an update (old not nil, the old object's content), they
 // ratchet as a whole, as Kubernetes' do: none are reported when the old
 // object already had one.
-func listTypeErrors(s *JSONSchemaProps, content, old map[string]any) []status.FieldError {
+func listTypeErrors(sc *scratch, s *JSONSchemaProps, content, old map[string]any) []status.FieldError {
 	if s == nil {
 		return nil
 	}
 	if old != nil {
-		var w listWalk
+		w := listWalk{sc: sc}
 		w.object(path{}, s, old, true)
 		if len(w.errs) > 0 {
 			return nil
 		}
 	}
-	var w listWalk
+	w := listWalk{sc: sc}
 	w.object(path{}, s, content, true)
 	return w.errs
 }
@@ -53,7 +53,7 @@ func listTypeErrors(s *JSONSchemaProps, content, old map[string]any) []status.Fi
 // listWalk gathers the list-type errors of one object.
 type listWalk struct {
 	errs []status.FieldError
-	sc   scratch
+	sc   *scratch
 }
 
 // object checks the members of x, an object under s; root leaves out
@@ -62,7 +62,8 @@ func (w *listWalk) object(at path, s *JSONSchemaProps, x map[string]any, root bo
 	if s == nil || x == nil {
 		return
 	}
-	keys := sortedKeys(x)
+	keys := w.sc.keys(x)
+	defer w.sc.dropKeys(keys)
 	skip := func(k string) bool {
 		return root && (k == "apiVersion" || k == "kind" || k == "metadata")
 	}

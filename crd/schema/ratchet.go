@@ -26,8 +26,10 @@ type corr struct {
 	old, cur any
 	s        corrSchema
 	// eq caches equal's answer.
-	eq       int8
-	children map[any]*corr // by member name (string) or index (int)
+	eq int8
+	// members and elems are the children, by member name and by index.
+	members map[string]*corr
+	elems   map[int]*corr
 	// list finds the old elements of a map list by key, once made.
 	list *mapList
 }
@@ -62,7 +64,7 @@ func (c *corr) key(k string) *corr {
 	if c == nil {
 		return nil
 	}
-	if ch, ok := c.children[k]; ok {
+	if ch, ok := c.members[k]; ok {
 		return ch
 	}
 	om, ok1 := c.old.(map[string]any)
@@ -83,7 +85,12 @@ func (c *corr) key(k string) *corr {
 	} else {
 		return nil
 	}
-	return c.child(k, &corr{old: ov, cur: nv, s: cs})
+	if c.members == nil {
+		c.members = map[string]*corr{}
+	}
+	ch := &corr{old: ov, cur: nv, s: cs}
+	c.members[k] = ch
+	return ch
 }
 
 // index is the correlation of element i of a list: only the elements of
@@ -93,7 +100,7 @@ func (c *corr) index(i int) *corr {
 	if c == nil {
 		return nil
 	}
-	if ch, ok := c.children[i]; ok {
+	if ch, ok := c.elems[i]; ok {
 		return ch
 	}
 	ol, ok := c.old.([]any)
@@ -111,14 +118,11 @@ func (c *corr) index(i int) *corr {
 	if ov == nil || c.s.items == nil {
 		return nil
 	}
-	return c.child(i, &corr{old: ov, cur: nl[i], s: corrSchemaOf(c.s.items)})
-}
-
-func (c *corr) child(k any, ch *corr) *corr {
-	if c.children == nil {
-		c.children = map[any]*corr{}
+	if c.elems == nil {
+		c.elems = map[int]*corr{}
 	}
-	c.children[k] = ch
+	ch := &corr{old: ov, cur: nl[i], s: corrSchemaOf(c.s.items)}
+	c.elems[i] = ch
 	return ch
 }
 

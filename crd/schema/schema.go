@@ -198,7 +198,18 @@ func (v *Validator) ListErrors(obj, old map[string]any) []status.FieldError {
 	if v == nil || !v.listTypes {
 		return nil
 	}
-	return listTypeErrors(v.s, obj, old)
+	sc := v.getScratch()
+	defer v.scratch.Put(sc)
+	return listTypeErrors(sc, v.s, obj, old)
+}
+
+// getScratch takes a scratch from v's pool; Put gives it back once the
+// walk is done.
+func (v *Validator) getScratch() *scratch {
+	if sc, ok := v.scratch.Get().(*scratch); ok {
+		return sc
+	}
+	return new(scratch)
 }
 
 // check is validateObject with the errors of embedded resources apart,
@@ -218,10 +229,7 @@ func (v *Validator) check(content, old map[string]any, wholeObject bool) (errs, 
 			c.eq = unequal
 		}
 	}
-	sc, _ := v.scratch.Get().(*scratch)
-	if sc == nil {
-		sc = new(scratch)
-	}
+	sc := v.getScratch()
 	w := &walk{sc: sc}
 	v.validate(w, path{}, content, v.root, c)
 	v.scratch.Put(sc)
@@ -826,7 +834,8 @@ func (v *Validator) validateMap(w *walk, at path, m map[string]any, s *JSONSchem
 	if s.XEmbeddedResource {
 		embedded(&w.embedded, at, m)
 	}
-	keys := sortedKeys(m)
+	keys := w.sc.keys(m)
+	defer w.sc.dropKeys(keys)
 	if ap := s.AdditionalProperties; ap != nil && ap.Schema != nil {
 		for _, k := range keys {
 			if _, known := s.Properties[k]; !known {

@@ -1,6 +1,9 @@
 package schema
 
-import "strconv"
+import (
+	"slices"
+	"strconv"
+)
 
 // A scratch holds the copies of properties that a walk of an object
 // passes down, one per level of the walk. A schema keeps its properties
@@ -21,6 +24,9 @@ type scratch struct {
 	ns       int
 	segs     [32]seg
 	moreSegs []seg
+	// keyBuf holds the sorted keys of the objects being walked, each
+	// object's after its parent's (see keys).
+	keyBuf []string
 }
 
 // prop copies property k of m into the next slot and returns it, or
@@ -126,3 +132,20 @@ func (sc *scratch) push(parent path, kind segKind, key string, i int) path {
 }
 
 func (sc *scratch) pop() { sc.ns-- }
+
+// keys returns m's keys in order, in the scratch's key buffer, where they
+// stay until dropKeys: the walks of an object visit its members in order,
+// for errors in a stable order, and a slice of keys for each object was
+// a tenth of a write's garbage.
+func (sc *scratch) keys(m map[string]any) []string {
+	start := len(sc.keyBuf)
+	for k := range m {
+		sc.keyBuf = append(sc.keyBuf, k)
+	}
+	keys := sc.keyBuf[start:len(sc.keyBuf):len(sc.keyBuf)]
+	slices.Sort(keys)
+	return keys
+}
+
+// dropKeys gives back the keys keys took last.
+func (sc *scratch) dropKeys(keys []string) { sc.keyBuf = sc.keyBuf[:len(sc.keyBuf)-len(keys)] }
