@@ -45,6 +45,9 @@ type Validator struct {
 	// listTypes is whether the schema has set or map lists, whose
 	// uniqueness is checked apart.
 	listTypes bool
+	// typeOnly are the anyOf alternatives that name a type and nothing
+	// else, by address (see failsType).
+	typeOnly map[*JSONSchemaProps]bool
 }
 
 // Compile checks that every pattern of s compiles and returns its
@@ -53,6 +56,16 @@ func Compile(s *JSONSchemaProps) (*Validator, error) {
 	v := &Validator{s: s, patterns: map[string]*regexp.Regexp{}}
 	var err error
 	Walk(s, func(p *JSONSchemaProps) {
+		for i := range p.AnyOf {
+			// The alternatives' address is the schema's own: p may be a
+			// copy, but its AnyOf is not.
+			if a := &p.AnyOf[i]; isTypeOnly(a) {
+				if v.typeOnly == nil {
+					v.typeOnly = map[*JSONSchemaProps]bool{}
+				}
+				v.typeOnly[a] = true
+			}
+		}
 		if p.Pattern == "" || err != nil || v.patterns[p.Pattern] != nil {
 			return
 		}
@@ -506,17 +519,28 @@ func (v *Validator) junctors(w *walk, at path, x any, s *JSONSchemaProps) {
 	if len(s.AnyOf) > 0 {
 		var best *walk
 		held := false
+		// First the alternatives that may hold, to the first that does,
+		// without the walks of those that surely fail, whose errors are
+		// not reported when one holds (an int-or-string's anyOf of
+		// integer and string, where a string made an error for the
+		// integer). When none holds, all are walked, in order.
 		for i := range s.AnyOf {
-			r := v.alternative(w, at, x, &s.AnyOf[i])
-			if len(r.errs) == 0 {
+			if v.failsType(x, &s.AnyOf[i]) {
+				continue
+			}
+			if r := v.alternative(w, at, x, &s.AnyOf[i]); len(r.errs) == 0 {
 				best, held = r, true
 				break
 			}
-			if best == nil || r.mc > best.mc {
-				best = r
-			}
 		}
 		if !held {
+			// The errors of the alternative that matched most, the
+			// first of those.
+			for i := range s.AnyOf {
+				if r := v.alternative(w, at, x, &s.AnyOf[i]); best == nil || r.mc > best.mc {
+					best = r
+				}
+			}
 			w.errs = append(w.errs, invalid("<nil>", "", fmt.Sprintf("%q must validate at least one schema (anyOf)", at.String())))
 		}
 		w.merge(best)
@@ -570,6 +594,27 @@ func (v *Validator) junctors(w *walk, at path, x any, s *JSONSchemaProps) {
 			w.errs = append(w.errs, invalid("<nil>", "", fmt.Sprintf("%q must not validate the schema (not)", at.String())))
 		}
 	}
+}
+
+// isTypeOnly reports whether s names a type and nothing else.
+func isTypeOnly(s *JSONSchemaProps) bool {
+	c := *s
+	c.Type = ""
+	return s.Type != "" && reflect.ValueOf(&c).Elem().IsZero()
+}
+
+// failsType reports whether x, not null, surely fails the anyOf
+// alternative s: s names a type only (typeOnly), and x is of another,
+// where no integer and number meet.
+func (v *Validator) failsType(x any, s *JSONSchemaProps) bool {
+	if x == nil || !v.typeOnly[s] {
+		return false
+	}
+	switch t := jsonType(x); {
+	case t == s.Type, t == "integer" && s.Type == "number", t == "number" && s.Type == "integer":
+		return false
+	}
+	return true
 }
 
 // alternative is the walk of x, the value at path, against a schema of
