@@ -1196,6 +1196,9 @@ type schemaNode struct {
 	items      *schemaNode
 
 	defaulted, nullable, intOrString, embedded, preserves bool
+	// propDefaults is whether a property has a default: settled looks
+	// for the missing ones only then.
+	propDefaults bool
 }
 
 func newSchemaNodeOf(s *JSONSchemaProps) *schemaNode {
@@ -1211,6 +1214,7 @@ func newSchemaNodeOf(s *JSONSchemaProps) *schemaNode {
 		for k := range s.Properties {
 			*p = s.Properties[k]
 			n.props[k] = newSchemaNodeOf(p)
+			n.propDefaults = n.propDefaults || p.Default != nil
 		}
 	}
 	return n
@@ -1224,12 +1228,14 @@ func newSchemaNodeOf(s *JSONSchemaProps) *schemaNode {
 func (n *schemaNode) settled(x any, resource, pruning bool) bool {
 	switch x := x.(type) {
 	case map[string]any:
-		for k, p := range n.props {
-			if !p.defaulted {
-				continue
-			}
-			if v, ok := x[k]; !ok || v == nil && !p.nullable {
-				return false // defaulted
+		if n.propDefaults {
+			for k, p := range n.props {
+				if !p.defaulted {
+					continue
+				}
+				if v, ok := x[k]; !ok || v == nil && !p.nullable {
+					return false // defaulted
+				}
 			}
 		}
 		pruning = pruning && !n.intOrString
