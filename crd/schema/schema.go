@@ -43,8 +43,11 @@ type Validator struct {
 	// patterns are the compiled patterns of the schema, by pattern text.
 	patterns map[string]*regexp.Regexp
 	// listTypes is whether the schema has set or map lists, whose
-	// uniqueness is checked apart.
+	// uniqueness is checked apart, with the list tree made on the first
+	// check (a definition without objects needs none).
 	listTypes bool
+	listOnce  sync.Once
+	listTree  *listNode
 	// typeOnly are the anyOf alternatives that name a type and nothing
 	// else, by address (see failsType).
 	typeOnly map[*JSONSchemaProps]bool
@@ -211,9 +214,10 @@ func (v *Validator) ListErrors(obj, old map[string]any) []status.FieldError {
 	if v == nil || !v.listTypes {
 		return nil
 	}
+	v.listOnce.Do(func() { v.listTree = newListNode(v.s) })
 	sc := v.getScratch()
 	defer v.scratch.Put(sc)
-	return listTypeErrors(sc, v.s, obj, old)
+	return listTypeErrors(sc, v.listTree, obj, old)
 }
 
 // getScratch takes a scratch from v's pool; Put gives it back once the
