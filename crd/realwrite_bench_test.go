@@ -269,6 +269,7 @@ func BenchmarkRealCustomWrite(b *testing.B) {
 			// with the other value of the toggled member.
 			b.Run("schema", func(b *testing.B) {
 				root := roots[w.name]
+				tree := schema.NewTree(root)
 				val, err := schema.Compile(root)
 				if err != nil {
 					b.Fatal(err)
@@ -276,7 +277,7 @@ func BenchmarkRealCustomWrite(b *testing.B) {
 				var objs [2]*server.Unstructured
 				for n := range objs {
 					objs[n] = unstructured(b, strings.ReplaceAll(strings.ReplaceAll(create, "@NAME@", "s"), "@N@", strconv.Itoa(n)))
-					coerce(objs[n], root, nil)
+					coerce(objs[n], tree, nil)
 				}
 				b.ReportAllocs()
 				start := cputime.Process()
@@ -284,7 +285,7 @@ func BenchmarkRealCustomWrite(b *testing.B) {
 				for b.Loop() {
 					n++
 					u, old := objs[n%2], objs[(n+1)%2]
-					coerce(u, root, nil)
+					coerce(u, tree, nil)
 					errs, embedded := val.Validate(u.Content, old.Content)
 					if errs = append(append(errs, embedded...), val.ListErrors(u.Content, old.Content)...); len(errs) > 0 {
 						b.Fatal(errs)

@@ -29,12 +29,45 @@ func Prune(obj map[string]any, s *JSONSchemaProps) []string {
 	return pruned
 }
 
-// A Tree is a schema prepared for Settled. The zero Tree and nil stand
-// for no schema, which changes nothing.
-type Tree struct{ n *schemaNode }
+// A Tree is a schema prepared for Settled, Default and Prune, which walk
+// it without copying its schemas. The zero Tree and nil stand for no
+// schema, which changes nothing.
+type Tree struct {
+	n *schemaNode
+	// defaults are the schemas' defaults, by node.
+	defaults map[*schemaNode]any
+}
 
-// NewTree returns the tree of s, which it reads and does not keep.
-func NewTree(s *JSONSchemaProps) *Tree { return &Tree{n: newSchemaNodeOf(s)} }
+// NewTree returns the tree of s. It keeps the default values of s, which
+// must not change, and nothing else of it.
+func NewTree(s *JSONSchemaProps) *Tree {
+	t := &Tree{defaults: map[*schemaNode]any{}}
+	t.n = newSchemaNodeOf(s, t.defaults)
+	if len(t.defaults) == 0 {
+		t.defaults = nil
+	}
+	return t
+}
+
+// Default is Default with the tree's schema.
+func (t *Tree) Default(obj map[string]any) {
+	if t != nil {
+		t.applyDefaults(obj, t.n)
+	}
+}
+
+// Prune is Prune with the tree's schema.
+func (t *Tree) Prune(obj map[string]any) []string {
+	if t == nil || t.n == nil {
+		return nil
+	}
+	var pruned []string
+	var sc scratch
+	t.n.prune(&sc, obj, path{}, true, &pruned)
+	t.n.pruneNulls(obj)
+	slices.Sort(pruned)
+	return pruned
+}
 
 // Settled reports whether Default and Prune would leave obj, a custom
 // resource as decoded JSON, as it is. It reads obj only and allocates

@@ -1205,23 +1205,137 @@ type schemaNode struct {
 	propDefaults bool
 }
 
-func newSchemaNodeOf(s *JSONSchemaProps) *schemaNode {
+// newSchemaNodeOf returns the node of s, and adds the defaults of it and
+// the schemas below it to defaults, by node.
+func newSchemaNodeOf(s *JSONSchemaProps, defaults map[*schemaNode]any) *schemaNode {
 	if s == nil {
 		return nil
 	}
-	n := &schemaNode{additional: newSchemaNodeOf(s.AdditionalProperties.schema()), items: newSchemaNodeOf(s.Items),
+	n := &schemaNode{additional: newSchemaNodeOf(s.AdditionalProperties.schema(), defaults), items: newSchemaNodeOf(s.Items, defaults),
 		defaulted: s.Default != nil, nullable: s.Nullable, intOrString: s.XIntOrString,
 		embedded: s.XEmbeddedResource, preserves: preserves(s)}
+	if s.Default != nil {
+		defaults[n] = s.Default
+	}
 	if len(s.Properties) > 0 {
 		n.props = make(map[string]*schemaNode, len(s.Properties))
 		p := new(JSONSchemaProps) // one copy for all: newSchemaNodeOf keeps nothing of it
 		for k := range s.Properties {
 			*p = s.Properties[k]
-			n.props[k] = newSchemaNodeOf(p)
+			n.props[k] = newSchemaNodeOf(p, defaults)
 			n.propDefaults = n.propDefaults || p.Default != nil
 		}
 	}
 	return n
+}
+
+// applyDefaults is applyDefaults (of a schema) by the tree's nodes.
+func (t *Tree) applyDefaults(x any, n *schemaNode) {
+	if n == nil {
+		return
+	}
+	switch x := x.(type) {
+	case map[string]any:
+		if n.propDefaults {
+			for k, p := range n.props {
+				if !p.defaulted {
+					continue
+				}
+				if v, ok := x[k]; !ok || v == nil && !p.nullable {
+					x[k] = defaultValue(t.defaults[p])
+				}
+			}
+		}
+		for k, v := range x {
+			if p := n.props[k]; p != nil {
+				t.applyDefaults(v, p)
+			} else if ap := n.additional; ap != nil {
+				if v == nil && ap.defaulted && !ap.nullable {
+					x[k] = defaultValue(t.defaults[ap])
+					v = x[k]
+				}
+				t.applyDefaults(v, ap)
+			}
+		}
+	case []any:
+		if n.items == nil {
+			return
+		}
+		for i, e := range x {
+			if e == nil && n.items.defaulted && !n.items.nullable {
+				x[i] = defaultValue(t.defaults[n.items])
+				e = x[i]
+			}
+			t.applyDefaults(e, n.items)
+		}
+	}
+}
+
+// prune is prune (of a schema) by node n.
+func (n *schemaNode) prune(sc *scratch, x any, at path, resource bool, pruned *[]string) {
+	switch x := x.(type) {
+	case map[string]any:
+		if n != nil && n.intOrString {
+			return
+		}
+		for k, val := range x {
+			if (resource || n != nil && n.embedded) && (k == "apiVersion" || k == "kind" || k == "metadata") {
+				continue
+			}
+			var c *schemaNode
+			if n != nil {
+				if c = n.props[k]; c == nil {
+					c = n.additional
+				}
+			}
+			if c == nil {
+				if n == nil || !n.preserves {
+					delete(x, k)
+					*pruned = append(*pruned, childPath(at.String(), k))
+				}
+				// Preserved members are kept whole; what is below them
+				// is not the schema's.
+				continue
+			}
+			c.prune(sc, val, sc.push(at, member, k, 0), false, pruned)
+			sc.pop()
+		}
+	case []any:
+		if n == nil || n.items == nil {
+			return
+		}
+		for i, e := range x {
+			n.items.prune(sc, e, sc.push(at, indexed, "", i), false, pruned)
+			sc.pop()
+		}
+	}
+}
+
+// pruneNulls is pruneNulls (of a schema) by node n.
+func (n *schemaNode) pruneNulls(x any) {
+	if n == nil {
+		return
+	}
+	switch x := x.(type) {
+	case map[string]any:
+		for k, v := range x {
+			c := n.props[k]
+			if c == nil {
+				c = n.additional
+			}
+			switch {
+			case c == nil:
+			case v == nil && !c.nullable && !c.defaulted:
+				delete(x, k)
+			default:
+				c.pruneNulls(v)
+			}
+		}
+	case []any:
+		for _, e := range x {
+			n.items.pruneNulls(e)
+		}
+	}
 }
 
 // settled reports whether coerce would leave x, the value of n, as it

@@ -197,6 +197,7 @@ func TestCoerce(t *testing.T) {
 			`{"spec":{"mode":"fast","replicas":1,"t":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{}}}}`, []string{"spec.t.x"}},
 	}
 	s := mustSchema(t, schema)
+	tree := NewTree(s)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			obj := mustValue(t, tt.in)
@@ -206,6 +207,15 @@ func TestCoerce(t *testing.T) {
 			}
 			if b := jsonOf(t, obj); b != tt.want {
 				t.Errorf("Default and Prune(%s) = %s; want %s", tt.in, b, tt.want)
+			}
+			// The tree's, alike.
+			obj = mustValue(t, tt.in)
+			tree.Default(obj)
+			if got := tree.Prune(obj); !slices.Equal(got, tt.unknown) {
+				t.Errorf("Tree.Prune(%s) reported %q; want %q", tt.in, got, tt.unknown)
+			}
+			if b := jsonOf(t, obj); b != tt.want {
+				t.Errorf("Tree.Default and Prune(%s) = %s; want %s", tt.in, b, tt.want)
 			}
 		})
 	}
@@ -263,10 +273,22 @@ func TestSettled(t *testing.T) {
 		got := n.Settled(obj)
 		before := jsonOf(t, obj)
 		Default(obj, s)
-		Prune(obj, s)
+		pruned := Prune(obj, s)
 		unchanged := before == jsonOf(t, obj)
 		if got != tc.settled || got != unchanged {
 			t.Errorf("settled(%s) = %v; want %v (coerce leaves it unchanged: %v)", tc.obj, got, tc.settled, unchanged)
+		}
+		// The tree's Default and Prune do as the schema's.
+		byTree := mustValue(t, tc.obj)
+		n.Default(byTree)
+		if p := n.Prune(byTree); !slices.Equal(p, pruned) || jsonOf(t, byTree) != jsonOf(t, obj) {
+			t.Errorf("by the tree, %s is %s, %q pruned; by the schema %s, %q", tc.obj, jsonOf(t, byTree), p, jsonOf(t, obj), pruned)
+		}
+		// Pruning alone, as after a conversion, keeps the nulls that
+		// have defaults.
+		obj, byTree = mustValue(t, tc.obj), mustValue(t, tc.obj)
+		if p, want := n.Prune(byTree), Prune(obj, s); !slices.Equal(p, want) || jsonOf(t, byTree) != jsonOf(t, obj) {
+			t.Errorf("pruned by the tree, %s is %s, %q pruned; by the schema %s, %q", tc.obj, jsonOf(t, byTree), p, jsonOf(t, obj), want)
 		}
 	}
 }
