@@ -673,8 +673,9 @@ func checkDefaults(errs *[]status.FieldError, p string, s *JSONSchemaProps, meta
 		}
 		v, err := Compile(s)
 		if err == nil {
-			w := &walk{sc: new(scratch)}
-			v.validate(w, path{}, s.Default, s, nil)
+			var sc scratch
+			w := &walk{}
+			v.validate(w, path{sc: &sc}, s.Default, s, nil)
 			switch {
 			case len(w.embedded) > 0:
 				*errs = append(*errs, under(dp, w.embedded)...)

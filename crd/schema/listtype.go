@@ -34,19 +34,20 @@ import (
 // schema's list tree n. On an update (old not nil, the old object's
 // content), they ratchet as a whole, as Kubernetes' do: none are
 // reported when the old object already had one.
-func listTypeErrors(sc *scratch, n *listNode, content, old map[string]any) []status.FieldError {
+func listTypeErrors(n *listNode, content, old map[string]any) []status.FieldError {
 	if n == nil {
 		return nil
 	}
+	var sc scratch
 	if old != nil {
-		w := listWalk{sc: sc}
-		w.object(path{}, n, old, true)
+		var w listWalk
+		w.object(path{sc: &sc}, n, old, true)
 		if len(w.errs) > 0 {
 			return nil
 		}
 	}
-	w := listWalk{sc: sc}
-	w.object(path{}, n, content, true)
+	var w listWalk
+	w.object(path{sc: &sc}, n, content, true)
 	return w.errs
 }
 
@@ -93,7 +94,6 @@ func newListNode(s *JSONSchemaProps) *listNode {
 // listWalk gathers the list-type errors of one object.
 type listWalk struct {
 	errs []status.FieldError
-	sc   *scratch
 }
 
 // object checks the members of x, an object under n; root leaves out
@@ -108,19 +108,19 @@ func (w *listWalk) object(at path, n *listNode, x map[string]any, root bool) {
 		return root && (k == "apiVersion" || k == "kind" || k == "metadata")
 	}
 	if n.additional != nil {
-		keys := w.sc.keys(x)
-		defer w.sc.dropKeys(keys)
+		keys, taken := at.sc.keys(x)
+		defer at.sc.dropKeys(taken)
 		for _, k := range keys {
 			if !skip(k) {
-				w.value(w.sc.push(at, keyed, k, 0), n.additional, x[k])
-				w.sc.pop()
+				w.value(at.sc.push(at, keyed, k, 0), n.additional, x[k])
+				at.sc.pop()
 			}
 		}
 	}
 	for _, k := range n.names {
 		if v, ok := x[k]; ok && !skip(k) {
-			w.value(w.sc.push(at, member, k, 0), n.props[k], v)
-			w.sc.pop()
+			w.value(at.sc.push(at, member, k, 0), n.props[k], v)
+			at.sc.pop()
 		}
 	}
 }
@@ -146,8 +146,8 @@ func (w *listWalk) list(at path, n *listNode, x []any) {
 	}
 	if n.items != nil {
 		for i, e := range x {
-			w.value(w.sc.push(at, indexed, "", i), n.items, e)
-			w.sc.pop()
+			w.value(at.sc.push(at, indexed, "", i), n.items, e)
+			at.sc.pop()
 		}
 	}
 }

@@ -37,9 +37,6 @@ type Validator struct {
 	// root is s without apiVersion, kind and metadata, which the server
 	// checks itself: what objects are validated against.
 	root *JSONSchemaProps
-	// scratch pools the scratches of walks (see scratch), which the
-	// walks of alternatives keep on the heap.
-	scratch sync.Pool
 	// patterns are the compiled patterns of the schema, by pattern text.
 	patterns map[string]*regexp.Regexp
 	// listTypes is whether the schema has set or map lists, whose
@@ -215,18 +212,7 @@ func (v *Validator) ListErrors(obj, old map[string]any) []status.FieldError {
 		return nil
 	}
 	v.listOnce.Do(func() { v.listTree = newListNode(v.s) })
-	sc := v.getScratch()
-	defer v.scratch.Put(sc)
-	return listTypeErrors(sc, v.listTree, obj, old)
-}
-
-// getScratch takes a scratch from v's pool; Put gives it back once the
-// walk is done.
-func (v *Validator) getScratch() *scratch {
-	if sc, ok := v.scratch.Get().(*scratch); ok {
-		return sc
-	}
-	return new(scratch)
+	return listTypeErrors(v.listTree, obj, old)
 }
 
 // check is validateObject with the errors of embedded resources apart,
@@ -246,10 +232,9 @@ func (v *Validator) check(content, old map[string]any, wholeObject bool) (errs, 
 			c.eq = unequal
 		}
 	}
-	sc := v.getScratch()
-	w := &walk{sc: sc}
-	v.validate(w, path{}, content, v.root, c)
-	v.scratch.Put(sc)
+	var sc scratch
+	w := &walk{}
+	v.validate(w, path{sc: &sc}, content, v.root, c)
 	return unique(w.errs), w.embedded
 }
 
@@ -282,9 +267,6 @@ type walk struct {
 	// are reported.
 	mc    int
 	count bool
-	// sc holds the properties the walk passes down; the walks of
-	// alternatives share their parent's.
-	sc *scratch
 }
 
 // merge adds the errors and match count of r, an alternative's walk.
@@ -431,8 +413,8 @@ func (v *Validator) validateValue(w *walk, at path, x any, s *JSONSchemaProps, c
 		validateNumber(errs, at, x, s)
 	case []any:
 		for i, e := range x {
-			v.validate(w, w.sc.push(at, indexed, "", i), e, s.Items, c.index(i))
-			w.sc.pop()
+			v.validate(w, at.sc.push(at, indexed, "", i), e, s.Items, c.index(i))
+			at.sc.pop()
 		}
 		if s.MinItems != nil && int64(len(x)) < *s.MinItems {
 			*errs = append(*errs, invalid(at.String(), int64(len(x)), fmt.Sprintf("%s in body should have at least %d items", at.String(), *s.MinItems)))
@@ -624,7 +606,7 @@ func (v *Validator) failsType(x any, s *JSONSchemaProps) bool {
 // alternative is the walk of x, the value at path, against a schema of
 // allOf, anyOf, oneOf or not.
 func (v *Validator) alternative(w *walk, at path, x any, s *JSONSchemaProps) *walk {
-	r := &walk{count: true, sc: w.sc}
+	r := &walk{count: true}
 	v.validateValue(r, at, x, s, nil)
 	return r
 }
@@ -883,21 +865,21 @@ func (v *Validator) validateMap(w *walk, at path, m map[string]any, s *JSONSchem
 	if s.XEmbeddedResource {
 		embedded(&w.embedded, at, m)
 	}
-	keys := w.sc.keys(m)
-	defer w.sc.dropKeys(keys)
+	keys, taken := at.sc.keys(m)
+	defer at.sc.dropKeys(taken)
 	if ap := s.AdditionalProperties; ap != nil && ap.Schema != nil {
 		for _, k := range keys {
 			if _, known := s.Properties[k]; !known {
-				v.validate(w, w.sc.push(at, dotted, k, 0), m[k], ap.Schema, c.key(k))
-				w.sc.pop()
+				v.validate(w, at.sc.push(at, dotted, k, 0), m[k], ap.Schema, c.key(k))
+				at.sc.pop()
 			}
 		}
 	}
 	for _, k := range keys {
-		if p := w.sc.prop(s.Properties, k); p != nil {
-			v.validate(w, w.sc.push(at, member, k, 0), m[k], p, c.key(k))
-			w.sc.pop()
-			w.sc.release()
+		if p := at.sc.prop(s.Properties, k); p != nil {
+			v.validate(w, at.sc.push(at, member, k, 0), m[k], p, c.key(k))
+			at.sc.pop()
+			at.sc.release()
 		}
 	}
 	for _, k := range s.Required {

@@ -24,9 +24,10 @@ type scratch struct {
 	ns       int
 	segs     [32]seg
 	moreSegs []seg
-	// keyBuf holds the sorted keys of the objects being walked, each
-	// object's after its parent's (see keys).
-	keyBuf []string
+	// keyArr holds the sorted keys of the objects being walked, each
+	// object's after its parent's (see keys), up to nk.
+	nk     int
+	keyArr [128]string
 }
 
 // prop copies property k of m into the next slot and returns it, or
@@ -133,19 +134,30 @@ func (sc *scratch) push(parent path, kind segKind, key string, i int) path {
 
 func (sc *scratch) pop() { sc.ns-- }
 
-// keys returns m's keys in order, in the scratch's key buffer, where they
-// stay until dropKeys: the walks of an object visit its members in order,
-// for errors in a stable order, and a slice of keys for each object was
-// a tenth of a write's garbage.
-func (sc *scratch) keys(m map[string]any) []string {
-	start := len(sc.keyBuf)
-	for k := range m {
-		sc.keyBuf = append(sc.keyBuf, k)
+// keys returns m's keys in order, and how many of the scratch's keys
+// they take until dropKeys: the walks of an object visit its members in
+// order, for errors in a stable order, and a slice of keys for each
+// object was a tenth of a write's garbage. Past the scratch's keys, a
+// slice is made.
+func (sc *scratch) keys(m map[string]any) ([]string, int) {
+	var keys []string
+	n := 0
+	if sc.nk+len(m) <= len(sc.keyArr) {
+		n = len(m)
+		keys = sc.keyArr[sc.nk : sc.nk : sc.nk+n]
+		sc.nk += n
+	} else {
+		keys = make([]string, 0, len(m))
 	}
-	keys := sc.keyBuf[start:len(sc.keyBuf):len(sc.keyBuf)]
+	for k := range m {
+		keys = append(keys, k)
+	}
 	slices.Sort(keys)
-	return keys
+	return keys, n
 }
 
-// dropKeys gives back the keys keys took last.
-func (sc *scratch) dropKeys(keys []string) { sc.keyBuf = sc.keyBuf[:len(sc.keyBuf)-len(keys)] }
+// dropKeys gives back n keys, as keys took them.
+func (sc *scratch) dropKeys(n int) {
+	clear(sc.keyArr[sc.nk-n : sc.nk])
+	sc.nk -= n
+}
