@@ -5,29 +5,18 @@ import "slices"
 // Default sets the defaults of s in obj, a custom resource as decoded
 // JSON, where members are missing (or null and not nullable), as
 // Kubernetes' structural defaulting does. Values are JSON values as
-// server.Unstructured holds them: integers are int64.
-func Default(obj map[string]any, s *JSONSchemaProps) {
-	var sc scratch
-	sc.applyDefaults(obj, s)
-}
+// server.Unstructured holds them: integers are int64. It makes the Tree
+// of s, for one object; a Tree defaults many.
+func Default(obj map[string]any, s *JSONSchemaProps) { NewTree(s).Default(obj) }
 
 // Prune drops from obj, a custom resource as decoded JSON, the members s
 // does not know, as Kubernetes' structural pruning does (apiVersion,
 // kind and metadata are kept at the root and in embedded resources), and
 // then the nulls s neither allows nor defaults. It returns the paths of
 // the members dropped as unknown, sorted (such as "spec.foo" or
-// "spec.list[0].b"), which Kubernetes reports as unknown fields.
-func Prune(obj map[string]any, s *JSONSchemaProps) []string {
-	if s == nil {
-		return nil
-	}
-	var pruned []string
-	var sc scratch
-	sc.prune(obj, s, path{}, true, &pruned)
-	sc.pruneNulls(obj, s)
-	slices.Sort(pruned)
-	return pruned
-}
+// "spec.list[0].b"), which Kubernetes reports as unknown fields. It
+// makes the Tree of s, for one object; a Tree prunes many.
+func Prune(obj map[string]any, s *JSONSchemaProps) []string { return NewTree(s).Prune(obj) }
 
 // A Tree is a schema prepared for Settled, Default and Prune, which walk
 // it without copying its schemas. The zero Tree and nil stand for no

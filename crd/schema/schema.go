@@ -1029,65 +1029,11 @@ func preserves(s *JSONSchemaProps) bool {
 	return s != nil && s.XPreserveUnknownFields != nil && *s.XPreserveUnknownFields
 }
 
-// prune drops from x the object members s does not know, as Kubernetes'
-// structural pruning does (k8s.io/apiextensions-apiserver
-// pkg/apiserver/schema/pruning), and appends their paths to pruned.
-// At the resource root and in embedded resources, apiVersion, kind and
-// metadata are kept.
+// prune drops from x the object members s does not know, as prune
+// (of a node) does.
 func prune(x any, s *JSONSchemaProps, resource bool, pruned *[]string) {
 	var sc scratch
-	sc.prune(x, s, path{}, resource, pruned)
-}
-
-// prune is prune of x at path at.
-func (sc *scratch) prune(x any, s *JSONSchemaProps, at path, resource bool, pruned *[]string) {
-	switch x := x.(type) {
-	case map[string]any:
-		if s != nil && s.XIntOrString {
-			return
-		}
-		for k, val := range x {
-			if (resource || s != nil && s.XEmbeddedResource) && (k == "apiVersion" || k == "kind" || k == "metadata") {
-				continue
-			}
-			var ps *JSONSchemaProps
-			taken := false
-			if s != nil {
-				if ps = sc.prop(s.Properties, k); ps != nil {
-					taken = true
-				} else if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
-					ps = s.AdditionalProperties.Schema
-				}
-			}
-			if ps == nil {
-				if !preserves(s) {
-					delete(x, k)
-					*pruned = append(*pruned, childPath(at.String(), k))
-					continue
-				}
-				// Preserved members are kept whole; what is below them
-				// is not the schema's.
-				continue
-			}
-			sc.prune(val, ps, sc.push(at, member, k, 0), false, pruned)
-			sc.pop()
-			if taken {
-				sc.release()
-			}
-		}
-	case []any:
-		var items *JSONSchemaProps
-		if s != nil {
-			items = s.Items
-		}
-		if items == nil {
-			return
-		}
-		for i, e := range x {
-			sc.prune(e, items, sc.push(at, indexed, "", i), false, pruned)
-			sc.pop()
-		}
-	}
+	NewTree(s).n.prune(&sc, x, path{}, resource, pruned)
 }
 
 func childPath(path, k string) string {
@@ -1095,82 +1041,6 @@ func childPath(path, k string) string {
 		return k
 	}
 	return path + "." + k
-}
-
-// applyDefaults sets the defaults of s in x where members are missing (or
-// null and not nullable), as Kubernetes' structural defaulting does, then
-// recurses into what is there.
-func (sc *scratch) applyDefaults(x any, s *JSONSchemaProps) {
-	if s == nil {
-		return
-	}
-	switch x := x.(type) {
-	case map[string]any:
-		for k, p := range s.Properties {
-			if p.Default == nil {
-				continue
-			}
-			if v, ok := x[k]; !ok || v == nil && !p.Nullable {
-				x[k] = defaultValue(p.Default)
-			}
-		}
-		for k, v := range x {
-			if p := sc.prop(s.Properties, k); p != nil {
-				sc.applyDefaults(v, p)
-				sc.release()
-			} else if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
-				ap := s.AdditionalProperties.Schema
-				if v == nil && ap.Default != nil && !ap.Nullable {
-					x[k] = defaultValue(ap.Default)
-					v = x[k]
-				}
-				sc.applyDefaults(v, ap)
-			}
-		}
-	case []any:
-		if s.Items == nil {
-			return
-		}
-		for i, e := range x {
-			if e == nil && s.Items.Default != nil && !s.Items.Nullable {
-				x[i] = defaultValue(s.Items.Default)
-				e = x[i]
-			}
-			sc.applyDefaults(e, s.Items)
-		}
-	}
-}
-
-// pruneNulls drops null members that are neither nullable nor defaulted,
-// as Kubernetes does before validating (PruneNonNullableNullsWithoutDefaults).
-func (sc *scratch) pruneNulls(x any, s *JSONSchemaProps) {
-	if s == nil {
-		return
-	}
-	switch x := x.(type) {
-	case map[string]any:
-		for k, v := range x {
-			ps := sc.prop(s.Properties, k)
-			taken := ps != nil
-			if !taken {
-				ps = s.AdditionalProperties.schema()
-			}
-			switch {
-			case ps == nil:
-			case v == nil && !ps.Nullable && ps.Default == nil:
-				delete(x, k)
-			default:
-				sc.pruneNulls(v, ps)
-			}
-			if taken {
-				sc.release()
-			}
-		}
-	case []any:
-		for _, e := range x {
-			sc.pruneNulls(e, s.Items)
-		}
-	}
 }
 
 // schemaNode is what settled reads of a schema, with its children as
@@ -1211,7 +1081,9 @@ func newSchemaNodeOf(s *JSONSchemaProps, defaults map[*schemaNode]any) *schemaNo
 	return n
 }
 
-// applyDefaults is applyDefaults (of a schema) by the tree's nodes.
+// applyDefaults sets the defaults of n in x where members are missing
+// (or null and not nullable), as Kubernetes' structural defaulting does,
+// then recurses into what is there.
 func (t *Tree) applyDefaults(x any, n *schemaNode) {
 	if n == nil {
 		return
@@ -1253,7 +1125,11 @@ func (t *Tree) applyDefaults(x any, n *schemaNode) {
 	}
 }
 
-// prune is prune (of a schema) by node n.
+// prune drops from x, the value at path at, the object members n does
+// not know, as Kubernetes' structural pruning does
+// (k8s.io/apiextensions-apiserver pkg/apiserver/schema/pruning), and
+// appends their paths to pruned. At the resource root and in embedded
+// resources, apiVersion, kind and metadata are kept.
 func (n *schemaNode) prune(sc *scratch, x any, at path, resource bool, pruned *[]string) {
 	switch x := x.(type) {
 	case map[string]any:
@@ -1293,7 +1169,9 @@ func (n *schemaNode) prune(sc *scratch, x any, at path, resource bool, pruned *[
 	}
 }
 
-// pruneNulls is pruneNulls (of a schema) by node n.
+// pruneNulls drops null members that are neither nullable nor
+// defaulted, as Kubernetes does before validating
+// (PruneNonNullableNullsWithoutDefaults).
 func (n *schemaNode) pruneNulls(x any) {
 	if n == nil {
 		return

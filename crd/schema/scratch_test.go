@@ -71,9 +71,10 @@ func TestWalksAllocatePerObject(t *testing.T) {
 			t.Fatal(err)
 		}
 		o := mustValue(t, `{"spec":{`+strings.Join(obj, ",")+`,"set":["a","b"]}}`)
+		tree := NewTree(s)
 		return testing.AllocsPerRun(20, func() {
-			Default(o, s)
-			if pruned := Prune(o, s); len(pruned) > 0 {
+			tree.Default(o)
+			if pruned := tree.Prune(o); len(pruned) > 0 {
 				t.Fatalf("pruned %q", pruned)
 			}
 			errs, embedded := v.Validate(o, nil)
