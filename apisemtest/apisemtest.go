@@ -50,7 +50,8 @@ type Options struct {
 	// Storage, Limits, an Admission hook that makes chosen writes fail,
 	// a Logger. Start serves its own resources after Server.Resources,
 	// turns GarbageCollection on, and puts the namespace lifecycle's
-	// admission ahead of Server.Admission.
+	// admission and the enforcement of ValidatingAdmissionPolicies
+	// (builtin.Policies) ahead of Server.Admission.
 	Server server.Options
 }
 
@@ -126,7 +127,10 @@ func Start(tb testing.TB, opts Options) *Environment {
 		}
 		return validate(ctx, a, obj, old)
 	}
-	so.Admission = ns.Admission(so.Admission)
+	// ValidatingAdmissionPolicies are enforced, as envtest's
+	// kube-apiserver does (a server without them is left alone).
+	policies := builtin.NewPolicies(builtin.PolicyOptions{})
+	so.Admission = ns.Admission(policies.Admission(so.Admission))
 	so.GarbageCollection = true
 	s, err := server.New(so)
 	if err != nil {
@@ -134,6 +138,7 @@ func Start(tb testing.TB, opts Options) *Environment {
 	}
 	ns.Bind(s)
 	nsr.Bind(s)
+	policies.Bind(s)
 	url := servertest.Start(tb, s) // its Cleanup shuts the server down, last
 	ctrl := crds.Start(s, defsRes)
 	ctx, cancel := context.WithCancel(context.Background())

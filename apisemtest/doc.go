@@ -11,7 +11,10 @@
 // (package namespace); a garbage collector for ownerReferences (package
 // gc); CustomResourceDefinitions, those of Options installed and
 // Established before Start returns, their x-kubernetes-validations rules
-// evaluated by Kubernetes' own CEL code (module crd/cel). There is no
+// evaluated by Kubernetes' own CEL code (module crd/cel);
+// ValidatingAdmissionPolicies and their bindings enforced on every write,
+// built-in and custom, by Kubernetes' own dispatcher (builtin.Policies),
+// from the write that creates them on. There is no
 // scheduler and no kubelet: a Pod stays Pending, as with envtest.
 //
 // # Built-in kinds

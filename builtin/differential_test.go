@@ -114,6 +114,15 @@ var diffCases = []diffCase{
 	{name: "configmap immutable", kind: "ConfigMap",
 		body:   `{"metadata":{"name":"c"},"immutable":true,"data":{"a":"b"}}`,
 		update: `{"metadata":{"name":"c"},"immutable":true,"data":{"a":"c"}}`},
+	// Kubernetes checks the metadata of an update twice (as a create's
+	// and as an update's) and reports each distinct error once.
+	{name: "configmap bad labels on update", kind: "ConfigMap",
+		body:   `{"metadata":{"name":"c"},"data":{"a":"b"}}`,
+		update: `{"metadata":{"name":"c","labels":{"a":"-","b":"-"},"annotations":{"-x":"y"}},"data":{"a":"b"}}`},
+	{name: "configmap bad labels", kind: "ConfigMap", body: `{"metadata":{"name":"c","labels":{"a":"-","b":"-"}},"data":{"a b":"c"}}`},
+	{name: "secret bad label on update", kind: "Secret",
+		body:   `{"metadata":{"name":"s"},"data":{"a":"ZA=="}}`,
+		update: `{"metadata":{"name":"s","labels":{"a":"-"},"ownerReferences":[{"apiVersion":"v1","kind":"X","name":"","uid":""}]},"data":{"a":"ZA=="}}`},
 	{name: "endpoints", kind: "Endpoints", body: `{"metadata":{"name":"e"},"subsets":[{"addresses":[{"ip":"10.0.0.1"}],"ports":[{"port":80}]}]}`},
 	{name: "endpoints bad ip", kind: "Endpoints", body: `{"metadata":{"name":"e"},"subsets":[{"addresses":[{"ip":"x"}],"ports":[{"port":80}]}]}`},
 	{name: "pvc", kind: "PersistentVolumeClaim",

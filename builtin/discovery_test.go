@@ -29,8 +29,7 @@ import (
 // not list, by group/version/resource, with the reason.
 var notServed = map[string]string{
 	// Not stored: each answers a create from what the apiserver knows.
-	"/v1/bindings":          "a Pod's binding subresource's old form: there is no scheduler to bind a Pod",
-	"/v1/componentstatuses": "deprecated; reports the health of the cluster's control plane, which a server of this module is not",
+	"/v1/componentstatuses":                             "deprecated; reports the health of the cluster's control plane, which a server of this module is not",
 	"authentication.k8s.io/v1/selfsubjectreviews":       "not stored: answers from the request's authentication (package auth's business, not a kind's)",
 	"authentication.k8s.io/v1/tokenreviews":             "not stored: asks the server's authenticator (package auth/kubedelegate delegates to a cluster's)",
 	"authorization.k8s.io/v1/localsubjectaccessreviews": "not stored: asks the server's authorizer",

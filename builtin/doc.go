@@ -97,6 +97,11 @@
 // (package etcdstore). examples/server records the keys of
 // kube-apiserver v1.37.1 and compares them with the server's.
 //
+// A Binding posted to pods/<name>/binding, or to the bindings resource
+// (POST /api/v1/namespaces/<ns>/bindings, its older form, which keeps
+// no objects: server.Resource.Create), binds the Pod to a node as
+// kube-apiserver's binding registry does.
+//
 // The differential test writes valid and invalid objects of 46 kinds to
 // the server over HTTP and gives the same input to Kubernetes' own
 // rest.BeforeCreate and rest.BeforeUpdate: the stored objects, status
@@ -104,12 +109,71 @@
 // discovery are those a kube-apiserver v1.37.1 serves by default,
 // recorded from one (TestDiscoveryMatchesReference compares them).
 //
+// # Admission policies
+//
+// Policies enforces the ValidatingAdmissionPolicies and
+// ValidatingAdmissionPolicyBindings of a server on every write of every
+// resource it serves, built-in or custom, with kube-apiserver's own
+// ValidatingAdmissionPolicy plugin code
+// (k8s.io/apiserver/pkg/admission/plugin/policy/validating: its
+// dispatcher, matcher and CEL compiler), in admission's validating phase:
+//
+//	p := builtin.NewPolicies(builtin.PolicyOptions{})  // Authorizer: for the CEL authorizer
+//	opts.Admission = p.Admission(opts.Admission)
+//	s, err := server.New(opts)
+//	p.Bind(s)
+//
+// A write (create, update, patch, apply, deletion, and the writes of
+// subresources, a scale's object being its autoscaling/v1 Scale) is
+// matched against each bound policy's matchConstraints and each
+// binding's matchResources (resourceRules, excludeResourceRules,
+// namespaceSelector, objectSelector, matchPolicy Equivalent across the
+// versions of a built-in kind's storage: an autoscaling/v1 HPA is
+// converted for a policy of autoscaling/v2 ones); matchConditions,
+// variables, validations and auditAnnotations are evaluated with the
+// binding's parameters (paramKind and paramRef, by name or selector, read
+// from the server's objects; parameterNotFoundAction), and failurePolicy
+// answers errors. By the binding's validationActions, a failed validation
+// is the cluster's 422 (or 403 and the others of its reason) "<resource>
+// \"<name>\" is forbidden: ValidatingAdmissionPolicy '<policy>' with
+// binding '<binding>' denied request: <message>", and a Warn the
+// cluster's Warning header. TestRecordedPolicies replays a transcript
+// recorded from kube-apiserver 1.37.1 (testdata/reference/policies.json).
+// Policies are never applied to policies and bindings themselves, as in
+// kube-apiserver.
+//
+// It differs from a cluster in these:
+//
+//   - A cluster applies a policy or binding once its informers have seen
+//     it and its policy source has compiled it, up to a second or so
+//     after the write (the source refreshes every second); here the
+//     write that follows sees it, as Policies reads the policies,
+//     bindings, parameters and Namespaces from the server's storage at
+//     each write (compiling a policy once per resourceVersion). A test
+//     that passes here may need to wait for the policy on a cluster.
+//   - When several policies deny one write, the message names the first
+//     by policy name; a cluster names one of them in no set order.
+//   - Audit, and the values of auditAnnotations, reach no audit log: the
+//     server gives admission no place to put audit annotations. An
+//     auditAnnotation that fails under failurePolicy Fail still denies.
+//   - The CEL authorizer variable asks PolicyOptions.Authorizer, and
+//     without one allows every check; request.userInfo is the
+//     request's user, empty without an authenticator (a cluster's
+//     anonymous user is system:anonymous); request.options has no
+//     fieldManager.
+//   - matchPolicy Equivalent does not convert between the versions of a
+//     custom resource: each version is matched on its own.
+//   - No controller fills a policy's status.typeChecking, as on a
+//     kube-apiserver without kube-controller-manager (envtest's).
+//
 // # Differences from a cluster
 //
-//   - ValidatingAdmissionPolicies, MutatingAdmissionPolicies and their
+//   - ValidatingAdmissionPolicies are enforced only on a server given
+//     Policies (see "Admission policies" above), and there from the
+//     write that creates or changes them on; the differences of that
+//     enforcement are listed there. MutatingAdmissionPolicies and their
 //     bindings are stored, validated (their CEL expressions compiled)
-//     and served, but not enforced: no write is checked or mutated by
-//     them, and no controller fills a policy's status.typeChecking.
+//     and served, but not applied: no write is mutated by them.
 //   - Strategies that ask kube-apiserver's authorizer about the writer
 //     are given none or one that allows everything, since the server
 //     authorizes a request before it reaches them: a policy's paramKind
@@ -151,11 +215,10 @@
 //     does not have a host assigned"), and where a cluster would reach
 //     one (a Node with an address) they answer 503. services/proxy is
 //     always the 503 of a Service without endpoints.
-//     serviceaccounts/token answers 405: there is no token signer. The
-//     bindings resource (POST /api/v1/namespaces/<ns>/bindings) is not
-//     served; pods/binding is. An eviction ignores a budget's
-//     unhealthyPodEvictionPolicy; bindings and evictions are not put to
-//     server.Options.Admission.
+//     serviceaccounts/token answers 405: there is no token signer.
+//     Bindings and evictions are not put to server.Options.Admission; the
+//     disruption an eviction takes is written to its budget's status
+//     without a managedFields entry (a cluster's names kube-apiserver).
 //   - There is no controller and no scheduler: a Pod stays Pending, a
 //     Deployment makes no ReplicaSet, a PodDisruptionBudget's status
 //     stays as written (an eviction it selects answers 429 until a test

@@ -56,6 +56,13 @@ var (
 )
 
 var exampleCases = []exampleCase{
+	// Metadata checked as a create's and as an update's: each distinct
+	// error once.
+	{name: "configmap bad labels on update", kind: "ConfigMap", body: `{"metadata":{"name":"c"},"data":{"a":"b"}}`,
+		update: `{"metadata":{"name":"c","labels":{"a":"-","b":"-"},"annotations":{"-x":"y"}},"data":{"a":"b"}}`},
+	{name: "secret bad label on update", kind: "Secret", body: `{"metadata":{"name":"s"},"data":{"a":"ZA=="}}`,
+		update: `{"metadata":{"name":"s","labels":{"a":"-"}},"data":{"a":"ZA=="}}`},
+	{name: "event bad labels", kind: "Event", body: `{"metadata":{"name":"e","labels":{"a":"-","b":"-"}},"involvedObject":{"kind":"Pod","name":"p","namespace":"default"},"reason":"R","message":"m","type":"Normal"}`},
 	// Secrets, every type.
 	{name: "opaque", kind: "Secret", body: `{"metadata":{"name":"s"},"stringData":{"a":"b"},"data":{"c":"ZA=="}}`},
 	{name: "opaque bad key", kind: "Secret", body: secretBody("Opaque", `"a b":"ZA=="`)},

@@ -75,6 +75,11 @@ func TestSelectableFieldsAreConvertible(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The kinds of the table, in order, after bindings (no kind of it).
+	if res[0].Plural != "bindings" {
+		t.Fatalf("the first resource is %s", res[0].Plural)
+	}
+	res = res[1:]
 	for i, r := range res {
 		for f := range r.Fields {
 			if _, _, err := scheme.ConvertFieldLabel(all[i].gvk(), f, ""); err != nil {

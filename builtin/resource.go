@@ -63,6 +63,14 @@ func Resources(opts Options) ([]*server.Resource, error) {
 		versions[k.storage()]++
 	}
 	var out []*server.Resource
+	if opts.Groups == nil || slices.Contains(opts.Groups, "") {
+		// First, as kube-apiserver lists it in /api/v1.
+		r, err := bindingsResource(defs)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
 	for _, k := range all {
 		if opts.Groups != nil && !slices.Contains(opts.Groups, k.Group) {
 			continue
@@ -118,6 +126,9 @@ func (k *kind) resource(opts Options, defs *definitions, p *printers.HumanReadab
 		h.allocate = alloc.service
 	}
 	r.Prepare, r.Validate, r.Warnings = h.prepare, h.validate, h.warnings
+	// kube-apiserver's declarative validation step keeps each distinct
+	// error once (every strategy of v1.37 has it).
+	_, r.DistinctErrors = mainStrategy.(rest.DeclarativeValidationStrategy)
 	if g, ok := main.(rest.RESTGracefulDeleteStrategy); ok {
 		r.Delete = gracefulDelete(g, k)
 		r.ReturnDeletedObject = true // kube-apiserver's Pods registry

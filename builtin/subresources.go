@@ -9,10 +9,8 @@ import (
 	"net/http"
 
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -24,6 +22,7 @@ import (
 	"k8s.io/kubernetes/pkg/registry/core/pod"
 	nodeutil "k8s.io/kubernetes/pkg/util/node"
 
+	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
@@ -320,51 +319,24 @@ func writeSuccess(w http.ResponseWriter) error {
 	return err
 }
 
-// bind assigns a Pod to a node, as kube-apiserver's BindingREST: it sets
-// spec.nodeName, the Binding's annotations and the PodScheduled
-// condition, once.
+// bind assigns a Pod to a node, as kube-apiserver's BindingREST
+// (assignPod); dryRun=All changes nothing.
 func bind(w http.ResponseWriter, r *http.Request, req server.SubresourceRequest) error {
+	dryRun, err := negotiation.ParseDryRun(r.URL.Query()["dryRun"], negotiation.CreateOptions)
+	if err != nil {
+		return err
+	}
 	var b corev1.Binding
 	if err := decodeBody(r, &b); err != nil {
 		return err
 	}
-	if b.Name != req.Name {
+	switch {
+	case b.Name != req.Name:
 		return status.NewBadRequest("name in URL does not match name in Binding object")
+	case b.Namespace != "" && b.Namespace != req.Namespace:
+		return status.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 	}
-	if b.Target.Name == "" {
-		// kube-apiserver's aggregate of ValidatePodBinding: a 500.
-		return status.New(http.StatusInternalServerError, status.ReasonUnknown, "target.name: Required value", nil)
-	}
-	var pre store.Preconditions
-	if b.UID != "" {
-		u := string(b.UID)
-		pre.UID = &u
-	}
-	if b.ResourceVersion != "" {
-		pre.ResourceVersion = &b.ResourceVersion
-	}
-	bindingResource := status.GroupResource{Resource: "pods/binding"}
-	_, err := req.Store.GuaranteedUpdate(r.Context(), req.Namespace, req.Name, store.UpdateOptions{Preconditions: pre},
-		func(cur server.Object) (server.Object, error) {
-			o := cur.DeepCopyObject().(*Object)
-			p := o.Value.(*corev1.Pod)
-			switch {
-			case o.DeletionTimestamp != nil:
-				return nil, status.NewConflict(bindingResource, req.Name, fmt.Sprintf("pod %s is being deleted, cannot be assigned to a host", req.Name))
-			case p.Spec.NodeName != "":
-				return nil, status.NewConflict(bindingResource, req.Name, fmt.Sprintf("pod %s is already assigned to node %q", req.Name, p.Spec.NodeName))
-			}
-			p.Spec.NodeName = b.Target.Name
-			for k, v := range b.Annotations {
-				if o.Annotations == nil {
-					o.Annotations = map[string]string{}
-				}
-				o.Annotations[k] = v
-			}
-			setScheduled(p)
-			return o, nil
-		})
-	if err != nil {
+	if err := assignPod(r.Context(), req.Store, req.Namespace, &b, dryRun); err != nil {
 		return err
 	}
 	return writeSuccess(w)
@@ -385,109 +357,4 @@ func setScheduled(p *corev1.Pod) {
 		}
 	}
 	p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: now})
-}
-
-// evict deletes a Pod subject to its PodDisruptionBudget, as
-// kube-apiserver's EvictionREST: a Pod that is pending, finished or
-// being deleted goes at once; else a budget whose status the disruption
-// controller has not brought up to date, or that allows no disruption,
-// refuses with 429, and one that allows some is decremented first. The
-// deletion is the Pod resource's (graceful).
-func evict(pods *server.Resource) func(http.ResponseWriter, *http.Request, server.SubresourceRequest) error {
-	return func(w http.ResponseWriter, r *http.Request, req server.SubresourceRequest) error {
-		ctx := r.Context()
-		var ev policyv1.Eviction
-		if err := decodeBody(r, &ev); err != nil {
-			return err
-		}
-		if ev.Name != req.Name {
-			return status.NewBadRequest("name in URL does not match name in Eviction object")
-		}
-		cur, err := req.Store.Get(ctx, req.Namespace, req.Name, rv.Read{Semantics: rv.MostRecent})
-		if err != nil {
-			return err
-		}
-		p := cur.(*Object)
-		v := p.Value.(*corev1.Pod)
-		if ph := v.Status.Phase; ph != corev1.PodPending && ph != corev1.PodSucceeded && ph != corev1.PodFailed && p.DeletionTimestamp == nil {
-			if err := takeDisruption(ctx, req, p); err != nil {
-				return err
-			}
-		}
-		var opts store.DeleteOptions
-		if d := ev.DeleteOptions; d != nil {
-			opts.GracePeriodSeconds = d.GracePeriodSeconds
-			if d.Preconditions != nil {
-				opts.Preconditions = store.Preconditions{UID: (*string)(d.Preconditions.UID), ResourceVersion: d.Preconditions.ResourceVersion}
-			}
-		}
-		if pods.Delete != nil {
-			_, _, err = pods.Delete(ctx, req.Store, req.Namespace, req.Name, opts)
-		} else {
-			_, _, err = req.Store.Delete(ctx, req.Namespace, req.Name, opts)
-		}
-		if err != nil {
-			return err
-		}
-		return writeSuccess(w)
-	}
-}
-
-// takeDisruption checks the PodDisruptionBudget of p and takes one of
-// its allowed disruptions.
-func takeDisruption(ctx context.Context, req server.SubresourceRequest, p *Object) error {
-	var st store.Backend[server.Object]
-	for _, r := range req.Server.Resources() {
-		if r.Group == "policy" && r.Plural == "poddisruptionbudgets" {
-			st = req.Server.StoreOf(r)
-		}
-	}
-	if st == nil {
-		return nil // no budgets served
-	}
-	page, err := st.List(ctx, req.Namespace, store.ListOptions{Read: rv.Read{Semantics: rv.MostRecent}})
-	if err != nil {
-		return err
-	}
-	var budget *Object
-	for _, o := range page.Views() {
-		b := o.(*Object)
-		sel, err := metav1.LabelSelectorAsSelector(b.Value.(*policyv1.PodDisruptionBudget).Spec.Selector)
-		if err != nil || sel.Empty() || !sel.Matches(labels.Set(p.Labels)) {
-			continue
-		}
-		if budget != nil {
-			return status.NewInternalError(errors.New("This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."))
-		}
-		budget = b
-	}
-	if budget == nil {
-		return nil
-	}
-	refuse := func(cause string) error {
-		return status.New(http.StatusTooManyRequests, status.ReasonTooManyRequests, "Cannot evict pod as it would violate the pod's disruption budget.",
-			&status.Details{Causes: []status.Cause{{Type: "DisruptionBudget", Message: cause}}, RetryAfterSeconds: 10})
-	}
-	_, err = st.GuaranteedUpdate(ctx, req.Namespace, budget.Name, store.UpdateOptions{},
-		func(cur server.Object) (server.Object, error) {
-			o := cur.DeepCopyObject().(*Object)
-			b := o.Value.(*policyv1.PodDisruptionBudget)
-			switch {
-			case b.Status.ObservedGeneration < o.Generation:
-				return nil, refuse(fmt.Sprintf("The disruption budget %s is still being processed by the server.", o.Name))
-			case b.Status.DisruptionsAllowed < 0:
-				return nil, status.NewForbidden(status.GroupResource{Group: "policy", Resource: "poddisruptionbudget"}, o.Name,
-					errors.New("pdb disruptions allowed is negative"))
-			case b.Status.DisruptionsAllowed == 0:
-				return nil, refuse(fmt.Sprintf("The disruption budget %s needs %d healthy pods and has %d currently",
-					o.Name, b.Status.DesiredHealthy, b.Status.CurrentHealthy))
-			}
-			b.Status.DisruptionsAllowed--
-			if b.Status.DisruptedPods == nil {
-				b.Status.DisruptedPods = map[string]metav1.Time{}
-			}
-			b.Status.DisruptedPods[p.Name] = metav1.Now()
-			return o, nil
-		})
-	return err
 }

@@ -170,7 +170,10 @@ func TestPodSubresources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Ready: a Pod that is not counts among no budget's healthy Pods
+	// (TestEvictionPolicies).
 	x2.Status.Phase = corev1.PodRunning
+	x2.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
 	if _, err := pods.UpdateStatus(ctx, x2, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -66,7 +66,7 @@ func BenchmarkRead(b *testing.B) {
 			u := unstructured(b, bc.obj)
 			b.ReportAllocs()
 			for b.Loop() {
-				read(u, sch, n)
+				read(u, n)
 			}
 		})
 	}

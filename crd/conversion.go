@@ -45,7 +45,7 @@ func newStorage(c *CustomResourceDefinition, resolve func(namespace, name string
 			st.version = v.Name
 		}
 		if v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
-			st.nodes[v.Name] = &versionSchema{s: v.Schema.OpenAPIV3Schema, tree: schema.NewTree(v.Schema.OpenAPIV3Schema)}
+			st.nodes[v.Name] = &versionSchema{tree: schema.NewTree(v.Schema.OpenAPIV3Schema)}
 		}
 	}
 	if cv := c.Spec.Conversion; cv != nil && cv.Strategy == "Webhook" {
@@ -184,16 +184,15 @@ func pruneBy(u *server.Unstructured, n *versionSchema) {
 	if n == nil || u.Content == nil {
 		return
 	}
-	schema.Prune(u.Content, n.s)
+	n.tree.Prune(u.Content)
 	if len(u.Content) == 0 {
 		u.Content = nil
 	}
 }
 
-// versionSchema is a version's schema, with its tree for the cheap
-// Settled test.
+// versionSchema is a version's schema, as the tree that defaults,
+// prunes and tells settled objects by it.
 type versionSchema struct {
-	s    *schema.JSONSchemaProps
 	tree *schema.Tree
 }
 
@@ -203,5 +202,5 @@ func (vs *versionSchema) read(u *server.Unstructured) server.Object {
 	if vs == nil {
 		return u
 	}
-	return read(u, vs.s, vs.tree)
+	return read(u, vs.tree)
 }

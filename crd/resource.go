@@ -509,8 +509,12 @@ func customResources(c *CustomResourceDefinition, admit server.AdmitFunc, rules 
 		if nameOnly {
 			r.Columns = r.Columns[:1]
 		}
+		var tree *schema.Tree
+		if n := st.nodes[v.Name]; n != nil {
+			tree = n.tree
+		}
 		r.Coerce = func(o server.Object, strict []error) []error {
-			return coerce(o.(*server.Unstructured), root, strict)
+			return coerce(o.(*server.Unstructured), tree, strict)
 		}
 		r.Read = st.read(v.Name)
 		r.ToStorage = st.toStorage(v.Name)
@@ -568,15 +572,15 @@ func customResources(c *CustomResourceDefinition, admit server.AdmitFunc, rules 
 // not allow. It returns strict's problems followed by the fields pruned
 // (sorted, as Kubernetes reports them) as unknown-field errors: Kubernetes
 // prunes after decoding, so a duplicate key comes first.
-func coerce(u *server.Unstructured, s *schema.JSONSchemaProps, strict []error) []error {
-	if s == nil {
+func coerce(u *server.Unstructured, n *schema.Tree, strict []error) []error {
+	if n == nil {
 		return strict
 	}
 	if u.Content == nil {
 		u.Content = map[string]any{}
 	}
-	schema.Default(u.Content, s)
-	pruned := schema.Prune(u.Content, s)
+	n.Default(u.Content)
+	pruned := n.Prune(u.Content)
 	if len(u.Content) == 0 {
 		u.Content = nil
 	}
@@ -591,15 +595,15 @@ func coerce(u *server.Unstructured, s *schema.JSONSchemaProps, strict []error) [
 }
 
 // read is a stored object as Kubernetes decodes it from storage with the
-// current schema s (n its tree): pruned and defaulted (coerce). It is u
+// current schema (n its tree): pruned and defaulted (coerce). It is u
 // itself when that changes nothing, as it does for every object written
-// under s.
-func read(u *server.Unstructured, s *schema.JSONSchemaProps, n *schema.Tree) server.Object {
+// under the schema.
+func read(u *server.Unstructured, n *schema.Tree) server.Object {
 	if n.Settled(u.Content) {
 		return u
 	}
 	c := u.DeepCopy()
-	coerce(c, s, nil)
+	coerce(c, n, nil)
 	return c
 }
 

@@ -6,9 +6,13 @@
 // the resourceVersion of an object is the etcd revision that last
 // modified its key; a create succeeds only if the key has no create
 // revision (else 409 AlreadyExists), an update or delete only if the key's
-// modification revision is still the one read (else it reads again; a
-// resourceVersion the client sent that is no longer current is the 409
-// Conflict). The decisions around the write (system fields,
+// modification revision is still the one it planned on (else it plans
+// again on the value the failed transaction read; a resourceVersion the
+// client sent that is no longer current is the 409 Conflict). As
+// kube-apiserver's start from its watch cache, an update or delete starts
+// from the replica's object: one transaction, no read, when the replica
+// is current; a refusal, a no-op or a dry run is decided on the value in
+// etcd only. The decisions around the write (system fields,
 // preconditions, finalizers and two-phase deletion, generateName, dry
 // run) are package store's Plan functions, so both backends answer alike.
 // A dry run writes nothing to etcd.
@@ -22,10 +26,13 @@
 // Changed for a write to any of them). With either, a page of a list
 // costs O(log n + limit) and is one snapshot, remainingItemCount is exact,
 // and one etcd event reaches every watcher through package watch. A read with
-// resourceVersion unset is consistent: it first asks etcd for its current
-// revision and waits until the replica has reached it (Kubernetes'
-// consistent reads from cache, KEP-2340), using a watch progress request
-// so that revisions written to other prefixes need no event. Progress
+// resourceVersion unset is consistent. A Get reads its key from etcd, as
+// kube-apiserver's does (concurrent Gets of one key share a read sent
+// after they began), and serves the replica's object when it is the
+// version etcd has; a List first asks etcd for its current revision and
+// waits until the replica has reached it (Kubernetes' consistent reads
+// from cache, KEP-2340), using a watch progress request so that revisions
+// written to other prefixes need no event. Progress
 // requests are reliable from etcd 3.4.31 and 3.5.13 on (the versions
 // Kubernetes requires); CheckVersion refuses an older etcd, and package
 // embedded runs a current one in the process. A revision

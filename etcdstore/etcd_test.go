@@ -576,17 +576,21 @@ func TestReplicaLostEvent(t *testing.T) {
 		if _, err := r.Create(ctx, newWidget("ns", name), store.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
+		// A consistent get reads etcd: it has the object at once, while
+		// the replica still lacks it.
+		if _, err := r.Get(ctx, "ns", name, latest); err != nil {
+			t.Errorf("consistent get of %s: %v", name, err)
+		}
 		time.Sleep(5 * retryWait)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		_, errB := r.Get(ctx, "ns", "b", rv.Read{Semantics: rv.MostRecent})
-		_, errC := r.Get(ctx, "ns", "c", rv.Read{Semantics: rv.MostRecent})
-		if errB == nil && errC == nil {
+		p, err := r.List(ctx, "ns", store.ListOptions{Read: latest})
+		if err == nil && p.Len() == 3 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the replica lacks b (%v) or c (%v)", errB, errC)
+			t.Fatalf("the replica lacks b or c: %v %v", p, err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -635,5 +639,336 @@ func TestTimeoutMessages(t *testing.T) {
 	defer cancel()
 	if err := r.Sync(sctx); err == nil {
 		t.Errorf("Sync with etcd unreachable succeeded")
+	}
+}
+
+// A write starts from the replica's object and needs no etcd read when
+// it is current; when it is stale (here a replica stopped before the
+// last write, whose objects stay readable), the write still acts on the
+// object etcd has: a refusal, a dry run or a no-op is decided again on
+// it, and a transaction that finds the key modified retries on the value
+// it read. What a write returns is never the replica's own object.
+func TestWriteFromStaleReplica(t *testing.T) {
+	_, c := newEtcd(t)
+	r := newResource(t, c, Options[*widget]{})
+	ctx := context.Background()
+	setSpec := func(k, v string) func(*widget) (*widget, error) {
+		return func(w *widget) (*widget, error) {
+			w.Spec = maps.Clone(w.Spec)
+			if w.Spec == nil {
+				w.Spec = map[string]string{}
+			}
+			w.Spec[k] = v
+			return w, nil
+		}
+	}
+	// fresh returns a replica holding name at its second version and a
+	// resource whose replica stopped at its first.
+	fresh := func(t *testing.T, name string) (stale *Resource[*widget], v2 *widget) {
+		t.Helper()
+		if _, err := r.Create(ctx, newWidget("ns", name), store.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		stale = newResource(t, c, Options[*widget]{})
+		if _, err := stale.Get(ctx, "ns", name, latest); err != nil { // its replica has the first version
+			t.Fatal(err)
+		}
+		stale.Close()
+		v2, err := r.GuaranteedUpdate(ctx, "ns", name, store.UpdateOptions{}, setSpec("v", "2"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return stale, v2
+	}
+	for _, tt := range []struct {
+		name, key string
+		write     func(s *Resource[*widget], v2 *widget) (*widget, error)
+		want      map[string]string // the spec written; nil: deleted
+		dryRun    bool              // nothing was stored
+	}{
+		{"tryUpdate refuses the stale object", "a", func(s *Resource[*widget], v2 *widget) (*widget, error) {
+			return s.GuaranteedUpdate(ctx, "ns", v2.Name, store.UpdateOptions{}, func(w *widget) (*widget, error) {
+				if w.Spec["v"] != "2" {
+					return nil, status.NewBadRequest("stale")
+				}
+				return setSpec("w", "3")(w)
+			})
+		}, map[string]string{"v": "2", "w": "3"}, false},
+		{"tryUpdate on the stale object retries on etcd's", "b", func(s *Resource[*widget], v2 *widget) (*widget, error) {
+			return s.GuaranteedUpdate(ctx, "ns", v2.Name, store.UpdateOptions{}, setSpec("w", "3"))
+		}, map[string]string{"v": "2", "w": "3"}, false},
+		{"precondition on the current resourceVersion", "c", func(s *Resource[*widget], v2 *widget) (*widget, error) {
+			rv := v2.ResourceVersion
+			return s.GuaranteedUpdate(ctx, "ns", v2.Name, store.UpdateOptions{Preconditions: store.Preconditions{ResourceVersion: &rv}}, setSpec("w", "3"))
+		}, map[string]string{"v": "2", "w": "3"}, false},
+		{"update at the current resourceVersion", "d", func(s *Resource[*widget], v2 *widget) (*widget, error) {
+			in := v2.DeepCopy()
+			in.Spec["w"] = "3"
+			return s.Update(ctx, in, store.UpdateOptions{})
+		}, map[string]string{"v": "2", "w": "3"}, false},
+		{"no-op update answers etcd's object", "e", func(s *Resource[*widget], v2 *widget) (*widget, error) {
+			return s.Update(ctx, v2.DeepCopy(), store.UpdateOptions{})
+		}, map[string]string{"v": "2"}, false},
+		{"dry run answers on etcd's object", "f", func(s *Resource[*widget], v2 *widget) (*widget, error) {
+			return s.GuaranteedUpdate(ctx, "ns", v2.Name, store.UpdateOptions{DryRun: true}, setSpec("w", "3"))
+		}, map[string]string{"v": "2", "w": "3"}, true},
+		{"delete with the current resourceVersion", "g", func(s *Resource[*widget], v2 *widget) (*widget, error) {
+			rv := v2.ResourceVersion
+			w, _, err := s.Delete(ctx, "ns", v2.Name, store.DeleteOptions{Preconditions: store.Preconditions{ResourceVersion: &rv}})
+			return w, err
+		}, nil, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			stale, v2 := fresh(t, tt.key)
+			held, err := stale.View(ctx, "ns", tt.key, rv.Read{Semantics: rv.Any})
+			if err != nil || held.Spec["v"] != "" {
+				t.Fatalf("the stopped replica holds %v, %v; want the first version", held, err)
+			}
+			got, err := tt.write(stale, v2)
+			if err != nil {
+				t.Fatalf("write: %v", err)
+			}
+			if got == held {
+				t.Errorf("the write returned the replica's own object")
+			}
+			if !maps.Equal(got.Spec, tt.want) && tt.want != nil {
+				t.Errorf("the write returned spec %v; want %v", got.Spec, tt.want)
+			}
+			stored, err := r.Get(ctx, "ns", tt.key, latest)
+			if tt.dryRun {
+				tt.want = v2.Spec
+			}
+			switch {
+			case tt.want == nil && !status.IsNotFound(err):
+				t.Errorf("after the delete: %v, %v", stored, err)
+			case tt.want != nil && (err != nil || !maps.Equal(stored.Spec, tt.want)):
+				t.Errorf("stored %v, %v; want spec %v", stored, err, tt.want)
+			}
+		})
+	}
+	// A delete from a current replica answers a copy of its object,
+	// whose resourceVersion is the deletion's.
+	if _, err := r.Create(ctx, newWidget("ns", "h"), store.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Get(ctx, "ns", "h", latest); err != nil {
+		t.Fatal(err)
+	}
+	held, err := r.View(ctx, "ns", "h", rv.Read{Semantics: rv.Any})
+	if err != nil {
+		t.Fatal(err)
+	}
+	heldRV := held.ResourceVersion
+	got, _, err := r.Delete(ctx, "ns", "h", store.DeleteOptions{})
+	if err != nil || got == held || held.ResourceVersion != heldRV || got.ResourceVersion == heldRV {
+		t.Errorf("delete returned %p (rv %s), %v; the replica's %p (rv %s, was %s)", got, got.ResourceVersion, err, held, held.ResourceVersion, heldRV)
+	}
+}
+
+// etcdCalls counts a resource's etcd requests by operation
+// (Options.Metrics).
+type etcdCalls struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *etcdCalls) EtcdRequest(op string, _ status.GroupResource, _ time.Duration, _ error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = map[string]int{}
+	}
+	c.n[op]++
+}
+
+func (c *etcdCalls) take() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.n
+	c.n = nil
+	return n
+}
+
+// An update is one etcd transaction when the replica holds the current
+// object; a write of an object this process wrote last, which the replica
+// has not applied yet, reads etcd first rather than spend a transaction
+// that would fail.
+func TestUpdateTransactions(t *testing.T) {
+	_, c := newEtcd(t)
+	calls := &etcdCalls{}
+	r := newResource(t, c, Options[*widget]{Metrics: calls})
+	ctx := context.Background()
+	if _, err := r.Create(ctx, newWidget("ns", "a"), store.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Get(ctx, "ns", "a", latest); err != nil { // the replica has it
+		t.Fatal(err)
+	}
+	label := func(v string) func(*widget) (*widget, error) {
+		return func(w *widget) (*widget, error) { w.Labels = map[string]string{"v": v}; return w, nil }
+	}
+	calls.take()
+	if _, err := r.GuaranteedUpdate(ctx, "ns", "a", store.UpdateOptions{}, label("1")); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := calls.take(), map[string]int{"update": 1}; !maps.Equal(got, want) {
+		t.Errorf("update from a current replica: etcd calls %v; want %v", got, want)
+	}
+	// The replica stops before it applies the next write: the write after
+	// it must not start from the replica's object.
+	s := newResource(t, c, Options[*widget]{Metrics: calls})
+	if _, err := s.Get(ctx, "ns", "a", latest); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := s.GuaranteedUpdate(ctx, "ns", "a", store.UpdateOptions{}, label("2")); err != nil {
+		t.Fatal(err)
+	}
+	calls.take()
+	if _, err := s.GuaranteedUpdate(ctx, "ns", "a", store.UpdateOptions{}, label("3")); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := calls.take(), map[string]int{"get": 1, "update": 1}; !maps.Equal(got, want) {
+		t.Errorf("update of an object written last by this process: etcd calls %v; want %v", got, want)
+	}
+}
+
+// Consistent GETs of one key share etcd reads (readKey) and stay
+// linearizable: a GET that begins after a write has returned sees it,
+// while other GETs of the key keep requests in flight.
+func TestConsistentGetsShareReads(t *testing.T) {
+	_, c := newEtcd(t)
+	calls := &etcdCalls{}
+	r := newResource(t, c, Options[*widget]{Metrics: calls})
+	ctx := context.Background()
+	if _, err := r.Create(ctx, newWidget("ns", "a"), store.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	calls.take()
+	const readers = 50
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for range readers {
+		wg.Go(func() {
+			<-start
+			if w, err := r.Get(ctx, "ns", "a", latest); err != nil || w.Name != "a" {
+				t.Errorf("get: %v, %v", w, err)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	if n := calls.take()["get"]; n < 1 || n >= readers {
+		t.Errorf("%d concurrent consistent gets made %d etcd reads; want fewer, at least one", readers, n)
+	}
+
+	stop := make(chan struct{})
+	defer func() { close(stop); wg.Wait() }() // before the replica closes
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := r.View(ctx, "ns", "a", latest); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	for i := range 30 {
+		w, err := r.GuaranteedUpdate(ctx, "ns", "a", store.UpdateOptions{}, func(w *widget) (*widget, error) {
+			w.Spec = map[string]string{"n": strconv.Itoa(i)}
+			return w, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.Get(ctx, "ns", "a", latest)
+		if err != nil || got.ResourceVersion != w.ResourceVersion || got.Spec["n"] != strconv.Itoa(i) {
+			t.Fatalf("get after update %d: %v, %v; want resourceVersion %s", i, got, err, w.ResourceVersion)
+		}
+	}
+}
+
+// A GET whose context ends while it waits to send the shared read leaves
+// the GETs that joined it to read again: they do not fail for it.
+func TestConsistentGetAbandonedRound(t *testing.T) {
+	_, c := newEtcd(t)
+	r := newResource(t, c, Options[*widget]{})
+	ctx := context.Background()
+	if _, err := r.Create(ctx, newWidget("ns", "a"), store.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Get(ctx, "ns", "a", latest); err != nil {
+		t.Fatal(err)
+	}
+	key := r.EtcdKey("ns", "a")
+	// A round in flight, which the next round's sender waits for.
+	inFlight := &readRound{done: make(chan struct{}), sent: true}
+	r.p.readMu.Lock()
+	r.p.reads = map[string]*readRound{key: inFlight}
+	r.p.readMu.Unlock()
+	lctx, cancel := context.WithCancel(ctx)
+	leader := make(chan error, 1)
+	go func() { _, err := r.Get(lctx, "ns", "a", latest); leader <- err }()
+	follower := make(chan error, 1)
+	go func() {
+		// Joins the leader's round once the leader opened it.
+		for {
+			r.p.readMu.Lock()
+			rd := r.p.reads[key]
+			r.p.readMu.Unlock()
+			if rd != inFlight {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		w, err := r.Get(ctx, "ns", "a", latest)
+		if err == nil && w.Name != "a" {
+			err = fmt.Errorf("got %v", w)
+		}
+		follower <- err
+	}()
+	time.Sleep(20 * time.Millisecond) // the follower waits on the leader's round (either way it must succeed)
+	cancel()
+	if err := <-leader; !errors.Is(err, context.Canceled) {
+		t.Errorf("the cancelled leader: %v", err)
+	}
+	close(inFlight.done)
+	if err := <-follower; err != nil {
+		t.Errorf("the follower: %v", err)
+	}
+}
+
+// A consistent GET that finds an object deleted, which the replica still
+// holds, waits for the replica to apply the deletion: a read of any
+// resourceVersion that follows does not find it either.
+func TestConsistentGetAfterDelete(t *testing.T) {
+	_, c := newEtcd(t)
+	r := newResource(t, c, Options[*widget]{})
+	ctx := context.Background()
+	for i := range 20 {
+		name := fmt.Sprint("d", i)
+		if _, err := r.Create(ctx, newWidget("ns", name), store.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Get(ctx, "ns", name, latest); err != nil {
+			t.Fatal(err)
+		}
+		// Deleted behind the replica's back, so that it may not have
+		// applied the deletion when the consistent GET reads etcd.
+		if _, err := c.Delete(ctx, r.EtcdKey("ns", name)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Get(ctx, "ns", name, latest); !status.IsNotFound(err) {
+			t.Fatalf("consistent get after the delete: %v", err)
+		}
+		if w, err := r.Get(ctx, "ns", name, rv.Read{Semantics: rv.Any}); !status.IsNotFound(err) {
+			t.Fatalf("get of any resourceVersion after a consistent get found %v, %v", w, err)
+		}
 	}
 }

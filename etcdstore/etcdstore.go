@@ -105,6 +105,10 @@ type Resource[T meta.Object] struct {
 	// former is the etcd key of the collection where an earlier apisem
 	// kept the objects ("" if the same): see Replica.moveFormer.
 	former string
+	// alias: another version of the objects of a resource added before,
+	// which decodes them for the replica (see Replica.Resource); a write
+	// then plans on values decoded by its own codec, read from etcd.
+	alias bool
 }
 
 var (
@@ -318,33 +322,86 @@ func (r *Resource[T]) Create(ctx context.Context, obj T, opts store.CreateOption
 	}
 }
 
-// commit makes the planned write op of next over the stored object cur
-// (at modification revision mod) if the key was not modified since. ok
-// false means it was: plan again.
-func (r *Resource[T]) commit(ctx context.Context, key string, cur T, mod int64, next T, op store.WriteOp) (out T, ok bool, err error) {
-	cmp := clientv3.Compare(clientv3.ModRevision(key), "=", mod)
+// state is a stored object a write plans on, at its modification
+// revision mod. live means it was read from etcd (by a Range or a failed
+// transaction) and was current then; else it is the replica's, read-only,
+// which may be stale: the transaction's comparison of mod finds out.
+type state[T meta.Object] struct {
+	obj   T
+	mod   int64
+	found bool
+	live  bool
+}
+
+// initial returns the state a write starts from: the replica's object, as
+// kube-apiserver's GuaranteedUpdate starts from its watch cache's, which
+// saves an etcd read per write (the transaction checks it and returns the
+// current value if it was stale); the value in etcd if the replica has
+// none, or has yet to apply this process's last write of it (a writer
+// that updates an object again at once), whose transaction would fail:
+// a failed transaction costs etcd a proposal, more than a read.
+func (r *Resource[T]) initial(ctx context.Context, namespace, name, key string) (state[T], error) {
+	if !r.alias {
+		if v, err := r.res.View(ctx, namespace, name, rv.Read{Semantics: rv.Any}); err == nil {
+			if mod, err := strconv.ParseInt(v.Meta().ResourceVersion, 10, 64); err == nil && !r.p.behind(key, mod) {
+				return state[T]{obj: v, mod: mod, found: true}, nil
+			}
+		}
+	}
+	return r.live(ctx, key)
+}
+
+// live reads the state of key from etcd.
+func (r *Resource[T]) live(ctx context.Context, key string) (state[T], error) {
+	obj, mod, found, err := r.current(ctx, key)
+	return state[T]{obj: obj, mod: mod, found: found, live: true}, err
+}
+
+// keep returns obj for the caller to keep: a copy if it is the replica's.
+func (r *Resource[T]) keep(st state[T], obj T) T {
+	if st.live || any(obj) != any(st.obj) {
+		return obj
+	}
+	return r.p.copy(obj)
+}
+
+// commit makes the planned write op of next over the stored state cur
+// if the key was not modified since. ok false means it was: plan again on
+// now, the current state, which the transaction read.
+func (r *Resource[T]) commit(ctx context.Context, key string, cur state[T], next T, op store.WriteOp) (out T, ok bool, now state[T], err error) {
+	cmp := clientv3.Compare(clientv3.ModRevision(key), "=", cur.mod)
 	var then clientv3.Op
 	name := "update"
 	switch op {
 	case store.WriteNone:
-		return cur, true, nil
+		return cur.obj, true, cur, nil
 	case store.WriteDelete:
-		then, out, name = clientv3.OpDelete(key), cur, "delete"
+		then, out, name = clientv3.OpDelete(key), cur.obj, "delete"
 	default:
 		val, err := r.encode(next)
 		if err != nil {
-			return out, false, err
+			return out, false, now, err
 		}
 		r.storageSpan(ctx).event("Encode succeeded", len(val))
 		then, out = clientv3.OpPut(key, val), next
 	}
-	resp, err := r.txn(ctx, name, cmp, then)
-	if err != nil || !resp.Succeeded {
-		return out, false, err
+	resp, err := r.txn(ctx, name, cmp, then, clientv3.OpGet(key))
+	if err != nil {
+		return out, false, now, err
+	}
+	if !resp.Succeeded {
+		now.live = true
+		if kvs := resp.Responses[0].GetResponseRange().Kvs; len(kvs) > 0 {
+			now.obj, err = r.decode(kvs[0].Value, kvs[0].ModRevision)
+			now.mod, now.found = kvs[0].ModRevision, err == nil
+		}
+		return out, false, now, err
 	}
 	r.storageSpan(ctx).event("Transaction committed", -1)
+	r.p.noteWrite(key, resp.Header.Revision)
+	out = r.keep(cur, out)
 	out.Meta().ResourceVersion = strconv.FormatInt(resp.Header.Revision, 10)
-	return out, true, nil
+	return out, true, now, nil
 }
 
 // Update replaces an object (see store.Resource.Update).
@@ -354,12 +411,12 @@ func (r *Resource[T]) Update(ctx context.Context, obj T, opts store.UpdateOption
 	key := r.EtcdKey(m.Namespace, m.Name)
 	ctx, sp := r.startStorage(ctx, "GuaranteedUpdate etcd3", key)
 	defer func() { sp.end(err) }()
+	cur, err := r.initial(ctx, m.Namespace, m.Name, key)
 	for {
-		cur, mod, found, err := r.current(ctx, key)
 		if err != nil {
 			return zero, err
 		}
-		if !found {
+		if !cur.found {
 			if !opts.AllowCreate {
 				return zero, status.NewNotFound(r.gr, m.Name)
 			}
@@ -367,18 +424,25 @@ func (r *Resource[T]) Update(ctx context.Context, obj T, opts store.UpdateOption
 			in.Meta().ResourceVersion = ""
 			out, err := r.Create(ctx, in, store.CreateOptions{DryRun: opts.DryRun})
 			if status.IsAlreadyExists(err) {
+				cur, err = r.live(ctx, key)
 				continue // created meanwhile: update it
 			}
 			return out, err
 		}
-		next, op, err := r.res.PlanUpdate(cur, obj, opts)
-		if err != nil {
-			return zero, err
+		next, op, perr := r.res.PlanUpdate(cur.obj, obj, opts)
+		// A refusal, a dry run or no change is answered on the current
+		// object only, as kube-apiserver's GuaranteedUpdate does.
+		if !cur.live && (perr != nil || opts.DryRun || op == store.WriteNone) {
+			cur, err = r.live(ctx, key)
+			continue
+		}
+		if perr != nil {
+			return zero, perr
 		}
 		if opts.DryRun {
 			return next, nil
 		}
-		out, ok, err := r.commit(ctx, key, cur, mod, next, op)
+		out, ok, now, err := r.commit(ctx, key, cur, next, op)
 		if ok && err == nil && op == store.WriteDelete {
 			// The last finalizer went: the writer gets what it wrote,
 			// as from the in-memory store.
@@ -387,40 +451,39 @@ func (r *Resource[T]) Update(ctx context.Context, obj T, opts store.UpdateOption
 		if ok || err != nil {
 			return out, err
 		}
+		cur = now
 	}
 }
 
 // GuaranteedUpdate is a read-modify-write (see
 // store.Resource.GuaranteedUpdate); tryUpdate runs again whenever another
-// write came in between.
+// write came in between, or when it refused an object of the replica
+// that was not the current one.
 func (r *Resource[T]) GuaranteedUpdate(ctx context.Context, namespace, name string, opts store.UpdateOptions, tryUpdate func(current T) (T, error)) (_ T, err error) {
 	var zero T
 	key := r.EtcdKey(namespace, name)
 	ctx, sp := r.startStorage(ctx, "GuaranteedUpdate etcd3", key)
 	defer func() { sp.end(err) }()
+	cur, err := r.initial(ctx, namespace, name, key)
 	for {
-		cur, mod, found, err := r.current(ctx, key)
 		if err != nil {
 			return zero, err
 		}
-		if !found {
+		if !cur.found {
 			return zero, status.NewNotFound(r.gr, name)
 		}
-		if err := r.res.CheckPreconditions(cur, opts.Preconditions); err != nil {
-			return zero, err
+		next, op, perr := r.planGuaranteed(cur.obj, opts, tryUpdate)
+		if !cur.live && (perr != nil || opts.DryRun || op == store.WriteNone) {
+			cur, err = r.live(ctx, key)
+			continue
 		}
-		out, err := tryUpdate(r.p.copy(cur))
-		if err != nil {
-			return zero, err
-		}
-		next, op, err := r.res.PlanGuaranteedUpdate(cur, out)
-		if err != nil {
-			return zero, err
+		if perr != nil {
+			return zero, perr
 		}
 		if opts.DryRun {
 			return next, nil
 		}
-		res, ok, err := r.commit(ctx, key, cur, mod, next, op)
+		res, ok, now, err := r.commit(ctx, key, cur, next, op)
 		if ok && err == nil && op == store.WriteDelete {
 			// The last finalizer went: the writer gets what it wrote,
 			// as from the in-memory store.
@@ -429,7 +492,21 @@ func (r *Resource[T]) GuaranteedUpdate(ctx context.Context, namespace, name stri
 		if ok || err != nil {
 			return res, err
 		}
+		cur = now
 	}
+}
+
+// planGuaranteed plans one attempt of GuaranteedUpdate on cur.
+func (r *Resource[T]) planGuaranteed(cur T, opts store.UpdateOptions, tryUpdate func(current T) (T, error)) (T, store.WriteOp, error) {
+	var zero T
+	if err := r.res.CheckPreconditions(cur, opts.Preconditions); err != nil {
+		return zero, store.WriteNone, err
+	}
+	out, err := tryUpdate(r.p.copy(cur))
+	if err != nil {
+		return zero, store.WriteNone, err
+	}
+	return r.res.PlanGuaranteedUpdate(cur, out)
 }
 
 // Delete deletes an object, or marks it while finalizers hold it (see
@@ -437,26 +514,30 @@ func (r *Resource[T]) GuaranteedUpdate(ctx context.Context, namespace, name stri
 func (r *Resource[T]) Delete(ctx context.Context, namespace, name string, opts store.DeleteOptions) (T, bool, error) {
 	var zero T
 	key := r.EtcdKey(namespace, name)
+	cur, err := r.initial(ctx, namespace, name, key)
 	for {
-		cur, mod, found, err := r.current(ctx, key)
 		if err != nil {
 			return zero, false, err
 		}
-		if !found {
+		if !cur.found {
 			return zero, false, status.NewNotFound(r.gr, name)
 		}
-		next, op, err := r.res.PlanDelete(cur, opts)
-		if err != nil {
-			return zero, false, err
+		next, op, perr := r.res.PlanDelete(cur.obj, opts)
+		if !cur.live && (perr != nil || opts.DryRun || op == store.WriteNone) {
+			cur, err = r.live(ctx, key)
+			continue
+		}
+		if perr != nil {
+			return zero, false, perr
 		}
 		if opts.DryRun {
-			return next, op == store.WriteDelete, nil
+			return r.keep(cur, next), op == store.WriteDelete, nil
 		}
 		if op == store.WriteDelete && opts.Graceful {
 			// The mark first, as Kubernetes' graceful deletion writes it
 			// (store.Resource.GracefulMark); then the deletion of it.
-			if mark, ok := r.res.GracefulMark(cur); ok {
-				_, ok, err := r.commit(ctx, key, cur, mod, mark, store.WritePut)
+			if mark, ok := r.res.GracefulMark(cur.obj); ok {
+				marked, ok, now, err := r.commit(ctx, key, cur, mark, store.WritePut)
 				if err != nil {
 					return zero, false, err
 				}
@@ -464,14 +545,18 @@ func (r *Resource[T]) Delete(ctx context.Context, namespace, name string, opts s
 					// The preconditions held for the version marked; the
 					// mark's own resourceVersion is the deletion's.
 					opts.Preconditions.ResourceVersion = nil
+					mod, _ := strconv.ParseInt(marked.Meta().ResourceVersion, 10, 64)
+					now = state[T]{obj: marked, mod: mod, found: true, live: true}
 				}
-				continue // decide again on the marked object
+				cur = now // decide again on the marked object
+				continue
 			}
 		}
-		out, ok, err := r.commit(ctx, key, cur, mod, next, op)
+		out, ok, now, err := r.commit(ctx, key, cur, next, op)
 		if ok || err != nil {
 			return out, op == store.WriteDelete && err == nil, err
 		}
+		cur = now
 	}
 }
 

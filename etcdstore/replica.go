@@ -1,6 +1,7 @@
 package etcdstore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -64,6 +65,129 @@ type Replica[T meta.Object] struct {
 	runs    int             // the runs of reflect so far, which name their watch streams
 	stale   bool            // the replica reached its revision without all its events (see run)
 	moved   bool            // moveFormer has moved the objects of former keys
+
+	// recent holds the revisions of this process's last updates and
+	// deletes of keys (etcd keys) the replica may not have applied yet: a
+	// write of such a key starts from etcd's value, not from the replica's,
+	// which would fail the transaction (see Resource.initial).
+	recentMu sync.Mutex
+	recent   map[string]int64
+
+	readMu sync.Mutex
+	reads  map[string]*readRound // by etcd key: the last round of consistent GETs of it (see readKey)
+}
+
+// maxRecent is the size past which noteWrite drops the writes the
+// replica has applied.
+const maxRecent = 256
+
+// noteWrite records that key was written at rev.
+func (p *Replica[T]) noteWrite(key string, rev int64) {
+	p.recentMu.Lock()
+	defer p.recentMu.Unlock()
+	if p.recent == nil {
+		p.recent = map[string]int64{}
+	}
+	if len(p.recent) >= maxRecent {
+		applied := int64(p.store.Revision())
+		for k, r := range p.recent {
+			if r <= applied {
+				delete(p.recent, k)
+			}
+		}
+	}
+	p.recent[key] = max(p.recent[key], rev)
+}
+
+// behind reports whether the replica has yet to apply a write of key
+// this process made after revision mod.
+func (p *Replica[T]) behind(key string, mod int64) bool {
+	p.recentMu.Lock()
+	defer p.recentMu.Unlock()
+	rev, ok := p.recent[key]
+	if ok && rev <= int64(p.store.Revision()) {
+		delete(p.recent, key)
+	}
+	return ok && rev > mod
+}
+
+// A readRound is one etcd read of a key that serves every consistent GET
+// of the key that began before it was sent (see readKey).
+type readRound struct {
+	done chan struct{} // closed once resp, err and abandoned are set
+	sent bool          // guarded by Replica.readMu
+	resp *clientv3.GetResponse
+	err  error
+	// abandoned: the read that sends the round gave up (its context
+	// ended); the others read again.
+	abandoned bool
+}
+
+// readKey reads key from etcd for a consistent GET: the response is that
+// of a request sent after the call began, so the read is linearizable.
+// Concurrent reads of one key share requests, as etcd's linearizable
+// reads share a read index: while a request is in flight, the reads that
+// begin wait for it to end and then share the next one, which the first
+// of them sends. The creates in one namespace all read it so (its
+// admission), which costs etcd one read per round instead of one per
+// create. Each read waits for at most its own context.
+func (p *Replica[T]) readKey(ctx context.Context, gr status.GroupResource, key string) (*clientv3.GetResponse, error) {
+	for {
+		p.readMu.Lock()
+		rd := p.reads[key]
+		if rd == nil || rd.sent {
+			prev := rd
+			rd = &readRound{done: make(chan struct{})}
+			if p.reads == nil {
+				p.reads = map[string]*readRound{}
+			}
+			p.reads[key] = rd
+			p.readMu.Unlock()
+			return p.sendRound(ctx, gr, key, rd, prev)
+		}
+		p.readMu.Unlock()
+		select {
+		case <-rd.done:
+			if !rd.abandoned {
+				return rd.resp, rd.err
+			}
+		case <-ctx.Done():
+			return nil, etcdErr(ctx.Err(), errReadTimeout)
+		}
+	}
+}
+
+// sendRound sends the request of round rd once the round before it, prev
+// (nil if none), has ended, and publishes its response.
+func (p *Replica[T]) sendRound(ctx context.Context, gr status.GroupResource, key string, rd, prev *readRound) (*clientv3.GetResponse, error) {
+	defer func() {
+		p.readMu.Lock()
+		if p.reads[key] == rd {
+			delete(p.reads, key)
+		}
+		p.readMu.Unlock()
+		close(rd.done)
+	}()
+	if prev != nil {
+		select {
+		case <-prev.done:
+		case <-ctx.Done():
+			rd.abandoned = true
+			return nil, etcdErr(ctx.Err(), errReadTimeout)
+		}
+	}
+	p.readMu.Lock()
+	rd.sent = true
+	p.readMu.Unlock()
+	rd.err = p.call(ctx, rpcRange, key, func(ctx context.Context) (err error) {
+		start := time.Now()
+		rd.resp, err = p.client.Get(ctx, key)
+		p.observe("get", gr, start, err)
+		return err
+	})
+	// An error of this read's own deadline is not the others'.
+	rd.abandoned = rd.err != nil && ctx.Err() != nil
+	return rd.resp, rd.err
 }
 
 // errClosed answers the reads that need a replica that was closed.
@@ -161,7 +285,7 @@ func (p *Replica[T]) Resource(ro store.ResourceOptions[T], codec Codec[T]) (*Res
 	case first != nil && first.skey == ro.Prefix:
 		// Another version of first's objects: the same keys, written
 		// with its own codec; first decodes them for the replica.
-		return &Resource[T]{p: p, codec: codec, gr: gr, coll: first.coll, skey: ro.Prefix, ro: ro, res: p.store.Resource(ro)}, nil
+		return &Resource[T]{p: p, codec: codec, gr: gr, coll: first.coll, skey: ro.Prefix, ro: ro, res: p.store.Resource(ro), alias: true}, nil
 	case first != nil:
 		return nil, fmt.Errorf("etcdstore: resource %s added twice", gr)
 	}
@@ -601,8 +725,16 @@ func (r *Resource[T]) Sync(ctx context.Context) error {
 }
 
 // Get returns a copy of an object from the replica (see
-// store.Resource.Get).
+// store.Resource.Get); with resourceVersion unset, the object etcd has
+// (see latest).
 func (r *Resource[T]) Get(ctx context.Context, namespace, name string, read rv.Read) (T, error) {
+	if read.Semantics == rv.MostRecent {
+		obj, shared, err := r.latest(ctx, namespace, name)
+		if err == nil && shared {
+			obj = r.p.copy(obj)
+		}
+		return obj, err
+	}
 	if err := r.prepareRead(ctx, read); err != nil {
 		var zero T
 		return zero, err
@@ -612,11 +744,76 @@ func (r *Resource[T]) Get(ctx context.Context, namespace, name string, read rv.R
 
 // View is Get without the copy (see store.Resource.View).
 func (r *Resource[T]) View(ctx context.Context, namespace, name string, read rv.Read) (T, error) {
+	if read.Semantics == rv.MostRecent {
+		obj, _, err := r.latest(ctx, namespace, name)
+		return obj, err
+	}
 	if err := r.prepareRead(ctx, read); err != nil {
 		var zero T
 		return zero, err
 	}
 	return r.res.View(ctx, namespace, name, read)
+}
+
+// latest reads namespace/name consistently with one etcd read of its key,
+// as kube-apiserver serves a GET with resourceVersion unset from etcd, not
+// from its cache: a consistent read through the replica would add a wait
+// for the replica to reach etcd's revision, which writes elsewhere keep
+// moving (a create's namespace admission reads so, under 8 writers). The
+// replica's object serves when it is the version etcd has (shared true:
+// the replica's own, read-only, with its cached encoding); the replica
+// is waited for only when it has not reached the object's own revision;
+// else the value read is decoded (a replica that lost an event).
+func (r *Resource[T]) latest(ctx context.Context, namespace, name string) (obj T, shared bool, err error) {
+	p := r.p
+	if err := p.waitReady(ctx, r.gr.String()); err != nil {
+		return obj, false, err
+	}
+	if p.ctx.Err() != nil {
+		return obj, false, errClosed
+	}
+	// The replica's object, or its refusal of namespace and name (scope).
+	have, err := r.res.View(ctx, namespace, name, rv.Read{Semantics: rv.Any})
+	if err != nil && !status.IsNotFound(err) {
+		return obj, false, err
+	}
+	inReplica := err == nil
+	key := r.EtcdKey(namespace, name)
+	resp, err := p.readKey(ctx, r.gr, key)
+	if err != nil {
+		return obj, false, err
+	}
+	if len(resp.Kvs) == 0 {
+		if inReplica {
+			// The replica has yet to apply the deletion: wait for it, as
+			// below for a write.
+			if err := p.catchUp(ctx, rv.Version(resp.Header.Revision), r.gr.String()); err != nil {
+				return obj, false, err
+			}
+		}
+		return obj, false, status.NewNotFound(r.gr, name)
+	}
+	kv := resp.Kvs[0]
+	mod := strconv.FormatInt(kv.ModRevision, 10)
+	if inReplica && have.Meta().ResourceVersion == mod {
+		return have, true, nil
+	}
+	if rv.Version(kv.ModRevision) > p.store.Revision() {
+		// The replica has yet to reach the object's revision (it was
+		// just written): wait for it, so that a read of any
+		// resourceVersion that follows finds it too, as after the
+		// replica's consistent read.
+		if err := p.catchUp(ctx, rv.Version(kv.ModRevision), r.gr.String()); err != nil {
+			return obj, false, err
+		}
+		if have, err := r.res.View(ctx, namespace, name, rv.Read{Semantics: rv.Any}); err == nil && have.Meta().ResourceVersion == mod {
+			return have, true, nil
+		}
+	}
+	// Other reads share resp (readKey), and a decoded object may alias
+	// the value it was decoded from: decode a copy of its own.
+	obj, err = r.decode(bytes.Clone(kv.Value), kv.ModRevision)
+	return obj, false, err
 }
 
 // List returns a page of a collection from the replica (see

@@ -108,7 +108,10 @@ func (l *Lifecycle) admitDelete(a server.Attributes) error {
 func (l *Lifecycle) admitContent(ctx context.Context, a server.Attributes, obj server.Object) error {
 	res := a.Resource
 	s := l.srv.Load()
-	if a.Operation != server.OperationCreate || !res.Namespaced || s == nil {
+	if a.Operation != server.OperationCreate || !res.Namespaced || s == nil || obj.Meta().Namespace == "" {
+		// Without a namespace (a create at namespaces//<resource>) there
+		// is none to look up: validation refuses the object, as
+		// NamespaceLifecycle lets it pass.
 		return nil
 	}
 	nsr := s.StoreOf(l.res)

@@ -133,15 +133,27 @@ func TestCreate(t *testing.T) {
 	if fins, _ := field(t, r.body, "spec.finalizers").([]any); len(fins) != 2 {
 		t.Errorf("spec.finalizers changed through the namespace: %s", r.body)
 	}
+	// A bad label is one cause, as kube-apiserver 1.37.1 answers, though
+	// the metadata rules of a create and of an update both check it.
+	r = must(t, 422, base, "PATCH", "/api/v1/namespaces/a", `{"metadata":{"labels":{"x":"-"}}}`, "Content-Type", "application/merge-patch+json")
+	if causes, _ := field(t, r.body, "details.causes").([]any); len(causes) != 1 {
+		t.Errorf("causes of a bad label: %s", r.body)
+	}
 }
 
 // Content may be created only in a namespace that exists (404) and is
-// not terminating (403, with Kubernetes' cause).
+// not terminating (403, with Kubernetes' cause); a create with no
+// namespace (namespaces//configmaps) is left to validation's 422, as
+// NamespaceLifecycle lets it through.
 func TestContentAdmission(t *testing.T) {
 	s, _, base := testServer(t, namespace.Options{})
 	r := must(t, 404, base, "POST", "/api/v1/namespaces/nope/configmaps", `{"metadata":{"name":"c"}}`)
 	if field(t, r.body, "message") != `namespaces "nope" not found` {
 		t.Errorf("missing namespace: %s", r.body)
+	}
+	r = must(t, 422, base, "POST", "/api/v1/namespaces//configmaps", `{"metadata":{"name":"c"}}`)
+	if field(t, r.body, "message") != `ConfigMap "c" is invalid: metadata.namespace: Required value` {
+		t.Errorf("no namespace: %s", r.body)
 	}
 	must(t, 201, base, "POST", "/api/v1/namespaces", `{"metadata":{"name":"a"}}`)
 	must(t, 201, base, "POST", "/api/v1/namespaces/a/secrets", `{"metadata":{"name":"held","finalizers":["example.com/hold"]}}`)

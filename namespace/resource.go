@@ -103,6 +103,10 @@ func Resource() *server.Resource {
 		Default:    setDefaults,
 		Prepare:    prepare,
 		Validate:   validate,
+		// Each distinct error once, as kube-apiserver reports a built-in
+		// kind's (a bad label is checked as a create's and as an
+		// update's metadata).
+		DistinctErrors: true,
 	}
 }
 

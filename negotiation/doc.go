@@ -98,7 +98,11 @@
 // JSON line or one length-prefixed protobuf WatchEvent frame per event;
 // WriteError sends an ERROR event carrying a Status. WriteEvent flushes
 // after each event; WriteEvents flushes once per batch, so a watch loop
-// can flush only when its queue is empty, as Kubernetes does.
+// can flush only when its queue is empty, as Kubernetes does. AppendEvent
+// frames an event once for all the streams of a media type, which write
+// it as an Event's Frame without framing or copying it each; EventObject
+// finds the object in a frame again (its size is what Kubernetes' watch
+// event metrics observe).
 //
 // # Reading requests
 //

@@ -158,6 +158,30 @@ func (s stdoutFlusher) Write(b []byte) (int, error) { return os.Stdout.Write(b) 
 func (s stdoutFlusher) WriteHeader(code int)        { fmt.Println(code, s.h.Get("Content-Type")) }
 func (s stdoutFlusher) Flush()                      {}
 
+// An event framed once and written by two watch streams, as a server's
+// watchers of one change write it.
+func ExampleAppendEvent() {
+	obj := []byte(`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"app","resourceVersion":"8"}}`)
+	frame := negotiation.AppendEvent(nil, negotiation.JSON, "MODIFIED", obj)
+	ep := negotiation.Endpoint{Response: negotiation.Watch}
+	res, _ := ep.NegotiateAccept("application/json")
+	for range 2 {
+		sw, err := negotiation.NewStreamWriter(stdoutFlusher{http.Header{}}, res)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		_ = sw.WriteEvents([]negotiation.Event{{Frame: frame}})
+	}
+	fmt.Printf("object of %d bytes\n", len(negotiation.EventObject(negotiation.JSON, frame)))
+	// Output:
+	// 200 application/json
+	// {"type":"MODIFIED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"app","resourceVersion":"8"}}}
+	// 200 application/json
+	// {"type":"MODIFIED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"app","resourceVersion":"8"}}}
+	// object of 86 bytes
+}
+
 // A JSON watch stream: one event per line, ERROR events carry a Status.
 func ExampleStreamWriter() {
 	ep := negotiation.Endpoint{Response: negotiation.Watch}

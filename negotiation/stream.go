@@ -15,10 +15,16 @@ import (
 // Event is one watch event for a StreamWriter: its type (ADDED, MODIFIED,
 // DELETED, BOOKMARK, ERROR) and its object already encoded in the stream's
 // media type: compact JSON for a JSON stream (a trailing newline is
-// ignored), a protobuf envelope for a protobuf stream.
+// ignored), a protobuf envelope for a protobuf stream. Or it is Frame, the
+// event AppendEvent framed for the stream's media type, which is written as
+// it is: a server with many watchers of one change frames its event once
+// and hands every stream the same bytes.
 type Event struct {
 	Type   string
 	Object []byte
+	// Frame, if not nil, is the whole event; Type and Object are ignored.
+	// It is not modified.
+	Frame []byte
 }
 
 // StreamWriter writes the events of one watch response in the framing of
@@ -98,7 +104,13 @@ func (s *StreamWriter) WriteEvent(typ string, object []byte) error {
 // WriteEvents writes events in order and flushes once after the last.
 func (s *StreamWriter) WriteEvents(events []Event) error {
 	for _, e := range events {
-		if err := s.write(e.Type, e.Object); err != nil {
+		var err error
+		if e.Frame != nil {
+			_, err = s.w.Write(e.Frame)
+		} else {
+			err = s.write(e.Type, e.Object)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -123,14 +135,7 @@ func (s *StreamWriter) WriteError(err error) error {
 }
 
 func (s *StreamWriter) write(typ string, object []byte) error {
-	b := s.buf[:0]
-	if s.media == Protobuf {
-		b = envelope.AppendFrameFunc(b, func(b []byte) []byte {
-			return envelope.AppendWatchEvent(b, typ, object)
-		})
-	} else {
-		b = appendJSONEvent(b, typ, object)
-	}
+	b := AppendEvent(s.buf[:0], s.media, typ, object)
 	_, err := s.w.Write(b)
 	// Keep the buffer for the next event unless one large event grew it:
 	// a long-lived watch should not pin its largest event.
@@ -140,6 +145,46 @@ func (s *StreamWriter) write(typ string, object []byte) error {
 		s.buf = nil
 	}
 	return err
+}
+
+// AppendEvent appends to dst the event of type typ whose object is
+// encoded in media (JSON or protobuf, as for Event) framed as a
+// StreamWriter of that media type writes it: a line of JSON, or a
+// length-prefixed protobuf WatchEvent; an Event's Frame.
+func AppendEvent(dst []byte, media MediaType, typ string, object []byte) []byte {
+	if media == Protobuf {
+		return envelope.AppendFrameFunc(dst, func(b []byte) []byte {
+			return envelope.AppendWatchEvent(b, typ, object)
+		})
+	}
+	return appendJSONEvent(dst, typ, object)
+}
+
+// EventObject returns the object of an event AppendEvent framed for
+// media, a slice of frame (for a JSON line, without the trailing
+// whitespace AppendEvent drops); nil if frame is not such an event.
+func EventObject(media MediaType, frame []byte) []byte {
+	if media == Protobuf {
+		body, n, err := envelope.ConsumeFrame(frame)
+		if err != nil || n != len(frame) {
+			return nil
+		}
+		ev, err := envelope.ConsumeWatchEvent(body)
+		if err != nil {
+			return nil
+		}
+		return ev.Object
+	}
+	// {"type":"<type>","object":<object>}\n; the type has no quote.
+	const head, objKey = `{"type":"`, `","object":`
+	if !bytes.HasPrefix(frame, []byte(head)) || !bytes.HasSuffix(frame, []byte("}\n")) {
+		return nil
+	}
+	i := bytes.Index(frame[len(head):], []byte(objKey))
+	if i < 0 {
+		return nil
+	}
+	return frame[len(head)+i+len(objKey) : len(frame)-2]
 }
 
 // appendJSONEvent appends a metav1.WatchEvent as one line of JSON. A nil

@@ -186,6 +186,9 @@ func TestStreamWriterWriteErrors(t *testing.T) {
 	if err := sw.WriteEvents([]Event{{Type: "ADDED", Object: []byte("{}")}}); !errors.Is(err, errWrite) {
 		t.Errorf("WriteEvents = %v; want the writer's error", err)
 	}
+	if err := sw.WriteEvents([]Event{{Frame: AppendEvent(nil, JSON, "ADDED", []byte("{}"))}}); !errors.Is(err, errWrite) {
+		t.Errorf("WriteEvents(frame) = %v; want the writer's error", err)
+	}
 	if err := sw.WriteError(errors.New("x")); !errors.Is(err, errWrite) {
 		t.Errorf("WriteError = %v; want the writer's error", err)
 	}
@@ -230,6 +233,19 @@ func BenchmarkStreamWriter(b *testing.B) {
 				_ = sw.WriteEvent("MODIFIED", bb.obj)
 			}
 		})
+		// The event framed once for every stream, as a server's
+		// watchers of one change write it.
+		b.Run(bb.name+"-frame", func(b *testing.B) {
+			sw, err := NewStreamWriter(discardFlusher{}, bb.res)
+			if err != nil {
+				b.Fatal(err)
+			}
+			evs := []Event{{Frame: AppendEvent(nil, bb.res.MediaType, "MODIFIED", bb.obj)}}
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = sw.WriteEvents(evs)
+			}
+		})
 	}
 }
 
@@ -244,5 +260,53 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Frames made once with AppendEvent and written as Events' Frames are the
+// bytes WriteEvents writes for the events' types and objects, among such
+// events as well, flushed once per call; EventObject finds each frame's
+// object in them.
+func TestStreamWriterFrames(t *testing.T) {
+	obj := []byte(`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","annotations":{"x":"\\"object\\":"}}}`)
+	for _, media := range []MediaType{JSON, Protobuf} {
+		events := []Event{{Type: "ADDED", Object: obj}, {Type: "MODIFIED", Object: obj}, {Type: "DELETED", Object: []byte("{}")}}
+		want := &flushCounter{ResponseRecorder: httptest.NewRecorder(), mark: true}
+		sw, err := NewStreamWriter(want, Result{MediaType: media})
+		if err != nil {
+			t.Fatal(err)
+		}
+		must(t, sw.WriteEvents(events[:2]))
+		must(t, sw.WriteEvents(events[2:]))
+
+		got := &flushCounter{ResponseRecorder: httptest.NewRecorder(), mark: true}
+		sw, err = NewStreamWriter(got, Result{MediaType: media})
+		if err != nil {
+			t.Fatal(err)
+		}
+		framed := make([]Event, len(events))
+		for i, e := range events {
+			f := AppendEvent(nil, media, e.Type, e.Object)
+			if o := EventObject(media, f); !bytes.Equal(o, e.Object) {
+				t.Errorf("%s: EventObject(AppendEvent(%s)) = %q; want %q", media, e.Type, o, e.Object)
+			}
+			framed[i] = Event{Type: "BOOKMARK", Frame: f}
+		}
+		// The first event by type and object, the others framed.
+		must(t, sw.WriteEvents([]Event{events[0], framed[1]}))
+		must(t, sw.WriteEvents(framed[2:]))
+		if !bytes.Equal(got.Body.Bytes(), want.Body.Bytes()) || got.flushes != want.flushes {
+			t.Errorf("%s: frames wrote %q with %d flushes; events %q with %d", media, got.Body, got.flushes, want.Body, want.flushes)
+		}
+	}
+	for _, bad := range []string{"", "{}", `{"type":"ADDED"}` + "\n", `{"type":"ADDED","object":{}}`} {
+		if o := EventObject(JSON, []byte(bad)); o != nil {
+			t.Errorf("EventObject(JSON, %q) = %q; want nil", bad, o)
+		}
+	}
+	for _, bad := range [][]byte{nil, {0, 0, 0, 9, 1}, {0, 0, 0, 1, 0xff}} {
+		if o := EventObject(Protobuf, bad); o != nil {
+			t.Errorf("EventObject(Protobuf, %x) = %q; want nil", bad, o)
+		}
 	}
 }

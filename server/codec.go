@@ -30,9 +30,11 @@ type codec struct {
 	// and PartialObjectMetadata carries: cached per version too, as kubectl
 	// reads little else.
 	metaJSON, metaProto *store.Encoding[Object]
-	// eventJSON and eventProto encode the objects of watch events;
-	// eventProto is nil without protobuf.
-	eventJSON, eventProto *eventEncoder
+	// eventJSON and eventProto encode the objects of watch events,
+	// eventJSONFrame and eventProtoFrame the events as their streams
+	// carry them; the protobuf ones are nil without protobuf.
+	eventJSON, eventProto           *eventEncoder
+	eventJSONFrame, eventProtoFrame *eventEncoder
 	// conv and convProto make Tables and PartialObjectMetadata; convProto
 	// also gives the protobuf form of metadata.
 	conv, convProto *negotiation.Converter[Object]
@@ -75,6 +77,7 @@ func newCodec(r *Resource, st *store.Store[Object], now func() time.Time, f *inf
 		return c.appendJSON(dst, o, r.TypedListItems)
 	})
 	c.eventJSON = &eventEncoder{c: c}
+	c.eventJSONFrame = &eventEncoder{c: c, frame: true}
 	if r.Protobuf() {
 		c.itemProto = store.NewEncoding(func(dst []byte, o Object) ([]byte, error) {
 			o, err := c.read(o)
@@ -84,6 +87,7 @@ func newCodec(r *Resource, st *store.Store[Object], now func() time.Time, f *inf
 			return o.(ProtoObject).AppendProto(dst), nil
 		})
 		c.eventProto = &eventEncoder{c: c, protobuf: true}
+		c.eventProtoFrame = &eventEncoder{c: c, protobuf: true, frame: true}
 	}
 	c.metaJSON = store.NewEncoding(func(dst []byte, o Object) ([]byte, error) {
 		return appendMetaJSON(dst, o.Meta())

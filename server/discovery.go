@@ -309,7 +309,7 @@ func buildDiscovery(resources []*Resource, defs *definitions, ver version.Info) 
 			verbs = customVerbs
 		}
 		hash := r.StorageVersionHash
-		if hash == "" {
+		if hash == "" && r.Create == nil { // one that stores nothing has none
 			hash = StorageVersionHash(r.Group, r.Version, r.Kind)
 		}
 		l.Resources = append(l.Resources, apiResource{

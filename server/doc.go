@@ -96,5 +96,7 @@
 // server serves the status (Resource.StatusSubresource) and scale
 // (Resource.Scale) subresources itself, and those a Resource names
 // (UpdateSubresources, ObjectSubresources, Subresources: a Pod's log or
-// eviction has a handler of its own); the others answer 404.
+// eviction has a handler of its own); the others answer 404. A resource
+// that keeps no objects and answers a create by acting on others, as
+// kube-apiserver's bindings, sets Resource.Create.
 package server

@@ -119,10 +119,12 @@ func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 // provided` for get, update and patch); an empty namespace of a built-in
 // resource (/api/v1/namespaces//configmaps lists and watches every
 // namespace; with a name, or a deletecollection that finds something to
-// delete, it is 400 `Namespace parameter required.`); a custom
-// resource's paths, read as kube-apiserver's request info reads them.
-// Elsewhere it is a 404, and so is a create in an empty namespace, a 422
-// on a cluster. Where two errors apply, the order of a cluster's checks
+// delete, it is 400 `Namespace parameter required.`; a create decodes
+// its body, drops the body's namespace and is refused by validation,
+// 422 `metadata.namespace: Required value`); a custom resource's paths,
+// read as kube-apiserver's request info reads them (with an empty
+// namespace, only a list or watch is served). Elsewhere it is a 404.
+// Where two errors apply, the order of a cluster's checks
 // is followed for those of the router (405, 406, 415) and of a patch's
 // media type; the others' order may differ.
 //
@@ -453,6 +455,21 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t *target) error
 	res, opts, o, err := s.readWrite(w, r, t.res, negotiation.CreateOptions)
 	if err != nil {
 		return err
+	}
+	if create := t.res.def.Create; create != nil {
+		m := o.Meta()
+		if err := ensureNamespace(t, m); err != nil {
+			return err
+		}
+		// The system fields a client may not set, which kube-apiserver's
+		// create handler wipes before any storage sees the object.
+		m.UID, m.CreationTimestamp, m.DeletionTimestamp, m.DeletionGracePeriodSeconds = "", meta.Time{}, nil, nil
+		if err := create(r.Context(), CreateRequest{Object: o, Namespace: t.namespace, DryRun: opts.DryRun, Server: s}); err != nil {
+			return err
+		}
+		// kube-apiserver's create handler gives the Status the code.
+		return s.writeSuccess(w, r, res, http.StatusCreated, status.Status{Kind: "Status", APIVersion: "v1",
+			Status: status.StatusSuccess, Code: http.StatusCreated})
 	}
 	// The result is only encoded: the stored object itself will do, and
 	// shares its encodings with the watchers of the write.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/apisem/apisem/metrics"
+	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/server/connlimit"
 	"github.com/apisem/apisem/status"
@@ -185,20 +186,25 @@ func (s *Server) earlyMetric(r *http.Request, rq *request, code int) (rm metrics
 	return rm, true
 }
 
-// watchEventMetric wraps a watch's encoder so that each event it encodes
-// is reported; nil Options.Hooks.Metrics leaves it as it is.
-func (s *Server) watchEventMetric(t *target, encode func(*watch.Message[Object]) ([]byte, error)) func(*watch.Message[Object]) ([]byte, error) {
+// watchEventMetric wraps a watch's encoder, whose frames are in media, so
+// that each event it encodes is reported with the size of its object, as
+// Kubernetes reports it; nil Options.Hooks.Metrics leaves it as it is.
+func (s *Server) watchEventMetric(t *target, media negotiation.MediaType, encode func(*watch.Message[Object]) (negotiation.Event, error)) func(*watch.Message[Object]) (negotiation.Event, error) {
 	m := s.opts.Hooks.Metrics
 	if m == nil {
 		return encode
 	}
 	def := t.res.def
-	return func(msg *watch.Message[Object]) ([]byte, error) {
-		b, err := encode(msg)
+	return func(msg *watch.Message[Object]) (negotiation.Event, error) {
+		ev, err := encode(msg)
 		if err == nil {
-			m.WatchEvent(def.Group, def.Version, def.Plural, len(b))
+			obj := ev.Object
+			if ev.Frame != nil {
+				obj = negotiation.EventObject(media, ev.Frame)
+			}
+			m.WatchEvent(def.Group, def.Version, def.Plural, len(obj))
 		}
-		return b, err
+		return ev, err
 	}
 }
 

@@ -331,7 +331,25 @@ func addPaths(paths map[string]*openAPIPath, r *Resource, v3 bool) {
 		}
 		paths[collection+"/{name}/scale"] = p
 	}
-	if r.Namespaced {
+	// Only the operations of the verbs served, as a cluster documents
+	// the routes it has: no deletecollection of namespaces, the POST
+	// alone of bindings.
+	coll, item := paths[collection], paths[collection+"/{name}"]
+	for _, o := range []struct {
+		op **openAPIOp
+		v  verb
+	}{{&coll.Get, verbList}, {&coll.Post, verbCreate}, {&coll.Delete, verbDeleteCollection},
+		{&item.Get, verbGet}, {&item.Put, verbUpdate}, {&item.Patch, verbPatch}, {&item.Delete, verbDelete}} {
+		if !r.serves(o.v) {
+			*o.op = nil
+		}
+	}
+	for p, ops := range map[string]*openAPIPath{collection: coll, collection + "/{name}": item} {
+		if ops.Get == nil && ops.Put == nil && ops.Post == nil && ops.Delete == nil && ops.Patch == nil {
+			delete(paths, p)
+		}
+	}
+	if r.Namespaced && r.serves(verbList) {
 		paths[base+"/"+r.Plural] = &openAPIPath{
 			Get: op("list", "list", "list or watch objects of kind "+r.Kind, nil, nil,
 				params(v3, listParams...), responses(list, "200")),
@@ -359,7 +377,10 @@ func buildOpenAPI(resources []*Resource, defs *definitions, version string) (roo
 			gvs[p] = gvkExt{Group: r.Group, Version: r.Version}
 			roots[p] = []string{openapi.StatusSchema, openapi.DeleteOptionsSchema, openapi.WatchEventSchema, openapi.PatchSchema}
 		}
-		roots[p] = append(roots[p], r.schemaName(), r.listSchemaName())
+		roots[p] = append(roots[p], r.schemaName())
+		if r.serves(verbList) {
+			roots[p] = append(roots[p], r.listSchemaName())
+		}
 		if r.Scale != nil {
 			roots[p] = append(roots[p], scaleSchemaName)
 		}

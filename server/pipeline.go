@@ -368,6 +368,23 @@ func (s *Server) current(ctx context.Context, t *target, cur Object) (stored, ol
 	return v, old, nil
 }
 
+// distinct returns the first of each error of errs with the same text,
+// in order (Kubernetes' ErrorList.ToAggregate keeps the same ones).
+func distinct(errs []status.FieldError) []status.FieldError {
+	if len(errs) < 2 {
+		return errs
+	}
+	seen := make(map[string]bool, len(errs))
+	out := errs[:0:0]
+	for _, e := range errs {
+		if t := e.Error(); !seen[t] {
+			seen[t] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // validate runs Kubernetes' metadata validation and the resource's own
 // of a create (old nil) or an update, as a 422 Invalid.
 func validate(rs *resource, o, old Object) error {
@@ -403,6 +420,9 @@ func validate(rs *resource, o, old Object) error {
 	}
 	if len(errs) == 0 {
 		return nil
+	}
+	if rs.def.DistinctErrors {
+		errs = distinct(errs)
 	}
 	name := m.Name
 	if name == "" && old == nil {

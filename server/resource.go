@@ -98,6 +98,21 @@ type Resource struct {
 	// of the objects' replicas (see ScaleSubresource).
 	Scale *ScaleSubresource
 
+	// Create, when set, makes the resource one that keeps no objects and
+	// answers a create by acting on other resources, as kube-apiserver's
+	// bindings (a Binding binds the Pod it names to a node): a POST to
+	// its collection is read as any create's (media types, write
+	// options, field validation, decoding; a namespace in the body must
+	// be the URL's; uid, creationTimestamp, deletionTimestamp and
+	// deletionGracePeriodSeconds are dropped, as a cluster's create
+	// handler drops them), then given to Create instead of the write pipeline
+	// and, if Create returns no error, answered with a Status of success
+	// and code 201, as kube-apiserver answers. Its Verbs must be just
+	// create: its store stays empty, and discovery gives it no
+	// storageVersionHash. The object is not put to Admit or
+	// Options.Admission.
+	Create func(ctx context.Context, req CreateRequest) error
+
 	// Verbs are the verbs the resource serves, of create, delete,
 	// deletecollection, get, list, patch, update and watch; nil means all
 	// of them. A request for another verb gets the router's 405, as
@@ -283,11 +298,33 @@ type Resource struct {
 	Prepare func(obj, old Object)
 	// Validate checks obj (old as for Prepare), after Prepare.
 	Validate func(obj, old Object) []status.FieldError
+	// DistinctErrors reports each validation error of a write once, by
+	// its text, the first time it occurs, as kube-apiserver does for its
+	// built-in kinds, whose declarative validation step keeps only the
+	// distinct errors: a bad label, which the metadata rules of a create
+	// and of an update both check (validation.ValidateUpdate), or two
+	// labels with the same bad value, give one cause. Without it every
+	// error is a cause, as a custom resource's are on a cluster.
+	DistinctErrors bool
 	// Warnings, when set, returns the warnings of a valid create or
 	// update of obj (old as for Prepare), as a Kubernetes strategy's
 	// WarningsOnCreate and WarningsOnUpdate: the client gets them in
 	// Warning headers.
 	Warnings func(obj, old Object) []string
+}
+
+// CreateRequest is what Resource.Create is asked.
+type CreateRequest struct {
+	// Object is the decoded body, its namespace the URL's.
+	Object Object
+	// Namespace is the URL's namespace: "" for a namespaced resource's
+	// empty namespace (namespaces//bindings), which Create refuses as
+	// kube-apiserver's storage does (400 `Namespace parameter required.`).
+	Namespace string
+	// DryRun: dryRun=All, which must change nothing.
+	DryRun bool
+	// Server is the server, whose other resources Create acts on.
+	Server *Server
 }
 
 // GroupVersion returns "group/version", or the version alone for the core

@@ -166,15 +166,13 @@ func (s *Server) route(method string, rq *request) (*target, error) {
 		// a handler this server serves the same way: an empty name before
 		// a subresource, whose get, update and patch answer that the name
 		// must be provided (serveTarget), whatever the query; and an
-		// empty namespace, which lists and watches every namespace, and
-		// which the handlers of one object and deletecollection refuse.
+		// empty namespace, which lists and watches every namespace, which
+		// the handlers of one object and deletecollection refuse, and in
+		// which a create fails validation (metadata.namespace is
+		// required).
 		emptyNS = rq.nsPrefix && t.namespace == ""
 		switch {
 		case rq.tooLong || rq.info.Resource == "" || emptyNS && t.name == "" && t.sub != "":
-			return nil, errNotFound()
-		case emptyNS && method == http.MethodPost && t.name == "":
-			// A cluster creates nothing either (its 422 for the missing
-			// namespace is not reproduced).
 			return nil, errNotFound()
 		case emptyNS:
 			t.noNamespace = true
@@ -191,6 +189,12 @@ func (s *Server) route(method string, rq *request) (*target, error) {
 		return nil, errNotFound()
 	case res.def.Namespaced && t.namespace == "" && !collection && !emptyNS:
 		// /api/v1/configmaps/<name>: there is no such object path.
+		return nil, errNotFound()
+	case t.sub == "" && !collection && !res.def.servesAny(verbGet, verbUpdate, verbPatch, verbDelete),
+		t.legacyWatch && !res.def.serves(verbWatch),
+		res.def.Namespaced && t.namespace == "" && !emptyNS && !res.def.servesAny(verbList, verbWatch):
+		// kube-apiserver's router has no route where the resource serves
+		// no verb (an object of bindings, which serve create alone).
 		return nil, errNotFound()
 	case t.sub != "" && (t.legacyWatch || !served):
 		// No other subresource is served; say so rather than act on the

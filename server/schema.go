@@ -189,8 +189,11 @@ func (d *definitions) with(resources []*Resource) (*definitions, error) {
 		if err := add(r.schemaName(), objectSchema(schema)); err != nil {
 			return nil, err
 		}
-		if err := add(r.listSchemaName(), listSchema(r)); err != nil {
-			return nil, err
+		if r.serves(verbList) { // a resource without lists has no list type
+			if err := add(r.listSchemaName(), listSchema(r)); err != nil {
+				return nil, err
+			}
+			n.gvks[r.listSchemaName()] = append(n.gvks[r.listSchemaName()], gvkExt{r.Group, r.ListKind, r.Version})
 		}
 		if r.Scale != nil {
 			// The scale subresource's autoscaling/v1 Scale.
@@ -205,7 +208,6 @@ func (d *definitions) with(resources []*Resource) (*definitions, error) {
 			}
 		}
 		n.gvks[r.schemaName()] = append(n.gvks[r.schemaName()], gvkExt{r.Group, r.Kind, r.Version})
-		n.gvks[r.listSchemaName()] = append(n.gvks[r.listSchemaName()], gvkExt{r.Group, r.ListKind, r.Version})
 		if !n.gvs[r.GroupVersion()] {
 			// DeleteOptions and WatchEvent are kinds of every group version.
 			n.gvs[r.GroupVersion()] = true

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -538,6 +539,9 @@ func closeAll(rs []*resource) {
 
 // newResource makes d's storage, codec and broadcaster.
 func (s *Server) newResource(d *Resource) (*resource, error) {
+	if d.Create != nil && !slices.Equal(d.Verbs, []string{"create"}) {
+		return nil, fmt.Errorf("server: resource %s/%s has Create and serves %q: a resource with Create serves create alone", d.GroupVersion(), d.Plural, d.Verbs)
+	}
 	r := &resource{def: d, gr: status.GroupResource{Group: d.Group, Resource: d.Plural}, fields: newFieldManager(d)}
 	fields := make(map[string]func(Object) string, len(d.Fields))
 	for k, f := range d.Fields {

@@ -317,15 +317,18 @@ func TestTranscriptDiscoveryForms(t *testing.T) {
 	replay(t, s, "discovery-forms")
 }
 
-// An empty namespace in a built-in resource's path lists and watches
-// every namespace; the handlers of one object and deletecollection refuse
-// it with a 400.
+// An empty namespace in a resource's path lists and watches every
+// namespace; for a built-in resource, the handlers of one object and
+// deletecollection refuse it with a 400 and a create with the 422 of
+// validation; a custom resource's other verbs are Go's plain 404.
 func TestTranscriptEmptyNamespace(t *testing.T) {
 	s := newTestServer(t, Options{Resources: []*Resource{
 		{Version: "v1", Kind: "Pod", ListKind: "PodList", Plural: "pods", Singular: "pod",
 			Namespaced: true, StatusSubresource: true, New: func() Object { return &configMap{} }},
 		{Version: "v1", Kind: "ConfigMap", ListKind: "ConfigMapList", Plural: "configmaps", Singular: "configmap",
 			Namespaced: true, New: func() Object { return &configMap{} }},
+		{Group: "example.com", Version: "v1", Kind: "Widget", ListKind: "WidgetList", Plural: "widgets", Singular: "widget",
+			Namespaced: true, StatusSubresource: true, Custom: true, TypedListItems: true, New: func() Object { return &configMap{} }},
 	}})
 	replay(t, s, "empty-namespace")
 }

@@ -10,6 +10,11 @@ func (r *Resource) verbs() []string {
 	return r.Verbs
 }
 
+// servesAny reports whether r serves one of vs.
+func (r *Resource) servesAny(vs ...verb) bool {
+	return slices.ContainsFunc(vs, r.serves)
+}
+
 // serves reports whether r serves v (Resource.Verbs).
 func (r *Resource) serves(v verb) bool {
 	return r.Verbs == nil || slices.Contains(r.Verbs, string(v))

@@ -23,12 +23,39 @@ import (
 // again. Conversions (Table, PartialObjectMetadata) are per stream
 // instead: a Table stream sends its column definitions only in its first
 // event.
+//
+// With frame set it encodes the whole event as the stream carries it
+// (negotiation.AppendEvent): a watcher then writes the bytes every other
+// watcher of the change writes, with no framing or copy of its own. The
+// frames serve protobuf and built-in kinds' JSON, whose event objects are
+// copies made for the event anyway; a custom resource's JSON event stays
+// its list item, shared with lists, and each stream frames it.
 type eventEncoder struct {
 	c        *codec
 	protobuf bool
+	frame    bool
 }
 
 func (e *eventEncoder) AppendEvent(dst []byte, typ watch.EventType, o Object) ([]byte, error) {
+	if !e.frame {
+		return e.appendObject(dst, typ, o)
+	}
+	obj, err := e.appendObject(nil, typ, o)
+	if err != nil {
+		return dst, err
+	}
+	media := negotiation.JSON
+	if e.protobuf {
+		media = negotiation.Protobuf
+	}
+	if dst == nil {
+		// Room for the object and the framing around it.
+		dst = make([]byte, 0, len(obj)+len(typ)+32)
+	}
+	return negotiation.AppendEvent(dst, media, string(typ), obj), nil
+}
+
+func (e *eventEncoder) appendObject(dst []byte, typ watch.EventType, o Object) ([]byte, error) {
 	if typ == watch.Bookmark && !e.protobuf && e.c.res.TypedListItems {
 		// A custom resource's bookmark is kind, apiVersion and metadata
 		// alone, as Kubernetes' unstructured bookmark objects are, not
@@ -98,21 +125,33 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t *target, opts r
 			}
 		}
 	}
-	var encode func(*watch.Message[Object]) ([]byte, error)
-	switch {
+	// encode returns an event for the stream: a frame every watcher of
+	// the resource shares, or, for a custom resource's JSON, whose
+	// encoding is its list item's, and for a stream of Tables or
+	// metadata, an object the stream frames.
+	var encode func(*watch.Message[Object]) (negotiation.Event, error)
+	switch c := t.res.codec; {
 	case res.Target != negotiation.TargetNone:
 		inc, err := include(r, res)
 		if err != nil {
 			return err
 		}
-		conv := t.res.codec.converter(res.MediaType).NewWatchEncoder(res, inc)
-		encode = func(m *watch.Message[Object]) ([]byte, error) { return conv.Encode(m.Object()) }
+		conv := c.converter(res.MediaType).NewWatchEncoder(res, inc)
+		encode = func(m *watch.Message[Object]) (negotiation.Event, error) {
+			obj, err := conv.Encode(m.Object())
+			return negotiation.Event{Type: string(m.Type()), Object: obj}, err
+		}
 	case res.MediaType == negotiation.Protobuf:
-		encode = func(m *watch.Message[Object]) ([]byte, error) { return m.Encoded(t.res.codec.eventProto) }
+		encode = framedEvents(c.eventProtoFrame)
+	case c.res.TypedListItems:
+		encode = func(m *watch.Message[Object]) (negotiation.Event, error) {
+			obj, err := m.Encoded(c.eventJSON)
+			return negotiation.Event{Type: string(m.Type()), Object: obj}, err
+		}
 	default:
-		encode = func(m *watch.Message[Object]) ([]byte, error) { return m.Encoded(t.res.codec.eventJSON) }
+		encode = framedEvents(c.eventJSONFrame)
 	}
-	encode = s.watchEventMetric(t, encode)
+	encode = s.watchEventMetric(t, res.MediaType, encode)
 
 	ns := t.namespace
 	filter := func(o Object) bool {
@@ -121,7 +160,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t *target, opts r
 	// Establish the watch, start revision and initial state included,
 	// before the response begins, as Kubernetes does: a client that has
 	// the 200 may count on its watch covering every write it makes next.
-	wt := t.res.bcast.Watch(r.Context(), d, filter)
+	wt := t.res.bcast.WatchKeys(r.Context(), d, filter, watchKeys(t.res, ns, fields))
 	defer wt.Stop()
 	wd := s.watchDeadline(w, wt.Deadline())
 	defer wd.finish()
@@ -134,6 +173,34 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t *target, opts r
 		s.log.Error("encoding a watch event", "err", err, "resource", t.res.gr.String())
 	}
 	return nil
+}
+
+// watchKeys returns where the objects of a watch of namespace ns ("" for
+// all) with the field selector fields are kept: the collection, one
+// namespace's part of it (also when the selector pins
+// metadata.namespace, as a list reads it), or the one key that
+// metadata.name pins there. Its initial events read those keys alone.
+func watchKeys(rs *resource, ns string, fields selector.Fields) watch.KeyRange {
+	if !rs.def.Namespaced {
+		ns = ""
+	} else if v, ok := fields.RequiresExactMatch("metadata.namespace"); ok && ns == "" {
+		ns = v
+	}
+	if name, ok := fields.RequiresExactMatch("metadata.name"); ok && (ns != "" || !rs.def.Namespaced) {
+		// Keys hold no NUL: the key is alone in [key, key+"\x00").
+		k := rs.store.Key(ns, name)
+		return watch.KeyRange{Start: k, End: k + "\x00"}
+	}
+	p := rs.store.Prefix(ns)
+	return watch.KeyRange{Start: p, End: store.PrefixEnd(p)}
+}
+
+// framedEvents returns the encoder of a stream that writes enc's frames.
+func framedEvents(enc *eventEncoder) func(*watch.Message[Object]) (negotiation.Event, error) {
+	return func(m *watch.Message[Object]) (negotiation.Event, error) {
+		f, err := m.Encoded(enc)
+		return negotiation.Event{Frame: f}, err
+	}
 }
 
 // syncWithin has a replica catch up with its source before a watch
@@ -158,7 +225,7 @@ func syncWithin(ctx context.Context, sy store.Syncer, timeout time.Duration) err
 // after maxBatch events. Only an encoding failure is returned: the end of
 // a watch or of its response is its normal end. arm sets the deadline of
 // each write.
-func streamEvents(sw *negotiation.StreamWriter, wt *watch.Watcher[Object], encode func(*watch.Message[Object]) ([]byte, error), arm func()) error {
+func streamEvents(sw *negotiation.StreamWriter, wt *watch.Watcher[Object], encode func(*watch.Message[Object]) (negotiation.Event, error), arm func()) error {
 	batch := make([]negotiation.Event, 0, 8)
 	for {
 		m, ok := wt.Next()
@@ -172,11 +239,11 @@ func streamEvents(sw *negotiation.StreamWriter, wt *watch.Watcher[Object], encod
 			}
 			return nil
 		}
-		obj, err := encode(m)
+		ev, err := encode(m)
 		if err != nil {
 			return err
 		}
-		batch = append(batch, negotiation.Event{Type: string(m.Type()), Object: obj})
+		batch = append(batch, ev)
 		if !wt.More() || len(batch) == maxBatch {
 			arm()
 			if sw.WriteEvents(batch) != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,31 +36,114 @@ import (
 // handlers are runnable the runtime polls the network rarely, so a
 // reader here wakes later than httpbench's, in a process of its own, and
 // the first-reader time is longer than it is there.
+//
+// BenchmarkWatchFanOutFloor is the floor to compare it with, in the same
+// run: the same clients and writes, served by a bare net/http handler that
+// writes each event line, of the same size, from the watch's goroutine.
 func BenchmarkWatchFanOut(b *testing.B) {
-	const watchers = 1000
 	_, base := servertest.New(b, server.Options{Resources: []*server.Resource{gizmos}})
 	coll := base + "/apis/demo.io/v1/namespaces/ns/gizmos"
 	tr := &http.Transport{MaxIdleConnsPerHost: 16, DisableCompression: true}
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr}
-	do := func(method, url, ctype, body string, want int) {
-		req, err := http.NewRequest(method, url, strings.NewReader(body))
-		if err != nil {
-			b.Fatal(err)
-		}
-		req.Header.Set("Content-Type", ctype)
-		resp, err := client.Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		got, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != want {
-			b.Fatalf("%s %s: %d %s", method, url, resp.StatusCode, got)
-		}
-	}
-	do("POST", coll, "application/json", `{"metadata":{"name":"target"},"spec":{"color":"red"}}`, http.StatusCreated)
+	fanOutDo(b, client, "POST", coll, "application/json", `{"metadata":{"name":"target"},"spec":{"color":"red"}}`, http.StatusCreated)
+	benchFanOut(b, client, coll+"?watch=1&fieldSelector=metadata.name%3Dtarget", func(i string) {
+		fanOutDo(b, client, "PATCH", coll+"/target", "application/merge-patch+json", `{"metadata":{"labels":{"i":"`+i+`"}}}`, http.StatusOK)
+	})
+}
 
+func BenchmarkWatchFanOutFloor(b *testing.B) {
+	// The size of the gizmo's MODIFIED line, which the bare handler's
+	// lines match.
+	_, base := servertest.New(b, server.Options{Resources: []*server.Resource{gizmos}})
+	coll := base + "/apis/demo.io/v1/namespaces/ns/gizmos"
+	tr := &http.Transport{MaxIdleConnsPerHost: 16, DisableCompression: true}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
+	fanOutDo(b, client, "POST", coll, "application/json", `{"metadata":{"name":"target"},"spec":{"color":"red"}}`, http.StatusCreated)
+	fanOutDo(b, client, "PATCH", coll+"/target", "application/merge-patch+json", `{"metadata":{"labels":{"i":"1"}}}`, http.StatusOK)
+	resp, err := client.Get(coll + "/target")
+	if err != nil {
+		b.Fatal(err)
+	}
+	obj, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	size := len(`{"type":"MODIFIED","object":}`+"\n") + len(bytes.TrimSpace(obj))
+
+	var (
+		mu   sync.Mutex
+		subs = map[chan []byte]struct{}{}
+	)
+	line := func(typ, i string) []byte {
+		l := []byte(`{"type":"` + typ + `","object":{"metadata":{"labels":{"i":"` + i + `"}},"pad":"`)
+		l = append(l, bytes.Repeat([]byte{'x'}, max(0, size-len(l)-4))...)
+		return append(l, `"}}`+"\n"...)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == "POST" {
+			l := line("MODIFIED", r.URL.Query().Get("i"))
+			mu.Lock()
+			for c := range subs {
+				select {
+				case c <- l:
+				default:
+				}
+			}
+			mu.Unlock()
+			return
+		}
+		c := make(chan []byte, 128)
+		mu.Lock()
+		subs[c] = struct{}{}
+		mu.Unlock()
+		defer func() {
+			mu.Lock()
+			delete(subs, c)
+			mu.Unlock()
+		}()
+		w.Header().Set("Content-Type", "application/json")
+		rc := http.NewResponseController(w)
+		w.Write(line("ADDED", "0"))
+		rc.Flush()
+		for {
+			select {
+			case l := <-c:
+				w.Write(l)
+				rc.Flush()
+			case <-r.Context().Done():
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	defer srv.CloseClientConnections()
+	benchFanOut(b, client, srv.URL+"/watch", func(i string) {
+		fanOutDo(b, client, "POST", srv.URL+"/write?i="+i, "text/plain", "", http.StatusOK)
+	})
+}
+
+func fanOutDo(b *testing.B, client *http.Client, method, url, ctype, body string, want int) {
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		b.Fatal(err)
+	}
+	req.Header.Set("Content-Type", ctype)
+	resp, err := client.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != want {
+		b.Fatalf("%s %s: %d %s", method, url, resp.StatusCode, got)
+	}
+}
+
+// benchFanOut opens 1,000 watches of watchURL, whose first line each is
+// the initial event, and measures write(i) until every watcher has read a
+// line with the label i:"<i>".
+func benchFanOut(b *testing.B, client *http.Client, watchURL string, write func(i string)) {
+	const watchers = 1000
 	// round is one write the watchers wait for.
 	type round struct {
 		mark    []byte // the label value the write sets, as it appears in the event
@@ -80,7 +164,7 @@ func BenchmarkWatchFanOut(b *testing.B) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			req, _ := http.NewRequestWithContext(ctx, "GET", coll+"?watch=1&fieldSelector=metadata.name%3Dtarget", nil)
+			req, _ := http.NewRequestWithContext(ctx, "GET", watchURL, nil)
 			req.Header.Set("Accept", "application/json")
 			resp, err := client.Do(req)
 			if err != nil {
@@ -134,7 +218,7 @@ func BenchmarkWatchFanOut(b *testing.B) {
 		r.left.Store(watchers)
 		cur.Store(r)
 		start := time.Now().UnixNano()
-		do("PATCH", coll+"/target", "application/merge-patch+json", `{"metadata":{"labels":{"i":"`+i+`"}}}`, http.StatusOK)
+		write(i)
 		<-r.allSeen
 		firsts = append(firsts, time.Duration(r.first.Load()-start))
 		lasts = append(lasts, time.Duration(r.last.Load()-start))

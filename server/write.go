@@ -167,7 +167,7 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, t *target) error
 		// of built-in and custom resources alike (kube-apiserver 1.37.1:
 		// DELETE .../widgets/a => {"kind":"Status",...,"status":"Success",
 		// "details":{"name":"a","group":"example.com","kind":"widgets","uid":...}}).
-		return s.writeSuccess(w, r, res, status.NewSuccess(&status.Details{
+		return s.writeSuccess(w, r, res, http.StatusOK, status.NewSuccess(&status.Details{
 			Name: t.name, Group: t.res.gr.Group, Kind: t.res.gr.Resource, UID: o.Meta().UID}))
 	case !deleted && accepted:
 		return s.writeObject(w, r, http.StatusAccepted, t.res, res, o)
@@ -220,10 +220,11 @@ func (s *Server) deleteObject(ctx context.Context, t *target, name string, opts 
 	}
 }
 
-// writeSuccess writes a Status Success (the answer to a deletion). It is
-// never converted: a client that asked for a Table gets the Status in the
-// Table's media type.
-func (s *Server) writeSuccess(w http.ResponseWriter, r *http.Request, res negotiation.Result, st status.Status) error {
+// writeSuccess writes a Status Success (the answer to a deletion, or to
+// a Resource.Create) with HTTP status code. It is never converted: a
+// client that asked for a Table gets the Status in the Table's media
+// type.
+func (s *Server) writeSuccess(w http.ResponseWriter, r *http.Request, res negotiation.Result, code int, st status.Status) error {
 	res.Target = negotiation.TargetNone
 	noteSuccess(w, &st)
 	j, err := json.Marshal(st)
@@ -238,7 +239,7 @@ func (s *Server) writeSuccess(w http.ResponseWriter, r *http.Request, res negoti
 	if err != nil {
 		return err
 	}
-	s.respond(w, r, res, http.StatusOK, body)
+	s.respond(w, r, res, code, body)
 	return nil
 }
 

@@ -54,7 +54,8 @@
 // out read-only. Source and Store implement watch.EventCache: a whole
 // watch event is serialized once per version, encoder and event type,
 // whether the live stream, a watcher's initial events or its catch-up
-// asks for it.
+// asks for it. Source also implements watch.RangeSource: the initial
+// events of a watch of one object or namespace read those keys alone.
 //
 // # Snapshots and memory
 //

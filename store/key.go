@@ -34,6 +34,10 @@ func CollectionPrefix(prefix, namespace string) string {
 	return prefix + "/" + namespace + "/"
 }
 
+// PrefixEnd returns the smallest key greater than every key starting with
+// prefix ("" if there is none): the end of the range of a prefix.
+func PrefixEnd(prefix string) string { return prefixEnd(prefix) }
+
 // prefixEnd returns the smallest key greater than every key starting with
 // prefix ("" if there is none), so that a range scan can stop there.
 func prefixEnd(prefix string) string {

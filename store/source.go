@@ -23,6 +23,8 @@ type Source[T meta.Object] struct {
 	end    string // "" means no upper bound
 }
 
+var _ watch.RangeSource[meta.Object] = (*Source[meta.Object])(nil)
+
 // Source returns the watch source of the keys that start with prefix.
 func (s *Store[T]) Source(prefix string) *Source[T] {
 	return &Source[T]{s: s, prefix: prefix, end: prefixEnd(prefix)}
@@ -96,6 +98,25 @@ func eventOf[T meta.Object](v *version[T]) watch.Event[T] {
 // yielded so far are incomplete) and an error wrapping
 // rv.ErrFutureRevision if at is newer than the Store.
 func (src *Source[T]) Snapshot(at rv.Version, yield func(key string, obj T) bool) error {
+	return src.snapshot(at, src.prefix, src.end, yield)
+}
+
+// SnapshotRange is Snapshot of the keys in [start, end) under the prefix
+// (end "" for no upper bound): it seeks to start and stops at end, so
+// it reads those keys alone (watch.RangeSource).
+func (src *Source[T]) SnapshotRange(at rv.Version, start, end string, yield func(key string, obj T) bool) error {
+	lo, hi := src.prefix, src.end
+	if start > lo {
+		lo = start
+	}
+	if end != "" && (hi == "" || end < hi) {
+		hi = end
+	}
+	return src.snapshot(at, lo, hi, yield)
+}
+
+// snapshot walks the keys in [lo, hi) (hi "" for no upper bound).
+func (src *Source[T]) snapshot(at rv.Version, lo, hi string, yield func(key string, obj T) bool) error {
 	s := src.s
 	r := uint64(at)
 	if cur := s.rev.Load(); r > cur {
@@ -106,8 +127,8 @@ func (src *Source[T]) Snapshot(at rv.Version, yield func(key string, obj T) bool
 		return s.compactedError(r)
 	}
 	var c cursor[T]
-	x.seek(&c, src.prefix)
-	for e := c.next(); e != nil && (src.end == "" || e.key < src.end); e = c.next() {
+	x.seek(&c, lo)
+	for e := c.next(); e != nil && (hi == "" || e.key < hi); e = c.next() {
 		if v := e.at(r); v != nil && !yield(e.key, v.obj) {
 			break
 		}

@@ -130,8 +130,12 @@ func PrepareForUpdate(newMeta, oldMeta *meta.ObjectMeta) {
 //     are not re-checked on update).
 //
 // Labels, annotations, owner references and managed fields are thus
-// checked twice, and a bad one gives two equal causes, as in Kubernetes;
-// status.NewInvalid prints each distinct error once in the message. A
+// checked twice, and a bad one gives two equal causes, as Kubernetes'
+// generic checks give them (a custom resource's 422 lists them all);
+// status.NewInvalid prints each distinct error once in the message. For
+// its built-in kinds, kube-apiserver keeps only the distinct errors
+// (their declarative validation step does), and so does a server whose
+// resource sets server.Resource.DistinctErrors. A
 // resource's own name rule (for instance NameIsDNSSubdomain) need not be
 // rerun on update, since the name cannot change.
 func ValidateUpdate(newMeta, oldMeta *meta.ObjectMeta, namespaced bool) []status.FieldError {

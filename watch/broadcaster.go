@@ -532,9 +532,22 @@ func (b *Broadcaster[T]) timeout(timeout time.Duration) time.Duration {
 // its timeout passes (d.Timeout if positive; the default window if 0; at
 // once if negative), on Stop, or on Close.
 func (b *Broadcaster[T]) Watch(ctx context.Context, d rv.Watch, filter Filter[T]) *Watcher[T] {
+	return b.WatchKeys(ctx, d, filter, KeyRange{})
+}
+
+// KeyRange is the keys [Start, End) of the objects a watch can want; an
+// empty End has no upper bound, and the zero KeyRange is every key.
+type KeyRange struct{ Start, End string }
+
+// WatchKeys is Watch for a caller that knows where the objects its filter
+// wants are: every one of them has its key in keys (the filter rejects
+// the others). It changes nothing that the watch delivers; its initial
+// events are read from keys alone when the Source is a RangeSource.
+func (b *Broadcaster[T]) WatchKeys(ctx context.Context, d rv.Watch, filter Filter[T], keys KeyRange) *Watcher[T] {
 	w := &Watcher[T]{
 		b:       b,
 		filter:  filter,
+		keys:    keys,
 		d:       d,
 		done:    make(chan struct{}),
 		wake:    make(chan struct{}, 1),

@@ -117,6 +117,11 @@
 // is encoded once per change for the watchers of the live stream and the
 // window, and per watcher beyond them.
 //
+// Initial events come from Source.Snapshot, which walks the whole
+// Source; a watch of one object or namespace started with WatchKeys, on
+// a Source that implements RangeSource, reads only the keys of its
+// range instead.
+//
 // # Goroutines
 //
 // A Broadcaster runs one goroutine, its dispatcher, which Close stops and

@@ -57,6 +57,16 @@ type Source[T any] interface {
 	Snapshot(at rv.Version, yield func(key string, obj T) bool) error
 }
 
+// RangeSource is an optional capability of a Source: SnapshotRange is
+// Snapshot of the keys in [start, end) alone (end "" for no upper bound),
+// read without walking the others. A Broadcaster uses it for the initial
+// events of a watch whose objects lie in a KeyRange (WatchKeys), so that
+// a watch of one object, or of one namespace, costs in proportion to
+// those objects rather than to the whole Source.
+type RangeSource[T any] interface {
+	SnapshotRange(at rv.Version, start, end string, yield func(key string, obj T) bool) error
+}
+
 // EventCache is an optional capability of a Source: serialized events
 // cached per stored object version and shared with every reader of the
 // Source. A Broadcaster tests for it at run time (as net/http tests a

@@ -26,6 +26,7 @@ type Watcher[T any] struct {
 	b      *Broadcaster[T]
 	filter Filter[T]
 	d      rv.Watch
+	keys   KeyRange // where the objects filter wants are (WatchKeys)
 
 	// done is closed by Stop (with b.mu held).
 	done chan struct{}
@@ -517,9 +518,15 @@ func (w *Watcher[T]) start(ctx context.Context) error {
 	if !d.InitialEvents {
 		return nil
 	}
+	snapshot := b.src.Snapshot
+	if rs, ok := b.src.(RangeSource[T]); ok && w.keys != (KeyRange{}) {
+		snapshot = func(at rv.Version, yield func(string, T) bool) error {
+			return rs.SnapshotRange(at, w.keys.Start, w.keys.End, yield)
+		}
+	}
 	for tries := 0; ; tries++ {
 		w.initial = w.initial[:0]
-		err := b.src.Snapshot(at, func(key string, obj T) bool {
+		err := snapshot(at, func(key string, obj T) bool {
 			if w.filter == nil || w.filter(obj) {
 				w.initial = append(w.initial, keyed[T]{key, obj})
 			}

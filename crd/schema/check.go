@@ -221,8 +221,10 @@ func goSchemaOf(s *JSONSchemaProps) *goSchema {
 	}
 	if s.Properties != nil {
 		g.Properties = make(map[string]goSchema, len(s.Properties))
-		for k, p := range s.Properties {
-			g.Properties[k] = *goSchemaOf(&p)
+		p := new(JSONSchemaProps) // one copy for all: goSchemaOf keeps nothing of it
+		for k := range s.Properties {
+			*p = s.Properties[k]
+			g.Properties[k] = *goSchemaOf(p)
 		}
 	}
 	if ap := s.AdditionalProperties; ap != nil {
@@ -263,9 +265,10 @@ func structural(errs *[]status.FieldError, p string, s *JSONSchemaProps, lvl lev
 		*errs = append(*errs, required(p+".items", "must be specified"))
 	}
 	structural(errs, p+".items", s.Items, itemLevel)
+	ps := new(JSONSchemaProps) // one copy for all: the walk keeps nothing of it
 	for _, k := range sortedKeys(s.Properties) {
-		ps := s.Properties[k]
-		structural(errs, key(p+".properties", k), &ps, fieldLevel)
+		*ps = s.Properties[k]
+		structural(errs, key(p+".properties", k), ps, fieldLevel)
 	}
 	if s.AdditionalProperties != nil {
 		if lvl == rootLevel {
@@ -377,9 +380,10 @@ func nestedSchema(errs *[]status.FieldError, p string, s *JSONSchemaProps, skipA
 	}
 	valueValidation(errs, p, s, skipAnyOf, false)
 	nestedSchema(errs, p+".items", s.Items, false)
+	ps := new(JSONSchemaProps) // one copy for all: the walk keeps nothing of it
 	for _, k := range sortedKeys(s.Properties) {
-		ps := s.Properties[k]
-		nestedSchema(errs, key(p+".properties", k), &ps, false)
+		*ps = s.Properties[k]
+		nestedSchema(errs, key(p+".properties", k), ps, false)
 	}
 	for _, f := range []struct {
 		set          bool
@@ -513,6 +517,7 @@ func (c *openAPICheck) check(p string, s *JSONSchemaProps, root bool) {
 		}
 		c.sub(sub, p+".additionalProperties", ap.Schema)
 	}
+	ps := new(JSONSchemaProps) // one copy for all: the walk keeps nothing of it
 	for _, k := range sortedKeys(s.Properties) {
 		sub := *c
 		if (root || s.XEmbeddedResource) && (k == "metadata" || k == "kind" || k == "apiVersion") {
@@ -521,8 +526,8 @@ func (c *openAPICheck) check(p string, s *JSONSchemaProps, root bool) {
 				sub = sub.forbidDefaults("in top-level " + k)
 			}
 		}
-		ps := s.Properties[k]
-		c.sub(sub, key(p+".properties", k), &ps)
+		*ps = s.Properties[k]
+		c.sub(sub, key(p+".properties", k), ps)
 	}
 	c.sub(*c, p+".not", s.Not)
 	for i := range s.AllOf {
@@ -667,14 +672,15 @@ func checkDefaults(errs *[]status.FieldError, p string, s *JSONSchemaProps, meta
 		dp := p + ".default"
 		d := jsonvalue.DeepCopy(s.Default)
 		var pruned []string
-		prune(d, s, "", s.XEmbeddedResource, &pruned)
+		prune(d, s, s.XEmbeddedResource, &pruned)
 		if len(pruned) > 0 {
 			*errs = append(*errs, status.InvalidValue(dp, s.Default, "must not have unknown fields"))
 		}
 		v, err := Compile(s)
 		if err == nil {
+			var sc scratch
 			w := &walk{}
-			v.validate(w, "", s.Default, s, nil)
+			v.validate(w, path{sc: &sc}, s.Default, s, nil)
 			switch {
 			case len(w.embedded) > 0:
 				*errs = append(*errs, under(dp, w.embedded)...)
@@ -684,9 +690,10 @@ func checkDefaults(errs *[]status.FieldError, p string, s *JSONSchemaProps, meta
 		}
 	}
 	checkDefaults(errs, p+".items", s.Items, meta)
+	ps := new(JSONSchemaProps) // one copy for all: the walk keeps nothing of it
 	for _, k := range sortedKeys(s.Properties) {
-		ps := s.Properties[k]
-		checkDefaults(errs, key(p+".properties", k), &ps, meta || s.XEmbeddedResource && (k == "metadata" || k == "apiVersion" || k == "kind"))
+		*ps = s.Properties[k]
+		checkDefaults(errs, key(p+".properties", k), ps, meta || s.XEmbeddedResource && (k == "metadata" || k == "apiVersion" || k == "kind"))
 	}
 }
 

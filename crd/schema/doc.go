@@ -20,7 +20,9 @@
 // storage, so that an object stored before its definition gained a
 // default reads with it; Tree.Settled tells, without copying, the stored
 // objects that need nothing, as every object written under the current
-// schema does.
+// schema does. A Tree, made once from a schema, defaults and prunes
+// objects without copying its schemas; Default and Prune make one for
+// one object.
 //
 // # Validation
 //

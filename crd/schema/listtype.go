@@ -31,23 +31,64 @@ import (
 
 // listTypeErrors is the list-type errors of content, the members of a
 // custom resource outside apiVersion, kind and metadata, under the root
-// schema s. On an update (old not nil, the old object's content), they
-// ratchet as a whole, as Kubernetes' do: none are reported when the old
-// object already had one.
-func listTypeErrors(s *JSONSchemaProps, content, old map[string]any) []status.FieldError {
-	if s == nil {
+// schema's list tree n. On an update (old not nil, the old object's
+// content), they ratchet as a whole, as Kubernetes' do: none are
+// reported when the old object already had one.
+func listTypeErrors(n *listNode, content, old map[string]any) []status.FieldError {
+	if n == nil {
 		return nil
 	}
+	var sc scratch
 	if old != nil {
 		var w listWalk
-		w.object("", s, old, true)
+		w.object(path{sc: &sc}, n, old, true)
 		if len(w.errs) > 0 {
 			return nil
 		}
 	}
 	var w listWalk
-	w.object("", s, content, true)
+	w.object(path{sc: &sc}, n, content, true)
 	return w.errs
+}
+
+// A listNode is a schema as the list-type checks read it: only the
+// schemas with set or map lists at or below them, linked by pointers,
+// so that the checks walk no more of an object than where such lists
+// may be, and copy no property's schema on the way.
+type listNode struct {
+	props      map[string]*listNode
+	names      []string // of props, sorted
+	additional *listNode
+	items      *listNode
+	listType   string // set, map, or none
+	mapKeys    []string
+}
+
+// newListNode returns the list tree of s, nil when s has no set or map
+// list.
+func newListNode(s *JSONSchemaProps) *listNode {
+	if s == nil {
+		return nil
+	}
+	n := &listNode{additional: newListNode(s.AdditionalProperties.schema()), items: newListNode(s.Items)}
+	if t := s.XListType; t != nil && (*t == "set" || *t == "map") {
+		n.listType, n.mapKeys = *t, s.XListMapKeys
+	}
+	p := new(JSONSchemaProps) // one copy for all: newListNode keeps nothing of it
+	for _, k := range sortedKeys(s.Properties) {
+		*p = s.Properties[k]
+		if c := newListNode(p); c != nil {
+			if n.props == nil {
+				n.props = map[string]*listNode{}
+			}
+			n.props[k] = c
+			n.names = append(n.names, k)
+		}
+	}
+	if n.props == nil && n.additional == nil && n.items == nil && n.listType == "" {
+		return nil
+	}
+	return n
 }
 
 // listWalk gathers the list-type errors of one object.
@@ -55,74 +96,78 @@ type listWalk struct {
 	errs []status.FieldError
 }
 
-// object checks the members of x, an object under s; root leaves out
-// apiVersion, kind and metadata, which the server checks.
-func (w *listWalk) object(path string, s *JSONSchemaProps, x map[string]any, root bool) {
-	if s == nil || x == nil {
+// object checks the members of x, an object under n; root leaves out
+// apiVersion, kind and metadata, which the server checks. Members are
+// visited in order: first all under additionalProperties, then those
+// of properties.
+func (w *listWalk) object(at path, n *listNode, x map[string]any, root bool) {
+	if n == nil || x == nil {
 		return
 	}
-	keys := sortedKeys(x)
 	skip := func(k string) bool {
 		return root && (k == "apiVersion" || k == "kind" || k == "metadata")
 	}
-	if ap := s.AdditionalProperties.schema(); ap != nil {
+	if n.additional != nil {
+		keys, taken := at.sc.keys(x)
+		defer at.sc.dropKeys(taken)
 		for _, k := range keys {
 			if !skip(k) {
-				w.value(path+"["+k+"]", ap, x[k])
+				w.value(at.sc.push(at, keyed, k, 0), n.additional, x[k])
+				at.sc.pop()
 			}
 		}
 	}
-	for _, k := range keys {
-		if p, ok := s.Properties[k]; ok && !skip(k) {
-			w.value(child(path, k), &p, x[k])
+	for _, k := range n.names {
+		if v, ok := x[k]; ok && !skip(k) {
+			w.value(at.sc.push(at, member, k, 0), n.props[k], v)
+			at.sc.pop()
 		}
 	}
 }
 
-func (w *listWalk) value(path string, s *JSONSchemaProps, x any) {
+func (w *listWalk) value(at path, n *listNode, x any) {
 	switch x := x.(type) {
 	case []any:
-		w.list(path, s, x)
+		w.list(at, n, x)
 	case map[string]any:
-		w.object(path, s, x, false)
+		w.object(at, n, x, false)
 	}
 }
 
-// list checks x, a list under s, then its items.
-func (w *listWalk) list(path string, s *JSONSchemaProps, x []any) {
-	if s.XListType != nil {
-		switch *s.XListType {
-		case "set":
-			for _, i := range duplicates(x) {
-				w.errs = append(w.errs, duplicate(index(path, i), x[i]))
-			}
-		case "map":
-			w.mapList(path, s, x)
+// list checks x, a list under n, then its items.
+func (w *listWalk) list(at path, n *listNode, x []any) {
+	switch n.listType {
+	case "set":
+		for _, i := range duplicates(x) {
+			w.errs = append(w.errs, duplicate(index(at.String(), i), x[i]))
 		}
+	case "map":
+		w.mapList(at, n.mapKeys, x)
 	}
-	if s.Items != nil {
+	if n.items != nil {
 		for i, e := range x {
-			w.value(index(path, i), s.Items, e)
+			w.value(at.sc.push(at, indexed, "", i), n.items, e)
+			at.sc.pop()
 		}
 	}
 }
 
 // mapList checks that the items of a map list are objects with distinct
 // keys.
-func (w *listWalk) mapList(path string, s *JSONSchemaProps, x []any) {
+func (w *listWalk) mapList(at path, mapKeys []string, x []any) {
 	for i, e := range x {
 		if _, ok := e.(map[string]any); e != nil && !ok {
-			w.errs = append(w.errs, status.InvalidValue(index(path, i), e, "must be an object for an array of list-type map"))
+			w.errs = append(w.errs, status.InvalidValue(index(at.String(), i), e, "must be an object for an array of list-type map"))
 			return
 		}
 	}
 	if len(x) < 2 {
 		return
 	}
-	if len(s.XListMapKeys) == 1 {
+	if len(mapKeys) == 1 {
 		// The values of the one key, with an item that lacks it (or is
 		// null) apart from every value, null included.
-		k := s.XListMapKeys[0]
+		k := mapKeys[0]
 		keys := make([]any, len(x))
 		for i, e := range x {
 			item, _ := e.(map[string]any)
@@ -137,7 +182,7 @@ func (w *listWalk) mapList(path string, s *JSONSchemaProps, x []any) {
 			if _, missing := keys[i].(missingKey); !missing {
 				dup[k] = keys[i]
 			}
-			w.errs = append(w.errs, duplicate(index(path, i), dup))
+			w.errs = append(w.errs, duplicate(index(at.String(), i), dup))
 		}
 		return
 	}
@@ -146,7 +191,7 @@ func (w *listWalk) mapList(path string, s *JSONSchemaProps, x []any) {
 	for i, e := range x {
 		key := map[string]any{}
 		item, _ := e.(map[string]any)
-		for _, k := range s.XListMapKeys {
+		for _, k := range mapKeys {
 			if v, ok := item[k]; ok {
 				key[k] = v
 			}
@@ -154,7 +199,7 @@ func (w *listWalk) mapList(path string, s *JSONSchemaProps, x []any) {
 		keys[i] = key
 	}
 	for _, i := range duplicates(keys) {
-		w.errs = append(w.errs, duplicate(index(path, i), keys[i]))
+		w.errs = append(w.errs, duplicate(index(at.String(), i), keys[i]))
 	}
 }
 

@@ -74,6 +74,8 @@ func TestListTypeDuplicates(t *testing.T) {
 		{"under additionalProperties", `{"spec":{"labels":{"k":[1,1],"j":[2]}}}`, `spec.labels[k][1]: Duplicate value: 1`},
 		{"in the items of a list", `{"spec":{"nested":[["a","a"],["a"]]}}`, `spec.nested[0][1]: Duplicate value: "a"`},
 		{"an atomic list", `{"spec":{"atomic":["a","a"]}}`, ``},
+		{"several lists, in the order of their names", `{"spec":{"set":["b","b"],"nested":[["c","c"]],"labels":{"z":[1,1],"a":[3,3]},"anyset":[2,2],"atomic":["d","d"]}}`,
+			`spec.anyset[1]: Duplicate value: 2; spec.labels[a][1]: Duplicate value: 3; spec.labels[z][1]: Duplicate value: 1; spec.nested[0][1]: Duplicate value: "c"; spec.set[1]: Duplicate value: "b"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var obj map[string]any

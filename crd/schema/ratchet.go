@@ -24,22 +24,47 @@ const (
 // them and kept, so that comparing a parent reuses their answers.
 type corr struct {
 	old, cur any
-	s        *JSONSchemaProps
+	s        corrSchema
 	// eq caches equal's answer.
-	eq       int8
-	children map[any]*corr // by member name (string) or index (int)
+	eq int8
+	// members and elems are the children, by member name and by index.
+	members map[string]*corr
+	elems   map[int]*corr
 	// list finds the old elements of a map list by key, once made.
 	list *mapList
+}
+
+// corrSchema is what a corr reads of its schema. It is kept apart from
+// the schema, whose address may be a walk's scratch copy (see scratch).
+type corrSchema struct {
+	props             map[string]JSONSchemaProps
+	additional, items *JSONSchemaProps
+	// mapList is whether the schema is an x-kubernetes-list-type map;
+	// keys are its map keys, when its type is array.
+	mapList bool
+	keys    []string
+}
+
+func corrSchemaOf(s *JSONSchemaProps) corrSchema {
+	if s == nil {
+		return corrSchema{}
+	}
+	c := corrSchema{props: s.Properties, additional: s.AdditionalProperties.schema(), items: s.Items,
+		mapList: s.XListType != nil && *s.XListType == "map"}
+	if s.Type == "array" {
+		c.keys = s.XListMapKeys
+	}
+	return c
 }
 
 // key is the correlation of member k of an object: nil unless both
 // objects have it and the schema says what it is (a property or
 // additionalProperties).
 func (c *corr) key(k string) *corr {
-	if c == nil || c.s == nil {
+	if c == nil {
 		return nil
 	}
-	if ch, ok := c.children[k]; ok {
+	if ch, ok := c.members[k]; ok {
 		return ch
 	}
 	om, ok1 := c.old.(map[string]any)
@@ -52,25 +77,30 @@ func (c *corr) key(k string) *corr {
 	if !ok1 || !ok2 {
 		return nil
 	}
-	var ps *JSONSchemaProps
-	if p, ok := c.s.Properties[k]; ok {
-		ps = &p
-	} else if ap := c.s.AdditionalProperties.schema(); ap != nil {
-		ps = ap
+	var cs corrSchema
+	if p, ok := c.s.props[k]; ok {
+		cs = corrSchemaOf(&p)
+	} else if c.s.additional != nil {
+		cs = corrSchemaOf(c.s.additional)
 	} else {
 		return nil
 	}
-	return c.child(k, &corr{old: ov, cur: nv, s: ps})
+	if c.members == nil {
+		c.members = map[string]*corr{}
+	}
+	ch := &corr{old: ov, cur: nv, s: cs}
+	c.members[k] = ch
+	return ch
 }
 
 // index is the correlation of element i of a list: only the elements of
 // an x-kubernetes-list-type map list correlate, with the old element of
 // the same keys.
 func (c *corr) index(i int) *corr {
-	if c == nil || c.s == nil {
+	if c == nil {
 		return nil
 	}
-	if ch, ok := c.children[i]; ok {
+	if ch, ok := c.elems[i]; ok {
 		return ch
 	}
 	ol, ok := c.old.([]any)
@@ -78,24 +108,21 @@ func (c *corr) index(i int) *corr {
 		return nil
 	}
 	nl, ok := c.cur.([]any)
-	if !ok || i >= len(nl) || c.s.XListType == nil || *c.s.XListType != "map" {
+	if !ok || i >= len(nl) || !c.s.mapList {
 		return nil
 	}
 	if c.list == nil {
-		c.list = newMapList(c.s, ol)
+		c.list = newMapList(c.s.keys, ol)
 	}
 	ov := c.list.get(nl[i])
-	if ov == nil || c.s.Items == nil {
+	if ov == nil || c.s.items == nil {
 		return nil
 	}
-	return c.child(i, &corr{old: ov, cur: nl[i], s: c.s.Items})
-}
-
-func (c *corr) child(k any, ch *corr) *corr {
-	if c.children == nil {
-		c.children = map[any]*corr{}
+	if c.elems == nil {
+		c.elems = map[int]*corr{}
 	}
-	c.children[k] = ch
+	ch := &corr{old: ov, cur: nl[i], s: corrSchemaOf(c.s.items)}
+	c.elems[i] = ch
 	return ch
 }
 
@@ -167,10 +194,12 @@ type mapList struct {
 	unkeyed []any // not yet looked at
 }
 
-func newMapList(s *JSONSchemaProps, old []any) *mapList {
+// newMapList finds the elements of old by keys (none: no element has
+// a counterpart).
+func newMapList(keys []string, old []any) *mapList {
 	l := &mapList{keyed: map[any]any{}}
-	if s.Type == "array" && len(s.XListMapKeys) > 0 && len(old) > 0 {
-		l.keys, l.unkeyed = s.XListMapKeys, old
+	if len(keys) > 0 && len(old) > 0 {
+		l.keys, l.unkeyed = keys, old
 	}
 	return l
 }

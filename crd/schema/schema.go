@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apisem/apisem/status"
@@ -33,11 +34,20 @@ import (
 // A Validator is safe for concurrent use; a nil one accepts everything.
 type Validator struct {
 	s *JSONSchemaProps
+	// root is s without apiVersion, kind and metadata, which the server
+	// checks itself: what objects are validated against.
+	root *JSONSchemaProps
 	// patterns are the compiled patterns of the schema, by pattern text.
 	patterns map[string]*regexp.Regexp
 	// listTypes is whether the schema has set or map lists, whose
-	// uniqueness is checked apart.
+	// uniqueness is checked apart, with the list tree made on the first
+	// check (a definition without objects needs none).
 	listTypes bool
+	listOnce  sync.Once
+	listTree  *listNode
+	// typeOnly are the anyOf alternatives that name a type and nothing
+	// else, by address (see failsType).
+	typeOnly map[*JSONSchemaProps]bool
 }
 
 // Compile checks that every pattern of s compiles and returns its
@@ -46,6 +56,16 @@ func Compile(s *JSONSchemaProps) (*Validator, error) {
 	v := &Validator{s: s, patterns: map[string]*regexp.Regexp{}}
 	var err error
 	Walk(s, func(p *JSONSchemaProps) {
+		for i := range p.AnyOf {
+			// The alternatives' address is the schema's own: p may be a
+			// copy, but its AnyOf is not.
+			if a := &p.AnyOf[i]; isTypeOnly(a) {
+				if v.typeOnly == nil {
+					v.typeOnly = map[*JSONSchemaProps]bool{}
+				}
+				v.typeOnly[a] = true
+			}
+		}
 		if p.Pattern == "" || err != nil || v.patterns[p.Pattern] != nil {
 			return
 		}
@@ -57,6 +77,18 @@ func Compile(s *JSONSchemaProps) (*Validator, error) {
 		v.patterns[p.Pattern] = re
 	})
 	v.listTypes = hasListTypes(s)
+	v.root = s
+	if s != nil && serverChecked(s) {
+		root := *s
+		root.Properties = maps.Clone(root.Properties)
+		for _, k := range []string{"apiVersion", "kind", "metadata"} {
+			delete(root.Properties, k)
+		}
+		root.Required = slices.DeleteFunc(slices.Clone(root.Required), func(k string) bool {
+			return k == "apiVersion" || k == "kind" || k == "metadata"
+		})
+		v.root = &root
+	}
 	return v, err
 }
 
@@ -74,6 +106,17 @@ func Validate(s *JSONSchemaProps, obj map[string]any) ([]status.FieldError, erro
 		return nil, err
 	}
 	return v.validateObject(obj, nil, false), nil
+}
+
+// serverChecked reports whether s names apiVersion, kind or metadata,
+// which the server checks itself, as properties or required.
+func serverChecked(s *JSONSchemaProps) bool {
+	for _, k := range []string{"apiVersion", "kind", "metadata"} {
+		if _, ok := s.Properties[k]; ok || slices.Contains(s.Required, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // ValidateUpdate checks obj, the new state of old, as Validate does, with
@@ -168,7 +211,8 @@ func (v *Validator) ListErrors(obj, old map[string]any) []status.FieldError {
 	if v == nil || !v.listTypes {
 		return nil
 	}
-	return listTypeErrors(v.s, obj, old)
+	v.listOnce.Do(func() { v.listTree = newListNode(v.s) })
+	return listTypeErrors(v.listTree, obj, old)
 }
 
 // check is validateObject with the errors of embedded resources apart,
@@ -178,27 +222,19 @@ func (v *Validator) check(content, old map[string]any, wholeObject bool) (errs, 
 	if v == nil || v.s == nil {
 		return nil, nil
 	}
-	root := *v.s
-	// The server checks kind, apiVersion and metadata itself.
-	root.Properties = maps.Clone(root.Properties)
-	for _, k := range []string{"apiVersion", "kind", "metadata"} {
-		delete(root.Properties, k)
-	}
-	root.Required = slices.DeleteFunc(slices.Clone(root.Required), func(k string) bool {
-		return k == "apiVersion" || k == "kind" || k == "metadata"
-	})
 	if content == nil {
 		content = map[string]any{}
 	}
 	var c *corr
 	if old != nil {
-		c = &corr{old: old, cur: content, s: &root}
+		c = &corr{old: old, cur: content, s: corrSchemaOf(v.root)}
 		if wholeObject {
 			c.eq = unequal
 		}
 	}
+	var sc scratch
 	w := &walk{}
-	v.validate(w, "", content, &root, c)
+	v.validate(w, path{sc: &sc}, content, v.root, c)
 	return unique(w.errs), w.embedded
 }
 
@@ -287,15 +323,15 @@ func typeInvalid(path string, value any, msg string) status.FieldError {
 // validate appends to w what is wrong with x, the value at path, by s.
 // c correlates x with the old object's value on an update (nil when
 // there is none): when x is unchanged, its errors are dropped.
-func (v *Validator) validate(w *walk, path string, x any, s *JSONSchemaProps, c *corr) {
+func (v *Validator) validate(w *walk, at path, x any, s *JSONSchemaProps, c *corr) {
 	n := len(w.errs)
-	v.validateValue(w, path, x, s, c)
+	v.validateValue(w, at, x, s, c)
 	if len(w.errs) > n && c.equal() {
 		w.errs = w.errs[:n]
 	}
 }
 
-func (v *Validator) validateValue(w *walk, path string, x any, s *JSONSchemaProps, c *corr) {
+func (v *Validator) validateValue(w *walk, at path, x any, s *JSONSchemaProps, c *corr) {
 	if s == nil {
 		return
 	}
@@ -327,28 +363,28 @@ func (v *Validator) validateValue(w *walk, path string, x any, s *JSONSchemaProp
 		switch {
 		case t == "null" && s.Nullable:
 		case t == "null":
-			*errs = append(*errs, typeInvalid(path, t, fmt.Sprintf("%s in body must be of type %s: %q", path, strings.Join(types, ","), t)))
-			v.enum(errs, path, x, s)
+			*errs = append(*errs, typeInvalid(at.String(), t, fmt.Sprintf("%s in body must be of type %s: %q", at.String(), strings.Join(types, ","), t)))
+			v.enum(errs, at, x, s)
 			return
 		case s.Format != "" && t != "string" && t != "array" && !slices.Contains(types, t) && format != s.Format && !floatInt && !intFloat:
-			*errs = append(*errs, typeInvalid(path, format, fmt.Sprintf("%s in body must be of type %s: %q", path, s.Format, format)))
-			v.junctors(w, path, x, s)
+			*errs = append(*errs, typeInvalid(at.String(), format, fmt.Sprintf("%s in body must be of type %s: %q", at.String(), s.Format, format)))
+			v.junctors(w, at, x, s)
 			if numeric && (t == "integer" || t == "number") {
-				validateNumber(errs, path, x, s)
+				validateNumber(errs, at, x, s)
 			}
-			v.enum(errs, path, x, s)
+			v.enum(errs, at, x, s)
 			return
 		case s.Format != "" && !numeric && (t == "string" || t == "array"):
 			w.mc++ // the type check passed
 		case !slices.Contains(types, t) && !floatInt && !intFloat:
-			*errs = append(*errs, typeInvalid(path, t, fmt.Sprintf("%s in body must be of type %s: %q", path, strings.Join(types, ","), t)))
-			v.junctors(w, path, x, s)
+			*errs = append(*errs, typeInvalid(at.String(), t, fmt.Sprintf("%s in body must be of type %s: %q", at.String(), strings.Join(types, ","), t)))
+			v.junctors(w, at, x, s)
 			if t == "number" && slices.Contains(types, "integer") {
 				// The number checks still run, and first say that the
 				// value is no integer.
-				validateNumber(errs, path, x, s)
+				validateNumber(errs, at, x, s)
 			}
-			v.enum(errs, path, x, s)
+			v.enum(errs, at, x, s)
 			return
 		default:
 			w.mc++ // the type check passed
@@ -362,36 +398,37 @@ func (v *Validator) validateValue(w *walk, path string, x any, s *JSONSchemaProp
 		case goFormat(x) == f:
 			w.mc++
 		default:
-			*errs = append(*errs, typeInvalid(path, goFormat(x), fmt.Sprintf("%s in body must be of type %s: %q", path, f, goFormat(x))))
+			*errs = append(*errs, typeInvalid(at.String(), goFormat(x), fmt.Sprintf("%s in body must be of type %s: %q", at.String(), f, goFormat(x))))
 		}
 	}
 	if x != nil {
-		v.junctors(w, path, x, s)
+		v.junctors(w, at, x, s)
 	}
 	switch x := x.(type) {
 	case nil:
 		// nullable, or without a type; only an enum can refuse it.
 	case string:
-		v.validateString(errs, path, x, s)
+		v.validateString(errs, at, x, s)
 	case int64, float64, json.Number:
-		validateNumber(errs, path, x, s)
+		validateNumber(errs, at, x, s)
 	case []any:
 		for i, e := range x {
-			v.validate(w, fmt.Sprintf("%s[%d]", path, i), e, s.Items, c.index(i))
+			v.validate(w, at.sc.push(at, indexed, "", i), e, s.Items, c.index(i))
+			at.sc.pop()
 		}
 		if s.MinItems != nil && int64(len(x)) < *s.MinItems {
-			*errs = append(*errs, invalid(path, int64(len(x)), fmt.Sprintf("%s in body should have at least %d items", path, *s.MinItems)))
+			*errs = append(*errs, invalid(at.String(), int64(len(x)), fmt.Sprintf("%s in body should have at least %d items", at.String(), *s.MinItems)))
 		}
 		if s.MaxItems != nil && int64(len(x)) > *s.MaxItems {
-			*errs = append(*errs, status.TooMany(path, len(x), int(*s.MaxItems)))
+			*errs = append(*errs, status.TooMany(at.String(), len(x), int(*s.MaxItems)))
 		}
 		if s.UniqueItems && hasDuplicates(x) {
-			*errs = append(*errs, invalid(path, "", path+" in body shouldn't contain duplicates"))
+			*errs = append(*errs, invalid(at.String(), "", at.String()+" in body shouldn't contain duplicates"))
 		}
 	}
-	v.enum(errs, path, x, s)
+	v.enum(errs, at, x, s)
 	if m, ok := x.(map[string]any); ok {
-		v.validateMap(w, path, m, s, c)
+		v.validateMap(w, at, m, s, c)
 	}
 }
 
@@ -464,22 +501,33 @@ func checkedFormat(s *JSONSchemaProps) string {
 // as a whole, those of the junctors included, but an alternative's
 // values are not correlated with the old object's: kube-openapi checks
 // alternatives without ratcheting.
-func (v *Validator) junctors(w *walk, path string, x any, s *JSONSchemaProps) {
+func (v *Validator) junctors(w *walk, at path, x any, s *JSONSchemaProps) {
 	if len(s.AnyOf) > 0 {
 		var best *walk
 		held := false
+		// First the alternatives that may hold, to the first that does,
+		// without the walks of those that surely fail, whose errors are
+		// not reported when one holds (an int-or-string's anyOf of
+		// integer and string, where a string made an error for the
+		// integer). When none holds, all are walked, in order.
 		for i := range s.AnyOf {
-			r := v.alternative(path, x, &s.AnyOf[i])
-			if len(r.errs) == 0 {
+			if v.failsType(x, &s.AnyOf[i]) {
+				continue
+			}
+			if r := v.alternative(w, at, x, &s.AnyOf[i]); len(r.errs) == 0 {
 				best, held = r, true
 				break
 			}
-			if best == nil || r.mc > best.mc {
-				best = r
-			}
 		}
 		if !held {
-			w.errs = append(w.errs, invalid("<nil>", "", fmt.Sprintf("%q must validate at least one schema (anyOf)", path)))
+			// The errors of the alternative that matched most, the
+			// first of those.
+			for i := range s.AnyOf {
+				if r := v.alternative(w, at, x, &s.AnyOf[i]); best == nil || r.mc > best.mc {
+					best = r
+				}
+			}
+			w.errs = append(w.errs, invalid("<nil>", "", fmt.Sprintf("%q must validate at least one schema (anyOf)", at.String())))
 		}
 		w.merge(best)
 	}
@@ -487,7 +535,7 @@ func (v *Validator) junctors(w *walk, path string, x any, s *JSONSchemaProps) {
 		var best, first *walk
 		held := 0
 		for i := range s.OneOf {
-			r := v.alternative(path, x, &s.OneOf[i])
+			r := v.alternative(w, at, x, &s.OneOf[i])
 			if len(r.errs) == 0 {
 				held++
 				best = nil
@@ -504,16 +552,16 @@ func (v *Validator) junctors(w *walk, path string, x any, s *JSONSchemaProps) {
 		case 1:
 			w.merge(first)
 		case 0:
-			w.errs = append(w.errs, invalid("<nil>", "", fmt.Sprintf("%q must validate one and only one schema (oneOf). Found none valid", path)))
+			w.errs = append(w.errs, invalid("<nil>", "", fmt.Sprintf("%q must validate one and only one schema (oneOf). Found none valid", at.String())))
 			w.merge(best)
 		default:
-			w.errs = append(w.errs, invalid("<nil>", "", fmt.Sprintf("%q must validate one and only one schema (oneOf). Found %d valid alternatives", path, held)))
+			w.errs = append(w.errs, invalid("<nil>", "", fmt.Sprintf("%q must validate one and only one schema (oneOf). Found %d valid alternatives", at.String(), held)))
 		}
 	}
 	if len(s.AllOf) > 0 {
 		held := 0
 		for i := range s.AllOf {
-			r := v.alternative(path, x, &s.AllOf[i])
+			r := v.alternative(w, at, x, &s.AllOf[i])
 			if len(r.errs) == 0 {
 				held++
 			}
@@ -524,27 +572,48 @@ func (v *Validator) junctors(w *walk, path string, x any, s *JSONSchemaProps) {
 			if held == 0 {
 				none = ". None validated"
 			}
-			w.errs = append(w.errs, invalid("<nil>", "", fmt.Sprintf("%q must validate all the schemas (allOf)%s", path, none)))
+			w.errs = append(w.errs, invalid("<nil>", "", fmt.Sprintf("%q must validate all the schemas (allOf)%s", at.String(), none)))
 		}
 	}
 	if s.Not != nil {
-		if r := v.alternative(path, x, s.Not); len(r.errs) == 0 {
-			w.errs = append(w.errs, invalid("<nil>", "", fmt.Sprintf("%q must not validate the schema (not)", path)))
+		if r := v.alternative(w, at, x, s.Not); len(r.errs) == 0 {
+			w.errs = append(w.errs, invalid("<nil>", "", fmt.Sprintf("%q must not validate the schema (not)", at.String())))
 		}
 	}
 }
 
+// isTypeOnly reports whether s names a type and nothing else.
+func isTypeOnly(s *JSONSchemaProps) bool {
+	c := *s
+	c.Type = ""
+	return s.Type != "" && reflect.ValueOf(&c).Elem().IsZero()
+}
+
+// failsType reports whether x, not null, surely fails the anyOf
+// alternative s: s names a type only (typeOnly), and x is of another,
+// where no integer and number meet.
+func (v *Validator) failsType(x any, s *JSONSchemaProps) bool {
+	if x == nil || !v.typeOnly[s] {
+		return false
+	}
+	switch t := jsonType(x); {
+	case t == s.Type, t == "integer" && s.Type == "number", t == "number" && s.Type == "integer":
+		return false
+	}
+	return true
+}
+
 // alternative is the walk of x, the value at path, against a schema of
 // allOf, anyOf, oneOf or not.
-func (v *Validator) alternative(path string, x any, s *JSONSchemaProps) *walk {
+func (v *Validator) alternative(w *walk, at path, x any, s *JSONSchemaProps) *walk {
 	r := &walk{count: true}
-	v.validateValue(r, path, x, s, nil)
+	v.validateValue(r, at, x, s, nil)
 	return r
 }
 
 // enum checks x against s.Enum: Kubernetes reports the values as
 // strings, non-strings in their JSON form.
-func (v *Validator) enum(errs *[]status.FieldError, path string, x any, s *JSONSchemaProps) {
+func (v *Validator) enum(errs *[]status.FieldError, at path, x any, s *JSONSchemaProps) {
 	if len(s.Enum) == 0 {
 		return
 	}
@@ -562,7 +631,7 @@ func (v *Validator) enum(errs *[]status.FieldError, path string, x any, s *JSONS
 			values[i] = string(b)
 		}
 	}
-	*errs = append(*errs, status.NotSupported(path, x, values...))
+	*errs = append(*errs, status.NotSupported(at.String(), x, values...))
 }
 
 // sameJSON reports whether two decoded JSON values are equal, numbers by
@@ -602,18 +671,18 @@ func hasDuplicates(x []any) bool {
 // validateString checks lengths (in runes, as kube-openapi counts them),
 // the pattern and the format. Each of the length and pattern checks stops
 // the string checks, as kube-openapi's string validator does.
-func (v *Validator) validateString(errs *[]status.FieldError, path, x string, s *JSONSchemaProps) {
+func (v *Validator) validateString(errs *[]status.FieldError, at path, x string, s *JSONSchemaProps) {
 	n := int64(len([]rune(x)))
 	switch {
 	case s.MaxLength != nil && n > *s.MaxLength:
-		*errs = append(*errs, status.TooLong(path, int(*s.MaxLength)))
+		*errs = append(*errs, status.TooLong(at.String(), int(*s.MaxLength)))
 	case s.MinLength != nil && n < *s.MinLength:
-		*errs = append(*errs, invalid(path, x, fmt.Sprintf("%s in body should be at least %d chars long", path, *s.MinLength)))
+		*errs = append(*errs, invalid(at.String(), x, fmt.Sprintf("%s in body should be at least %d chars long", at.String(), *s.MinLength)))
 	case s.Pattern != "" && !v.match(s.Pattern, x):
-		*errs = append(*errs, invalid(path, x, fmt.Sprintf("%s in body should match '%s'", path, s.Pattern)))
+		*errs = append(*errs, invalid(at.String(), x, fmt.Sprintf("%s in body should match '%s'", at.String(), s.Pattern)))
 	}
 	if s.Format != "" && !validFormat(s.Format, x) {
-		*errs = append(*errs, typeInvalid(path, x, fmt.Sprintf("%s in body must be of type %s: %q", path, s.Format, x)))
+		*errs = append(*errs, typeInvalid(at.String(), x, fmt.Sprintf("%s in body must be of type %s: %q", at.String(), s.Format, x)))
 	}
 }
 
@@ -645,7 +714,7 @@ func goFormat(x any) string {
 // arithmetic when both the value and the constraint are integers of the
 // schema's format, else with float64 (where a multiple must be an integer
 // within 2^53).
-func validateNumber(errs *[]status.FieldError, path string, x any, s *JSONSchemaProps) {
+func validateNumber(errs *[]status.FieldError, at path, x any, s *JSONSchemaProps) {
 	f, _ := number(x)
 	integer := s.Type == "integer"
 	// fits reports whether a value or a constraint is an integer of the
@@ -655,9 +724,9 @@ func validateNumber(errs *[]status.FieldError, path string, x any, s *JSONSchema
 		if !integer || fitsInteger(v, s.Format) {
 			return true
 		}
-		msg := fmt.Sprintf("%s value must be of type integer with format %s in %s", prefix, s.Format, path)
+		msg := fmt.Sprintf("%s value must be of type integer with format %s in %s", prefix, s.Format, at.String())
 		if s.Format == "" {
-			msg = prefix + " value must be of type integer (default format) in " + path
+			msg = prefix + " value must be of type integer (default format) in " + at.String()
 		}
 		*errs = append(*errs, invalid("<nil>", "", msg))
 		return false
@@ -671,9 +740,9 @@ func validateNumber(errs *[]status.FieldError, path string, x any, s *JSONSchema
 			// reports.
 			switch n := int64(*m); {
 			case n <= 0:
-				*errs = append(*errs, invalid(path, n, fmt.Sprintf("factor MultipleOf declared for %s must be positive: %d", path, n)))
+				*errs = append(*errs, invalid(at.String(), n, fmt.Sprintf("factor MultipleOf declared for %s must be positive: %d", at.String(), n)))
 			case i%n != 0:
-				*errs = append(*errs, invalid(path, x, fmt.Sprintf("%s in body should be a multiple of %d", path, n)))
+				*errs = append(*errs, invalid(at.String(), x, fmt.Sprintf("%s in body should be a multiple of %d", at.String(), n)))
 			}
 		} else {
 			q := f / *m
@@ -681,7 +750,7 @@ func validateNumber(errs *[]status.FieldError, path string, x any, s *JSONSchema
 				q = 1 / *m * f
 			}
 			if !isJSONInteger(q) {
-				*errs = append(*errs, invalid(path, x, fmt.Sprintf("%s in body should be a multiple of %v", path, bound(*m, x))))
+				*errs = append(*errs, invalid(at.String(), x, fmt.Sprintf("%s in body should be a multiple of %v", at.String(), bound(*m, x))))
 			}
 		}
 	}
@@ -700,13 +769,13 @@ func validateNumber(errs *[]status.FieldError, path string, x any, s *JSONSchema
 	if m := s.Maximum; m != nil {
 		native := fits("Maximum boundary", *m)
 		if b := *m; native && past(b, s.ExclusiveMaximum, 1) || !native && cmpFloat(f, b) > 0 || !native && s.ExclusiveMaximum && f == b {
-			*errs = append(*errs, maxErr(path, x, b, s.ExclusiveMaximum))
+			*errs = append(*errs, maxErr(at.String(), x, b, s.ExclusiveMaximum))
 		}
 	}
 	if m := s.Minimum; m != nil {
 		native := fits("Minimum boundary", *m)
 		if b := *m; native && past(b, s.ExclusiveMinimum, -1) || !native && cmpFloat(f, b) < 0 || !native && s.ExclusiveMinimum && f == b {
-			*errs = append(*errs, minErr(path, x, b, s.ExclusiveMinimum))
+			*errs = append(*errs, minErr(at.String(), x, b, s.ExclusiveMinimum))
 		}
 	}
 }
@@ -785,33 +854,37 @@ func bound(b float64, x any) any {
 
 // validateMap checks the property counts, then every property (sorted),
 // then additionalProperties, then required.
-func (v *Validator) validateMap(w *walk, path string, m map[string]any, s *JSONSchemaProps, c *corr) {
+func (v *Validator) validateMap(w *walk, at path, m map[string]any, s *JSONSchemaProps, c *corr) {
 	errs := &w.errs
 	if s.MinProperties != nil && int64(len(m)) < *s.MinProperties {
-		*errs = append(*errs, invalid(path, int64(len(m)), fmt.Sprintf("%s in body should have at least %d properties", path, *s.MinProperties)))
+		*errs = append(*errs, invalid(at.String(), int64(len(m)), fmt.Sprintf("%s in body should have at least %d properties", at.String(), *s.MinProperties)))
 	}
 	if s.MaxProperties != nil && int64(len(m)) > *s.MaxProperties {
-		*errs = append(*errs, status.TooMany(path, len(m), int(*s.MaxProperties)))
+		*errs = append(*errs, status.TooMany(at.String(), len(m), int(*s.MaxProperties)))
 	}
 	if s.XEmbeddedResource {
-		embedded(&w.embedded, path, m)
+		embedded(&w.embedded, at, m)
 	}
-	keys := sortedKeys(m)
+	keys, taken := at.sc.keys(m)
+	defer at.sc.dropKeys(taken)
 	if ap := s.AdditionalProperties; ap != nil && ap.Schema != nil {
 		for _, k := range keys {
 			if _, known := s.Properties[k]; !known {
-				v.validate(w, path+"."+k, m[k], ap.Schema, c.key(k))
+				v.validate(w, at.sc.push(at, dotted, k, 0), m[k], ap.Schema, c.key(k))
+				at.sc.pop()
 			}
 		}
 	}
 	for _, k := range keys {
-		if p, ok := s.Properties[k]; ok {
-			v.validate(w, child(path, k), m[k], &p, c.key(k))
+		if p := at.sc.prop(s.Properties, k); p != nil {
+			v.validate(w, at.sc.push(at, member, k, 0), m[k], p, c.key(k))
+			at.sc.pop()
+			at.sc.release()
 		}
 	}
 	for _, k := range s.Required {
 		if _, ok := m[k]; !ok {
-			*errs = append(*errs, status.Required(child(path, k), ""))
+			*errs = append(*errs, status.Required(child(at.String(), k), ""))
 		}
 	}
 }
@@ -821,9 +894,9 @@ func (v *Validator) validateMap(w *walk, path string, m map[string]any, s *JSONS
 // pkg/apiserver/schema/objectmeta): both required, strings, not empty, a
 // group/version with at most one slash and a kind that is a DNS-1035
 // label in any case. Its metadata is not checked here.
-func embedded(errs *[]status.FieldError, path string, m map[string]any) {
+func embedded(errs *[]status.FieldError, at path, m map[string]any) {
 	for _, k := range []string{"apiVersion", "kind"} {
-		p := child(path, k)
+		p := child(at.String(), k)
 		v, found := m[k]
 		str, isString := v.(string)
 		switch {
@@ -956,54 +1029,11 @@ func preserves(s *JSONSchemaProps) bool {
 	return s != nil && s.XPreserveUnknownFields != nil && *s.XPreserveUnknownFields
 }
 
-// prune drops from x the object members s does not know, as Kubernetes'
-// structural pruning does (k8s.io/apiextensions-apiserver
-// pkg/apiserver/schema/pruning), and appends their paths to pruned.
-// At the resource root and in embedded resources, apiVersion, kind and
-// metadata are kept.
-func prune(x any, s *JSONSchemaProps, path string, resource bool, pruned *[]string) {
-	switch x := x.(type) {
-	case map[string]any:
-		if s != nil && s.XIntOrString {
-			return
-		}
-		for k, val := range x {
-			if (resource || s != nil && s.XEmbeddedResource) && (k == "apiVersion" || k == "kind" || k == "metadata") {
-				continue
-			}
-			p := childPath(path, k)
-			var ps *JSONSchemaProps
-			if s != nil {
-				if prop, ok := s.Properties[k]; ok {
-					ps = &prop
-				} else if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
-					ps = s.AdditionalProperties.Schema
-				}
-			}
-			if ps == nil {
-				if !preserves(s) {
-					delete(x, k)
-					*pruned = append(*pruned, p)
-					continue
-				}
-				// Preserved members are kept whole; what is below them
-				// is not the schema's.
-				continue
-			}
-			prune(val, ps, p, false, pruned)
-		}
-	case []any:
-		var items *JSONSchemaProps
-		if s != nil {
-			items = s.Items
-		}
-		if items == nil {
-			return
-		}
-		for i, e := range x {
-			prune(e, items, fmt.Sprintf("%s[%d]", path, i), false, pruned)
-		}
-	}
+// prune drops from x the object members s does not know, as prune
+// (of a node) does.
+func prune(x any, s *JSONSchemaProps, resource bool, pruned *[]string) {
+	var sc scratch
+	NewTree(s).n.prune(&sc, x, path{}, resource, pruned)
 }
 
 func childPath(path, k string) string {
@@ -1011,78 +1041,6 @@ func childPath(path, k string) string {
 		return k
 	}
 	return path + "." + k
-}
-
-// applyDefaults sets the defaults of s in x where members are missing (or
-// null and not nullable), as Kubernetes' structural defaulting does, then
-// recurses into what is there.
-func applyDefaults(x any, s *JSONSchemaProps) {
-	if s == nil {
-		return
-	}
-	switch x := x.(type) {
-	case map[string]any:
-		for k, p := range s.Properties {
-			if p.Default == nil {
-				continue
-			}
-			if v, ok := x[k]; !ok || v == nil && !p.Nullable {
-				x[k] = defaultValue(p.Default)
-			}
-		}
-		for k, v := range x {
-			if p, ok := s.Properties[k]; ok {
-				applyDefaults(v, &p)
-			} else if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
-				ap := s.AdditionalProperties.Schema
-				if v == nil && ap.Default != nil && !ap.Nullable {
-					x[k] = defaultValue(ap.Default)
-					v = x[k]
-				}
-				applyDefaults(v, ap)
-			}
-		}
-	case []any:
-		if s.Items == nil {
-			return
-		}
-		for i, e := range x {
-			if e == nil && s.Items.Default != nil && !s.Items.Nullable {
-				x[i] = defaultValue(s.Items.Default)
-				e = x[i]
-			}
-			applyDefaults(e, s.Items)
-		}
-	}
-}
-
-// pruneNulls drops null members that are neither nullable nor defaulted,
-// as Kubernetes does before validating (PruneNonNullableNullsWithoutDefaults).
-func pruneNulls(x any, s *JSONSchemaProps) {
-	if s == nil {
-		return
-	}
-	switch x := x.(type) {
-	case map[string]any:
-		for k, v := range x {
-			ps := s.AdditionalProperties.schema()
-			if p, ok := s.Properties[k]; ok {
-				ps = &p
-			}
-			if ps == nil {
-				continue
-			}
-			if v == nil && !ps.Nullable && ps.Default == nil {
-				delete(x, k)
-				continue
-			}
-			pruneNulls(v, ps)
-		}
-	case []any:
-		for _, e := range x {
-			pruneNulls(e, s.Items)
-		}
-	}
 }
 
 // schemaNode is what settled reads of a schema, with its children as
@@ -1094,24 +1052,150 @@ type schemaNode struct {
 	items      *schemaNode
 
 	defaulted, nullable, intOrString, embedded, preserves bool
+	// propDefaults is whether a property has a default: settled looks
+	// for the missing ones only then.
+	propDefaults bool
 }
 
-func newSchemaNodeOf(s *JSONSchemaProps) *schemaNode {
+// newSchemaNodeOf returns the node of s, and adds the defaults of it and
+// the schemas below it to defaults, by node.
+func newSchemaNodeOf(s *JSONSchemaProps, defaults map[*schemaNode]any) *schemaNode {
 	if s == nil {
 		return nil
 	}
-	n := &schemaNode{additional: newSchemaNodeOf(s.AdditionalProperties.schema()), items: newSchemaNodeOf(s.Items),
+	n := &schemaNode{additional: newSchemaNodeOf(s.AdditionalProperties.schema(), defaults), items: newSchemaNodeOf(s.Items, defaults),
 		defaulted: s.Default != nil, nullable: s.Nullable, intOrString: s.XIntOrString,
 		embedded: s.XEmbeddedResource, preserves: preserves(s)}
+	if s.Default != nil {
+		defaults[n] = s.Default
+	}
 	if len(s.Properties) > 0 {
 		n.props = make(map[string]*schemaNode, len(s.Properties))
 		p := new(JSONSchemaProps) // one copy for all: newSchemaNodeOf keeps nothing of it
 		for k := range s.Properties {
 			*p = s.Properties[k]
-			n.props[k] = newSchemaNodeOf(p)
+			n.props[k] = newSchemaNodeOf(p, defaults)
+			n.propDefaults = n.propDefaults || p.Default != nil
 		}
 	}
 	return n
+}
+
+// applyDefaults sets the defaults of n in x where members are missing
+// (or null and not nullable), as Kubernetes' structural defaulting does,
+// then recurses into what is there.
+func (t *Tree) applyDefaults(x any, n *schemaNode) {
+	if n == nil {
+		return
+	}
+	switch x := x.(type) {
+	case map[string]any:
+		if n.propDefaults {
+			for k, p := range n.props {
+				if !p.defaulted {
+					continue
+				}
+				if v, ok := x[k]; !ok || v == nil && !p.nullable {
+					x[k] = defaultValue(t.defaults[p])
+				}
+			}
+		}
+		for k, v := range x {
+			if p := n.props[k]; p != nil {
+				t.applyDefaults(v, p)
+			} else if ap := n.additional; ap != nil {
+				if v == nil && ap.defaulted && !ap.nullable {
+					x[k] = defaultValue(t.defaults[ap])
+					v = x[k]
+				}
+				t.applyDefaults(v, ap)
+			}
+		}
+	case []any:
+		if n.items == nil {
+			return
+		}
+		for i, e := range x {
+			if e == nil && n.items.defaulted && !n.items.nullable {
+				x[i] = defaultValue(t.defaults[n.items])
+				e = x[i]
+			}
+			t.applyDefaults(e, n.items)
+		}
+	}
+}
+
+// prune drops from x, the value at path at, the object members n does
+// not know, as Kubernetes' structural pruning does
+// (k8s.io/apiextensions-apiserver pkg/apiserver/schema/pruning), and
+// appends their paths to pruned. At the resource root and in embedded
+// resources, apiVersion, kind and metadata are kept.
+func (n *schemaNode) prune(sc *scratch, x any, at path, resource bool, pruned *[]string) {
+	switch x := x.(type) {
+	case map[string]any:
+		if n != nil && n.intOrString {
+			return
+		}
+		for k, val := range x {
+			if (resource || n != nil && n.embedded) && (k == "apiVersion" || k == "kind" || k == "metadata") {
+				continue
+			}
+			var c *schemaNode
+			if n != nil {
+				if c = n.props[k]; c == nil {
+					c = n.additional
+				}
+			}
+			if c == nil {
+				if n == nil || !n.preserves {
+					delete(x, k)
+					*pruned = append(*pruned, childPath(at.String(), k))
+				}
+				// Preserved members are kept whole; what is below them
+				// is not the schema's.
+				continue
+			}
+			c.prune(sc, val, sc.push(at, member, k, 0), false, pruned)
+			sc.pop()
+		}
+	case []any:
+		if n == nil || n.items == nil {
+			return
+		}
+		for i, e := range x {
+			n.items.prune(sc, e, sc.push(at, indexed, "", i), false, pruned)
+			sc.pop()
+		}
+	}
+}
+
+// pruneNulls drops null members that are neither nullable nor
+// defaulted, as Kubernetes does before validating
+// (PruneNonNullableNullsWithoutDefaults).
+func (n *schemaNode) pruneNulls(x any) {
+	if n == nil {
+		return
+	}
+	switch x := x.(type) {
+	case map[string]any:
+		for k, v := range x {
+			c := n.props[k]
+			if c == nil {
+				c = n.additional
+			}
+			switch {
+			case c == nil:
+			case v == nil && !c.nullable && !c.defaulted:
+				delete(x, k)
+			default:
+				c.pruneNulls(v)
+			}
+		}
+	case []any:
+		for _, e := range x {
+			n.items.pruneNulls(e)
+		}
+	}
 }
 
 // settled reports whether coerce would leave x, the value of n, as it
@@ -1122,12 +1206,14 @@ func newSchemaNodeOf(s *JSONSchemaProps) *schemaNode {
 func (n *schemaNode) settled(x any, resource, pruning bool) bool {
 	switch x := x.(type) {
 	case map[string]any:
-		for k, p := range n.props {
-			if !p.defaulted {
-				continue
-			}
-			if v, ok := x[k]; !ok || v == nil && !p.nullable {
-				return false // defaulted
+		if n.propDefaults {
+			for k, p := range n.props {
+				if !p.defaulted {
+					continue
+				}
+				if v, ok := x[k]; !ok || v == nil && !p.nullable {
+					return false // defaulted
+				}
 			}
 		}
 		pruning = pruning && !n.intOrString

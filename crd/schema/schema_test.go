@@ -197,6 +197,7 @@ func TestCoerce(t *testing.T) {
 			`{"spec":{"mode":"fast","replicas":1,"t":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{}}}}`, []string{"spec.t.x"}},
 	}
 	s := mustSchema(t, schema)
+	tree := NewTree(s)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			obj := mustValue(t, tt.in)
@@ -206,6 +207,15 @@ func TestCoerce(t *testing.T) {
 			}
 			if b := jsonOf(t, obj); b != tt.want {
 				t.Errorf("Default and Prune(%s) = %s; want %s", tt.in, b, tt.want)
+			}
+			// The tree's, alike.
+			obj = mustValue(t, tt.in)
+			tree.Default(obj)
+			if got := tree.Prune(obj); !slices.Equal(got, tt.unknown) {
+				t.Errorf("Tree.Prune(%s) reported %q; want %q", tt.in, got, tt.unknown)
+			}
+			if b := jsonOf(t, obj); b != tt.want {
+				t.Errorf("Tree.Default and Prune(%s) = %s; want %s", tt.in, b, tt.want)
 			}
 		})
 	}
@@ -263,10 +273,22 @@ func TestSettled(t *testing.T) {
 		got := n.Settled(obj)
 		before := jsonOf(t, obj)
 		Default(obj, s)
-		Prune(obj, s)
+		pruned := Prune(obj, s)
 		unchanged := before == jsonOf(t, obj)
 		if got != tc.settled || got != unchanged {
 			t.Errorf("settled(%s) = %v; want %v (coerce leaves it unchanged: %v)", tc.obj, got, tc.settled, unchanged)
+		}
+		// The tree's Default and Prune do as the schema's.
+		byTree := mustValue(t, tc.obj)
+		n.Default(byTree)
+		if p := n.Prune(byTree); !slices.Equal(p, pruned) || jsonOf(t, byTree) != jsonOf(t, obj) {
+			t.Errorf("by the tree, %s is %s, %q pruned; by the schema %s, %q", tc.obj, jsonOf(t, byTree), p, jsonOf(t, obj), pruned)
+		}
+		// Pruning alone, as after a conversion, keeps the nulls that
+		// have defaults.
+		obj, byTree = mustValue(t, tc.obj), mustValue(t, tc.obj)
+		if p, want := n.Prune(byTree), Prune(obj, s); !slices.Equal(p, want) || jsonOf(t, byTree) != jsonOf(t, obj) {
+			t.Errorf("pruned by the tree, %s is %s, %q pruned; by the schema %s, %q", tc.obj, jsonOf(t, byTree), p, jsonOf(t, obj), want)
 		}
 	}
 }
@@ -278,4 +300,48 @@ func jsonOf(t testing.TB, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// An anyOf's alternatives that name a type only are not walked when the
+// value is of another type and a later one holds (an int-or-string's
+// integer for a string), and are when none holds: the errors are those
+// of walking them all.
+func TestValidateTypeOnlyAlternatives(t *testing.T) {
+	v, err := Compile(mustSchema(t, `{type: object, properties: {
+		q: {x-kubernetes-int-or-string: true, anyOf: [{type: integer}, {type: string}]},
+		m: {anyOf: [{type: integer}, {type: string, maxLength: 2}]},
+		l: {type: array, items: {anyOf: [{type: string}, {type: integer}]}},
+		o: {type: object, properties: {v: {oneOf: [{anyOf: [{type: integer}, {type: boolean}]}, {type: string}]}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.typeOnly) != 7 {
+		t.Errorf("%d alternatives of a type only; want 7", len(v.typeOnly))
+	}
+	for _, tt := range []struct {
+		obj  string
+		want []string
+	}{
+		{`{"q":"400Mi"}`, nil},
+		{`{"q":3}`, nil},
+		{`{"q":true}`, []string{"q: Invalid value: \"boolean\": q in body must be of type integer,string: \"boolean\"", "<nil>: Invalid value: \"\": \"q\" must validate at least one schema (anyOf)", "q: Invalid value: \"boolean\": q in body must be of type integer: \"boolean\""}},
+		{`{"q":1.5}`, []string{"q: Invalid value: \"number\": q in body must be of type integer,string: \"number\"", "<nil>: Invalid value: \"\": \"q\" must validate at least one schema (anyOf)", "q: Invalid value: \"number\": q in body must be of type integer: \"number\"", "<nil>: Invalid value: \"\": Checked value must be of type integer (default format) in q"}},
+		{`{"q":2.0}`, nil},
+		{`{"q":{"a":1}}`, []string{"q: Invalid value: \"object\": q in body must be of type integer,string: \"object\"", "<nil>: Invalid value: \"\": \"q\" must validate at least one schema (anyOf)", "q: Invalid value: \"object\": q in body must be of type integer: \"object\""}},
+		{`{"q":[1]}`, []string{"q: Invalid value: \"array\": q in body must be of type integer,string: \"array\"", "<nil>: Invalid value: \"\": \"q\" must validate at least one schema (anyOf)", "q: Invalid value: \"array\": q in body must be of type integer: \"array\""}},
+		{`{"m":"abc"}`, []string{"<nil>: Invalid value: \"\": \"m\" must validate at least one schema (anyOf)", "m: Too long: may not be more than 2 bytes"}},
+		{`{"m":1.5}`, []string{"<nil>: Invalid value: \"\": \"m\" must validate at least one schema (anyOf)", "m: Invalid value: \"number\": m in body must be of type integer: \"number\"", "<nil>: Invalid value: \"\": Checked value must be of type integer (default format) in m"}},
+		{`{"l":["a",1,true,{}]}`, []string{"<nil>: Invalid value: \"\": \"l[2]\" must validate at least one schema (anyOf)", "l[2]: Invalid value: \"boolean\": l[2] in body must be of type string: \"boolean\"", "<nil>: Invalid value: \"\": \"l[3]\" must validate at least one schema (anyOf)", "l[3]: Invalid value: \"object\": l[3] in body must be of type string: \"object\""}},
+		{`{"o":{"v":true}}`, nil},
+		{`{"o":{"v":"s"}}`, nil},
+		{`{"o":{"v":{}}}`, []string{"<nil>: Invalid value: \"\": \"o.v\" must validate one and only one schema (oneOf). Found none valid", "<nil>: Invalid value: \"\": \"o.v\" must validate at least one schema (anyOf)", "o.v: Invalid value: \"object\": o.v in body must be of type integer: \"object\""}},
+	} {
+		var got []string
+		for _, e := range v.validateObject(mustValue(t, tt.obj), nil, false) {
+			got = append(got, e.Error())
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("validate(%s) =\n%s\nwant\n%s", tt.obj, strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+		}
+	}
 }

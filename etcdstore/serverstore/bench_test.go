@@ -7,6 +7,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/apisem/apisem/internal/cputime"
 )
 
 // BenchmarkServerCreate measures a ConfigMap POST through the example
@@ -30,19 +33,28 @@ func BenchmarkServerCreate(b *testing.B) {
 	}
 	b.Run("serial", func(b *testing.B) {
 		b.ReportAllocs()
+		cpu := cputime.Process()
 		for b.Loop() {
 			create(b)
 		}
+		reportCPU(b, cpu)
 	})
 	b.Run("8-writers", func(b *testing.B) {
 		b.ReportAllocs()
 		b.SetParallelism(4) // 4 per core: 8 writers on 2 cores
+		cpu := cputime.Process()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				create(b)
 			}
 		})
+		reportCPU(b, cpu)
 	})
+}
+
+// reportCPU reports the process's CPU time since cpu per operation.
+func reportCPU(b *testing.B, cpu time.Duration) {
+	b.ReportMetric(float64((cputime.Process()-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
 }
 
 // serve sends one request to h and returns its code.

@@ -158,7 +158,7 @@ func TestKubectl(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds kubectl")
 	}
-	p := mustStart(t, "-seed=false")
+	p := mustStart(t, "-seed=false", "-addr", "127.0.0.1:0")
 
 	if got, want := p.kubectl(t, "", "create", "deployment", "nginx", "--image=nginx"), recorded(t, "create-deployment.txt"); got != want {
 		t.Errorf("create deployment: %q, the reference %q", got, want)

@@ -1,8 +1,8 @@
 // Command server is the example API server with everything on: every
 // built-in kind of Kubernetes (module builtin, in place of the demo's
 // ConfigMaps, Secrets and Events) with Namespaces and the garbage
-// collector, the resources, flags and demo data of examples/apiserver
-// (package app),
+// collector and the enforcement of ValidatingAdmissionPolicies, the
+// resources, flags and demo data of examples/apiserver (package app),
 // CustomResourceDefinitions with their x-kubernetes-validations (CEL)
 // rules evaluated by Kubernetes' own code (crd/cel), objects in memory,
 // in an etcd of yours or in an etcd embedded in the process, and
@@ -68,6 +68,7 @@ import (
 	"github.com/apisem/apisem/etcdstore/serverstore"
 	"github.com/apisem/apisem/examples/apiserver/app"
 	"github.com/apisem/apisem/metrics"
+	"github.com/apisem/apisem/server"
 	apiotel "github.com/apisem/apisem/tracing/otel"
 )
 
@@ -152,7 +153,13 @@ func run(log *slog.Logger, f *flags) error {
 	if err != nil {
 		return err
 	}
-	f.app.Started = nsr.Bind
+	// ValidatingAdmissionPolicies are enforced, as by kube-apiserver.
+	policies := builtin.NewPolicies(builtin.PolicyOptions{})
+	f.app.Server.Admission = policies.Admission(f.app.Server.Admission)
+	f.app.Started = func(s *server.Server) {
+		nsr.Bind(s)
+		policies.Bind(s)
+	}
 	f.app.Server.Resources = append(res, f.app.Server.Resources...)
 
 	var d app.Delegate

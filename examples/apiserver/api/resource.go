@@ -58,6 +58,10 @@ func Resources() []*server.Resource {
 				table.AgeColumn},
 			PatchSchema: coreSchema,
 			Validate:    validateConfigMap,
+			// Each distinct error once, as kube-apiserver reports a
+			// built-in kind's (a bad label is checked as a create's and
+			// as an update's metadata).
+			DistinctErrors: true,
 		},
 		{
 			Version: "v1", Kind: "Secret", ListKind: "SecretList",
@@ -76,9 +80,10 @@ func Resources() []*server.Resource {
 			Fields: map[string]func(server.Object) string{
 				"type": func(o server.Object) string { return o.(*Secret).Type },
 			},
-			Default:  defaultSecret,
-			Validate: validateSecret,
-			Warnings: secretWarnings,
+			Default:        defaultSecret,
+			Validate:       validateSecret,
+			Warnings:       secretWarnings,
+			DistinctErrors: true,
 		},
 		{
 			Version: "v1", Kind: "Event", ListKind: "EventList",
@@ -92,8 +97,9 @@ func Resources() []*server.Resource {
 			Fields:      eventFields,
 			// Kubernetes checks only that an Event's name is a path
 			// segment (its strategy has no name rule).
-			Names:    validation.NameIsPathSegment,
-			Validate: validateEvent,
+			Names:          validation.NameIsPathSegment,
+			Validate:       validateEvent,
+			DistinctErrors: true,
 		},
 		{
 			Group: "example.apisem.dev", Version: "v1", Kind: "Widget", ListKind: "WidgetList",
