@@ -87,7 +87,15 @@
 // etcd (package serverstore) each value names that version
 // (server.Resource.StoredAs), as kube-apiserver's do; field selectors
 // take each version's field labels (regarding.name of events.k8s.io
-// Events is involvedObject.name of core ones).
+// Events is involvedObject.name of core ones). On etcd every kind is kept
+// under kube-apiserver's key (server.Resource.EtcdPrefix): the resource
+// alone whatever the group (/registry/deployments/<namespace>/<name>),
+// or its storage factory's special path (services/specs,
+// services/endpoints, minions, controllers, ingress), so that a
+// kube-apiserver on the same etcd sees the objects; objects an earlier
+// version kept under /registry/<group>/<resource> move there at start
+// (package etcdstore). examples/server records the keys of
+// kube-apiserver v1.37.1 and compares them with the server's.
 //
 // A Binding posted to pods/<name>/binding, or to the bindings resource
 // (POST /api/v1/namespaces/<ns>/bindings, its older form, which keeps

@@ -299,6 +299,30 @@ func (k *kind) storageGroup() string {
 // kind's objects.
 func (k *kind) storage() string { return k.storageGroup() + "/" + k.Plural }
 
+// etcdPrefixes are the etcd paths kube-apiserver keeps some built-in
+// resources under instead of the resource's name (its storage factory's
+// SpecialDefaultResourcePrefixes, k8s.io/kubernetes/pkg/kubeapiserver),
+// by group and resource of the storage.
+var etcdPrefixes = map[string]string{
+	"/replicationcontrollers":     "controllers",
+	"/endpoints":                  "services/endpoints",
+	"/nodes":                      "minions",
+	"/services":                   "services/specs",
+	"networking.k8s.io/ingresses": "ingress",
+}
+
+// etcdPrefix is the path of the kind's objects in etcd below /registry,
+// as kube-apiserver keeps a built-in kind's: its storage's resource
+// alone, whatever the group, or the path etcdPrefixes names
+// (examples/server/testdata/reference-v1.37.1-etcd-keys.txt
+// records them).
+func (k *kind) etcdPrefix() string {
+	if p, ok := etcdPrefixes[k.storage()]; ok {
+		return p
+	}
+	return k.Plural
+}
+
 // newValue returns an empty object of the kind's k8s.io/api type.
 func (k *kind) newValue() runtime.Object {
 	v, err := scheme.New(k.gvk())

@@ -111,6 +111,7 @@ func (k *kind) resource(opts Options, defs *definitions, p *printers.HumanReadab
 		Plural: k.Plural, Singular: strings.ToLower(k.Kind),
 		ShortNames: k.ShortNames, Categories: k.Categories,
 		Namespaced:        k.Namespaced,
+		EtcdPrefix:        k.etcdPrefix(),
 		Names:             k.Names.ours(),
 		StatusSubresource: st != nil,
 		// An update without resourceVersion is refused where the

@@ -49,10 +49,20 @@
 // relist, as with Kubernetes.
 //
 // Keys are laid out as Kubernetes lays them out:
-// <prefix>/<group>/<resource>/<namespace>/<name>, the group left out for
-// the core group, under Options.Prefix ("/registry" by default); values
-// are encoded by Options.Codec (JSON by default) without their
-// resourceVersion, which is etcd's.
+// <prefix>/<path>/<namespace>/<name> (no namespace for a cluster-scoped
+// resource), under Options.Prefix ("/registry" by default). path is
+// store.ResourceOptions.EtcdPrefix, as kube-apiserver names it for a
+// built-in kind ("deployments", "services/specs"), or else
+// <group>/<resource>, as it keys a custom resource (the group left out
+// for the core group). Objects that an earlier apisem kept under
+// <group>/<resource> before the resource had an EtcdPrefix are moved to
+// their new keys when a replica starts, each in one transaction that
+// puts the value under the new key and deletes the old one, if the new
+// key is absent; an object whose new key is taken stays where it is, not
+// served. Servers that share a prefix must be upgraded together: one of
+// the earlier version writes the former keys, which the others see only
+// once one of them starts again. Values are encoded by Options.Codec
+// (JSON by default) without their resourceVersion, which is etcd's.
 //
 // Every etcd call is bounded by Options.RequestTimeout and by the
 // request's context: an unreachable etcd makes requests fail with

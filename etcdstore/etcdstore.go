@@ -97,10 +97,14 @@ type Resource[T meta.Object] struct {
 	own   bool // p is the resource's own (New): Close closes it
 	codec Codec[T]
 	gr    status.GroupResource
-	coll  string // the etcd key of the collection: <prefix>/[<group>/]<resource>
+	coll  string // the etcd key of the collection: <prefix>/<EtcdPrefix, or [<group>/]<resource>>
 	skey  string // the resource's key prefix in the replica, without "/"
 	res   *store.Resource[T]
 	ro    store.ResourceOptions[T]
+
+	// former is the etcd key of the collection where an earlier apisem
+	// kept the objects ("" if the same): see Replica.moveFormer.
+	former string
 	// alias: another version of the objects of a resource added before,
 	// which decodes them for the replica (see Replica.Resource); a write
 	// then plans on values decoded by its own codec, read from etcd.

@@ -53,7 +53,7 @@ type Replica[T meta.Object] struct {
 	tracer   tracing.Tracer // Options.Tracer
 
 	mu      sync.Mutex
-	byColl  map[string]*Resource[T] // by "<group>/<resource>" or "<resource>"; fixed once started
+	byColl  map[string]*Resource[T] // by etcd path: EtcdPrefix, "<group>/<resource>" or "<resource>"; fixed once started
 	started bool
 
 	cancel  context.CancelFunc
@@ -64,6 +64,7 @@ type Replica[T meta.Object] struct {
 	watchCx context.Context // the context of the running etcd watch (for RequestProgress)
 	runs    int             // the runs of reflect so far, which name their watch streams
 	stale   bool            // the replica reached its revision without all its events (see run)
+	moved   bool            // moveFormer has moved the objects of former keys
 
 	// recent holds the revisions of this process's last updates and
 	// deletes of keys (etcd keys) the replica may not have applied yet: a
@@ -234,9 +235,13 @@ func NewReplica[T meta.Object](opts Options[T]) (*Replica[T], error) {
 
 // Resource adds the resource described by ro, its values encoded by codec
 // (nil means JSON), to a replica that has not started (else ErrStarted).
-// Its etcd keys are <prefix>/[<group>/]<resource>/[<namespace>/]<name>;
-// in the replica, its keys are under ro.Prefix ("" means the group
-// resource, as in a store.Store).
+// Its etcd keys are <prefix>/<path>/[<namespace>/]<name>, path being
+// ro.EtcdPrefix or else [<group>/]<resource>; in the replica, its keys
+// are under ro.Prefix ("" means the group resource, as in a
+// store.Store). Where ro.EtcdPrefix names another path than the group
+// and resource, the replica moves the objects it finds under the latter
+// (where apisem kept them before it had EtcdPrefix) to the former
+// before its first list (see moveFormer).
 //
 // A resource whose ro.Prefix is another group resource's
 // ("<resource>.<group>", or "<resource>" in the core group) is another
@@ -262,6 +267,13 @@ func (p *Replica[T]) Resource(ro store.ResourceOptions[T], codec Codec[T]) (*Res
 	} else {
 		coll = ro.Prefix
 	}
+	var former string // where the objects were before ro.EtcdPrefix moved them
+	if ro.EtcdPrefix != "" && ro.EtcdPrefix != coll {
+		if !validEtcdPrefix(ro.EtcdPrefix) {
+			return nil, fmt.Errorf("etcdstore: bad EtcdPrefix %q of %s", ro.EtcdPrefix, gr)
+		}
+		former, coll = coll, ro.EtcdPrefix
+	}
 	if codec == nil {
 		codec = JSON[T]{}
 	}
@@ -277,12 +289,19 @@ func (p *Replica[T]) Resource(ro store.ResourceOptions[T], codec Codec[T]) (*Res
 	case first != nil:
 		return nil, fmt.Errorf("etcdstore: resource %s added twice", gr)
 	}
-	for _, o := range p.byColl {
+	for c, o := range p.byColl {
 		if o.skey == ro.Prefix {
 			return nil, fmt.Errorf("etcdstore: resources %s and %s share the key prefix %q", o.gr, gr, ro.Prefix)
 		}
+		if first, _, _ := strings.Cut(c, "/"); first == coll || strings.HasPrefix(coll, c+"/") {
+			// The keys of one would be read as the other's.
+			return nil, fmt.Errorf("etcdstore: the etcd keys of %s (%s/) and %s (%s/) overlap", o.gr, c, gr, coll)
+		}
 	}
 	r := &Resource[T]{p: p, codec: codec, gr: gr, coll: p.watchKey + coll, skey: ro.Prefix, ro: ro}
+	if former != "" {
+		r.former = p.watchKey + former
+	}
 	r.res = p.store.Resource(ro)
 	p.byColl[coll] = r
 	return r, nil
@@ -466,6 +485,12 @@ func (p *Replica[T]) list(ctx context.Context) (rev int64, compacted uint64, obj
 
 // run lists, then follows the watch until it fails.
 func (p *Replica[T]) run(ctx context.Context) {
+	if !p.moved {
+		if err := p.moveFormer(ctx); err != nil {
+			return
+		}
+		p.moved = true
+	}
 	rev, compacted, objs, err := p.list(ctx)
 	if err != nil {
 		return

@@ -127,6 +127,26 @@ func TestReadFails(t *testing.T) {
 	do(t, 200, base, "GET", gizmos, "")
 }
 
+// A failed read names the object's key under the resource's EtcdPrefix,
+// as kube-apiserver names a built-in kind's.
+func TestReadFailsEtcdPrefix(t *testing.T) {
+	res := gizmoResource(t)
+	res.EtcdPrefix = "gizmos"
+	res.Read = func(o Object) (Object, error) { return nil, errors.New("down") }
+	s, base := startTestServer(t, res)
+	o := &Unstructured{Content: map[string]any{"spec": map[string]any{"size": int64(1)}}}
+	o.Name, o.Namespace = "a", "ns"
+	if _, err := s.StoreOf(res).Create(context.Background(), o, store.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if r := do(t, 500, base, "GET", gizmos+"/a", ""); !strings.Contains(r.body, "Key: /gizmos/ns/a,") {
+		t.Errorf("get: %s; want the key /gizmos/ns/a", r.body)
+	}
+	if r := do(t, 500, base, "GET", gizmos, ""); !strings.Contains(r.body, `"field":"/registry/gizmos/ns/a"`) {
+		t.Errorf("list: %s; want the key /registry/gizmos/ns/a", r.body)
+	}
+}
+
 // TestToStorage: ToStorage makes the object the storage keeps, after
 // validation; Read turns it back. A write that leaves the stored form as
 // it was writes nothing (no new resourceVersion), as Kubernetes compares

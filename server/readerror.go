@@ -21,11 +21,12 @@ func (e *readError) Unwrap() error { return e.err }
 // message names the object's etcd key, with the prefix /registry in a
 // list's), when err is a *readError: for a get or a write's answer the
 // 500 InternalError `Internal error occurred: StorageError: corrupt
-// object, Code: 7, Key: /<group>/<resource>/<namespace>/<name>,
-// ResourceVersion: 0, AdditionalErrorMsg: object not decodable
-// revision=<rv>: <err>`, for a list the 500 StorageReadError `failed to
-// read one or more <resource>.<group> from the storage: StorageError: ...`.
-// Any other error is returned as it is.
+// object, Code: 7, Key: /<path>/<namespace>/<name>, ResourceVersion: 0,
+// AdditionalErrorMsg: object not decodable revision=<rv>: <err>`, for a
+// list the 500 StorageReadError `failed to read one or more
+// <resource>.<group> from the storage: StorageError: ...`; path is the
+// resource's EtcdPrefix, else <group>/<resource>. Any other error is
+// returned as it is.
 func readFailed(rs *resource, err error, list bool) error {
 	var re *readError
 	if !errors.As(err, &re) {
@@ -33,6 +34,9 @@ func readFailed(rs *resource, err error, list bool) error {
 	}
 	m := re.obj.Meta()
 	key := "/" + rs.gr.Group + "/" + rs.gr.Resource + "/"
+	if p := rs.def.EtcdPrefix; p != "" {
+		key = "/" + p + "/" // a built-in kind's, as kube-apiserver keys it
+	}
 	if m.Namespace != "" {
 		key += m.Namespace + "/"
 	}

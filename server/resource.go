@@ -178,6 +178,17 @@ type Resource struct {
 	// Each such resource's Read converts an object written through
 	// another to its own form.
 	StorageResource status.GroupResource
+	// EtcdPrefix, when set, is where a storage that keys objects by path
+	// (package etcdstore/serverstore) keeps the resource's objects below
+	// its own prefix: one or two segments, as kube-apiserver's storage
+	// factory names them for its built-in kinds ("deployments" for apps
+	// Deployments, "services/specs" for Services), so that kube-apiserver
+	// and apisem on one etcd see the same objects. "" means
+	// "<group>/<resource>" of StorageResource, or of Group and Plural
+	// ("<resource>" in the core group), where kube-apiserver keeps a
+	// custom resource's objects. Versions of one StorageResource share
+	// the first one's.
+	EtcdPrefix string
 	// InvalidKind, when its Kind is set, is the group and kind a 422
 	// Invalid names instead of Group and Kind, as kube-apiserver names
 	// the group of its internal type (core for events.k8s.io Events).

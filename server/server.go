@@ -560,6 +560,7 @@ func (s *Server) newResource(d *Resource) (*resource, error) {
 		UnknownField:  unknownField(d),
 		Finalizers:    d.Finalizers,
 		Prefix:        d.StorageResource.String(), // "" without one: GroupResource's
+		EtcdPrefix:    d.EtcdPrefix,
 	})
 	if err != nil {
 		return nil, err

@@ -30,6 +30,13 @@ type ResourceOptions[T meta.Object] struct {
 	// GroupResource.String(). It must not contain "/", and two resources
 	// in one Store need distinct prefixes.
 	Prefix string
+	// EtcdPrefix is the path of the resource's objects in a storage
+	// that keys them by path below a prefix of its own, as etcd does
+	// (package etcdstore): "<path>/[<namespace>/]<name>". It is one or
+	// two segments ("deployments", "services/specs"); "" means
+	// "<group>/<resource>" of Prefix or GroupResource ("<resource>" in
+	// the core group). A Store ignores it.
+	EtcdPrefix string
 	// Fields are field-selector fields beyond metadata.name and
 	// metadata.namespace, each with a function returning the field's
 	// value in an object.

@@ -63,7 +63,9 @@ func TestStoredValues(t *testing.T) {
 }
 
 // With Options.JSON every value is JSON, and names its apiVersion and
-// kind, as kube-apiserver's are with --storage-media-type=application/json.
+// kind, as kube-apiserver's are with --storage-media-type=application/json,
+// and ends with a newline, as theirs do (its JSON serializer's encoder
+// writes one; testdata/reference-v1.37.1-etcd-values.txt).
 func TestStoredValuesJSON(t *testing.T) {
 	_, c := newEtcd(t)
 	s, err := demo.New(demo.Options{Storage: serverstore.Storage(serverstore.Options{Client: c, JSON: true})})
@@ -77,8 +79,9 @@ func TestStoredValuesJSON(t *testing.T) {
 	if err != nil || len(resp.Kvs) != 1 {
 		t.Fatalf("etcd get: %v %v", resp, err)
 	}
-	if v := string(resp.Kvs[0].Value); str(t, v, "apiVersion") != "v1" || str(t, v, "kind") != "ConfigMap" || str(t, v, "data.k") != "1" {
-		t.Errorf("configmap value %q; want JSON with apiVersion v1, kind ConfigMap", v)
+	if v := string(resp.Kvs[0].Value); str(t, v, "apiVersion") != "v1" || str(t, v, "kind") != "ConfigMap" || str(t, v, "data.k") != "1" ||
+		!strings.HasSuffix(v, "}\n") {
+		t.Errorf("configmap value %q; want JSON with apiVersion v1, kind ConfigMap, and a newline after, as kube-apiserver's", v)
 	}
 	if got := must(t, 200, base, "GET", cms+"/p", "").body; str(t, got, "data.k") != "1" {
 		t.Errorf("configmap read back: %s", got)

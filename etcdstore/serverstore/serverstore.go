@@ -266,7 +266,12 @@ func (c codec) Encode(o server.Object) ([]byte, error) {
 	keep := *tm
 	*tm = label
 	defer func() { *tm = keep }()
-	return json.Marshal(o)
+	b, err := json.Marshal(o)
+	if err != nil {
+		return nil, err
+	}
+	// A newline after, as kube-apiserver's JSON serializer writes one.
+	return append(b, '\n'), nil
 }
 
 func (c codec) Decode(data []byte) (server.Object, error) {

@@ -23,7 +23,10 @@ import (
 // under core's key, an autoscaling/v1 HPA), and labelled with it: they
 // read through both versions, a deletion held by a finalizer, which
 // marks the object where it is, keeps the label of the version it is in,
-// and the next update stores the object in the storage version.
+// and the next update stores the object in the storage version. The
+// HPAs are under the key an earlier apisem gave them
+// (/autoscaling/horizontalpodautoscalers/...), from which the server
+// moves them to kube-apiserver's at start.
 func TestValuesInTheVersionThatWroteThem(t *testing.T) {
 	url, c := startEtcd(t)
 	ctx := context.Background()
@@ -124,7 +127,7 @@ func TestValuesInTheVersionThatWroteThem(t *testing.T) {
 	}
 	check("marked for deletion")
 	for key, want := range map[string]string{"/events/demo/e": "events.k8s.io/v1", "/events/demo/e-json": "events.k8s.io/v1",
-		"/autoscaling/horizontalpodautoscalers/demo/h": "autoscaling/v1", "/autoscaling/horizontalpodautoscalers/demo/h-json": "autoscaling/v1"} {
+		"/horizontalpodautoscalers/demo/h": "autoscaling/v1", "/horizontalpodautoscalers/demo/h-json": "autoscaling/v1"} {
 		if got := label(key); got != want {
 			t.Errorf("%s marked for deletion: labelled %s, want %s (the version it is in)", key, got, want)
 		}
@@ -151,7 +154,7 @@ func TestValuesInTheVersionThatWroteThem(t *testing.T) {
 	}
 	check("updated")
 	for key, want := range map[string]string{"/events/demo/e": "v1", "/events/demo/e-json": "v1",
-		"/autoscaling/horizontalpodautoscalers/demo/h": "autoscaling/v2", "/autoscaling/horizontalpodautoscalers/demo/h-json": "autoscaling/v2"} {
+		"/horizontalpodautoscalers/demo/h": "autoscaling/v2", "/horizontalpodautoscalers/demo/h-json": "autoscaling/v2"} {
 		if got := label(key); got != want {
 			t.Errorf("%s updated: labelled %s, want %s", key, got, want)
 		}
