@@ -38,7 +38,11 @@
 //     or is terminating (403), and the deletion of default, kube-system
 //     and kube-public (403 `namespaces "default" is forbidden: this
 //     namespace may not be deleted`), as k8s.io/apiserver's
-//     NamespaceLifecycle plugin.
+//     NamespaceLifecycle plugin. Like that plugin, which reads its
+//     informer's cache, it reads the namespace from the store's replica
+//     (on etcd, no etcd read per create), and consistently only when the
+//     replica lacks it or has it Active though this server deleted it in
+//     the last 30 seconds.
 //
 // # Concurrency
 //

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/server"
@@ -45,11 +47,14 @@ type Lifecycle struct {
 	res  *server.Resource
 	srv  atomic.Pointer[server.Server]
 	kick chan struct{} // wakes the controller; buffered, size 1
+	// deleted are the namespaces deleted through this Lifecycle lately,
+	// whose content admission reads from the source of truth.
+	deleted recentDeletions
 }
 
 // New returns a Lifecycle with its namespaces resource.
 func New(opts Options) *Lifecycle {
-	l := &Lifecycle{opts: opts, res: Resource(), kick: make(chan struct{}, 1)}
+	l := &Lifecycle{opts: opts, res: Resource(), kick: make(chan struct{}, 1), deleted: recentDeletions{now: time.Now}}
 	l.res.Delete = l.delete
 	return l
 }
@@ -87,17 +92,21 @@ func (l *Lifecycle) Admission(next server.Admission) server.Admission {
 }
 
 // admitDelete refuses the deletion of a system namespace with
-// kube-apiserver's 403.
+// kube-apiserver's 403. A deletion it lets pass is remembered for
+// admitContent, as Kubernetes' NamespaceLifecycle remembers it.
 func (l *Lifecycle) admitDelete(a server.Attributes) error {
-	if l.opts.AllowDeletingSystem || a.Operation != server.OperationDelete || a.Resource != l.res {
+	if a.Operation != server.OperationDelete || a.Resource != l.res {
 		return nil
 	}
-	for _, n := range immortal {
-		if a.Name == n {
-			return status.NewForbidden(status.GroupResource{Resource: "namespaces"}, a.Name,
-				errors.New("this namespace may not be deleted"))
+	if !l.opts.AllowDeletingSystem {
+		for _, n := range immortal {
+			if a.Name == n {
+				return status.NewForbidden(status.GroupResource{Resource: "namespaces"}, a.Name,
+					errors.New("this namespace may not be deleted"))
+			}
 		}
 	}
+	l.deleted.add(a.Name)
 	return nil
 }
 
@@ -119,11 +128,11 @@ func (l *Lifecycle) admitContent(ctx context.Context, a server.Attributes, obj s
 		return nil
 	}
 	m := obj.Meta()
-	o, err := nsr.View(ctx, "", m.Namespace, rv.Read{Semantics: rv.MostRecent})
+	ns, err := l.lookup(ctx, nsr, m.Namespace)
 	if err != nil {
 		return err
 	}
-	if !o.(*Namespace).Terminating() {
+	if !ns.Terminating() {
 		return nil
 	}
 	name := m.Name
@@ -135,6 +144,84 @@ func (l *Lifecycle) admitContent(ctx context.Context, a server.Attributes, obj s
 	return status.New(http.StatusForbidden, status.ReasonForbidden, gr.String()+" "+strconv.Quote(name)+" is forbidden: "+msg,
 		&status.Details{Name: name, Group: gr.Group, Kind: gr.Resource,
 			Causes: []status.Cause{{Type: "NamespaceTerminating", Message: "namespace " + m.Namespace + " is being terminated", Field: "metadata.namespace"}}})
+}
+
+// lookup reads the namespace name for admitContent as kube-apiserver's
+// NamespaceLifecycle reads it: from the replica (its informer's cache),
+// with no read of the source of truth, which on etcd is a quorum read per
+// create. The source of truth is read only when the replica lacks the
+// namespace (it may have been created a moment ago: 404 only if it does
+// not exist), or has it Active although it was deleted through this
+// Lifecycle lately (the replica may not have the deletion yet).
+func (l *Lifecycle) lookup(ctx context.Context, nsr store.Backend[server.Object], name string) (*Namespace, error) {
+	o, err := nsr.View(ctx, "", name, rv.Read{Semantics: rv.Any})
+	switch {
+	case err == nil:
+		if ns := o.(*Namespace); ns.Terminating() || !l.deleted.recent(name) {
+			return ns, nil
+		}
+	case !status.IsNotFound(err):
+		return nil, err
+	}
+	o, err = nsr.View(ctx, "", name, rv.Read{Semantics: rv.MostRecent})
+	if err != nil {
+		return nil, err
+	}
+	return o.(*Namespace), nil
+}
+
+// Kubernetes' NamespaceLifecycle reads a namespace deleted in the last 30
+// seconds from storage, and remembers at most the last 100.
+const (
+	deletionTTL  = 30 * time.Second
+	maxDeletions = 100
+)
+
+// recentDeletions are the namespaces deleted lately, each with the time
+// it was deleted.
+type recentDeletions struct {
+	now func() time.Time
+	n   atomic.Int32 // len(at): a create reads no lock while none is held
+	mu  sync.Mutex
+	at  map[string]time.Time
+}
+
+// add remembers that name was deleted now; at the bound, the oldest
+// deletion (or one expired) is forgotten first.
+func (d *recentDeletions) add(name string) {
+	now := d.now()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.at == nil {
+		d.at = make(map[string]time.Time)
+	}
+	if _, ok := d.at[name]; !ok && len(d.at) >= maxDeletions {
+		oldest, first := "", true
+		for n, t := range d.at {
+			if first || t.Before(d.at[oldest]) {
+				oldest, first = n, false
+			}
+		}
+		delete(d.at, oldest)
+	}
+	d.at[name] = now
+	d.n.Store(int32(len(d.at)))
+}
+
+// recent reports whether name was deleted less than deletionTTL ago.
+func (d *recentDeletions) recent(name string) bool {
+	if d.n.Load() == 0 {
+		return false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	t, ok := d.at[name]
+	if ok && d.now().Sub(t) >= deletionTTL {
+		delete(d.at, name)
+		d.n.Store(int32(len(d.at)))
+		return false
+	}
+	return ok
 }
 
 // CreateSystemNamespaces creates the system namespaces (default,
