@@ -441,7 +441,7 @@ func (u *Unstructured) setContent(m map[string]any, strict bool) ([]error, error
 	switch meta := m["metadata"].(type) {
 	case nil:
 	case map[string]any:
-		b, err := json.Marshal(meta)
+		b, err := jsonvalue.AppendJSON(nil, meta) // as json.Marshal, without reflection
 		if err != nil {
 			return nil, err
 		}
