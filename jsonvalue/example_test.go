@@ -20,3 +20,13 @@ func Example() {
 	// .spec.replicas accessor error: three is of the type string, expected int64
 	// 3 true
 }
+
+func ExampleAppendJSON() {
+	var obj map[string]any
+	_ = json.Unmarshal([]byte(`{"spec":{"size":1e-7,"note":"<b>"},"kind":"K"}`), &obj)
+
+	b, _ := jsonvalue.AppendJSON(nil, obj)
+	fmt.Println(string(b))
+	// Output:
+	// {"kind":"K","spec":{"note":"\u003cb\u003e","size":1e-7}}
+}

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/apisem/apisem/jsonvalue"
 	"github.com/apisem/apisem/meta"
 )
 
@@ -83,11 +82,7 @@ func metaByConstruction(o Object) bool {
 // an Unstructured's members are sorted, a typed object's in struct order.
 func (c *codec) metadataJSON(m *meta.ObjectMeta) ([]byte, error) {
 	if c.unstructured {
-		mm, err := jsonvalue.MapOf(m)
-		if err != nil {
-			return nil, err
-		}
-		return json.Marshal(mm)
+		return appendSortedMetaJSON(nil, m)
 	}
 	return appendMetaJSON(nil, m)
 }

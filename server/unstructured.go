@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	kjson "sigs.k8s.io/json"
 
@@ -79,28 +81,312 @@ func (u *Unstructured) MarshalJSON() ([]byte, error) {
 }
 
 // appendJSON appends u's JSON with kind and apiVersion tm (the codec's
-// for stored objects, whose TypeMeta is empty).
+// for stored objects, whose TypeMeta is empty): its members sorted,
+// metadata as appendSortedMetaJSON writes it and the rest as
+// jsonvalue.AppendJSON does, without reflection.
 func (u *Unstructured) appendJSON(dst []byte, tm meta.TypeMeta) ([]byte, error) {
-	meta, err := jsonvalue.MapOf(&u.ObjectMeta)
-	if err != nil {
-		return dst, err
+	var arr [16]string
+	keys := arr[:0]
+	for k := range u.Content {
+		if k != "apiVersion" && k != "kind" && k != "metadata" {
+			keys = append(keys, k)
+		}
 	}
-	m := make(map[string]any, len(u.Content)+3)
-	maps.Copy(m, u.Content)
-	delete(m, "apiVersion")
-	delete(m, "kind")
 	if tm.APIVersion != "" {
-		m["apiVersion"] = tm.APIVersion
+		keys = append(keys, "apiVersion")
 	}
 	if tm.Kind != "" {
-		m["kind"] = tm.Kind
+		keys = append(keys, "kind")
 	}
-	m["metadata"] = meta
-	b, err := json.Marshal(m)
-	if err != nil {
-		return dst, err
+	keys = append(keys, "metadata")
+	slices.Sort(keys)
+	start := len(dst)
+	dst = append(dst, '{')
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(jsonvalue.AppendString(dst, k), ':')
+		var err error
+		switch k {
+		case "apiVersion":
+			dst = jsonvalue.AppendString(dst, tm.APIVersion)
+		case "kind":
+			dst = jsonvalue.AppendString(dst, tm.Kind)
+		case "metadata":
+			dst, err = appendSortedMetaJSON(dst, &u.ObjectMeta)
+		default:
+			dst, err = jsonvalue.AppendJSON(dst, u.Content[k])
+		}
+		if err != nil {
+			return dst[:start], err
+		}
 	}
-	return append(dst, b...), nil
+	return append(dst, '}'), nil
+}
+
+// appendSortedMetaJSON appends m as an unstructured object writes its
+// metadata, json.Marshal(jsonvalue.MapOf(m)): as encoding/json writes a
+// meta.ObjectMeta but with the members of every object sorted, and a
+// managedFields entry's fieldsV1 as its decoded value is written. It does
+// so without reflection and without decoding m's JSON again; only a
+// fieldsV1 that is not already written so (sortedFields) is decoded.
+func appendSortedMetaJSON(dst []byte, m *meta.ObjectMeta) ([]byte, error) {
+	if !validKeys(m.Labels) || !validKeys(m.Annotations) {
+		// Their replacement characters may reorder or merge them.
+		mm, err := jsonvalue.MapOf(m)
+		if err != nil {
+			return dst, err
+		}
+		return jsonvalue.AppendJSON(dst, mm)
+	}
+	start := len(dst)
+	dst = append(dst, '{')
+	if len(m.Annotations) > 0 {
+		dst = appendMetaStringMap(appendKey(dst, start, "annotations"), m.Annotations)
+	}
+	if !m.CreationTimestamp.IsZero() { // omitzero
+		dst = appendTimeJSON(appendKey(dst, start, "creationTimestamp"), m.CreationTimestamp)
+	}
+	if m.DeletionGracePeriodSeconds != nil {
+		dst = strconv.AppendInt(appendKey(dst, start, "deletionGracePeriodSeconds"), *m.DeletionGracePeriodSeconds, 10)
+	}
+	if m.DeletionTimestamp != nil {
+		dst = appendTimeJSON(appendKey(dst, start, "deletionTimestamp"), *m.DeletionTimestamp)
+	}
+	if len(m.Finalizers) > 0 {
+		dst = append(appendKey(dst, start, "finalizers"), '[')
+		for i, f := range m.Finalizers {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendMetaString(dst, f)
+		}
+		dst = append(dst, ']')
+	}
+	if m.GenerateName != "" {
+		dst = appendMetaString(appendKey(dst, start, "generateName"), m.GenerateName)
+	}
+	if m.Generation != 0 {
+		dst = strconv.AppendInt(appendKey(dst, start, "generation"), m.Generation, 10)
+	}
+	if len(m.Labels) > 0 {
+		dst = appendMetaStringMap(appendKey(dst, start, "labels"), m.Labels)
+	}
+	if len(m.ManagedFields) > 0 {
+		dst = append(appendKey(dst, start, "managedFields"), '[')
+		for i := range m.ManagedFields {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, err = appendSortedManagedFields(dst, &m.ManagedFields[i]); err != nil {
+				return dst[:start], err
+			}
+		}
+		dst = append(dst, ']')
+	}
+	if m.Name != "" {
+		dst = appendMetaString(appendKey(dst, start, "name"), m.Name)
+	}
+	if m.Namespace != "" {
+		dst = appendMetaString(appendKey(dst, start, "namespace"), m.Namespace)
+	}
+	if len(m.OwnerReferences) > 0 {
+		dst = append(appendKey(dst, start, "ownerReferences"), '[')
+		for i := range m.OwnerReferences {
+			r := &m.OwnerReferences[i]
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendMetaString(append(dst, `{"apiVersion":`...), r.APIVersion)
+			if r.BlockOwnerDeletion != nil {
+				dst = strconv.AppendBool(append(dst, `,"blockOwnerDeletion":`...), *r.BlockOwnerDeletion)
+			}
+			if r.Controller != nil {
+				dst = strconv.AppendBool(append(dst, `,"controller":`...), *r.Controller)
+			}
+			dst = appendMetaString(append(dst, `,"kind":`...), r.Kind)
+			dst = appendMetaString(append(dst, `,"name":`...), r.Name)
+			dst = appendMetaString(append(dst, `,"uid":`...), r.UID)
+			dst = append(dst, '}')
+		}
+		dst = append(dst, ']')
+	}
+	if m.ResourceVersion != "" {
+		dst = appendMetaString(appendKey(dst, start, "resourceVersion"), m.ResourceVersion)
+	}
+	if m.SelfLink != "" {
+		dst = appendMetaString(appendKey(dst, start, "selfLink"), m.SelfLink)
+	}
+	if m.UID != "" {
+		dst = appendMetaString(appendKey(dst, start, "uid"), m.UID)
+	}
+	return append(dst, '}'), nil
+}
+
+// appendMetaString appends s as MapOf's decoded string is written: each
+// byte of invalid UTF-8, which encoding/json writes as \ufffd and decodes
+// as U+FFFD, is written as U+FFFD itself.
+func appendMetaString(dst []byte, s string) []byte {
+	if utf8.ValidString(s) {
+		return jsonvalue.AppendString(dst, s)
+	}
+	v := make([]byte, 0, len(s)+8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			v = utf8.AppendRune(v, utf8.RuneError)
+		} else {
+			v = append(v, s[i:i+size]...)
+		}
+		i += size
+	}
+	return jsonvalue.AppendString(dst, string(v))
+}
+
+// appendMetaStringMap is appendStringMap with appendMetaString's values;
+// m's keys are valid UTF-8 (validKeys).
+func appendMetaStringMap(dst []byte, m map[string]string) []byte {
+	var arr [16]string
+	keys := arr[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	dst = append(dst, '{')
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(jsonvalue.AppendString(dst, k), ':')
+		dst = appendMetaString(dst, m[k])
+	}
+	return append(dst, '}')
+}
+
+// validKeys reports whether m's keys are valid UTF-8.
+func validKeys(m map[string]string) bool {
+	for k := range m {
+		if !utf8.ValidString(k) {
+			return false
+		}
+	}
+	return true
+}
+
+// appendSortedManagedFields appends e with its members sorted.
+func appendSortedManagedFields(dst []byte, e *meta.ManagedFieldsEntry) ([]byte, error) {
+	start := len(dst)
+	dst = append(dst, '{')
+	if e.APIVersion != "" {
+		dst = appendMetaString(appendKey(dst, start, "apiVersion"), e.APIVersion)
+	}
+	if e.FieldsType != "" {
+		dst = appendMetaString(appendKey(dst, start, "fieldsType"), e.FieldsType)
+	}
+	if e.FieldsV1 != nil {
+		dst = appendKey(dst, start, "fieldsV1")
+		switch raw := e.FieldsV1.Raw; {
+		case len(raw) == 0:
+			dst = append(dst, "null"...)
+		case sortedFields(raw):
+			dst = append(dst, raw...)
+		default:
+			// As encoding/json checks a Marshaler's output, then as
+			// MapOf decodes it.
+			if !json.Valid(raw) {
+				_, err := json.Marshal(e.FieldsV1)
+				return dst, err
+			}
+			var v any
+			err := kjson.UnmarshalCaseSensitivePreserveInts(raw, &v)
+			if err == nil {
+				dst, err = jsonvalue.AppendJSON(dst, v)
+			}
+			if err != nil {
+				return dst, err
+			}
+		}
+	}
+	if e.Manager != "" {
+		dst = appendMetaString(appendKey(dst, start, "manager"), e.Manager)
+	}
+	if e.Operation != "" {
+		dst = appendMetaString(appendKey(dst, start, "operation"), e.Operation)
+	}
+	if e.Subresource != "" {
+		dst = appendMetaString(appendKey(dst, start, "subresource"), e.Subresource)
+	}
+	if e.Time != nil {
+		dst = appendTimeJSON(appendKey(dst, start, "time"), *e.Time)
+	}
+	return append(dst, '}'), nil
+}
+
+// sortedFields reports whether raw is written as decoding and writing it
+// again would write it: objects only, compact, each object's member names
+// in strictly increasing order and made of printable ASCII that needs no
+// escape, as a fieldsV1 ({"f:spec":{".":{},"f:x":{}}}) mostly is. Names
+// with escapes (k:{\"type\":...}) are left to the decoder: their order
+// is the decoded names'.
+func sortedFields(raw []byte) bool {
+	i, ok := sortedObject(raw, 0, 0)
+	return ok && i == len(raw)
+}
+
+// sortedObject checks the object at raw[i] (see sortedFields) and returns
+// the index past it.
+func sortedObject(raw []byte, i, depth int) (int, bool) {
+	if depth > 100 || i >= len(raw) || raw[i] != '{' {
+		return i, false
+	}
+	i++
+	var prev []byte
+	for n := 0; ; n++ {
+		if i < len(raw) && raw[i] == '}' && n == 0 {
+			return i + 1, true
+		}
+		if n > 0 {
+			if i >= len(raw) {
+				return i, false
+			}
+			if raw[i] == '}' {
+				return i + 1, true
+			}
+			if raw[i] != ',' {
+				return i, false
+			}
+			i++
+		}
+		if i >= len(raw) || raw[i] != '"' {
+			return i, false
+		}
+		i++
+		nameStart := i
+		for i < len(raw) && raw[i] != '"' {
+			if c := raw[i]; c < 0x20 || c > 0x7e || c == '\\' || c == '<' || c == '>' || c == '&' {
+				return i, false
+			}
+			i++
+		}
+		if i >= len(raw) {
+			return i, false
+		}
+		name := raw[nameStart:i]
+		if n > 0 && string(prev) >= string(name) {
+			return i, false
+		}
+		prev = name
+		i++
+		if i >= len(raw) || raw[i] != ':' {
+			return i, false
+		}
+		var ok bool
+		if i, ok = sortedObject(raw, i+1, depth+1); !ok {
+			return i, false
+		}
+	}
 }
 
 // UnmarshalJSON decodes an object: case-sensitive, integers as int64,
@@ -155,7 +441,7 @@ func (u *Unstructured) setContent(m map[string]any, strict bool) ([]error, error
 	switch meta := m["metadata"].(type) {
 	case nil:
 	case map[string]any:
-		b, err := json.Marshal(meta)
+		b, err := jsonvalue.AppendJSON(nil, meta) // as json.Marshal, without reflection
 		if err != nil {
 			return nil, err
 		}
