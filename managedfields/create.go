@@ -294,7 +294,8 @@ func (f *FieldManager) createdFields(shape createShape, obj map[string]any, op O
 // JSON texts of one shape decode into maps of one shape (appendShape),
 // whose field set created keeps.
 func (f *FieldManager) Created(raw []byte, decode func([]byte) (map[string]any, error), op Operation) ([]meta.ManagedFieldsEntry, error) {
-	key, keep := appendJSONShape(append([]byte(op.Subresource), 0), raw)
+	var buf [512]byte // the shapes of most objects fit
+	key, keep := appendJSONShape(append(append(buf[:0], op.Subresource...), 0), raw)
 	if keep {
 		if fields, ok := f.jsonShapes.get(key); ok {
 			return f.createdEntries(fields, op), nil
@@ -332,20 +333,23 @@ const maxJSONShapeDepth = 64
 // nested deeper than maxJSONShapeDepth, and anything but one well-formed
 // JSON object.
 func appendJSONShape(dst, raw []byte) (_ []byte, ok bool) {
-	s := jsonShaper{b: raw, dst: dst}
+	s := jsonShaper{b: raw}
 	s.space()
-	if s.i >= len(s.b) || s.b[s.i] != '{' || !s.object(0) {
+	if s.i >= len(s.b) || s.b[s.i] != '{' {
+		return dst, false
+	}
+	if dst, ok = s.value(dst, 0); !ok {
 		return dst, false
 	}
 	s.space()
-	return s.dst, s.i == len(s.b)
+	return dst, s.i == len(s.b)
 }
 
 // jsonShaper is appendJSONShape's walk: b[i:] is what is left to read.
+// The shape is passed along, not kept, so that it can stay on the stack.
 type jsonShaper struct {
-	b   []byte
-	i   int
-	dst []byte
+	b []byte
+	i int
 }
 
 func (s *jsonShaper) space() {
@@ -359,78 +363,68 @@ func (s *jsonShaper) space() {
 	}
 }
 
-// object reads the object at s.i (a '{').
-func (s *jsonShaper) object(depth int) bool {
+// value reads the value at s.i and appends its kind: an object's shape
+// (its members' names and the kinds of their values, in braces), s for a
+// string, n a number, b a boolean, z null. (One recursive function, not
+// two, keeps dst on the caller's stack.)
+func (s *jsonShaper) value(dst []byte, depth int) (_ []byte, ok bool) {
+	if s.i >= len(s.b) {
+		return dst, false
+	}
+	switch c := s.b[s.i]; {
+	case c == '"':
+		return append(dst, 's'), s.string()
+	case c == '-' || '0' <= c && c <= '9':
+		return append(dst, 'n'), s.number()
+	case c == 't':
+		return append(dst, 'b'), s.literal("true")
+	case c == 'f':
+		return append(dst, 'b'), s.literal("false")
+	case c == 'n':
+		return append(dst, 'z'), s.literal("null")
+	case c != '{':
+		return dst, false // a list, or no JSON value
+	}
 	if depth >= maxJSONShapeDepth {
-		return false
+		return dst, false
 	}
 	s.i++
-	s.dst = append(s.dst, '{')
+	dst = append(dst, '{')
 	s.space()
 	if s.i < len(s.b) && s.b[s.i] == '}' {
 		s.i++
-		s.dst = append(s.dst, '}')
-		return true
+		return append(dst, '}'), true
 	}
 	for {
 		s.space()
 		start := s.i
 		if !s.string() {
-			return false
+			return dst, false
 		}
-		s.dst = append(s.dst, s.b[start:s.i]...)
+		dst = append(dst, s.b[start:s.i]...)
 		s.space()
 		if s.i >= len(s.b) || s.b[s.i] != ':' {
-			return false
+			return dst, false
 		}
 		s.i++
 		s.space()
-		if !s.value(depth) {
-			return false
+		if dst, ok = s.value(dst, depth+1); !ok {
+			return dst, false
 		}
 		s.space()
 		if s.i >= len(s.b) {
-			return false
+			return dst, false
 		}
 		switch s.b[s.i] {
 		case ',':
 			s.i++
 		case '}':
 			s.i++
-			s.dst = append(s.dst, '}')
-			return true
+			return append(dst, '}'), true
 		default:
-			return false
+			return dst, false
 		}
 	}
-}
-
-// value reads the value at s.i and appends its kind: an object's shape,
-// s for a string, n a number, b a boolean, z null.
-func (s *jsonShaper) value(depth int) bool {
-	if s.i >= len(s.b) {
-		return false
-	}
-	switch c := s.b[s.i]; {
-	case c == '{':
-		return s.object(depth + 1)
-	case c == '"':
-		s.dst = append(s.dst, 's')
-		return s.string()
-	case c == '-' || '0' <= c && c <= '9':
-		s.dst = append(s.dst, 'n')
-		return s.number()
-	case c == 't':
-		s.dst = append(s.dst, 'b')
-		return s.literal("true")
-	case c == 'f':
-		s.dst = append(s.dst, 'b')
-		return s.literal("false")
-	case c == 'n':
-		s.dst = append(s.dst, 'z')
-		return s.literal("null")
-	}
-	return false // a list, or no JSON value
 }
 
 func (s *jsonShaper) literal(lit string) bool {
