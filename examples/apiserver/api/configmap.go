@@ -2,11 +2,13 @@ package api
 
 import (
 	"bytes"
-	"github.com/apisem/apisem/meta"
-	"github.com/apisem/apisem/server"
 	"maps"
+	"reflect"
 
 	"github.com/apisem/apisem/envelope"
+	"github.com/apisem/apisem/internal/jsonfast"
+	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
 )
 
@@ -54,6 +56,43 @@ func (c *ConfigMap) SizeProto() int {
 		n += sizeBool(4)
 	}
 	return n
+}
+
+// UnmarshalJSONFast decodes a ConfigMap of the common shape (metadata's
+// common members, data, immutable; see package jsonfast) without
+// reflection, and declines anything else (negotiation.FastUnmarshaler).
+func (c *ConfigMap) UnmarshalJSONFast(b []byte) bool {
+	if !reflect.ValueOf(c).Elem().IsZero() {
+		return false // the reflective decoder merges into what is there
+	}
+	var out ConfigMap
+	var types uint32
+	var seenMeta bool
+	d := jsonfast.New(b)
+	ok := d.Object(func(name []byte) bool {
+		switch string(name) {
+		case "metadata":
+			if seenMeta {
+				return false
+			}
+			seenMeta = true
+			return d.ObjectMeta(&out.ObjectMeta)
+		case "data":
+			return d.StringMap(&out.Data)
+		case "immutable":
+			if out.Immutable != nil {
+				return false
+			}
+			v, ok := d.Bool()
+			out.Immutable = &v
+			return ok
+		}
+		return d.TypeMember(name, &out.TypeMeta, &types)
+	}) && d.End()
+	if ok {
+		*c = out
+	}
+	return ok
 }
 
 func decodeConfigMap(b []byte) (server.Object, error) {
