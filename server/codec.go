@@ -145,7 +145,10 @@ func (c *codec) appendJSON(dst []byte, o Object, typed bool) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	if !typed {
+	switch {
+	case !typed && dst == nil:
+		return b, nil // Marshal's own copy, not copied again
+	case !typed:
 		return append(dst, b...), nil
 	}
 	return c.appendTyped(dst, b), nil
