@@ -283,3 +283,236 @@ func (f *FieldManager) createdFields(shape createShape, obj map[string]any, op O
 	}
 	return set.ToJSON()
 }
+
+// Created returns the entries Update(nil, obj, nil, nil, op) returns:
+// those of a create that sent none, where raw is the new object's JSON
+// and decode decodes it into obj, the form Update takes. The objects a
+// client creates tend to share one shape, and the field set of a shape
+// met before is found from raw alone: decode is called only for a shape
+// that is new, or that is not kept (one with a list). raw's shape is its
+// members' names as written and the kinds of their values, so that two
+// JSON texts of one shape decode into maps of one shape (appendShape),
+// whose field set created keeps.
+func (f *FieldManager) Created(raw []byte, decode func([]byte) (map[string]any, error), op Operation) ([]meta.ManagedFieldsEntry, error) {
+	var buf [512]byte // the shapes of most objects fit
+	key, keep := appendJSONShape(append(append(buf[:0], op.Subresource...), 0), raw)
+	if keep {
+		if fields, ok := f.jsonShapes.get(key); ok {
+			return f.createdEntries(fields, op), nil
+		}
+	}
+	obj, err := decode(raw)
+	if err != nil {
+		return nil, err
+	}
+	entries, ok, err := f.created(obj, op)
+	switch {
+	case ok && err != nil:
+		return nil, err
+	case ok:
+		if keep {
+			fields := []byte{} // a shape that records nothing
+			if len(entries) > 0 {
+				fields = entries[0].FieldsV1.Raw
+			}
+			f.jsonShapes.put(key, slices.Clone(fields))
+		}
+		return entries, nil
+	}
+	// Update's second try of created, with no entries, is this one.
+	return f.updateFrom(nil, obj, nil, f.liveOrNew(nil, nil, op.Subresource != ""), op)
+}
+
+// maxJSONShapeDepth bounds the nesting appendJSONShape follows; a deeper
+// value is not kept.
+const maxJSONShapeDepth = 64
+
+// appendJSONShape appends the shape of raw, a JSON object, to dst: a
+// walk of raw that keeps each member's name as written and the kind of
+// each value, and no whitespace. ok is false for raw with a list, raw
+// nested deeper than maxJSONShapeDepth, and anything but one well-formed
+// JSON object.
+func appendJSONShape(dst, raw []byte) (_ []byte, ok bool) {
+	s := jsonShaper{b: raw}
+	s.space()
+	if s.i >= len(s.b) || s.b[s.i] != '{' {
+		return dst, false
+	}
+	if dst, ok = s.value(dst, 0); !ok {
+		return dst, false
+	}
+	s.space()
+	return dst, s.i == len(s.b)
+}
+
+// jsonShaper is appendJSONShape's walk: b[i:] is what is left to read.
+// The shape is passed along, not kept, so that it can stay on the stack.
+type jsonShaper struct {
+	b []byte
+	i int
+}
+
+func (s *jsonShaper) space() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// value reads the value at s.i and appends its kind: an object's shape
+// (its members' names and the kinds of their values, in braces), s for a
+// string, n a number, b a boolean, z null. (One recursive function, not
+// two, keeps dst on the caller's stack.)
+func (s *jsonShaper) value(dst []byte, depth int) (_ []byte, ok bool) {
+	if s.i >= len(s.b) {
+		return dst, false
+	}
+	switch c := s.b[s.i]; {
+	case c == '"':
+		return append(dst, 's'), s.string()
+	case c == '-' || '0' <= c && c <= '9':
+		return append(dst, 'n'), s.number()
+	case c == 't':
+		return append(dst, 'b'), s.literal("true")
+	case c == 'f':
+		return append(dst, 'b'), s.literal("false")
+	case c == 'n':
+		return append(dst, 'z'), s.literal("null")
+	case c != '{':
+		return dst, false // a list, or no JSON value
+	}
+	if depth >= maxJSONShapeDepth {
+		return dst, false
+	}
+	s.i++
+	dst = append(dst, '{')
+	s.space()
+	if s.i < len(s.b) && s.b[s.i] == '}' {
+		s.i++
+		return append(dst, '}'), true
+	}
+	for {
+		s.space()
+		start := s.i
+		if !s.string() {
+			return dst, false
+		}
+		dst = append(dst, s.b[start:s.i]...)
+		s.space()
+		if s.i >= len(s.b) || s.b[s.i] != ':' {
+			return dst, false
+		}
+		s.i++
+		s.space()
+		if dst, ok = s.value(dst, depth+1); !ok {
+			return dst, false
+		}
+		s.space()
+		if s.i >= len(s.b) {
+			return dst, false
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			return append(dst, '}'), true
+		default:
+			return dst, false
+		}
+	}
+}
+
+func (s *jsonShaper) literal(lit string) bool {
+	if len(s.b)-s.i < len(lit) || string(s.b[s.i:s.i+len(lit)]) != lit {
+		return false
+	}
+	s.i += len(lit)
+	return true
+}
+
+// string reads the string at s.i (a '"'), escapes checked.
+func (s *jsonShaper) string() bool {
+	if s.i >= len(s.b) || s.b[s.i] != '"' {
+		return false
+	}
+	s.i++
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			s.i++
+			return true
+		case c < 0x20:
+			return false
+		case c == '\\':
+			if s.i+1 >= len(s.b) {
+				return false
+			}
+			switch s.b[s.i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				s.i += 2
+			case 'u':
+				if len(s.b)-s.i < 6 {
+					return false
+				}
+				for _, h := range s.b[s.i+2 : s.i+6] {
+					if !isHex(h) {
+						return false
+					}
+				}
+				s.i += 6
+			default:
+				return false
+			}
+		default:
+			s.i++
+		}
+	}
+	return false
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// number reads the number at s.i, in JSON's grammar.
+func (s *jsonShaper) number() bool {
+	if s.b[s.i] == '-' {
+		s.i++
+	}
+	switch {
+	case s.i < len(s.b) && s.b[s.i] == '0':
+		s.i++
+	case s.digits() == 0:
+		return false
+	}
+	if s.i < len(s.b) && s.b[s.i] == '.' {
+		s.i++
+		if s.digits() == 0 {
+			return false
+		}
+	}
+	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		s.i++
+		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
+			s.i++
+		}
+		if s.digits() == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *jsonShaper) digits() int {
+	start := s.i
+	for s.i < len(s.b) && '0' <= s.b[s.i] && s.b[s.i] <= '9' {
+		s.i++
+	}
+	return s.i - start
+}

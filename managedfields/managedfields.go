@@ -72,6 +72,9 @@ type FieldManager struct {
 	// sets of the shapes of objects created (create.go).
 	create createShape
 	shapes shapes
+	// jsonShapes are the field sets of Created, by the shape of the
+	// object's JSON.
+	jsonShapes shapes
 }
 
 // New returns a FieldManager for opts.
@@ -217,6 +220,11 @@ func (f *FieldManager) Update(live, obj map[string]any, liveEntries, objEntries 
 			return entries, nil
 		}
 	}
+	return f.updateFrom(live, obj, liveEntries, m, op)
+}
+
+// updateFrom is the rest of Update, from m, the entries it starts from.
+func (f *FieldManager) updateFrom(live, obj map[string]any, liveEntries []meta.ManagedFieldsEntry, m managed, op Operation) ([]meta.ManagedFieldsEntry, error) {
 	if err := f.update(live, obj, m, op); err != nil {
 		return liveEntries, err
 	}

@@ -320,6 +320,17 @@ type StrictUnmarshaler interface {
 	UnmarshalJSONStrict(data []byte) (strict []error, err error)
 }
 
+// FastUnmarshaler is implemented by a type with a decoder of the JSON it
+// commonly receives that is faster than the reflective one (for the
+// plain shapes of its common creates, say). Called on the zero value,
+// UnmarshalJSONFast either decodes data as sigs.k8s.io/json's strict
+// decoder does, finding nothing strict to report, and returns true, or
+// returns false and leaves the value as it was: Decode then decodes data
+// as it decodes any type, and its result and errors are the ones given.
+type FastUnmarshaler interface {
+	UnmarshalJSONFast(data []byte) bool
+}
+
 // Decode decodes a JSON or YAML body into v (a pointer) as a Kubernetes
 // API server decodes create and update bodies: field names are
 // case-sensitive, integers in interface values stay int64, and unknown
@@ -363,7 +374,9 @@ func Decode(body []byte, media MediaType, v any, opts DecodeOptions) (warnings [
 		return nil, status.NewUnsupportedBodyMediaType(ContentTypeJSON, ContentTypeYAML)
 	}
 
-	if opts.FieldValidation == FieldValidationIgnore {
+	if fu, ok := v.(FastUnmarshaler); ok && fu.UnmarshalJSONFast(data) {
+		// Decoded as below, with nothing strict to report.
+	} else if opts.FieldValidation == FieldValidationIgnore {
 		err = kjson.UnmarshalCaseSensitivePreserveInts(data, v)
 	} else {
 		var jsonErrs []error

@@ -67,11 +67,22 @@ func WriteResponse(w http.ResponseWriter, r *http.Request, res Result, code int,
 	return writeBody(w, r, code, res.ContentType(), body)
 }
 
-func writeBody(w http.ResponseWriter, r *http.Request, code int, contentType string, body []byte) error {
+// WriteResponseParts is WriteResponse of the body that is the parts one
+// after the other, written as they are: a body made of a cached encoding
+// is not copied to be joined.
+func WriteResponseParts(w http.ResponseWriter, r *http.Request, res Result, code int, parts ...[]byte) error {
+	return writeBody(w, r, code, res.ContentType(), parts...)
+}
+
+func writeBody(w http.ResponseWriter, r *http.Request, code int, contentType string, body ...[]byte) error {
+	n := 0
+	for _, p := range body {
+		n += len(p)
+	}
 	h := w.Header()
-	h.Set("Content-Type", contentType)
-	h.Set("X-Content-Type-Options", "nosniff")
-	if len(body) > GzipThreshold && r != nil && acceptsGzip(r.Header["Accept-Encoding"]) {
+	if n > GzipThreshold && r != nil && acceptsGzip(r.Header["Accept-Encoding"]) {
+		h.Set("Content-Type", contentType)
+		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Content-Encoding", "gzip")
 		h.Add("Vary", "Accept-Encoding")
 		h.Del("Content-Length")
@@ -80,15 +91,25 @@ func writeBody(w http.ResponseWriter, r *http.Request, code int, contentType str
 		// fastest level, and the CPU is the server's.
 		zw := newGzipWriter(w)
 		defer gzipWriters.Put(zw)
-		if _, err := zw.Write(body); err != nil {
-			return err
+		for _, p := range body {
+			if _, err := zw.Write(p); err != nil {
+				return err
+			}
 		}
 		return zw.Close()
 	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	// Header.Set's three values in one allocation: the keys are in
+	// canonical form already.
+	v := make([]string, 3)
+	v[0], v[1], v[2] = contentType, "nosniff", strconv.Itoa(n)
+	h["Content-Type"], h["X-Content-Type-Options"], h["Content-Length"] = v[0:1:1], v[1:2:2], v[2:3:3]
 	w.WriteHeader(code)
-	_, err := w.Write(body)
-	return err
+	for _, p := range body {
+		if _, err := w.Write(p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // acceptsGzip reports whether Accept-Encoding header lines allow gzip: a

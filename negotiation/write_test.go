@@ -202,32 +202,47 @@ func TestWriteResponseGzip(t *testing.T) {
 		{"at threshold", exactly, []string{"gzip"}, false},
 		{"just above", append(exactly, ' '), []string{"gzip"}, true},
 	}
-	for _, tt := range tests {
-		r := httptest.NewRequest("GET", "/api/v1/pods", nil)
-		for _, e := range tt.encoding {
-			r.Header.Add("Accept-Encoding", e)
-		}
-		w := httptest.NewRecorder()
-		if err := WriteResponse(w, r, Result{MediaType: JSON}, 200, tt.body); err != nil {
-			t.Fatal(err)
-		}
-		got := w.Body.Bytes()
-		if tt.gzipped {
-			if w.Header().Get("Content-Encoding") != "gzip" || w.Header().Get("Vary") != "Accept-Encoding" {
-				t.Errorf("%s: headers %v; want gzip", tt.name, w.Header())
+	// WriteResponseParts answers as WriteResponse of the parts joined:
+	// the threshold is the whole body's.
+	for _, parts := range []bool{false, true} {
+		for _, tt := range tests {
+			r := httptest.NewRequest("GET", "/api/v1/pods", nil)
+			for _, e := range tt.encoding {
+				r.Header.Add("Accept-Encoding", e)
 			}
-			zr, err := gzip.NewReader(w.Body)
+			w := httptest.NewRecorder()
+			var err error
+			if parts {
+				tt.name += ", in parts"
+				third := len(tt.body) / 3
+				err = WriteResponseParts(w, r, Result{MediaType: JSON}, 200, tt.body[:third], nil, tt.body[third:2*third], tt.body[2*third:])
+			} else {
+				err = WriteResponse(w, r, Result{MediaType: JSON}, 200, tt.body)
+			}
 			if err != nil {
-				t.Fatalf("%s: %v", tt.name, err)
+				t.Fatal(err)
 			}
-			if got, err = io.ReadAll(zr); err != nil {
-				t.Fatalf("%s: %v", tt.name, err)
+			got := w.Body.Bytes()
+			if tt.gzipped {
+				if w.Header().Get("Content-Encoding") != "gzip" || w.Header().Get("Vary") != "Accept-Encoding" {
+					t.Errorf("%s: headers %v; want gzip", tt.name, w.Header())
+				}
+				zr, err := gzip.NewReader(w.Body)
+				if err != nil {
+					t.Fatalf("%s: %v", tt.name, err)
+				}
+				if got, err = io.ReadAll(zr); err != nil {
+					t.Fatalf("%s: %v", tt.name, err)
+				}
+			} else if w.Header().Get("Content-Encoding") != "" || w.Header().Get("Content-Length") != fmt.Sprint(len(tt.body)) {
+				t.Errorf("%s: headers %v; want plain with Content-Length", tt.name, w.Header())
 			}
-		} else if w.Header().Get("Content-Encoding") != "" || w.Header().Get("Content-Length") != fmt.Sprint(len(tt.body)) {
-			t.Errorf("%s: headers %v; want plain with Content-Length", tt.name, w.Header())
-		}
-		if !bytes.Equal(got, tt.body) || w.Code != 200 || w.Header().Get("Content-Type") != "application/json" {
-			t.Errorf("%s: %d %q, body of %d bytes; want 200, the body", tt.name, w.Code, w.Header().Get("Content-Type"), len(got))
+			if !bytes.Equal(got, tt.body) || w.Code != 200 || w.Header().Get("Content-Type") != "application/json" {
+				t.Errorf("%s: %d %q, body of %d bytes; want 200, the body", tt.name, w.Code, w.Header().Get("Content-Type"), len(got))
+			}
+			if w.Header().Get("X-Content-Type-Options") != "nosniff" {
+				t.Errorf("%s: headers %v; want X-Content-Type-Options: nosniff", tt.name, w.Header())
+			}
 		}
 	}
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"time"
 
@@ -138,6 +139,15 @@ func untyped(o Object) Object {
 	return c
 }
 
+// JSONAppender is implemented by an object type that writes its own
+// JSON without reflection, faster than encoding/json, for the one
+// encoding of every write (AppendMetaJSON writes its metadata).
+// AppendJSON must append exactly what json.Marshal writes of the object;
+// the server calls it on objects without kind and apiVersion.
+type JSONAppender interface {
+	AppendJSON(dst []byte) ([]byte, error)
+}
+
 // appendJSON appends the JSON of o, with kind and apiVersion first when
 // typed is set.
 func (c *codec) appendJSON(dst []byte, o Object, typed bool) ([]byte, error) {
@@ -145,11 +155,24 @@ func (c *codec) appendJSON(dst []byte, o Object, typed bool) ([]byte, error) {
 		// Its members are sorted, kind and apiVersion among them.
 		return u.appendJSON(dst, meta.TypeMeta{Kind: c.res.Kind, APIVersion: c.gv})
 	}
-	b, err := json.Marshal(untyped(o))
+	var b []byte
+	var err error
+	u := untyped(o)
+	if a, ok := u.(JSONAppender); ok {
+		b, err = a.AppendJSON(nil)
+		if err == nil && len(b) == 0 {
+			err = errors.New("server: AppendJSON of " + c.res.Kind + " appended nothing")
+		}
+	} else {
+		b, err = json.Marshal(u)
+	}
 	if err != nil {
 		return dst, err
 	}
-	if !typed {
+	switch {
+	case !typed && dst == nil:
+		return b, nil // Marshal's own copy, not copied again
+	case !typed:
 		return append(dst, b...), nil
 	}
 	return c.appendTyped(dst, b), nil

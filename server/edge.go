@@ -148,13 +148,16 @@ func (s *Server) withDeadline(next http.Handler) http.Handler {
 		}
 		start := time.Now()
 		deadline := start.Add(e.timeoutOf(rq))
-		rc := http.NewResponseController(w)
+		// The timeout writer, the body's deadline, the response
+		// controller and the wait for the timer's func, in one
+		// allocation.
+		d := &deadlined{rc: *http.NewResponseController(w)}
 		// Every request sets its write deadline: net/http keeps a
 		// connection's deadline across requests, and a client that stops
 		// reading must not hold the handler past the request's end.
 		// (Writers without deadlines, such as httptest.ResponseRecorder,
 		// refuse; nothing to bound then.)
-		_ = rc.SetWriteDeadline(deadline.Add(e.writeTimeout))
+		_ = d.rc.SetWriteDeadline(deadline.Add(e.writeTimeout))
 
 		var ctx context.Context
 		var cancel context.CancelFunc
@@ -171,28 +174,35 @@ func (s *Server) withDeadline(next http.Handler) http.Handler {
 			r = r.WithContext(ctx)
 		}
 		defer cancel()
-		tw := &timeoutWriter{w: w, h: w.Header().Clone(), ctx: ctx,
-			write504: func() {
-				s.writeError(w, r, nil, errRequestTimeout)
-				s.recordTimeout(r, rq)
-			}}
-		expire := tw.timeout
+		tw := &d.tw
+		*tw = timeoutWriter{w: w, h: w.Header().Clone(), ctx: ctx, s: s, r: r, rq: rq}
 		if r.Body != nil && r.Body != http.NoBody {
-			_ = rc.SetReadDeadline(start.Add(e.bodyTimeout))
-			r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc, expire: expire}
+			_ = d.rc.SetReadDeadline(start.Add(e.bodyTimeout))
+			d.body = deadlineBody{ReadCloser: r.Body, rc: &d.rc, tw: tw}
+			r.Body = &d.body
 		}
-		fired := make(chan struct{})
+		d.fired.Add(1)
 		stop := context.AfterFunc(ctx, func() {
-			defer close(fired)
+			defer d.fired.Done()
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				expire()
+				tw.timeout()
 			}
 		})
 		next.ServeHTTP(tw, r)
-		if !stop() {
-			<-fired // the 504 may be being written: w is not ours before it is
+		if stop() {
+			d.fired.Done()
+		} else {
+			d.fired.Wait() // the 504 may be being written: w is not ours before it is
 		}
 	})
+}
+
+// deadlined is what withDeadline makes of a request, in one allocation.
+type deadlined struct {
+	tw    timeoutWriter
+	body  deadlineBody
+	rc    http.ResponseController
+	fired sync.WaitGroup // done once the timer's func has returned, or will not run
 }
 
 // withInFlightLimit is the in-flight filter: it counts a request in
@@ -228,10 +238,14 @@ func (s *Server) withInFlightLimit(next http.Handler) http.Handler {
 // deadline. The handler gets its own header map, copied to the response
 // when it begins, so that the 504 never races with the handler's headers.
 type timeoutWriter struct {
-	w        http.ResponseWriter
-	h        http.Header     // the handler's
-	ctx      context.Context // the request's, with its deadline
-	write504 func()
+	w   http.ResponseWriter
+	h   http.Header     // the handler's
+	ctx context.Context // the request's, with its deadline
+	// The server, and the request and request value, that write504
+	// answers.
+	s  *Server
+	r  *http.Request
+	rq *request
 
 	mu       sync.Mutex // guards the two flags below
 	began    bool       // the handler's response began
@@ -265,6 +279,12 @@ func (t *timeoutWriter) begin() bool {
 // timeout writes the 504, at most once, unless the handler's response
 // began: that one goes on, bounded by the write deadline, rather than be
 // cut into a well-framed but truncated body.
+// write504 answers the request with the 504 of its deadline.
+func (t *timeoutWriter) write504() {
+	t.s.writeError(t.w, t.r, nil, errRequestTimeout)
+	t.s.recordTimeout(t.r, t.rq)
+}
+
 func (t *timeoutWriter) timeout() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -305,8 +325,8 @@ func (t *timeoutWriter) Unwrap() http.ResponseWriter { return t.w }
 // to notice a client that goes away, and that read must not fail on it.
 type deadlineBody struct {
 	io.ReadCloser
-	rc     *http.ResponseController
-	expire func()
+	rc *http.ResponseController
+	tw *timeoutWriter // whose timeout the deadline is
 }
 
 func (b *deadlineBody) Read(p []byte) (int, error) {
@@ -314,7 +334,7 @@ func (b *deadlineBody) Read(p []byte) (int, error) {
 	switch {
 	case err == nil:
 	case errors.Is(err, os.ErrDeadlineExceeded):
-		b.expire()
+		b.tw.timeout()
 		err = http.ErrHandlerTimeout
 	default:
 		_ = b.rc.SetReadDeadline(time.Time{})

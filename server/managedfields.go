@@ -128,6 +128,12 @@ func (s *Server) managedFieldsOf(w *write, own *owner) ([]meta.ManagedFieldsEntr
 	if err != nil {
 		return nil, err
 	}
+	op := managedfields.Operation{Manager: own.manager, Subresource: w.t.sub, Time: s.now()}
+	if w.old == nil && len(w.obj.Meta().ManagedFields) == 0 {
+		// A create's first entry, from the encoding alone when the
+		// object's shape was met before.
+		return fm.Created(w.enc.b, rs.codec.mapOf, op)
+	}
 	var live map[string]any
 	var liveEntries []meta.ManagedFieldsEntry
 	if w.old != nil {
@@ -140,6 +146,5 @@ func (s *Server) managedFieldsOf(w *write, own *owner) ([]meta.ManagedFieldsEntr
 	if err != nil {
 		return nil, err
 	}
-	return fm.Update(live, obj, liveEntries, w.obj.Meta().ManagedFields,
-		managedfields.Operation{Manager: own.manager, Subresource: w.t.sub, Time: s.now()})
+	return fm.Update(live, obj, liveEntries, w.obj.Meta().ManagedFields, op)
 }

@@ -10,6 +10,13 @@ import (
 	"github.com/apisem/apisem/meta"
 )
 
+// AppendMetaJSON appends m as encoding/json writes a meta.ObjectMeta,
+// byte for byte, without reflection: for the AppendJSON method of a type
+// that writes its own JSON (see JSONAppender).
+func AppendMetaJSON(dst []byte, m *meta.ObjectMeta) ([]byte, error) {
+	return appendMetaJSON(dst, m)
+}
+
 // appendMetaJSON appends m as encoding/json writes a meta.ObjectMeta
 // (json.Marshal(m)), byte for byte, without reflection: every write
 // encodes its stored version's metadata, which encoding/json did at a

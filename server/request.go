@@ -104,6 +104,12 @@ type request struct {
 	// query is the decoded query; nil for a request without one (most
 	// GETs), which then costs nothing (see options).
 	query *query
+
+	// warn is the warnings recorder of the response, once withWarningsOf
+	// has set it up (warnOn): kept here, it costs a write no context and
+	// no copy of its *http.Request.
+	warn   warnings
+	warnOn bool
 }
 
 // noQuery is the query of a request without one; it is never written.
@@ -119,8 +125,13 @@ func (rq *request) options() *query {
 
 // Value makes rq the value of requestKey in its context.
 func (rq *request) Value(key any) any {
-	if _, ok := key.(requestKey); ok {
+	switch key.(type) {
+	case requestKey:
 		return rq
+	case warningsKey:
+		if rq.warnOn {
+			return &rq.warn
+		}
 	}
 	return rq.Context.Value(key)
 }

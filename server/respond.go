@@ -29,6 +29,18 @@ func include(r *http.Request, res negotiation.Result) (negotiation.IncludeObject
 // writeObject writes one object as negotiated: itself, its
 // PartialObjectMetadata or a one-row Table.
 func (s *Server) writeObject(w http.ResponseWriter, r *http.Request, code int, rs *resource, res negotiation.Result, o Object) error {
+	if c := rs.codec; typedJSON(c, res) {
+		// The common GET and create: kind and apiVersion, the cached
+		// JSON after its '{' and the newline, written as they are.
+		item, err := c.st.Encoded(o, c.itemJSON)
+		if err != nil {
+			return err
+		}
+		if err := negotiation.WriteResponseParts(w, r, res, code, c.typed, item[1:], newlineBytes); err != nil {
+			s.log.Debug("writing a response", "err", err)
+		}
+		return nil
+	}
 	body, err := s.encodeObject(r, rs, res, o)
 	if err != nil {
 		return err
@@ -53,9 +65,9 @@ func (s *Server) encodeObject(r *http.Request, rs *resource, res negotiation.Res
 		}
 		return res.Encode(nil, b)
 	}
-	if res.MediaType == negotiation.JSON && !res.Pretty && !c.res.TypedListItems {
-		// The common GET: kind and apiVersion, the cached JSON and the
-		// newline in one allocation (res.Encode would copy to add it).
+	if typedJSON(c, res) {
+		// Kind and apiVersion, the cached JSON and the newline in one
+		// allocation (res.Encode would copy to add it).
 		item, err := c.st.Encoded(o, c.itemJSON)
 		if err != nil {
 			return nil, err
@@ -67,6 +79,13 @@ func (s *Server) encodeObject(r *http.Request, rs *resource, res negotiation.Res
 		return nil, err
 	}
 	return res.Encode(b, nil)
+}
+
+// typedJSON reports whether an object of c is answered in res as its
+// compact JSON with kind and apiVersion added and a newline: c.typed, its
+// cached JSON after the '{', and a newline.
+func typedJSON(c *codec, res negotiation.Result) bool {
+	return res.Target == negotiation.TargetNone && res.MediaType == negotiation.JSON && !res.Pretty && !c.res.TypedListItems
 }
 
 // items are the objects of a list: a store page, or the objects a

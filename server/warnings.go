@@ -39,6 +39,10 @@ func withWarningsOf(w http.ResponseWriter, r *http.Request) *http.Request {
 	if _, ok := ctx.Value(warningsKey{}).(*warnings); ok {
 		return r
 	}
+	if rq, ok := ctx.(*request); ok {
+		rq.warn.h, rq.warnOn = w.Header(), true
+		return r
+	}
 	return r.WithContext(&warningsContext{Context: ctx, w: warnings{h: w.Header()}})
 }
 

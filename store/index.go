@@ -2,6 +2,7 @@ package store
 
 import (
 	"math/bits"
+	"unsafe"
 
 	"github.com/apisem/apisem/meta"
 )
@@ -42,9 +43,17 @@ type inner[T meta.Object] struct {
 	owner  uint64
 	keys   [innerMax]string
 	counts [innerMax]uint32 // live entries under child i
-	kids   [innerMax]*inner[T]
-	leaves [innerMax]*leaf[T]
+	// kids are the children: *inner[T] above height 1, *leaf[T] at
+	// height 1 (kid and leaf). One array for both makes a node, which
+	// every create copies along its path, 480 bytes instead of 640.
+	kids [innerMax]unsafe.Pointer
 }
+
+// kid returns child i of n, above height 1.
+func (n *inner[T]) kid(i int) *inner[T] { return (*inner[T])(n.kids[i]) }
+
+// leaf returns child i of n, at height 1.
+func (n *inner[T]) leaf(i int) *leaf[T] { return (*leaf[T])(n.kids[i]) }
 
 func (l *leaf[T]) count() uint32 { return uint32(bits.OnesCount64(l.live)) }
 
@@ -102,9 +111,9 @@ func (x *index[T]) get(key string) *entry[T] {
 		return nil
 	}
 	for h := x.height; h > 1; h-- {
-		n = n.kids[n.child(key)]
+		n = n.kid(n.child(key))
 	}
-	l := n.leaves[n.child(key)]
+	l := n.leaf(n.child(key))
 	if i := l.search(key); i < l.n && l.ents[i].key == key {
 		return l.ents[i]
 	}
@@ -124,11 +133,11 @@ func (x *index[T]) rank(key string) int {
 			r += c
 		}
 		if h == 1 {
-			l := n.leaves[i]
+			l := n.leaf(i)
 			j := l.search(key)
 			return int(r) + bits.OnesCount64(l.live&(1<<uint(j)-1))
 		}
-		n = n.kids[i]
+		n = n.kid(i)
 	}
 }
 
@@ -165,11 +174,11 @@ func (x *index[T]) seek(c *cursor[T], key string) {
 		c.path[c.depth].n, c.path[c.depth].i = n, i
 		c.depth++
 		if h == 1 {
-			c.l = n.leaves[i]
+			c.l = n.leaf(i)
 			c.j = c.l.search(key)
 			return
 		}
-		n = n.kids[i]
+		n = n.kid(i)
 	}
 }
 
@@ -198,10 +207,10 @@ func (c *cursor[T]) advanceLeaf() {
 	}
 	c.path[d].i++
 	for ; d+1 < c.depth; d++ {
-		next := c.path[d].n.kids[c.path[d].i]
+		next := c.path[d].n.kid(c.path[d].i)
 		c.path[d+1].n, c.path[d+1].i = next, 0
 	}
-	c.l = c.path[d].n.leaves[c.path[d].i]
+	c.l = c.path[d].n.leaf(c.path[d].i)
 	c.j = 0
 }
 
@@ -245,15 +254,15 @@ func (tx *indexTx[T]) insert(e *entry[T], live bool) {
 			l.live = 1
 		}
 		r := &inner[T]{n: 1, owner: tx.id}
-		r.keys[0], r.counts[0], r.leaves[0] = e.key, l.count(), l
+		r.keys[0], r.counts[0], r.kids[0] = e.key, l.count(), unsafe.Pointer(l)
 		tx.x.root, tx.x.height = r, 1
 		return
 	}
 	root, right := tx.insertInner(tx.x.root, tx.x.height, e, live)
 	if right != nil {
 		r := &inner[T]{n: 2, owner: tx.id}
-		r.keys[0], r.counts[0], r.kids[0] = root.keys[0], root.count(), root
-		r.keys[1], r.counts[1], r.kids[1] = right.keys[0], right.count(), right
+		r.keys[0], r.counts[0], r.kids[0] = root.keys[0], root.count(), unsafe.Pointer(root)
+		r.keys[1], r.counts[1], r.kids[1] = right.keys[0], right.count(), unsafe.Pointer(right)
 		root = r
 		tx.x.height++
 	}
@@ -270,22 +279,21 @@ func (tx *indexTx[T]) insertInner(n *inner[T], h int, e *entry[T], live bool) (*
 	}
 	var newKey string
 	var newCount uint32
-	var newLeaf *leaf[T]
-	var newKid *inner[T]
+	var newKid unsafe.Pointer // a *leaf[T] at height 1, else an *inner[T]
 	if h == 1 {
-		l, r := tx.insertLeaf(n.leaves[i], e, live)
-		n.leaves[i], n.counts[i] = l, l.count()
+		l, r := tx.insertLeaf(n.leaf(i), e, live)
+		n.kids[i], n.counts[i] = unsafe.Pointer(l), l.count()
 		if r == nil {
 			return n, nil
 		}
-		newKey, newCount, newLeaf = r.ents[0].key, r.count(), r
+		newKey, newCount, newKid = r.ents[0].key, r.count(), unsafe.Pointer(r)
 	} else {
-		k, r := tx.insertInner(n.kids[i], h-1, e, live)
-		n.kids[i], n.counts[i] = k, k.count()
+		k, r := tx.insertInner(n.kid(i), h-1, e, live)
+		n.kids[i], n.counts[i] = unsafe.Pointer(k), k.count()
 		if r == nil {
 			return n, nil
 		}
-		newKey, newCount, newKid = r.keys[0], r.count(), r
+		newKey, newCount, newKid = r.keys[0], r.count(), unsafe.Pointer(r)
 	}
 	// A child split: put its right half at i+1, splitting n first if full.
 	var right *inner[T]
@@ -295,28 +303,25 @@ func (tx *indexTx[T]) insertInner(n *inner[T], h int, e *entry[T], live bool) (*
 		copy(right.keys[:], n.keys[half:])
 		copy(right.counts[:], n.counts[half:])
 		copy(right.kids[:], n.kids[half:])
-		copy(right.leaves[:], n.leaves[half:])
 		clear(n.keys[half:])
 		clear(n.counts[half:])
 		clear(n.kids[half:])
-		clear(n.leaves[half:])
 		n.n = half
 		if i >= half {
-			insertChild(right, i-half+1, newKey, newCount, newKid, newLeaf)
+			insertChild(right, i-half+1, newKey, newCount, newKid)
 			return n, right
 		}
 	}
-	insertChild(n, i+1, newKey, newCount, newKid, newLeaf)
+	insertChild(n, i+1, newKey, newCount, newKid)
 	return n, right
 }
 
 // insertChild opens slot i of n (which has room) for a child.
-func insertChild[T meta.Object](n *inner[T], i int, key string, count uint32, kid *inner[T], l *leaf[T]) {
+func insertChild[T meta.Object](n *inner[T], i int, key string, count uint32, kid unsafe.Pointer) {
 	copy(n.keys[i+1:n.n+1], n.keys[i:n.n])
 	copy(n.counts[i+1:n.n+1], n.counts[i:n.n])
 	copy(n.kids[i+1:n.n+1], n.kids[i:n.n])
-	copy(n.leaves[i+1:n.n+1], n.leaves[i:n.n])
-	n.keys[i], n.counts[i], n.kids[i], n.leaves[i] = key, count, kid, l
+	n.keys[i], n.counts[i], n.kids[i] = key, count, kid
 	n.n++
 }
 
@@ -325,9 +330,8 @@ func removeChild[T meta.Object](n *inner[T], i int) {
 	copy(n.keys[i:], n.keys[i+1:n.n])
 	copy(n.counts[i:], n.counts[i+1:n.n])
 	copy(n.kids[i:], n.kids[i+1:n.n])
-	copy(n.leaves[i:], n.leaves[i+1:n.n])
 	n.n--
-	n.keys[n.n], n.counts[n.n], n.kids[n.n], n.leaves[n.n] = "", 0, nil, nil
+	n.keys[n.n], n.counts[n.n], n.kids[n.n] = "", 0, nil
 }
 
 // insertLeaf inserts e into l and returns l's replacement and, if l had to
@@ -381,13 +385,13 @@ func (tx *indexTx[T]) setLive(key string, live bool) {
 		if h == 1 {
 			break
 		}
-		k := tx.mutInner(n.kids[i])
-		n.kids[i] = k
+		k := tx.mutInner(n.kid(i))
+		n.kids[i] = unsafe.Pointer(k)
 		n = k
 	}
 	p, i := path[d-1], idx[d-1]
-	l := tx.mutLeaf(p.leaves[i])
-	p.leaves[i] = l
+	l := tx.mutLeaf(p.leaf(i))
+	p.kids[i] = unsafe.Pointer(l)
 	bit := uint64(1) << uint(l.search(key))
 	if live {
 		l.live |= bit
@@ -410,10 +414,10 @@ func (tx *indexTx[T]) remove(key string) {
 		tx.x.live--
 	}
 	for root.n == 1 && tx.x.height > 1 {
-		root = root.kids[0]
+		root = root.kid(0)
 		tx.x.height--
 	}
-	if root.n == 1 && tx.x.height == 1 && root.leaves[0].n == 0 {
+	if root.n == 1 && tx.x.height == 1 && root.leaf(0).n == 0 {
 		root = nil
 		tx.x.height = 0
 	}
@@ -425,8 +429,8 @@ func (tx *indexTx[T]) removeInner(n *inner[T], h int, key string) (*inner[T], bo
 	i := n.child(key)
 	var wasLive bool
 	if h == 1 {
-		l := tx.mutLeaf(n.leaves[i])
-		n.leaves[i] = l
+		l := tx.mutLeaf(n.leaf(i))
+		n.kids[i] = unsafe.Pointer(l)
 		j := l.search(key)
 		wasLive = l.live&(1<<uint(j)) != 0
 		copy(l.ents[j:], l.ents[j+1:l.n])
@@ -441,8 +445,8 @@ func (tx *indexTx[T]) removeInner(n *inner[T], h int, key string) (*inner[T], bo
 		}
 		return n, wasLive
 	}
-	k, wasLive := tx.removeInner(n.kids[i], h-1, key)
-	n.kids[i], n.counts[i] = k, k.count()
+	k, wasLive := tx.removeInner(n.kid(i), h-1, key)
+	n.kids[i], n.counts[i] = unsafe.Pointer(k), k.count()
 	if k.n < innerMin && n.n > 1 {
 		tx.rebalanceInner(n, i)
 	}
@@ -456,8 +460,8 @@ func (tx *indexTx[T]) rebalanceLeaves(n *inner[T], i int) {
 	if i+1 >= n.n {
 		lo = i - 1
 	}
-	a, b := tx.mutLeaf(n.leaves[lo]), tx.mutLeaf(n.leaves[lo+1])
-	n.leaves[lo], n.leaves[lo+1] = a, b
+	a, b := tx.mutLeaf(n.leaf(lo)), tx.mutLeaf(n.leaf(lo+1))
+	n.kids[lo], n.kids[lo+1] = unsafe.Pointer(a), unsafe.Pointer(b)
 	if a.n+b.n <= leafMax*3/4 {
 		copy(a.ents[a.n:], b.ents[:b.n])
 		a.live |= b.live << uint(a.n)
@@ -498,13 +502,12 @@ func (tx *indexTx[T]) rebalanceInner(n *inner[T], i int) {
 	if i+1 >= n.n {
 		lo = i - 1
 	}
-	a, b := tx.mutInner(n.kids[lo]), tx.mutInner(n.kids[lo+1])
-	n.kids[lo], n.kids[lo+1] = a, b
+	a, b := tx.mutInner(n.kid(lo)), tx.mutInner(n.kid(lo+1))
+	n.kids[lo], n.kids[lo+1] = unsafe.Pointer(a), unsafe.Pointer(b)
 	if a.n+b.n <= innerMax*3/4 {
 		copy(a.keys[a.n:], b.keys[:b.n])
 		copy(a.counts[a.n:], b.counts[:b.n])
 		copy(a.kids[a.n:], b.kids[:b.n])
-		copy(a.leaves[a.n:], b.leaves[:b.n])
 		a.n += b.n
 		n.counts[lo] = a.count()
 		removeChild(n, lo+1)
@@ -512,12 +515,12 @@ func (tx *indexTx[T]) rebalanceInner(n *inner[T], i int) {
 	}
 	want := (a.n + b.n) / 2
 	for a.n < want {
-		insertChild(a, a.n, b.keys[0], b.counts[0], b.kids[0], b.leaves[0])
+		insertChild(a, a.n, b.keys[0], b.counts[0], b.kids[0])
 		removeChild(b, 0)
 	}
 	for a.n > want {
 		last := a.n - 1
-		insertChild(b, 0, a.keys[last], a.counts[last], a.kids[last], a.leaves[last])
+		insertChild(b, 0, a.keys[last], a.counts[last], a.kids[last])
 		removeChild(a, last)
 	}
 	n.counts[lo], n.counts[lo+1] = a.count(), b.count()

@@ -70,7 +70,7 @@ func checkNode(t *testing.T, n *inner[*widget], h int, lo, hi string) uint32 {
 		}
 		var c uint32
 		if h == 1 {
-			l := n.leaves[i]
+			l := n.leaf(i)
 			for j := 0; j < l.n; j++ {
 				k := l.ents[j].key
 				if k < clo || (chi != "" && k >= chi) {
@@ -85,7 +85,7 @@ func checkNode(t *testing.T, n *inner[*widget], h int, lo, hi string) uint32 {
 			}
 			c = l.count()
 		} else {
-			c = checkNode(t, n.kids[i], h-1, clo, chi)
+			c = checkNode(t, n.kid(i), h-1, clo, chi)
 		}
 		if n.counts[i] != c {
 			t.Fatalf("count[%d] = %d, want %d", i, n.counts[i], c)

@@ -99,18 +99,91 @@ func sizeBehind(v reflect.Value, depth int) int {
 		}
 		return n
 	case reflect.Struct:
-		if v.Type() == timeType {
+		switch t := v.Type(); {
+		case t == timeType:
 			return 0
+		case t == objectMetaType && v.CanAddr() && v.CanInterface() && depth+metaDepth <= maxSizeDepth:
+			return metaSizeBehind(v.Addr().Interface().(*meta.ObjectMeta))
 		}
-		n := 0
-		for i := range v.NumField() {
-			if f := v.Field(i); hasPointers(f.Type()) {
-				n += sizeBehind(f, depth+1)
-			}
-		}
-		return n
+		return structSizeBehind(v, depth)
 	}
 	return 0
+}
+
+// structSizeBehind is sizeBehind of v, a struct: the sum of its fields'.
+func structSizeBehind(v reflect.Value, depth int) int {
+	n := 0
+	for i := range v.NumField() {
+		if f := v.Field(i); hasPointers(f.Type()) {
+			n += sizeBehind(f, depth+1)
+		}
+	}
+	return n
+}
+
+var objectMetaType = reflect.TypeFor[meta.ObjectMeta]()
+
+// metaDepth is how deep structSizeBehind's walk of an ObjectMeta goes
+// (to a managedFields entry's fieldsV1 bytes).
+const metaDepth = 6
+
+// metaSizeBehind is structSizeBehind of m, written out: every object has
+// an ObjectMeta, whose reflective walk was most of a write's estimate
+// (TestMetaSizeBehind keeps the two equal).
+func metaSizeBehind(m *meta.ObjectMeta) int {
+	n := len(m.Name) + len(m.GenerateName) + len(m.Namespace) + len(m.SelfLink) + len(m.UID) + len(m.ResourceVersion)
+	if m.DeletionTimestamp != nil {
+		n += int(unsafe.Sizeof(meta.Time{}))
+	}
+	if m.DeletionGracePeriodSeconds != nil {
+		n += int(unsafe.Sizeof(int64(0)))
+	}
+	n += stringMapSize(m.Labels) + stringMapSize(m.Annotations)
+	if m.OwnerReferences != nil {
+		n += cap(m.OwnerReferences) * int(unsafe.Sizeof(meta.OwnerReference{}))
+		for i := range m.OwnerReferences {
+			r := &m.OwnerReferences[i]
+			n += len(r.APIVersion) + len(r.Kind) + len(r.Name) + len(r.UID)
+			if r.Controller != nil {
+				n += int(unsafe.Sizeof(true))
+			}
+			if r.BlockOwnerDeletion != nil {
+				n += int(unsafe.Sizeof(true))
+			}
+		}
+	}
+	if m.Finalizers != nil {
+		n += cap(m.Finalizers) * int(unsafe.Sizeof(""))
+		for _, f := range m.Finalizers {
+			n += len(f)
+		}
+	}
+	if m.ManagedFields != nil {
+		n += cap(m.ManagedFields) * int(unsafe.Sizeof(meta.ManagedFieldsEntry{}))
+		for i := range m.ManagedFields {
+			e := &m.ManagedFields[i]
+			n += len(e.Manager) + len(e.Operation) + len(e.APIVersion) + len(e.FieldsType) + len(e.Subresource)
+			if e.Time != nil {
+				n += int(unsafe.Sizeof(meta.Time{}))
+			}
+			if e.FieldsV1 != nil {
+				n += int(unsafe.Sizeof(meta.FieldsV1{})) + cap(e.FieldsV1.Raw)
+			}
+		}
+	}
+	return n
+}
+
+// stringMapSize is sizeBehind of a map[string]string.
+func stringMapSize(m map[string]string) int {
+	if m == nil {
+		return 0
+	}
+	n := len(m) * (2*int(unsafe.Sizeof("")) + 8)
+	for k, v := range m {
+		n += len(k) + len(v)
+	}
+	return n
 }
 
 // hasPointers reports whether values of t can refer to other memory.

@@ -2,11 +2,17 @@ package api
 
 import (
 	"bytes"
-	"github.com/apisem/apisem/meta"
-	"github.com/apisem/apisem/server"
+	"encoding/base64"
 	"maps"
+	"reflect"
+	"slices"
+	"strconv"
 
 	"github.com/apisem/apisem/envelope"
+	"github.com/apisem/apisem/internal/jsonfast"
+	"github.com/apisem/apisem/jsonvalue"
+	"github.com/apisem/apisem/meta"
+	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
 )
 
@@ -54,6 +60,133 @@ func (c *ConfigMap) SizeProto() int {
 		n += sizeBool(4)
 	}
 	return n
+}
+
+// UnmarshalJSONFast decodes a ConfigMap of the common shape (metadata's
+// common members, data, immutable; see package jsonfast) without
+// reflection, and declines anything else (negotiation.FastUnmarshaler).
+func (c *ConfigMap) UnmarshalJSONFast(b []byte) bool {
+	if !reflect.ValueOf(c).Elem().IsZero() {
+		return false // the reflective decoder merges into what is there
+	}
+	var out ConfigMap
+	var types uint32
+	var seenMeta bool
+	d := jsonfast.New(b)
+	ok := d.Object(func(name []byte) bool {
+		switch string(name) {
+		case "metadata":
+			if seenMeta {
+				return false
+			}
+			seenMeta = true
+			return d.ObjectMeta(&out.ObjectMeta)
+		case "data":
+			return d.StringMap(&out.Data)
+		case "immutable":
+			if out.Immutable != nil {
+				return false
+			}
+			v, ok := d.Bool()
+			out.Immutable = &v
+			return ok
+		}
+		return d.TypeMember(name, &out.TypeMeta, &types)
+	}) && d.End()
+	if ok {
+		*c = out
+	}
+	return ok
+}
+
+// AppendJSON appends c as encoding/json writes it, without reflection
+// (server.JSONAppender): members in the struct's order, maps with their
+// keys sorted.
+func (c *ConfigMap) AppendJSON(dst []byte) ([]byte, error) {
+	// Room for what it writes, in one allocation: the strings, and a
+	// bound of everything else of a common ConfigMap.
+	n := 256 + len(c.Name) + len(c.GenerateName) + len(c.Namespace) + len(c.UID) + len(c.ResourceVersion) +
+		mapLen(c.Labels) + mapLen(c.Annotations) + mapLen(c.Data)
+	for k, v := range c.BinaryData {
+		n += len(k) + base64.StdEncoding.EncodedLen(len(v)) + 8
+	}
+	dst = slices.Grow(dst, n)
+	start := len(dst)
+	dst = append(dst, '{')
+	if c.Kind != "" {
+		dst = jsonvalue.AppendString(append(dst, `"kind":`...), c.Kind)
+	}
+	if c.APIVersion != "" {
+		dst = appendComma(dst, start)
+		dst = jsonvalue.AppendString(append(dst, `"apiVersion":`...), c.APIVersion)
+	}
+	dst = append(appendComma(dst, start), `"metadata":`...)
+	dst, err := server.AppendMetaJSON(dst, &c.ObjectMeta)
+	if err != nil {
+		return dst, err
+	}
+	if c.Immutable != nil {
+		dst = strconv.AppendBool(append(dst, `,"immutable":`...), *c.Immutable)
+	}
+	if len(c.Data) > 0 {
+		dst = append(dst, `,"data":{`...)
+		var arr [16]string // the keys of most ConfigMaps, without an allocation
+		for i, k := range appendSortedKeys(arr[:0], c.Data) {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(jsonvalue.AppendString(dst, k), ':')
+			dst = jsonvalue.AppendString(dst, c.Data[k])
+		}
+		dst = append(dst, '}')
+	}
+	if len(c.BinaryData) > 0 {
+		dst = append(dst, `,"binaryData":{`...)
+		var arr [16]string
+		for i, k := range appendSortedKeys(arr[:0], c.BinaryData) {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(jsonvalue.AppendString(dst, k), ':')
+			if v := c.BinaryData[k]; v == nil {
+				dst = append(dst, "null"...)
+			} else {
+				dst = append(dst, '"')
+				dst = base64.StdEncoding.AppendEncode(dst, v)
+				dst = append(dst, '"')
+			}
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, '}'), nil
+}
+
+// appendSortedKeys appends the keys of m to dst, sorted.
+func appendSortedKeys[V any](dst []string, m map[string]V) []string {
+	for k := range m {
+		dst = append(dst, k)
+	}
+	slices.Sort(dst)
+	return dst
+}
+
+// mapLen is what the keys and values of m take, with their quotes and
+// separators.
+func mapLen(m map[string]string) int {
+	n := 0
+	for k, v := range m {
+		n += len(k) + len(v) + 6
+	}
+	return n
+}
+
+// appendComma appends the comma before a member of the object that
+// begins at dst[start], unless it is the first.
+func appendComma(dst []byte, start int) []byte {
+	if len(dst) > start+1 {
+		return append(dst, ',')
+	}
+	return dst
 }
 
 func decodeConfigMap(b []byte) (server.Object, error) {
