@@ -117,10 +117,20 @@ type serviceAlloc struct {
 	errs      field.ErrorList
 	internal  error
 	key       string
+	create    bool
 	newIPs    []netip.Addr
 	freeIPs   []netip.Addr
-	newPorts  []int32
+	newPorts  []newPort
 	freePorts []int32
+}
+
+// newPort is a node port a write allocated: one it named (at path; the
+// health check node port has none), which commit checks again, or one
+// chosen at random, reserved already.
+type newPort struct {
+	port   int32
+	path   *field.Path
+	random bool
 }
 
 // service allocates what in, the internal Service of o, needs: on create
@@ -143,7 +153,7 @@ func (a *ServiceAllocator) service(o *Object, in, old runtime.Object) {
 		svc.Name = names.SimpleNameGenerator.GenerateName(svc.GenerateName)
 		o.Name = svc.Name
 	}
-	al := &serviceAlloc{key: svc.Namespace + "/" + svc.Name}
+	al := &serviceAlloc{key: svc.Namespace + "/" + svc.Name, create: oldSvc == nil}
 	o.alloc = al
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -290,7 +300,19 @@ func (a *ServiceAllocator) randomIP(key string) (netip.Addr, error) {
 func (a *ServiceAllocator) nodePorts(svc *api.Service, held held, al *serviceAlloc) {
 	s := &svc.Spec
 	mine := map[int32]bool{}
-	take := func(p int32) { mine[p] = true; al.newPorts = append(al.newPorts, p) }
+	take := func(p int32, path *field.Path) {
+		mine[p] = true
+		al.newPorts = append(al.newPorts, newPort{port: p, path: path})
+	}
+	// A port chosen at random is reserved at once, so that writes on
+	// their way at the same time choose others; a write that fails
+	// leaves it reserved until a later allocation finds, after the
+	// grace, that its Service does not hold it.
+	random := func(p int32) {
+		mine[p] = true
+		a.ports[p] = holder{key: al.key, since: a.now()}
+		al.newPorts = append(al.newPorts, newPort{port: p, random: true})
+	}
 	if needsNodePort(svc) {
 		// Named ports first, as kube-apiserver's allocation.
 		for i := range s.Ports {
@@ -301,11 +323,12 @@ func (a *ServiceAllocator) nodePorts(svc *api.Service, held held, al *serviceAll
 				}
 				continue
 			}
+			path := field.NewPath("spec", "ports").Index(i).Child("nodePort")
 			if detail := a.portProblem(p, al.key, mine); detail != "" {
-				al.errs = append(al.errs, field.Invalid(field.NewPath("spec", "ports").Index(i).Child("nodePort"), p, detail))
+				al.errs = append(al.errs, field.Invalid(path, p, detail))
 				return
 			}
-			take(p)
+			take(p, path)
 		}
 		for i := range s.Ports {
 			if s.Ports[i].NodePort == 0 {
@@ -315,7 +338,7 @@ func (a *ServiceAllocator) nodePorts(svc *api.Service, held held, al *serviceAll
 					return
 				}
 				s.Ports[i].NodePort = p
-				take(p)
+				random(p)
 			}
 		}
 	}
@@ -328,7 +351,7 @@ func (a *ServiceAllocator) nodePorts(svc *api.Service, held held, al *serviceAll
 				al.internal = fmt.Errorf("failed to allocate requested HealthCheck NodePort %d: %s", p, detail)
 				return
 			}
-			take(p)
+			take(p, nil)
 		default:
 			p, err := a.randomPort(al.key, mine)
 			if err != nil {
@@ -336,7 +359,7 @@ func (a *ServiceAllocator) nodePorts(svc *api.Service, held held, al *serviceAll
 				return
 			}
 			s.HealthCheckNodePort = p
-			take(p)
+			random(p)
 		}
 	}
 }
@@ -413,6 +436,19 @@ func (a *ServiceAllocator) ipTaken(ip netip.Addr, key string) bool {
 	return err != nil && !status.IsNotFound(err)
 }
 
+// ipOf returns the Service that the IPAddress of ip names. a.mu is held.
+func (a *ServiceAllocator) ipOf(ctx context.Context, ip netip.Addr) string {
+	s, ips := a.bound()
+	if ips == nil {
+		return ""
+	}
+	o, err := s.StoreOf(ips).Get(ctx, "", ip.String(), rv.Read{Semantics: rv.MostRecent})
+	if err != nil {
+		return ""
+	}
+	return parentOf(o)
+}
+
 // parentOf returns the namespace/name of the Service an IPAddress
 // object names, "" for another parent.
 func parentOf(o server.Object) string {
@@ -445,6 +481,17 @@ func (a *ServiceAllocator) holds(key string, has func(*corev1.Service) bool) boo
 	}
 	svc, ok := o.(*Object).Value.(*corev1.Service)
 	return !ok || has(svc)
+}
+
+// exists reports whether the Service key is stored, on a bound server.
+func (a *ServiceAllocator) exists(ctx context.Context, key string) bool {
+	s := a.srv.Load()
+	if s == nil || a.services == nil || s.StoreOf(a.services) == nil {
+		return false
+	}
+	ns, name, _ := cutKey(key)
+	_, err := s.StoreOf(a.services).Get(ctx, ns, name, rv.Read{Semantics: rv.MostRecent})
+	return err == nil
 }
 
 func cutKey(key string) (ns, name string, ok bool) {
@@ -522,6 +569,21 @@ func (a *ServiceAllocator) commit(ctx context.Context, o *Object) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	now := a.now()
+	if al.create && a.exists(ctx, al.key) {
+		return nil // the store answers 409: nothing to hold
+	}
+	// A port named may have been taken since the allocation, by a write
+	// on its way at the same time.
+	for _, p := range al.newPorts {
+		if p.random || !a.portTaken(p.port, al.key) {
+			continue
+		}
+		const taken = "provided port is already allocated"
+		if p.path == nil {
+			return status.NewInternalError(fmt.Errorf("failed to allocate requested HealthCheck NodePort %d: %s", p.port, taken))
+		}
+		return status.NewInvalid(status.GroupKind{Kind: "Service"}, o.Name, fieldError(field.Invalid(p.path, p.port, taken)))
+	}
 	s, ips := a.bound()
 	for _, ip := range al.newIPs {
 		if ips == nil {
@@ -529,6 +591,9 @@ func (a *ServiceAllocator) commit(ctx context.Context, o *Object) error {
 			continue
 		}
 		if _, err := s.Create(ctx, ips, a.ipAddress(ip, o, now)); err != nil {
+			if status.IsAlreadyExists(err) && a.ipOf(ctx, ip) == al.key {
+				continue // left by an earlier write of this Service that failed
+			}
 			if status.IsAlreadyExists(err) {
 				// Another write took it since the allocation.
 				return status.NewInvalid(status.GroupKind{Kind: "Service"}, o.Name, fieldError(field.Invalid(
@@ -539,7 +604,7 @@ func (a *ServiceAllocator) commit(ctx context.Context, o *Object) error {
 		}
 	}
 	for _, p := range al.newPorts {
-		a.ports[p] = holder{key: al.key, since: now}
+		a.ports[p.port] = holder{key: al.key, since: now}
 	}
 	a.free(ctx, al.key, al.freeIPs, al.freePorts)
 	return nil
