@@ -3,13 +3,19 @@ package builtin
 import (
 	"context"
 	"encoding/json"
+	"math/rand/v2"
+	"net/netip"
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/apisem/apisem/internal/recorded"
+	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/namespace"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/server/servertest"
@@ -96,5 +102,212 @@ func TestRecordedServices(t *testing.T) {
 			t.Errorf("%s: %s %s\n= %d %q\n  %s\nwant %d %q\n  %s", s.Name, s.Method, s.Path,
 				r.Code, r.Header.Values("Warning"), got, s.Code, s.Warnings, want)
 		}
+	}
+}
+
+// svcYAML is a Service of alloc with spec.
+func svcYAML(name, spec string) string {
+	return "apiVersion: v1\nkind: Service\nmetadata:\n  name: " + name + "\n  namespace: alloc\nspec:\n  selector:\n    app: x\n" + spec
+}
+
+func postService(t *testing.T, url, name, spec string) servertest.Reply {
+	t.Helper()
+	return servertest.Do(t, "POST", url+"/api/v1/namespaces/alloc/services", svcYAML(name, spec),
+		"Content-Type", "application/yaml", "Accept", "application/json")
+}
+
+func createNamespace(t *testing.T, url string) {
+	t.Helper()
+	r := servertest.Do(t, "POST", url+"/api/v1/namespaces", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: alloc\n",
+		"Content-Type", "application/yaml")
+	if r.Code != 201 {
+		t.Fatalf("namespace: %d %s", r.Code, r.Body)
+	}
+}
+
+// allocated returns the cluster IP and node ports of a Service answer.
+func allocated(t *testing.T, body string) (string, []int32) {
+	t.Helper()
+	var svc struct {
+		Spec struct {
+			ClusterIP string `json:"clusterIP"`
+			Ports     []struct {
+				NodePort int32 `json:"nodePort"`
+			} `json:"ports"`
+		} `json:"spec"`
+	}
+	if err := json.Unmarshal([]byte(body), &svc); err != nil {
+		t.Fatal(err)
+	}
+	var ports []int32
+	for _, p := range svc.Spec.Ports {
+		ports = append(ports, p.NodePort)
+	}
+	return svc.Spec.ClusterIP, ports
+}
+
+// A new process on the same storage knows nothing but what the store
+// holds: the values the stored Services hold stay theirs, named or
+// chosen. (The old allocator started again at 10.96.0.10 and 30000.)
+func TestServiceAllocationsSurviveARestart(t *testing.T) {
+	a := NewServiceAllocator()
+	_, url := allocServer(t, a, nil)
+	createNamespace(t, url)
+	nodePort := "  type: NodePort\n  ports:\n  - port: 80\n"
+	first := postService(t, url, "first", nodePort)
+	if first.Code != 201 {
+		t.Fatalf("first: %d %s", first.Code, first.Body)
+	}
+	ip, ports := allocated(t, first.Body)
+
+	// What a restarted process has in memory: nothing, and a random
+	// source that offers the values taken first.
+	a.mu.Lock()
+	a.ports, a.ips, a.seeded = map[int32]holder{}, map[netip.Addr]holder{}, nil
+	taken, _ := netip.ParseAddr(ip)
+	offers := 0
+	base := serviceRange.Addr().As4()
+	b := taken.As4()
+	ipOffset := int(uint32(b[1]-base[1])<<16|uint32(b[2])<<8|uint32(b[3])) - 1
+	a.rand = func(n int) int {
+		// Each taken value once, then others.
+		offers++
+		switch {
+		case offers > 2:
+			return rand.IntN(n)
+		case n == lastNodePort-firstNodePort+1:
+			return int(ports[0]) - firstNodePort
+		}
+		return ipOffset
+	}
+	a.mu.Unlock()
+
+	second := postService(t, url, "second", nodePort)
+	if second.Code != 201 {
+		t.Fatalf("second: %d %s", second.Code, second.Body)
+	}
+	ip2, ports2 := allocated(t, second.Body)
+	if ip2 == ip || ports2[0] == ports[0] || offers == 0 {
+		t.Errorf("after a restart the second Service got %s %v, the first holds %s %v (%d offers)", ip2, ports2, ip, ports, offers)
+	}
+	for _, tt := range []struct{ name, spec, want string }{
+		{"named ip", "  clusterIP: " + ip + "\n  ports:\n  - port: 80\n", "provided IP is already allocated"},
+		{"named port", "  type: NodePort\n  ports:\n  - port: 80\n    nodePort: " + strconv.Itoa(int(ports[0])) + "\n", "provided port is already allocated"},
+	} {
+		if r := postService(t, url, "third", tt.spec); r.Code != 422 || !strings.Contains(r.Body, tt.want) {
+			t.Errorf("%s: %d %s, want 422 %q", tt.name, r.Code, r.Body, tt.want)
+		}
+	}
+}
+
+// Creates at the same time get distinct values; of those that name the
+// same ones, one gets them.
+func TestServiceAllocationsConcurrent(t *testing.T) {
+	a := NewServiceAllocator()
+	_, url := allocServer(t, a, nil)
+	createNamespace(t, url)
+	const n = 16
+	replies := make([]servertest.Reply, 2*n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			replies[i] = postService(t, url, "random-"+strconv.Itoa(i), "  type: NodePort\n  ports:\n  - port: 80\n")
+		}()
+		go func() {
+			defer wg.Done()
+			replies[n+i] = postService(t, url, "named-"+strconv.Itoa(i), "  clusterIP: 10.96.1.1\n  type: NodePort\n  ports:\n  - port: 80\n    nodePort: 31000\n")
+		}()
+	}
+	wg.Wait()
+	ips, ports := map[string]bool{}, map[int32]bool{}
+	won := 0
+	for i, r := range replies {
+		if i >= n && r.Code == 422 {
+			continue
+		}
+		if r.Code != 201 {
+			t.Fatalf("%d: %d %s", i, r.Code, r.Body)
+		}
+		if i >= n {
+			won++
+		}
+		ip, p := allocated(t, r.Body)
+		if ips[ip] || ports[p[0]] {
+			t.Errorf("%s or %d given twice", ip, p[0])
+		}
+		ips[ip], ports[p[0]] = true, true
+	}
+	if won != 1 {
+		t.Errorf("%d creates got the IP and port they named, want 1", won)
+	}
+}
+
+// An IPAddress whose Service does not hold its IP (a write that failed
+// after the allocation) keeps the IP for the grace, then frees it, as
+// kube-apiserver's repair loop does; a deletion frees at once.
+func TestServiceAllocationOrphans(t *testing.T) {
+	a := NewServiceAllocator()
+	s, url := allocServer(t, a, nil)
+	createNamespace(t, url)
+	clock := time.Now()
+	a.mu.Lock()
+	a.now = func() time.Time { return clock }
+	a.mu.Unlock()
+	orphan := a.ipAddress(netip.MustParseAddr("10.96.2.2"), &Object{ObjectMeta: meta.ObjectMeta{Namespace: "alloc", Name: "gone"}}, clock)
+	orphan.CreationTimestamp = meta.Time{Time: clock}
+	if _, err := s.StoreOf(a.ipaddresses).Create(context.Background(), orphan, store.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	spec := "  clusterIP: 10.96.2.2\n  ports:\n  - port: 80\n"
+	if r := postService(t, url, "svc", spec); r.Code != 422 {
+		t.Fatalf("within the grace: %d %s", r.Code, r.Body)
+	}
+	a.mu.Lock()
+	clock = clock.Add(a.grace)
+	a.mu.Unlock()
+	if r := postService(t, url, "svc", spec); r.Code != 201 {
+		t.Fatalf("after the grace: %d %s", r.Code, r.Body)
+	}
+	r := servertest.Do(t, "GET", url+"/apis/networking.k8s.io/v1/ipaddresses/10.96.2.2", "")
+	if !strings.Contains(r.Body, `"name":"svc"`) {
+		t.Errorf("the IPAddress after the grace: %s", r.Body)
+	}
+	// A deletion of the namespace's Services through the collection.
+	if r := servertest.Do(t, "DELETE", url+"/api/v1/namespaces/alloc/services", ""); r.Code != 200 {
+		t.Fatalf("deletecollection: %d %s", r.Code, r.Body)
+	}
+	if r := servertest.Do(t, "GET", url+"/apis/networking.k8s.io/v1/ipaddresses/10.96.2.2", ""); r.Code != 404 {
+		t.Errorf("after deletecollection: %d %s", r.Code, r.Body)
+	}
+}
+
+// Without a bound server the allocations are kept in memory, checked and
+// freed all the same.
+func TestServiceAllocationUnbound(t *testing.T) {
+	res, err := Resources(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := namespace.New(namespace.Options{})
+	opts := server.Options{Resources: append(res, l.Resource())}
+	_, url := servertest.New(t, opts)
+	createNamespace(t, url)
+	spec := "  clusterIP: 10.96.0.10\n  type: NodePort\n  ports:\n  - port: 80\n    nodePort: 30000\n"
+	if r := postService(t, url, "a", spec); r.Code != 201 {
+		t.Fatalf("a: %d %s", r.Code, r.Body)
+	}
+	if r := postService(t, url, "b", "  ports:\n  - port: 80\n"); r.Code != 201 || strings.Contains(r.Body, "10.96.0.10") {
+		t.Fatalf("b: %d %s", r.Code, r.Body)
+	}
+	if r := postService(t, url, "c", spec); r.Code != 422 || !strings.Contains(r.Body, "provided IP is already allocated") {
+		t.Fatalf("c: %d %s", r.Code, r.Body)
+	}
+	if r := servertest.Do(t, "DELETE", url+"/api/v1/namespaces/alloc/services/a", ""); r.Code != 200 {
+		t.Fatalf("delete: %d %s", r.Code, r.Body)
+	}
+	if r := postService(t, url, "c", spec); r.Code != 201 {
+		t.Fatalf("c after the delete: %d %s", r.Code, r.Body)
 	}
 }
