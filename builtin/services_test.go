@@ -311,3 +311,47 @@ func TestServiceAllocationUnbound(t *testing.T) {
 		t.Fatalf("c after the delete: %d %s", r.Code, r.Body)
 	}
 }
+
+// The IPAddress of a Service with a generated name names the name it
+// got; a health check node port out of range is the cluster's 500
+// (recorded from kube-apiserver 1.37.1); a Service that turns
+// ExternalName frees its IP.
+func TestServiceAllocationCases(t *testing.T) {
+	_, url := allocServer(t, NewServiceAllocator(), nil)
+	createNamespace(t, url)
+	r := servertest.Do(t, "POST", url+"/api/v1/namespaces/alloc/services",
+		"apiVersion: v1\nkind: Service\nmetadata:\n  generateName: gen-\nspec:\n  ports:\n  - port: 80\n",
+		"Content-Type", "application/yaml", "Accept", "application/json")
+	if r.Code != 201 {
+		t.Fatalf("generateName: %d %s", r.Code, r.Body)
+	}
+	var svc struct {
+		Metadata struct{ Name string }
+		Spec     struct{ ClusterIP string }
+	}
+	if err := json.Unmarshal([]byte(r.Body), &svc); err != nil {
+		t.Fatal(err)
+	}
+	ip := servertest.Do(t, "GET", url+"/apis/networking.k8s.io/v1/ipaddresses/"+svc.Spec.ClusterIP, "")
+	if want := `"parentRef":{"resource":"services","namespace":"alloc","name":"` + svc.Metadata.Name + `"}`; !strings.HasPrefix(svc.Metadata.Name, "gen-") || !strings.Contains(ip.Body, want) {
+		t.Errorf("generated %q, its IPAddress %d %s", svc.Metadata.Name, ip.Code, ip.Body)
+	}
+
+	r = postService(t, url, "hc", "  type: LoadBalancer\n  externalTrafficPolicy: Local\n  healthCheckNodePort: 29999\n  ports:\n  - port: 80\n")
+	if want := `"message":"Internal error occurred: failed to allocate requested HealthCheck NodePort 29999: provided port is not in the valid range. The range of valid ports is 30000-32767"`; r.Code != 500 || !strings.Contains(r.Body, want) {
+		t.Errorf("health check node port out of range: %d %s", r.Code, r.Body)
+	}
+
+	if r := postService(t, url, "ext", "  clusterIP: 10.96.3.3\n  ports:\n  - port: 80\n"); r.Code != 201 {
+		t.Fatalf("ext: %d %s", r.Code, r.Body)
+	}
+	r = servertest.Do(t, "PATCH", url+"/api/v1/namespaces/alloc/services/ext",
+		`{"spec":{"type":"ExternalName","externalName":"example.com","clusterIP":"","clusterIPs":null,"ipFamilies":null,"ipFamilyPolicy":null}}`,
+		"Content-Type", "application/merge-patch+json")
+	if r.Code != 200 {
+		t.Fatalf("to ExternalName: %d %s", r.Code, r.Body)
+	}
+	if r := servertest.Do(t, "GET", url+"/apis/networking.k8s.io/v1/ipaddresses/10.96.3.3", ""); r.Code != 404 {
+		t.Errorf("the IPAddress of an ExternalName Service: %d %s", r.Code, r.Body)
+	}
+}
