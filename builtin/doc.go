@@ -197,7 +197,7 @@
 //     one deleted otherwise (its namespace's deletion, or by the removal
 //     of its last finalizer) leaves its IPAddress until an allocation
 //     that wants the IP finds it orphaned, as kube-apiserver's repair
-//     loop would free it, a minute after it was made. There is no
+//     loop would free it, 10 s after it was made. There is no
 //     "kubernetes" Service holding 10.96.0.1.
 //   - The server's strategic merge patch ignores retainKeys markers
 //     (package patch); the OpenAPI documents publish them

@@ -62,10 +62,13 @@ type ServiceAllocator struct {
 	// ips are the cluster IPs held where there are no IPAddress objects.
 	ips map[netip.Addr]holder
 
-	// now and grace are kube-apiserver's repair loop's patience: a value
-	// whose holder does not hold it (a write that failed after the
-	// allocation, or one still on its way to the store) is taken for
-	// grace after it was allocated, then free.
+	// now and grace are the patience of kube-apiserver's repair loop: a
+	// value whose holder does not hold it (a write on its way to the
+	// store, or one that failed after the allocation, or a Service
+	// deleted without Resource.Delete) is taken for grace after it was
+	// allocated, then free. The grace covers a write's way from the
+	// allocation to the store with room to spare, and is short so that
+	// a Service deleted with its namespace soon frees what it held.
 	now   func() time.Time
 	grace time.Duration
 	rand  func(n int) int
@@ -81,7 +84,7 @@ type holder struct {
 // NewServiceAllocator returns an allocator with nothing allocated.
 func NewServiceAllocator() *ServiceAllocator {
 	return &ServiceAllocator{ports: map[int32]holder{}, ips: map[netip.Addr]holder{},
-		now: time.Now, grace: time.Minute, rand: rand.IntN}
+		now: time.Now, grace: 10 * time.Second, rand: rand.IntN}
 }
 
 // Bind makes a keep its allocations in the store of s, the server made
@@ -162,17 +165,13 @@ func (a *ServiceAllocator) service(o *Object, in, old runtime.Object) {
 		if al.errs = families(svc); len(al.errs) > 0 {
 			return
 		}
-	}
-	if needsClusterIP(svc) && s.ClusterIP == api.ClusterIPNone && len(s.ClusterIPs) == 0 {
-		s.ClusterIPs = []string{api.ClusterIPNone}
-	}
-	if needsClusterIP(svc) && s.ClusterIP != api.ClusterIPNone {
-		a.clusterIP(svc, held, al)
-		if len(al.errs) > 0 {
-			return
+		if s.ClusterIP != api.ClusterIPNone {
+			if a.clusterIP(svc, held, al); len(al.errs) > 0 {
+				return
+			}
+		} else if len(s.ClusterIPs) == 0 {
+			s.ClusterIPs = []string{api.ClusterIPNone} // headless
 		}
-	}
-	if needsClusterIP(svc) {
 		if len(s.IPFamilies) == 0 {
 			s.IPFamilies = []api.IPFamily{api.IPv4Protocol}
 		}
@@ -281,6 +280,8 @@ func (a *ServiceAllocator) clusterIP(svc *api.Service, held held, al *serviceAll
 		fmt.Sprintf("failed to allocate IP %s: %s", ip, detail)))
 }
 
+// randomIP chooses a cluster IP at random, as kube-apiserver does, one
+// that no other Service than key holds. a.mu is held.
 func (a *ServiceAllocator) randomIP(key string) (netip.Addr, error) {
 	base := serviceRange.Addr().As4()
 	n := 1 << (32 - serviceRange.Bits())
