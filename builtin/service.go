@@ -127,6 +127,23 @@ type serviceAlloc struct {
 	freePorts []int32
 }
 
+// ipStrings are the new IPs as clusterIPs lists them, ipString the
+// first.
+func (al *serviceAlloc) ipStrings() []string {
+	out := make([]string, len(al.newIPs))
+	for i, ip := range al.newIPs {
+		out[i] = ip.String()
+	}
+	return out
+}
+
+func (al *serviceAlloc) ipString() string {
+	if len(al.newIPs) == 0 {
+		return ""
+	}
+	return al.newIPs[0].String()
+}
+
 // newPort is a node port a write allocated: one it named (at path; the
 // health check node port has none), which commit checks again, or one
 // chosen at random, reserved already.
@@ -586,8 +603,18 @@ func (a *ServiceAllocator) commit(ctx context.Context, o *Object) error {
 		return status.NewInvalid(status.GroupKind{Kind: "Service"}, o.Name, fieldError(field.Invalid(p.path, p.port, taken)))
 	}
 	s, ips := a.bound()
+	// Another write may have taken an IP since the allocation: the
+	// IPAddress's create fails then, or, in memory, it is held.
+	ipTaken := func() error {
+		return status.NewInvalid(status.GroupKind{Kind: "Service"}, o.Name, fieldError(field.Invalid(
+			field.NewPath("spec", "clusterIPs"), al.ipStrings(),
+			"failed to allocate IP "+al.ipString()+": provided IP is already allocated")))
+	}
 	for _, ip := range al.newIPs {
 		if ips == nil {
+			if a.ipTaken(ip, al.key) {
+				return ipTaken()
+			}
 			a.ips[ip] = holder{key: al.key, since: now}
 			continue
 		}
@@ -596,10 +623,7 @@ func (a *ServiceAllocator) commit(ctx context.Context, o *Object) error {
 				continue // left by an earlier write of this Service that failed
 			}
 			if status.IsAlreadyExists(err) {
-				// Another write took it since the allocation.
-				return status.NewInvalid(status.GroupKind{Kind: "Service"}, o.Name, fieldError(field.Invalid(
-					field.NewPath("spec", "clusterIPs"), []string{ip.String()},
-					fmt.Sprintf("failed to allocate IP %s: provided IP is already allocated", ip))))
+				return ipTaken()
 			}
 			return err
 		}
