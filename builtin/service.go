@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -492,7 +493,7 @@ func (a *ServiceAllocator) holds(key string, has func(*corev1.Service) bool) boo
 	if s == nil || a.services == nil || s.StoreOf(a.services) == nil {
 		return true
 	}
-	ns, name, _ := cutKey(key)
+	ns, name, _ := strings.Cut(key, "/")
 	o, err := s.StoreOf(a.services).Get(context.Background(), ns, name, rv.Read{Semantics: rv.MostRecent})
 	if err != nil {
 		return !status.IsNotFound(err)
@@ -507,18 +508,9 @@ func (a *ServiceAllocator) exists(ctx context.Context, key string) bool {
 	if s == nil || a.services == nil || s.StoreOf(a.services) == nil {
 		return false
 	}
-	ns, name, _ := cutKey(key)
+	ns, name, _ := strings.Cut(key, "/")
 	_, err := s.StoreOf(a.services).Get(ctx, ns, name, rv.Read{Semantics: rv.MostRecent})
 	return err == nil
-}
-
-func cutKey(key string) (ns, name string, ok bool) {
-	for i := range len(key) {
-		if key[i] == '/' {
-			return key[:i], key[i+1:], true
-		}
-	}
-	return "", key, false
 }
 
 // heldByV1 is heldBy of a stored Service.
@@ -578,6 +570,8 @@ func (a *ServiceAllocator) commit(ctx context.Context, o *Object) error {
 	if al == nil {
 		return nil
 	}
+	o.alloc = nil // the store may keep o; it has no use for this
+
 	if al.internal != nil {
 		return status.NewInternalError(al.internal)
 	}
