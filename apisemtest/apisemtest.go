@@ -100,10 +100,12 @@ func Start(tb testing.TB, opts Options) *Environment {
 	// The built-in strategies read the server's Namespaces (a
 	// ResourceClaim's admin access needs a labelled one).
 	nsr := &builtin.ServerNamespaces{}
+	// Services' cluster IPs are IPAddress objects in the server's store.
+	alloc := builtin.NewServiceAllocator()
 	if res == nil {
-		// Made per server: a Service's cluster IPs are allocated per
-		// server, starting afresh.
-		if res, err = builtin.Resources(builtin.Options{Groups: opts.Groups, Namespaces: nsr}); err != nil {
+		// Made per server: a Service's cluster IPs are allocated in
+		// the server's store.
+		if res, err = builtin.Resources(builtin.Options{Groups: opts.Groups, Namespaces: nsr, Allocator: alloc}); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -138,6 +140,7 @@ func Start(tb testing.TB, opts Options) *Environment {
 	}
 	ns.Bind(s)
 	nsr.Bind(s)
+	alloc.Bind(s)
 	policies.Bind(s)
 	url := servertest.Start(tb, s) // its Cleanup shuts the server down, last
 	ctrl := crds.Start(s, defsRes)
@@ -155,6 +158,9 @@ func Start(tb testing.TB, opts Options) *Environment {
 	ictx, icancel := context.WithTimeout(ctx, installTimeout)
 	defer icancel()
 	if err := ns.CreateSystemNamespaces(ictx); err != nil {
+		tb.Fatal(err)
+	}
+	if err := alloc.CreateServiceCIDR(ictx); err != nil {
 		tb.Fatal(err)
 	}
 	if err := ctrl.Install(ictx, defs...); err != nil {

@@ -56,8 +56,9 @@
 //     strategies take: status reset on create, generation, a Pod's
 //     Pending phase and QoS class, a Job's selector, dropped disabled
 //     fields; for a Service first the cluster IP and node ports the
-//     Service registry allocates, and on update the allocated values
-//     the update leaves out;
+//     Service registry allocates (ServiceAllocator: held when the write
+//     is stored, as Resource.ToStorage, and freed by its deletion), and
+//     on update the allocated values the update leaves out;
 //   - Validate: rest.ValidateCreate or rest.ValidateUpdate with that
 //     strategy (ValidateDeployment, ValidatePodCreate, ... and
 //     declarative validation), each field.Error mapped to a
@@ -197,9 +198,20 @@
 //     writes when the object has such entries (kube-apiserver converts
 //     them, and writes nothing; for Events, whose entries it cannot
 //     convert across groups, it drops them all).
-//   - Services get cluster IPs from 10.96.0.0/12 and node ports from
-//     30000-32767 in order, never released; collisions with the values a
-//     client names are not checked.
+//   - Services' cluster IPs come from 10.96.0.0/12 alone (single-stack
+//     IPv4; a ServiceCIDR a client creates adds no range) and node ports
+//     from 30000-32767, each at random unless named, refused with the
+//     cluster's 422 when taken or out of range (see ServiceAllocator).
+//     The cluster IPs are IPAddress objects and the node ports those the
+//     stored Services hold only when the allocator is bound to the server
+//     (Options.Allocator; apisemtest and examples/server bind one), else
+//     they are kept in memory. A Service's values are freed by its
+//     DELETE, deletecollection, garbage collection and a type change;
+//     one deleted otherwise (its namespace's deletion, or by the removal
+//     of its last finalizer) leaves its IPAddress until an allocation
+//     that wants the IP finds it orphaned, as kube-apiserver's repair
+//     loop would free it, 10 s after it was made. There is no
+//     "kubernetes" Service holding 10.96.0.1.
 //   - The server's strategic merge patch ignores retainKeys markers
 //     (package patch); the OpenAPI documents publish them
 //     (DeploymentSpec.strategy), so kubectl's client-side merge keeps

@@ -39,6 +39,11 @@ type Object struct {
 	// User without an authenticator): strategies read it (a
 	// CertificateSigningRequest's spec.username). Copies leave it out.
 	user auth.User
+	// dryRun is the write's (ObserveWrite), alloc what a Service's
+	// allocation made for it (ServiceAllocator.service). Copies leave
+	// them out.
+	dryRun bool
+	alloc  *serviceAlloc
 }
 
 var (
@@ -54,7 +59,7 @@ func (o *Object) Types() *meta.TypeMeta { return &o.TypeMeta }
 // ObserveWrite keeps the subresource and the user of the write o is the
 // new object of, for the resource's hooks.
 func (o *Object) ObserveWrite(attrs server.Attributes) {
-	o.subresource, o.user = attrs.Subresource, attrs.User
+	o.subresource, o.user, o.dryRun = attrs.Subresource, attrs.User, attrs.DryRun
 }
 
 // DeepCopyObject returns a copy of o that shares no memory with it.

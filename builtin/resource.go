@@ -31,6 +31,11 @@ type Options struct {
 	// nil reads every namespace as one without labels, which refuses
 	// admin access with the cluster's message.
 	Namespaces NamespaceReader
+	// Allocator gives Services their cluster IPs and node ports; bound
+	// to the server, it keeps them in its store as IPAddress objects and
+	// the stored Services (see ServiceAllocator). nil is one of
+	// Resources' own, never bound, which keeps them in memory.
+	Allocator *ServiceAllocator
 }
 
 // Groups lists the groups Resources can serve, in the order of
@@ -55,7 +60,10 @@ func Resources(opts Options) ([]*server.Resource, error) {
 			return nil, fmt.Errorf("builtin: no built-in group %q (the groups are %q)", g, known)
 		}
 	}
-	defs, p, alloc := openAPIDefinitions(), newPrinter(), newAllocator()
+	defs, p, alloc := openAPIDefinitions(), newPrinter(), opts.Allocator
+	if alloc == nil {
+		alloc = NewServiceAllocator()
+	}
 	// The kinds whose storage another kind shares: each reads the
 	// objects written through the other.
 	versions := map[string]int{}
@@ -79,6 +87,7 @@ func Resources(opts Options) ([]*server.Resource, error) {
 		if err != nil {
 			return nil, err
 		}
+		alloc.served(r)
 		out = append(out, r)
 	}
 	return out, nil
@@ -94,7 +103,7 @@ type (
 
 // resource returns the server resource of k; shared says that another
 // kind of the table keeps its objects in the same storage.
-func (k *kind) resource(opts Options, defs *definitions, p *printers.HumanReadableGenerator, alloc *allocator, shared bool) (*server.Resource, error) {
+func (k *kind) resource(opts Options, defs *definitions, p *printers.HumanReadableGenerator, alloc *ServiceAllocator, shared bool) (*server.Resource, error) {
 	mainStrategy, statusStrat := k.strategies(opts)
 	main, ok := mainStrategy.(strategy)
 	if !ok {
@@ -123,7 +132,15 @@ func (k *kind) resource(opts Options, defs *definitions, p *printers.HumanReadab
 	}
 	h := &hooks{k: k, main: main, status: st}
 	if k.Group == "" && k.Kind == "Service" {
+		// kube-apiserver's Service registry allocates before the
+		// strategy runs, holds what it allocated when the write is
+		// stored, frees what the deletion frees, and answers a DELETE
+		// with the Service.
 		h.allocate = alloc.service
+		r.ToStorage = func(ctx context.Context, o server.Object) (server.Object, error) {
+			return o, alloc.commit(ctx, o.(*Object))
+		}
+		r.Delete, r.ReturnDeletedObject = alloc.deleteService, true
 	}
 	r.Prepare, r.Validate, r.Warnings = h.prepare, h.validate, h.warnings
 	// kube-apiserver's declarative validation step keeps each distinct
@@ -193,8 +210,10 @@ type hooks struct {
 	// object itself (a Pod's ephemeralcontainers and resize).
 	objectSubs map[string]statusStrategy
 	// allocate, when set, gives an object what kube-apiserver's
-	// registry allocates before the strategy runs (old is nil on create).
-	allocate func(obj, old runtime.Object)
+	// registry allocates before the strategy runs (old is nil on create):
+	// in and old in the internal form, o the object in is of, which keeps
+	// the outcome for validation and ToStorage.
+	allocate func(o *Object, in, old runtime.Object)
 }
 
 // forUpdate returns the strategy of an update of obj: the status
@@ -220,7 +239,7 @@ func (h *hooks) prepare(o, old server.Object) {
 	if old == nil {
 		withUID(in)
 		if h.allocate != nil {
-			h.allocate(in, nil)
+			h.allocate(obj, in, nil)
 		}
 		h.main.PrepareForCreate(h.k.context(obj, "create", ""), in)
 		h.main.Canonicalize(in)
@@ -231,7 +250,7 @@ func (h *hooks) prepare(o, old server.Object) {
 		}
 		s, sub := h.forUpdate(obj)
 		if h.allocate != nil && sub == "" {
-			h.allocate(in, oldIn)
+			h.allocate(obj, in, oldIn)
 		}
 		s.PrepareForUpdate(h.k.context(obj, "update", sub), in, oldIn)
 		s.Canonicalize(in)
@@ -244,6 +263,11 @@ func (h *hooks) validate(o, old server.Object) []status.FieldError {
 	in, err := h.k.internal(obj)
 	if err != nil {
 		return []status.FieldError{{Type: status.CauseTypeInternal, Field: "", Detail: err.Error()}}
+	}
+	if obj.alloc != nil && len(obj.alloc.errs) > 0 {
+		// What cannot be allocated fails the write before validation,
+		// as kube-apiserver allocates before it validates.
+		return h.k.fieldErrors(obj.alloc.errs, in, nil)
 	}
 	if old == nil {
 		withUID(in)

@@ -91,7 +91,7 @@ func recorded(t *testing.T, name string) string {
 }
 
 var (
-	clusterIPs    = regexp.MustCompile(`\b10\.96\.[0-9]+\.[0-9]+\b`)
+	clusterIPs    = regexp.MustCompile(`\b10\.(?:9[6-9]|10[0-9]|11[01])\.[0-9]+\.[0-9]+\b`)
 	apiserverIDs  = regexp.MustCompile(`\bapiserver-[a-z0-9]{26}(_[0-9a-f-]{36})?\b`)
 	generatedMeta = regexp.MustCompile(`(?m)^(\s*(creationTimestamp|resourceVersion|uid|time|timeAdded): ).*$`)
 )

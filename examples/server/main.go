@@ -149,7 +149,10 @@ func run(log *slog.Logger, f *flags) error {
 	// Their strategies read the server's Namespaces (a ResourceClaim's
 	// admin access needs a labelled one).
 	nsr := &builtin.ServerNamespaces{}
-	res, err := builtin.Resources(builtin.Options{Namespaces: nsr})
+	// Services' cluster IPs are IPAddress objects in the store, which
+	// holds the default ServiceCIDR, as kube-apiserver's.
+	alloc := builtin.NewServiceAllocator()
+	res, err := builtin.Resources(builtin.Options{Namespaces: nsr, Allocator: alloc})
 	if err != nil {
 		return err
 	}
@@ -158,7 +161,11 @@ func run(log *slog.Logger, f *flags) error {
 	f.app.Server.Admission = policies.Admission(f.app.Server.Admission)
 	f.app.Started = func(s *server.Server) {
 		nsr.Bind(s)
+		alloc.Bind(s)
 		policies.Bind(s)
+		if err := alloc.CreateServiceCIDR(context.Background()); err != nil {
+			log.Error("default ServiceCIDR", "err", err)
+		}
 	}
 	f.app.Server.Resources = append(res, f.app.Server.Resources...)
 
