@@ -17,73 +17,23 @@
 package main
 
 import (
-	"crypto/tls"
 	"encoding/json"
-	"io"
 	"log"
-	"net/http"
-	"os"
 	"strings"
 	"time"
+
+	"github.com/apisem/apisem/internal/recorder"
 )
 
-// step is one request of the transcript and its answer (the fields of
-// recorded.Exchange that a sequence uses).
-type step struct {
-	Name        string          `json:"name"`
-	Method      string          `json:"method"`
-	Path        string          `json:"path"`
-	ContentType string          `json:"contentType,omitempty"`
-	Body        string          `json:"body,omitempty"`
-	Code        int             `json:"code"`
-	Warnings    []string        `json:"warnings,omitempty"`
-	Answer      json.RawMessage `json:"answer"`
-}
+// The steps, their requests and the file written are package recorder's.
+type step = recorder.Step
 
 var (
-	api    = os.Getenv("API")
-	client = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} // the reference's self-signed loopback certificate
+	do    = recorder.Do
+	post  = recorder.Post
+	patch = recorder.Patch
+	del   = recorder.Delete
 )
-
-func do(s *step) {
-	req, err := http.NewRequest(s.Method, api+s.Path, strings.NewReader(s.Body))
-	if err != nil {
-		log.Fatal(err)
-	}
-	if s.Body != "" {
-		req.Header.Set("Content-Type", s.ContentType)
-	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", "recorded")
-	resp, err := client.Do(req)
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		log.Fatal(err)
-	}
-	s.Code, s.Warnings, s.Answer = resp.StatusCode, resp.Header.Values("Warning"), json.RawMessage(strings.TrimSuffix(string(b), "\n"))
-}
-
-const (
-	yaml  = "application/yaml"
-	merge = "application/merge-patch+json"
-	q     = "?fieldManager=test"
-)
-
-func post(name, collection, body string) step {
-	path := collection + q
-	if c, query, ok := strings.Cut(collection, "?"); ok {
-		path = c + q + "&" + query
-	}
-	return step{Name: name, Method: "POST", Path: path, ContentType: yaml, Body: body}
-}
-
-func patch(name, object, body string) step {
-	return step{Name: name, Method: "PATCH", Path: object + q, ContentType: merge, Body: body}
-}
 
 func deployment(ns, name string, replicas int, labels string) string {
 	return `apiVersion: apps/v1
@@ -416,9 +366,6 @@ var unbound = []step{
 }
 
 func main() {
-	if api == "" {
-		log.Fatal("API is not set")
-	}
 	var out []step
 	run := func(steps []step) {
 		for _, s := range steps {
@@ -444,7 +391,7 @@ func main() {
 	run(writes)
 	time.Sleep(3 * time.Second) // the deletion of the binding reaches the policy source
 	run(unbound)
-	write("testdata/reference/policies.json", out)
+	recorder.Write("testdata/reference/policies.json", out)
 
 	// The cases of TestPolicyCases, one after the other: each creates
 	// policy p and binding b, waits for them, writes, and deletes what
@@ -457,29 +404,7 @@ func main() {
 		run(c.cleanup)
 		time.Sleep(2500 * time.Millisecond)
 	}
-	write("testdata/reference/policy-cases.json", out)
-}
-
-func write(file string, out []step) {
-	var b strings.Builder
-	b.WriteString("[\n")
-	for i, s := range out {
-		var line strings.Builder
-		enc := json.NewEncoder(&line)
-		enc.SetEscapeHTML(false) // as kube-apiserver writes
-		if err := enc.Encode(s); err != nil {
-			log.Fatal(err)
-		}
-		b.WriteString(strings.TrimSuffix(line.String(), "\n"))
-		if i < len(out)-1 {
-			b.WriteString(",")
-		}
-		b.WriteString("\n")
-	}
-	b.WriteString("]\n")
-	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
-		log.Fatal(err)
-	}
+	recorder.Write("testdata/reference/policy-cases.json", out)
 }
 
 func vap(spec string) string {
@@ -489,8 +414,6 @@ func vap(spec string) string {
 func vapBinding(spec string) string {
 	return "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata:\n  name: b\nspec:\n  policyName: p\n  validationActions: [Deny]\n" + spec
 }
-
-func del(name, object string) step { return step{Name: name, Method: "DELETE", Path: object} }
 
 type policyCase struct {
 	setup   []step

@@ -16,80 +16,28 @@
 package main
 
 import (
-	"crypto/tls"
-	"encoding/json"
-	"io"
 	"log"
-	"net/http"
-	"os"
-	"strings"
+
+	"github.com/apisem/apisem/internal/recorder"
 )
 
-// step is one request of the transcript and its answer.
-type step struct {
-	Name        string          `json:"name"`
-	Method      string          `json:"method"`
-	Path        string          `json:"path"`
-	ContentType string          `json:"contentType,omitempty"`
-	Body        string          `json:"body,omitempty"`
-	Code        int             `json:"code"`
-	Warnings    []string        `json:"warnings,omitempty"`
-	Answer      json.RawMessage `json:"answer"`
-}
+// The steps, their requests and the file written are package recorder's.
+type step = recorder.Step
 
 var (
-	api    = os.Getenv("API")
-	client = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} // the reference's self-signed loopback certificate
+	do    = recorder.Do
+	post  = recorder.Post
+	patch = recorder.Patch
+	del   = recorder.Delete
+	get   = recorder.Get
 )
 
-func do(s *step) {
-	req, err := http.NewRequest(s.Method, api+s.Path, strings.NewReader(s.Body))
-	if err != nil {
-		log.Fatal(err)
-	}
-	if s.Body != "" {
-		req.Header.Set("Content-Type", s.ContentType)
-	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", "recorded")
-	resp, err := client.Do(req)
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		log.Fatal(err)
-	}
-	s.Code, s.Warnings, s.Answer = resp.StatusCode, resp.Header.Values("Warning"), json.RawMessage(strings.TrimSuffix(string(b), "\n"))
-}
-
 const (
-	yaml     = "application/yaml"
-	merge    = "application/merge-patch+json"
-	q        = "?fieldManager=test"
 	services = "/api/v1/namespaces/alloc/services"
 	ips      = "/apis/networking.k8s.io/v1/ipaddresses"
 	cidrs    = "/apis/networking.k8s.io/v1/servicecidrs"
 )
 
-func post(name, collection, body string) step {
-	path := collection + q
-	if c, query, ok := strings.Cut(collection, "?"); ok {
-		path = c + q + "&" + query
-	}
-	return step{Name: name, Method: "POST", Path: path, ContentType: yaml, Body: body}
-}
-
-func patch(name, object, body string) step {
-	return step{Name: name, Method: "PATCH", Path: object + q, ContentType: merge, Body: body}
-}
-
-func get(name, path string) step { return step{Name: name, Method: "GET", Path: path} }
-
-func del(name, path string) step { return step{Name: name, Method: "DELETE", Path: path} }
-
-// service is a Service named name with one port; spec adds to its spec.
 func service(name, spec string) string {
 	return "apiVersion: v1\nkind: Service\nmetadata:\n  name: " + name + "\n  namespace: alloc\nspec:\n  selector:\n    app: x\n" + spec
 }
@@ -150,21 +98,5 @@ func main() {
 		log.Printf("%s: %d %s", s.Name, s.Code, s.Answer)
 		out = append(out, s)
 	}
-	var b strings.Builder
-	b.WriteString("[\n")
-	for i, s := range out {
-		j, err := json.Marshal(s)
-		if err != nil {
-			log.Fatal(err)
-		}
-		b.Write(j)
-		if i < len(out)-1 {
-			b.WriteString(",")
-		}
-		b.WriteString("\n")
-	}
-	b.WriteString("]\n")
-	if err := os.WriteFile("testdata/reference/services.json", []byte(b.String()), 0o644); err != nil {
-		log.Fatal(err)
-	}
+	recorder.Write("testdata/reference/services.json", out)
 }

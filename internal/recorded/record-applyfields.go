@@ -26,6 +26,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/apisem/apisem/internal/recorder"
 )
 
 // exchange is recorded.Exchange.
@@ -193,25 +195,7 @@ func main() {
 		}
 	}
 	for f, es := range files {
-		var b strings.Builder
-		b.WriteString("[\n")
-		for i, e := range es {
-			var line strings.Builder
-			enc := json.NewEncoder(&line)
-			enc.SetEscapeHTML(false) // as kube-apiserver writes
-			if err := enc.Encode(e); err != nil {
-				log.Fatal(err)
-			}
-			b.WriteString(strings.TrimSuffix(line.String(), "\n"))
-			if i < len(es)-1 {
-				b.WriteString(",")
-			}
-			b.WriteString("\n")
-		}
-		b.WriteString("]\n")
-		if err := os.WriteFile(f, []byte(b.String()), 0o644); err != nil {
-			log.Fatal(err)
-		}
+		recorder.Write(f, es)
 	}
 }
 
