@@ -124,6 +124,11 @@ func appendTimeJSON(dst []byte, t meta.Time) []byte {
 
 // appendStringMap appends m with its keys sorted, as encoding/json does.
 func appendStringMap(dst []byte, m map[string]string) []byte {
+	return appendStringMapOf(dst, m, jsonvalue.AppendString)
+}
+
+// appendStringMapOf is appendStringMap with each value appended by value.
+func appendStringMapOf(dst []byte, m map[string]string, value func([]byte, string) []byte) []byte {
 	var arr [16]string
 	keys := arr[:0]
 	for k := range m {
@@ -135,9 +140,8 @@ func appendStringMap(dst []byte, m map[string]string) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = jsonvalue.AppendString(dst, k)
-		dst = append(dst, ':')
-		dst = jsonvalue.AppendString(dst, m[k])
+		dst = append(jsonvalue.AppendString(dst, k), ':')
+		dst = value(dst, m[k])
 	}
 	return append(dst, '}')
 }

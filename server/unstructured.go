@@ -248,21 +248,7 @@ func appendMetaString(dst []byte, s string) []byte {
 // appendMetaStringMap is appendStringMap with appendMetaString's values;
 // m's keys are valid UTF-8 (validKeys).
 func appendMetaStringMap(dst []byte, m map[string]string) []byte {
-	var arr [16]string
-	keys := arr[:0]
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	dst = append(dst, '{')
-	for i, k := range keys {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(jsonvalue.AppendString(dst, k), ':')
-		dst = appendMetaString(dst, m[k])
-	}
-	return append(dst, '}')
+	return appendStringMapOf(dst, m, appendMetaString)
 }
 
 // validKeys reports whether m's keys are valid UTF-8.
