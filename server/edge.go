@@ -276,15 +276,15 @@ func (t *timeoutWriter) begin() bool {
 	return true
 }
 
-// timeout writes the 504, at most once, unless the handler's response
-// began: that one goes on, bounded by the write deadline, rather than be
-// cut into a well-framed but truncated body.
 // write504 answers the request with the 504 of its deadline.
 func (t *timeoutWriter) write504() {
 	t.s.writeError(t.w, t.r, nil, errRequestTimeout)
 	t.s.recordTimeout(t.r, t.rq)
 }
 
+// timeout writes the 504, at most once, unless the handler's response
+// began: that one goes on, bounded by the write deadline, rather than be
+// cut into a well-framed but truncated body.
 func (t *timeoutWriter) timeout() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
