@@ -188,3 +188,41 @@ func fieldError(e *field.Error) status.FieldError {
 type printed string
 
 func (p printed) String() string { return string(p) }
+
+// checkTypes is server.Resource.CheckTypes of k: kube-apiserver decodes a
+// body into the type its apiVersion and kind name (the endpoint's where
+// it names none) and converts that to k's internal type, so a kind its
+// scheme does not hold, or one that does not convert to k's, is a 400
+// "<Kind> in version "<version>" cannot be handled as a <k's Kind>: " and
+// the scheme's error. A body of k's kind is left to the server's checks.
+func (k *kind) checkTypes(apiVersion, kindName string) error {
+	gvk := schema.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: kindName}
+	if apiVersion != "" {
+		gv, err := schema.ParseGroupVersion(apiVersion)
+		if err != nil {
+			return nil // the server's check refuses it
+		}
+		gvk.Group, gvk.Version = gv.Group, gv.Version
+	}
+	if gvk.Kind == "" {
+		gvk.Kind = k.Kind
+	}
+	fail := func(err error) error {
+		return status.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, k.Kind, err))
+	}
+	in, err := scheme.New(gvk)
+	if err != nil {
+		return fail(err)
+	}
+	if gvk.Kind == k.Kind {
+		return nil
+	}
+	out, err := scheme.New(schema.GroupVersionKind{Group: k.Group, Version: runtime.APIVersionInternal, Kind: k.Kind})
+	if err != nil {
+		return nil
+	}
+	if err := scheme.Convert(in, out, nil); err != nil {
+		return fail(err)
+	}
+	return nil
+}
