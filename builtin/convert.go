@@ -191,10 +191,8 @@ func (p printed) String() string { return string(p) }
 
 // checkTypes is server.Resource.CheckTypes of k: kube-apiserver decodes a
 // body into the type its apiVersion and kind name (the endpoint's where
-// it names none) and converts that to k's internal type, so a kind its
-// scheme does not hold, or one that does not convert to k's, is a 400
-// "<Kind> in version "<version>" cannot be handled as a <k's Kind>: " and
-// the scheme's error. A body of k's kind is left to the server's checks.
+// it names none) and converts that to k's internal type (see
+// wrongKind). A body of k's kind is left to the server's checks.
 func (k *kind) checkTypes(apiVersion, kindName string) error {
 	gvk := schema.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: kindName}
 	if apiVersion != "" {
@@ -207,22 +205,34 @@ func (k *kind) checkTypes(apiVersion, kindName string) error {
 	if gvk.Kind == "" {
 		gvk.Kind = k.Kind
 	}
-	fail := func(err error) error {
-		return status.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, k.Kind, err))
-	}
+	return wrongKind(gvk, schema.GroupKind{Group: k.Group, Kind: k.Kind})
+}
+
+// wrongKind is kube-apiserver's 400 for a body of gvk sent to an
+// endpoint of the kind want: a kind its scheme does not hold, or one
+// that does not convert to want's internal type, is "<Kind> in version
+// "<version>" cannot be handled as a <want's Kind>: " and the scheme's
+// error; nil for a body of want's kind or one that converts.
+func wrongKind(gvk schema.GroupVersionKind, want schema.GroupKind) error {
 	in, err := scheme.New(gvk)
 	if err != nil {
-		return fail(err)
+		return cannotHandle(gvk, want.Kind, err)
 	}
-	if gvk.Kind == k.Kind {
+	if gvk.Kind == want.Kind {
 		return nil
 	}
-	out, err := scheme.New(schema.GroupVersionKind{Group: k.Group, Version: runtime.APIVersionInternal, Kind: k.Kind})
+	out, err := scheme.New(want.WithVersion(runtime.APIVersionInternal))
 	if err != nil {
 		return nil
 	}
 	if err := scheme.Convert(in, out, nil); err != nil {
-		return fail(err)
+		return cannotHandle(gvk, want.Kind, err)
 	}
 	return nil
+}
+
+// cannotHandle is the 400 of a body of gvk that the decoding of a kind
+// failed on with err.
+func cannotHandle(gvk schema.GroupVersionKind, kind string, err error) error {
+	return status.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, kind, err))
 }

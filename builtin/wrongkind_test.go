@@ -21,8 +21,16 @@ func TestWrongKindBody(t *testing.T) {
 		apps = "/apis/apps/v1/namespaces/default/"
 	)
 	for _, tc := range []struct{ path, body, msg string }{
+		// Another version of the subresource's kind converts: the name
+		// is checked after.
+		{ns + "pods/p5/eviction", `{"kind":"Eviction","apiVersion":"policy/v1beta1","metadata":{"name":"nosuch"}}`,
+			`name in URL does not match name in Eviction object`},
 		{ns + "bindings", `{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p5"},"target":{"name":"n1"}}`,
 			`Pod in version \"v1\" cannot be handled as a Binding: converting (v1.Pod) to (core.Binding): unknown conversion`},
+		{ns + "pods/p5/binding", `{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p5"},"target":{"name":"n1"}}`,
+			`Pod in version \"v1\" cannot be handled as a Binding: converting (v1.Pod) to (core.Binding): unknown conversion`},
+		{ns + "pods/p5/eviction", `{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p5"}}`,
+			`Pod in version \"v1\" cannot be handled as a Eviction: converting (v1.Pod) to (policy.Eviction): unknown conversion`},
 		{apps + "deployments", `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"d"}}`,
 			`ConfigMap in version \"v1\" cannot be handled as a Deployment: converting (v1.ConfigMap) to (apps.Deployment): unknown conversion`},
 		{apps + "deployments?fieldValidation=Strict", `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"d"},"foo":1}`,
