@@ -1,8 +1,12 @@
 package builtin
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/apisem/apisem/server/servertest"
 )
@@ -15,7 +19,7 @@ import (
 // an "unknown conversion", both before strict field checks; a body of
 // the endpoint's kind in another version keeps the server's text.
 func TestWrongKindBody(t *testing.T) {
-	_, url := newClient(t, Options{})
+	cs, url := newClient(t, Options{})
 	const (
 		ns   = "/api/v1/namespaces/default/"
 		apps = "/apis/apps/v1/namespaces/default/"
@@ -61,5 +65,19 @@ func TestWrongKindBody(t *testing.T) {
 		if body := strings.TrimSpace(r.Body); r.Code != 400 || body != want {
 			t.Errorf("POST %s %s:\n got %d %s\nwant 400 %s", tc.path, tc.body, r.Code, body, want)
 		}
+	}
+
+	// policy/v1beta1 Evictions are converted and evict (the reference's
+	// answer: the 201 Success).
+	if _, err := cs.CoreV1().Pods("default").Create(context.Background(), &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p5"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "i"}}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r := servertest.Do(t, "POST", url+ns+"pods/p5/eviction", `{"kind":"Eviction","apiVersion":"policy/v1beta1","metadata":{"name":"p5"}}`, "Content-Type", "application/json")
+	if want := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","code":201}`; r.Code != 201 || strings.TrimSpace(r.Body) != want {
+		t.Errorf("a policy/v1beta1 eviction: %d %s; want 201 %s", r.Code, r.Body, want)
+	}
+	if _, err := cs.CoreV1().Pods("default").Get(context.Background(), "p5", metav1.GetOptions{}); err == nil {
+		t.Error("p5 was not evicted")
 	}
 }
