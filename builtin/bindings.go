@@ -31,6 +31,7 @@ func bindingsResource(defs *definitions) (*server.Resource, error) {
 		Verbs:       []string{"create"},
 		New:         func() server.Object { return &Object{Value: k.newValue()} },
 		DecodeProto: k.decodeProto,
+		CheckTypes:  k.checkTypes,
 		Create:      createBinding,
 	}
 	if err := defs.describe(k, r); err != nil {

@@ -99,17 +99,24 @@ func TestBindings(t *testing.T) {
 		}
 	}
 
-	// The reference's message names the etcd key, /registry/pods/default/p4,
-	// which the store writes in a form of its own (package store's
-	// precondition errors): the rest is compared.
-	r := servertest.Do(t, "POST", url+ns+"bindings", `{"metadata":{"name":"p4","resourceVersion":"1"},"target":{"name":"n2"}}`, "Content-Type", "application/json")
-	const (
-		before = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Operation cannot be fulfilled on pods \"p4\": StorageError: invalid object, Code: 4, Key: `
-		after  = `, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: `
-	)
-	if body := strings.TrimSpace(r.Body); r.Code != 409 || !strings.HasPrefix(body, before) ||
-		!strings.HasSuffix(body, after+p4.ResourceVersion+`","reason":"Conflict","details":{"name":"p4","kind":"pods"},"code":409}`) {
-		t.Errorf("a binding with a resourceVersion not the Pod's: %d %s", r.Code, r.Body)
+	// A failed precondition is the storage's 409, which names the etcd
+	// key below /registry (the reference's answers, with p4's
+	// resourceVersion and uid): a resourceVersion through bindings, a uid
+	// through pods/binding.
+	conflict := func(detail string) string {
+		return `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Operation cannot be fulfilled on pods \"p4\": StorageError: invalid object, Code: 4, Key: /registry/pods/default/p4, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: ` +
+			detail + `","reason":"Conflict","details":{"name":"p4","kind":"pods"},"code":409}`
+	}
+	for _, tc := range []struct{ path, body, want string }{
+		{ns + "bindings", `{"metadata":{"name":"p4","resourceVersion":"1"},"target":{"name":"n2"}}`,
+			conflict("ResourceVersion in precondition: 1, ResourceVersion in object meta: " + p4.ResourceVersion)},
+		{ns + "pods/p4/binding", `{"metadata":{"name":"p4","uid":"nope"},"target":{"name":"n2"}}`,
+			conflict("UID in precondition: nope, UID in object meta: " + string(p4.UID))},
+	} {
+		r := servertest.Do(t, "POST", url+tc.path, tc.body, "Content-Type", "application/json")
+		if body := strings.TrimSpace(r.Body); r.Code != 409 || body != tc.want {
+			t.Errorf("POST %s %s:\n got %d %s\nwant 409 %s", tc.path, tc.body, r.Code, body, tc.want)
+		}
 	}
 
 	for name, node := range map[string]string{"p1": "n1", "p2": "", "p3": "n2", "p4": ""} {

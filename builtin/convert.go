@@ -188,3 +188,51 @@ func fieldError(e *field.Error) status.FieldError {
 type printed string
 
 func (p printed) String() string { return string(p) }
+
+// checkTypes is server.Resource.CheckTypes of k: kube-apiserver decodes a
+// body into the type its apiVersion and kind name (the endpoint's where
+// it names none) and converts that to k's internal type (see
+// wrongKind). A body of k's kind is left to the server's checks.
+func (k *kind) checkTypes(apiVersion, kindName string) error {
+	gvk := schema.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: kindName}
+	if apiVersion != "" {
+		gv, err := schema.ParseGroupVersion(apiVersion)
+		if err != nil {
+			return nil // the server's check refuses it
+		}
+		gvk.Group, gvk.Version = gv.Group, gv.Version
+	}
+	if gvk.Kind == "" {
+		gvk.Kind = k.Kind
+	}
+	return wrongKind(gvk, schema.GroupKind{Group: k.Group, Kind: k.Kind})
+}
+
+// wrongKind is kube-apiserver's 400 for a body of gvk sent to an
+// endpoint of the kind want: a kind its scheme does not hold, or one
+// that does not convert to want's internal type, is "<Kind> in version
+// "<version>" cannot be handled as a <want's Kind>: " and the scheme's
+// error; nil for a body of want's kind or one that converts.
+func wrongKind(gvk schema.GroupVersionKind, want schema.GroupKind) error {
+	in, err := scheme.New(gvk)
+	if err != nil {
+		return cannotHandle(gvk, want.Kind, err)
+	}
+	if gvk.Kind == want.Kind {
+		return nil
+	}
+	out, err := scheme.New(want.WithVersion(runtime.APIVersionInternal))
+	if err != nil {
+		return nil
+	}
+	if err := scheme.Convert(in, out, nil); err != nil {
+		return cannotHandle(gvk, want.Kind, err)
+	}
+	return nil
+}
+
+// cannotHandle is the 400 of a body of gvk that the decoding of a kind
+// failed on with err.
+func cannotHandle(gvk schema.GroupVersionKind, kind string, err error) error {
+	return status.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, kind, err))
+}

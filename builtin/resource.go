@@ -128,6 +128,7 @@ func (k *kind) resource(opts Options, defs *definitions, p *printers.HumanReadab
 		RequireResourceVersion: !main.AllowUnconditionalUpdate(context.Background()),
 		New:                    func() server.Object { return &Object{Value: k.newValue()} },
 		DecodeProto:            k.decodeProto,
+		CheckTypes:             k.checkTypes,
 		Default:                k.defaults,
 	}
 	h := &hooks{k: k, main: main, status: st}

@@ -299,8 +299,30 @@ func decodeBody(r *http.Request, into runtime.Object) error {
 	if len(b) > maxBody {
 		return status.NewRequestBodyTooLarge(maxBody)
 	}
-	if _, _, err := legacyscheme.Codecs.UniversalDeserializer().Decode(b, nil, into); err != nil {
+	obj, gvk, err := legacyscheme.Codecs.UniversalDeserializer().Decode(b, nil, into)
+	var want schema.GroupKind
+	if kinds, _, kerr := scheme.ObjectKinds(into); kerr == nil && len(kinds) > 0 {
+		want = kinds[0].GroupKind()
+	}
+	switch {
+	case err != nil && runtime.IsNotRegisteredError(err) && gvk != nil && want.Kind != "":
+		return cannotHandle(*gvk, want.Kind, err)
+	case err != nil:
 		return status.NewBadRequest(err.Error())
+	case obj != into && gvk != nil && want.Kind != "":
+		// Another kind or version than into's: kube-apiserver converts
+		// it to into's internal type (which fails for another kind),
+		// and the handler takes that.
+		if err := wrongKind(*gvk, want); err != nil {
+			return err
+		}
+		internal, err := scheme.ConvertToVersion(obj, want.WithVersion(runtime.APIVersionInternal).GroupVersion())
+		if err == nil {
+			err = scheme.Convert(internal, into, nil)
+		}
+		if err != nil {
+			return cannotHandle(*gvk, want.Kind, err)
+		}
 	}
 	return nil
 }

@@ -121,8 +121,14 @@ func prepareDefinition(o, old server.Object) {
 // fields. The validation rules of schemas are checked only by
 // Options.Rules.
 func validateDefinition(o, old server.Object) []status.FieldError {
+	c := o.(*CustomResourceDefinition)
 	oc, _ := old.(*CustomResourceDefinition)
-	return definitionErrors(nil, o.(*CustomResourceDefinition), oc)
+	if oc == nil {
+		return definitionErrors(nil, c, nil)
+	}
+	// apiextensions-apiserver's update validation checks the metadata
+	// update again (after the server's ValidateUpdate) before the spec.
+	return append(validation.ValidateMetaUpdate(&c.ObjectMeta, &oc.ObjectMeta), definitionErrors(nil, c, oc)...)
 }
 
 // definitionErrors checks c, and the rules of its changed schemas with rc

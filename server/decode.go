@@ -28,6 +28,14 @@ func (s *Server) decodeObject(r *http.Request, rs *resource, v negotiation.Field
 	o := rs.def.New()
 	warnings, err := negotiation.Decode(body, media, o, rs.decodeOptions(v))
 	if err != nil {
+		if tm := o.Types(); rs.def.CheckTypes != nil && (tm.APIVersion != "" || tm.Kind != "") {
+			// A body of a kind the endpoint's cannot be converted from
+			// fails so before its fields are checked, as in Kubernetes'
+			// decoding.
+			if terr := rs.def.CheckTypes(tm.APIVersion, tm.Kind); terr != nil {
+				return nil, nil, terr
+			}
+		}
 		return nil, nil, err
 	}
 	if err := checkTypes(o.Types(), rs); err != nil {
@@ -50,6 +58,11 @@ func (rs *resource) decodeOptions(v negotiation.FieldValidation) negotiation.Dec
 // checkTypes checks the kind and apiVersion a body carries against the
 // endpoint's; a body may leave them out.
 func checkTypes(tm *meta.TypeMeta, rs *resource) error {
+	if c := rs.def.CheckTypes; c != nil {
+		if err := c(tm.APIVersion, tm.Kind); err != nil {
+			return err
+		}
+	}
 	if tm.APIVersion != "" && tm.APIVersion != rs.codec.gv {
 		return status.NewBadRequest("the API version in the data (" + tm.APIVersion +
 			") does not match the expected API version (" + rs.codec.gv + ")")

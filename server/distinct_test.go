@@ -55,3 +55,31 @@ func TestDistinctErrors(t *testing.T) {
 		}
 	}
 }
+
+// apiextensions-apiserver checks a custom resource's update metadata a
+// third time (its validator runs the update rules after the generic
+// checks), so a bad label and a bad annotation are each three causes in
+// that order, before the schema's: kube-apiserver 1.37.1's answer to a
+// merge patch of a Widget with the label a=-bad- and the annotation
+// -x=y (../shared/reference) lists labels, annotations three times.
+func TestCustomUpdateMetaThrice(t *testing.T) {
+	custom := *gizmos
+	custom.Custom = true
+	_, base := newServer(t, server.Options{Resources: []*server.Resource{&custom}})
+	url := base + "/apis/demo.io/v1/namespaces/ns/gizmos"
+	if code := send(t, "POST", url, "application/json", `{"metadata":{"name":"g"}}`, nil); code != 201 {
+		t.Fatalf("create: %d", code)
+	}
+	var st status.Status
+	if code := send(t, "PATCH", url+"/g", "application/merge-patch+json", `{"metadata":{"labels":{"a":"-bad-"},"annotations":{"-x":"y"}}}`, &st); code != 422 || st.Details == nil {
+		t.Fatalf("patch: %d %+v", code, st)
+	}
+	var fields []string
+	for _, c := range st.Details.Causes {
+		fields = append(fields, c.Field)
+	}
+	want := strings.Repeat("metadata.labels metadata.annotations ", 3)
+	if got := strings.Join(fields, " ") + " "; got != want {
+		t.Errorf("causes %v; want %s", fields, want)
+	}
+}

@@ -414,6 +414,11 @@ func validate(rs *resource, o, old Object) error {
 		}
 	} else {
 		errs = validation.ValidateUpdate(m, old.Meta(), rs.def.Namespaced)
+		if rs.def.Custom {
+			// apiextensions-apiserver's validator checks the update's
+			// metadata again, before the schema.
+			errs = append(errs, validation.ValidateMetaUpdate(m, old.Meta())...)
+		}
 	}
 	if rs.def.Validate != nil {
 		errs = append(errs, rs.def.Validate(o, old)...)

@@ -72,6 +72,14 @@ type Resource struct {
 	// DecodeProto decodes an object's protobuf encoding (without
 	// envelope); nil for a type without a protobuf form.
 	DecodeProto func(raw []byte) (Object, error)
+	// CheckTypes, when set, checks the apiVersion and kind a create's or
+	// update's body carries ("" where it has none) before the checks
+	// every resource has (the apiVersion and kind must be the
+	// endpoint's, with apiextensions-apiserver's texts): a built-in
+	// kind's decoding refuses a kind it cannot convert to the
+	// endpoint's with a 400 of its own ("<Kind> in version ... cannot be
+	// handled as a ..."). It returns nil to leave the body to those.
+	CheckTypes func(apiVersion, kind string) error
 
 	// Schema is the OpenAPI schema of the resource's objects, published in
 	// /openapi/v2 and /openapi/v3 for kubectl explain, client-side

@@ -328,11 +328,11 @@ func TestUpdate(t *testing.T) {
 	uid, badUID := got.UID, "nope"
 	_, err = f.r.Update(ctx, got, UpdateOptions{Preconditions: Preconditions{UID: &badUID}})
 	wantStatus(t, "uid precondition", err, 409, status.ReasonConflict,
-		`Operation cannot be fulfilled on widgets.example.com "a": StorageError: invalid object, Code: 4, Key: widgets.example.com/ns/a, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: nope, UID in object meta: `+uid)
+		`Operation cannot be fulfilled on widgets.example.com "a": StorageError: invalid object, Code: 4, Key: /registry/example.com/widgets/ns/a, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: nope, UID in object meta: `+uid)
 	badRV := "1"
 	_, err = f.r.Update(ctx, got, UpdateOptions{Preconditions: Preconditions{ResourceVersion: &badRV}})
 	wantStatus(t, "rv precondition", err, 409, status.ReasonConflict,
-		`Operation cannot be fulfilled on widgets.example.com "a": StorageError: invalid object, Code: 4, Key: widgets.example.com/ns/a, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: `+got.ResourceVersion)
+		`Operation cannot be fulfilled on widgets.example.com "a": StorageError: invalid object, Code: 4, Key: /registry/example.com/widgets/ns/a, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: `+got.ResourceVersion)
 	if _, err := f.r.Update(ctx, got, UpdateOptions{Preconditions: Preconditions{UID: &uid}}); err != nil {
 		t.Errorf("update with a matching precondition: %v", err)
 	}
@@ -722,5 +722,36 @@ func TestReadOnlyResult(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A failed storage precondition names the object's etcd key below
+// /registry as kube-apiserver lays it out (its answer to a pods/binding
+// with another resourceVersion names /registry/pods/default/p4): the
+// EtcdPrefix, else <group>/<resource> of the Prefix or GroupResource,
+// or <resource> in the core group.
+func TestPreconditionKey(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		opts ResourceOptions[*widget]
+		ns   string
+		want string
+	}{
+		{ResourceOptions[*widget]{GroupResource: status.GroupResource{Resource: "pods"}, Namespaced: true}, "default", "/registry/pods/default/p"},
+		{ResourceOptions[*widget]{GroupResource: status.GroupResource{Group: "apps", Resource: "deployments"}, Namespaced: true, EtcdPrefix: "deployments"}, "ns", "/registry/deployments/ns/p"},
+		{ResourceOptions[*widget]{GroupResource: status.GroupResource{Resource: "services"}, Namespaced: true, EtcdPrefix: "services/specs"}, "ns", "/registry/services/specs/ns/p"},
+		{ResourceOptions[*widget]{GroupResource: status.GroupResource{Group: "example.com", Resource: "widgets"}, Namespaced: true}, "ns", "/registry/example.com/widgets/ns/p"},
+		{ResourceOptions[*widget]{GroupResource: status.GroupResource{Group: "example.com", Resource: "gadgets"}}, "", "/registry/example.com/gadgets/p"},
+		{ResourceOptions[*widget]{GroupResource: status.GroupResource{Group: "events.k8s.io", Resource: "events"}, Namespaced: true, Prefix: "events"}, "ns", "/registry/events/ns/p"},
+	} {
+		r := New(Options[*widget]{}).Resource(tc.opts)
+		if _, err := r.Create(ctx, newWidget(tc.ns, "p"), CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		rv := "999" // not the object's
+		_, err := r.Update(ctx, newWidget(tc.ns, "p"), UpdateOptions{Preconditions: Preconditions{ResourceVersion: &rv}})
+		if err == nil || !strings.Contains(err.Error(), "Key: "+tc.want+", ") {
+			t.Errorf("%+v: %v; want the key %s", tc.opts.GroupResource, err, tc.want)
+		}
 	}
 }

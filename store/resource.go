@@ -35,7 +35,9 @@ type ResourceOptions[T meta.Object] struct {
 	// (package etcdstore): "<path>/[<namespace>/]<name>". It is one or
 	// two segments ("deployments", "services/specs"); "" means
 	// "<group>/<resource>" of Prefix or GroupResource ("<resource>" in
-	// the core group). A Store ignores it.
+	// the core group). A Store keys objects by Prefix; it names the
+	// etcd key /registry/<EtcdPrefix>/... in the 409 of a failed
+	// storage precondition, as kube-apiserver does.
 	EtcdPrefix string
 	// Fields are field-selector fields beyond metadata.name and
 	// metadata.namespace, each with a function returning the field's
@@ -62,6 +64,7 @@ type Resource[T meta.Object] struct {
 	gk         status.GroupKind
 	namespaced bool
 	prefix     string
+	etcdPath   string // kube-apiserver's etcd path of the objects, named by storage errors
 	fields     map[string]func(T) string
 	unknown    func(string) string
 	finalizers func(T) bool // extra finalizers; may be nil
@@ -86,6 +89,14 @@ func (s *Store[T]) Resource(opts ResourceOptions[T]) *Resource[T] {
 	}
 	if r.prefix == "" || strings.Contains(r.prefix, "/") {
 		panic(fmt.Sprintf("store: resource prefix %q is empty or contains \"/\"", r.prefix))
+	}
+	r.etcdPath = opts.EtcdPrefix
+	if r.etcdPath == "" {
+		// "<resource>.<group>" is kept at <group>/<resource>.
+		r.etcdPath = r.prefix
+		if res, group, ok := strings.Cut(r.prefix, "."); ok {
+			r.etcdPath = group + "/" + res
+		}
 	}
 	if r.unknown == nil {
 		known := []string{"metadata.name", "metadata.namespace"}
@@ -572,7 +583,7 @@ func (r *Resource[T]) checkUpdate(key string, cur T, m *meta.ObjectMeta, opts Up
 	case m.ResourceVersion != "" && m.ResourceVersion != stored:
 		return status.NewConflict(r.gr, m.Name, status.OptimisticLockMessage)
 	}
-	return r.checkUpdatePreconditions(key, m.Name, cur, opts.Preconditions)
+	return r.checkUpdatePreconditions(m.Name, cur, opts.Preconditions)
 }
 
 // WriteOp is what a planned write does to the stored object.
@@ -622,7 +633,7 @@ func (r *Resource[T]) PlanGuaranteedUpdate(cur, out T) (next T, op WriteOp, err 
 // (GuaranteedUpdate checks them before it calls tryUpdate).
 func (r *Resource[T]) CheckPreconditions(cur T, p Preconditions) error {
 	m := cur.Meta()
-	return r.checkUpdatePreconditions(r.Key(m.Namespace, m.Name), m.Name, cur, p)
+	return r.checkUpdatePreconditions(m.Name, cur, p)
 }
 
 // GuaranteedUpdate is a read-modify-write of the object namespace/name:
@@ -652,7 +663,7 @@ func (r *Resource[T]) GuaranteedUpdate(ctx context.Context, namespace, name stri
 		if cur == nil {
 			return zero, status.NewNotFound(r.gr, name)
 		}
-		if err := r.checkUpdatePreconditions(key, name, cur.obj, opts.Preconditions); err != nil {
+		if err := r.checkUpdatePreconditions(name, cur.obj, opts.Preconditions); err != nil {
 			return zero, err
 		}
 		var in0 T
@@ -685,7 +696,7 @@ func (r *Resource[T]) GuaranteedUpdate(ctx context.Context, namespace, name stri
 // checkUpdatePreconditions checks storage preconditions the way
 // Kubernetes' storage layer reports them: a 409 Conflict whose message
 // embeds the storage error.
-func (r *Resource[T]) checkUpdatePreconditions(key, name string, cur T, p Preconditions) error {
+func (r *Resource[T]) checkUpdatePreconditions(name string, cur T, p Preconditions) error {
 	m := cur.Meta()
 	var detail string
 	switch {
@@ -696,7 +707,13 @@ func (r *Resource[T]) checkUpdatePreconditions(key, name string, cur T, p Precon
 	default:
 		return nil
 	}
-	return status.NewConflict(r.gr, name, "StorageError: invalid object, Code: 4, Key: "+key+", ResourceVersion: 0, AdditionalErrorMsg: "+detail)
+	// The key is the object's etcd key below kube-apiserver's default
+	// prefix /registry, in memory as well, as the reference names it.
+	key := "/registry/" + r.etcdPath + "/"
+	if ns := m.Namespace; ns != "" && r.namespaced {
+		key += ns + "/"
+	}
+	return status.NewConflict(r.gr, name, "StorageError: invalid object, Code: 4, Key: "+key+m.Name+", ResourceVersion: 0, AdditionalErrorMsg: "+detail)
 }
 
 // updateLocked stores in as the next state of the live version cur of e.

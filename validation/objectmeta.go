@@ -131,7 +131,8 @@ func PrepareForUpdate(newMeta, oldMeta *meta.ObjectMeta) {
 //
 // Labels, annotations, owner references and managed fields are thus
 // checked twice, and a bad one gives two equal causes, as Kubernetes'
-// generic checks give them (a custom resource's 422 lists them all);
+// generic checks give them (a custom resource's 422 lists them all, and
+// three times: see ValidateMetaUpdate);
 // status.NewInvalid prints each distinct error once in the message. For
 // its built-in kinds, kube-apiserver keeps only the distinct errors
 // (their declarative validation step does), and so does a server whose
@@ -140,6 +141,16 @@ func PrepareForUpdate(newMeta, oldMeta *meta.ObjectMeta) {
 // rerun on update, since the name cannot change.
 func ValidateUpdate(newMeta, oldMeta *meta.ObjectMeta, namespaced bool) []status.FieldError {
 	errs := ValidateCreate(newMeta, namespaced, NameIsPathSegment)
+	return append(errs, ValidateMetaUpdate(newMeta, oldMeta)...)
+}
+
+// ValidateMetaUpdate is the second part of ValidateUpdate, the rules
+// of an update alone (ValidateObjectMetaAccessorUpdate), in its order.
+// apiextensions-apiserver checks them once more after the generic
+// checks, for custom resources and CustomResourceDefinitions alike, so
+// that a bad label of an update is three equal causes there.
+func ValidateMetaUpdate(newMeta, oldMeta *meta.ObjectMeta) []status.FieldError {
+	var errs []status.FieldError
 	if oldMeta.DeletionTimestamp != nil {
 		errs = append(errs, NoNewFinalizers(metadata+".finalizers", newMeta.Finalizers, oldMeta.Finalizers)...)
 	}

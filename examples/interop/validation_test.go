@@ -283,5 +283,9 @@ func TestValidationMatchesKubernetesObjectMeta(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: ValidateUpdate =\n%q; want\n%q", u.name, got, want)
 		}
+		// apiextensions-apiserver runs the update rules alone once more.
+		if got, want := texts(validation.ValidateMetaUpdate(&n, &old)), kubeTexts(apivalidation.ValidateObjectMetaAccessorUpdate(kn, ko, md)); !slices.Equal(got, want) {
+			t.Errorf("%s: ValidateMetaUpdate =\n%q; want\n%q", u.name, got, want)
+		}
 	}
 }
