@@ -17,12 +17,9 @@
 package main
 
 import (
-	"crypto/tls"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log"
-	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -50,31 +47,11 @@ type answer struct {
 	body     []byte
 }
 
-var (
-	api    = os.Getenv("API")
-	client = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} // the reference's self-signed loopback certificate
-)
-
+// do sends one request to the reference (recorder.Do) and gives its answer.
 func do(method, path, ctype, body string) answer {
-	req, err := http.NewRequest(method, api+path, strings.NewReader(body))
-	if err != nil {
-		log.Fatal(err)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", ctype)
-	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", "recorded")
-	resp, err := client.Do(req)
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		log.Fatal(err)
-	}
-	return answer{resp.StatusCode, resp.Header.Values("Warning"), b}
+	s := recorder.Step{Method: method, Path: path, ContentType: ctype, Body: body}
+	recorder.Do(&s)
+	return answer{s.Code, s.Warnings, s.Answer}
 }
 
 // A kind's valid configuration (NAME and VALUE to fill in) and its
@@ -153,9 +130,6 @@ spec:
 }
 
 func main() {
-	if api == "" {
-		log.Fatal("API is not set")
-	}
 	defs, err := os.ReadFile("crd/testdata/applyfields/definitions.yaml")
 	if err != nil {
 		log.Fatal(err)
