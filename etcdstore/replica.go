@@ -256,17 +256,10 @@ func (p *Replica[T]) Resource(ro store.ResourceOptions[T], codec Codec[T]) (*Res
 	if gr.Resource == "" || strings.Contains(gr.Resource, "/") || strings.Contains(gr.Group, "/") {
 		return nil, fmt.Errorf("etcdstore: bad resource name %q", gr)
 	}
-	coll := gr.Resource
-	if gr.Group != "" {
-		coll = gr.Group + "/" + gr.Resource
-	}
 	if ro.Prefix == "" {
 		ro.Prefix = gr.String()
-	} else if res, group, ok := strings.Cut(ro.Prefix, "."); ok {
-		coll = group + "/" + res
-	} else {
-		coll = ro.Prefix
 	}
+	coll := store.EtcdPath(ro.Prefix)
 	var former string // where the objects were before ro.EtcdPrefix moved them
 	if ro.EtcdPrefix != "" && ro.EtcdPrefix != coll {
 		if !validEtcdPrefix(ro.EtcdPrefix) {

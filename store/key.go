@@ -77,3 +77,15 @@ func checkSegment(what, s string) error {
 	}
 	return status.NewBadRequest(what + " parameter invalid: " + strconv.Quote(s) + ": " + strings.Join(msgs, ";"))
 }
+
+// EtcdPath is the etcd path, below the etcd prefix, of the objects of a
+// resource keyed by prefix ("<resource>.<group>" or "<resource>" in the
+// core group) that names no ResourceOptions.EtcdPrefix: <group>/<resource>,
+// or <resource> in the core group, as kube-apiserver keeps custom
+// resources.
+func EtcdPath(prefix string) string {
+	if res, group, ok := strings.Cut(prefix, "."); ok {
+		return group + "/" + res
+	}
+	return prefix
+}

@@ -92,11 +92,7 @@ func (s *Store[T]) Resource(opts ResourceOptions[T]) *Resource[T] {
 	}
 	r.etcdPath = opts.EtcdPrefix
 	if r.etcdPath == "" {
-		// "<resource>.<group>" is kept at <group>/<resource>.
-		r.etcdPath = r.prefix
-		if res, group, ok := strings.Cut(r.prefix, "."); ok {
-			r.etcdPath = group + "/" + res
-		}
+		r.etcdPath = EtcdPath(r.prefix)
 	}
 	if r.unknown == nil {
 		known := []string{"metadata.name", "metadata.namespace"}
