@@ -206,12 +206,13 @@
 //     stored Services hold only when the allocator is bound to the server
 //     (Options.Allocator; apisemtest and examples/server bind one), else
 //     they are kept in memory. A Service's values are freed by its
-//     DELETE, deletecollection, garbage collection and a type change;
-//     one deleted otherwise (its namespace's deletion, or by the removal
-//     of its last finalizer) leaves its IPAddress until an allocation
-//     that wants the IP finds it orphaned, as kube-apiserver's repair
-//     loop would free it, 10 s after it was made. There is no
-//     "kubernetes" Service holding 10.96.0.1.
+//     DELETE, deletecollection, garbage collection, its namespace's
+//     deletion (the namespace controller deletes through the Service's
+//     Resource.Delete, in memory and on etcd) and a type change; one
+//     deleted by the removal of its last finalizer leaves its IPAddress
+//     until an allocation that wants the IP finds it orphaned, as
+//     kube-apiserver's repair loop would free it, 10 s after it was
+//     made. There is no "kubernetes" Service holding 10.96.0.1.
 //   - The server's strategic merge patch ignores retainKeys markers
 //     (package patch); the OpenAPI documents publish them
 //     (DeploymentSpec.strategy), so kubectl's client-side merge keeps
