@@ -15,7 +15,8 @@ import (
 // through v1 takes maxReplicas from the creator's v2 entry), so an
 // update that changes nothing writes nothing; an Event's entries of the
 // other group are dropped, since kube-apiserver cannot convert them, so
-// an update that changes nothing else writes, without them.
+// an update that changes nothing else writes, without them. An apply
+// through v1 conflicts with the fields of v2's entries.
 func TestManagedFieldsAcrossVersions(t *testing.T) {
 	raw, err := os.ReadFile("testdata/reference/managedfields-versions.json")
 	if err != nil {
@@ -26,6 +27,10 @@ func TestManagedFieldsAcrossVersions(t *testing.T) {
 			Step            string
 			ResourceVersion string
 			ManagedFields   []map[string]any
+		}
+		Applies []struct {
+			Manager, Body, Message string
+			Code                   int
 		}
 	}
 	if err := json.Unmarshal(raw, &ref); err != nil {
@@ -117,5 +122,13 @@ func TestManagedFieldsAcrossVersions(t *testing.T) {
 				prev != a.ResourceVersion, got.Metadata.ResourceVersion, ourRV[st.object])
 		}
 		refRV[st.object], ourRV[st.object] = a.ResourceVersion, got.Metadata.ResourceVersion
+	}
+	// An apply through v1 conflicts with the fields of the v2 entry too.
+	for _, a := range ref.Applies {
+		r := servertest.Do(t, "PATCH", url+hpaV1+"/h?fieldManager="+a.Manager, a.Body, "Content-Type", "application/apply-patch+yaml")
+		var st struct{ Message string }
+		if err := json.Unmarshal([]byte(r.Body), &st); err != nil || r.Code != a.Code || st.Message != a.Message {
+			t.Errorf("apply by %s: %d %s\nwant %d %s", a.Manager, r.Code, r.Body, a.Code, a.Message)
+		}
 	}
 }
