@@ -88,7 +88,11 @@
 // etcd (package serverstore) each value names that version
 // (server.Resource.StoredAs), as kube-apiserver's do; field selectors
 // take each version's field labels (regarding.name of events.k8s.io
-// Events is involvedObject.name of core ones). On etcd every kind is kept
+// Events is involvedObject.name of core ones); a write through one version
+// keeps the managedFields entries of the other converted
+// (server.Resource.ConvertTo), so an HPA update through v1 that changes
+// nothing writes nothing, while an Event's entries of the other group are
+// dropped, as kube-apiserver cannot convert them. On etcd every kind is kept
 // under kube-apiserver's key (server.Resource.EtcdPrefix): the resource
 // alone whatever the group (/registry/deployments/<namespace>/<name>),
 // or its storage factory's special path (services/specs,
@@ -189,15 +193,6 @@
 //     without the label resource.kubernetes.io/admin-access, unless
 //     Options.Namespaces gives the strategies the server's Namespaces
 //     to read it from (a ServerNamespaces bound to the server).
-//   - autoscaling/v1 and v2 HorizontalPodAutoscalers, and core/v1 and
-//     events.k8s.io/v1 Events, share one storage that keeps them in one
-//     version (autoscaling/v2, core v1), as kube-apiserver's, but
-//     package managedfields keeps the entries of the version a write
-//     names: an update through one version drops the managedFields
-//     entries of the other, so one that changes nothing else still
-//     writes when the object has such entries (kube-apiserver converts
-//     them, and writes nothing; for Events, whose entries it cannot
-//     convert across groups, it drops them all).
 //   - Services' cluster IPs come from 10.96.0.0/12 alone (single-stack
 //     IPv4; a ServiceCIDR a client creates adds no range) and node ports
 //     from 30000-32767, each at random unless named, refused with the
@@ -206,12 +201,13 @@
 //     stored Services hold only when the allocator is bound to the server
 //     (Options.Allocator; apisemtest and examples/server bind one), else
 //     they are kept in memory. A Service's values are freed by its
-//     DELETE, deletecollection, garbage collection and a type change;
-//     one deleted otherwise (its namespace's deletion, or by the removal
-//     of its last finalizer) leaves its IPAddress until an allocation
-//     that wants the IP finds it orphaned, as kube-apiserver's repair
-//     loop would free it, 10 s after it was made. There is no
-//     "kubernetes" Service holding 10.96.0.1.
+//     DELETE, deletecollection, garbage collection, its namespace's
+//     deletion (the namespace controller deletes through the Service's
+//     Resource.Delete, in memory and on etcd) and a type change; one
+//     deleted by the removal of its last finalizer leaves its IPAddress
+//     until an allocation that wants the IP finds it orphaned, as
+//     kube-apiserver's repair loop would free it, 10 s after it was
+//     made. There is no "kubernetes" Service holding 10.96.0.1.
 //   - The server's strategic merge patch ignores retainKeys markers
 //     (package patch); the OpenAPI documents publish them
 //     (DeploymentSpec.strategy), so kubectl's client-side merge keeps

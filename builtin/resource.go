@@ -175,6 +175,7 @@ func (k *kind) resource(opts Options, defs *definitions, p *printers.HumanReadab
 			r.ToStorage = k.toStorage(s)
 		}
 		r.StoredAs = k.storedAs()
+		r.ConvertTo = k.convertTo()
 	}
 	if err := defs.describe(k, r); err != nil {
 		return nil, err

@@ -27,7 +27,8 @@ import (
 
 // allocServer starts a server of every built-in kind and namespaces, its
 // Services' allocations bound to it, with the default ServiceCIDR, and
-// returns it and its URL.
+// returns it and its URL; the namespace controller runs until the test
+// ends.
 func allocServer(t *testing.T, a *ServiceAllocator, storage func(store.Options[server.Object]) (server.Storage, error)) (*server.Server, string) {
 	t.Helper()
 	res, err := Resources(Options{Allocator: a})
@@ -43,6 +44,10 @@ func allocServer(t *testing.T, a *ServiceAllocator, storage func(store.Options[s
 	if err := a.CreateServiceCIDR(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- l.Run(ctx) }() // the namespace controller
+	t.Cleanup(func() { cancel(); <-done })
 	return s, url
 }
 
@@ -294,6 +299,49 @@ func TestServiceAllocationOrphans(t *testing.T) {
 	}
 	if r := servertest.Do(t, "GET", url+"/apis/networking.k8s.io/v1/ipaddresses/10.96.2.2", ""); r.Code != 404 {
 		t.Errorf("after deletecollection: %d %s", r.Code, r.Body)
+	}
+}
+
+// A namespace's deletion frees its Services' cluster IPs and node ports
+// at once, as kube-apiserver's namespace controller deletes them through
+// the API: a Service naming them in a new namespace of the same name gets
+// them (without the grace an orphaned IPAddress keeps).
+func TestServiceAllocationsFreedWithNamespace(t *testing.T) {
+	a := NewServiceAllocator()
+	s, url := allocServer(t, a, nil)
+	createNamespace(t, url)
+	spec := "  clusterIP: 10.96.3.3\n  type: NodePort\n  ports:\n  - port: 80\n    nodePort: 30333\n"
+	if r := postService(t, url, "svc", spec); r.Code != 201 {
+		t.Fatalf("svc: %d %s", r.Code, r.Body)
+	}
+	if r := servertest.Do(t, "DELETE", url+"/api/v1/namespaces/alloc", ""); r.Code != 200 {
+		t.Fatalf("delete the namespace: %d %s", r.Code, r.Body)
+	}
+	timeout := time.NewTimer(10 * time.Second) // a guard for a broken server, not a sync
+	defer timeout.Stop()
+	for {
+		rev := s.Revision()
+		if servertest.Do(t, "GET", url+"/api/v1/namespaces/alloc", "").Code == 404 {
+			break
+		}
+		select {
+		case <-s.Store().Changed(rev):
+		case <-timeout.C:
+			t.Fatal("the namespace is still there")
+		}
+	}
+	if r := servertest.Do(t, "GET", url+"/apis/networking.k8s.io/v1/ipaddresses/10.96.3.3", ""); r.Code != 404 {
+		t.Errorf("the IPAddress after the namespace's deletion: %d %s", r.Code, r.Body)
+	}
+	a.mu.Lock()
+	_, held := a.ports[30333]
+	a.mu.Unlock()
+	if held {
+		t.Error("node port 30333 is held after the namespace's deletion")
+	}
+	createNamespace(t, url)
+	if r := postService(t, url, "again", spec); r.Code != 201 {
+		t.Errorf("a Service naming the freed values: %d %s", r.Code, r.Body)
 	}
 }
 

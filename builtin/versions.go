@@ -82,6 +82,33 @@ func (k *kind) toStorage(s *kind) func(context.Context, server.Object) (server.O
 	}
 }
 
+// convertTo returns the Resource.ConvertTo of a kind whose storage holds
+// other versions of its objects: to another version of its group
+// through the internal type, as kube-apiserver's field manager converts
+// an object for the managedFields entries of another version
+// (autoscaling/v1 and v2), and to none of another group's (Events: that
+// converter's hub is the group's internal version, which knows no other
+// group, so kube-apiserver drops such entries).
+func (k *kind) convertTo() func(server.Object, string) (server.Object, bool, error) {
+	return func(o server.Object, apiVersion string) (server.Object, bool, error) {
+		for _, s := range all {
+			if s == k || s.storage() != k.storage() || s.Group != k.Group || s.gvk().GroupVersion().String() != apiVersion {
+				continue
+			}
+			in, err := k.internal(o.(*Object))
+			if err != nil {
+				return nil, false, err
+			}
+			out := &Object{}
+			if err := s.setInternal(out, in); err != nil {
+				return nil, false, err
+			}
+			return out, true, nil
+		}
+		return nil, false, nil
+	}
+}
+
 // storedAs returns the Resource.StoredAs of a kind whose storage holds
 // other versions of its objects: the version an object is in, known by
 // the type of its Value, so that the etcd storage labels its value with

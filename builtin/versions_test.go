@@ -210,15 +210,20 @@ func TestStorageVersion(t *testing.T) {
 		t.Errorf("v2 read of a v1 write: annotations %v, metrics %+v", v2.Annotations, v2.Spec.Metrics)
 	}
 	// Updates that change nothing, through either version, write nothing
-	// (recorded: the resourceVersion stays). Package managedfields keeps
-	// the entries of one version (see the package doc), so the object is
-	// first rid of them (managedFields [{}]), as the recorded one was.
+	// (recorded: the resourceVersion stays), the entries of the other
+	// version kept (converted, see TestManagedFieldsAcrossVersions); so
+	// too once the object is rid of them (managedFields [{}]), as the
+	// recorded one was.
 	v1, err := v1s.Get(ctx, "h1", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if upd, err := v1s.Update(ctx, v1, metav1.UpdateOptions{}); err != nil || upd.ResourceVersion != rv {
 		t.Errorf("v1 update that changes nothing: %v, resourceVersion %s, want %s", err, upd.ResourceVersion, rv)
+	}
+	if upd, err := v2s.Update(ctx, v2, metav1.UpdateOptions{}); err != nil || upd.ResourceVersion != rv || len(upd.ManagedFields) != 1 ||
+		upd.ManagedFields[0].APIVersion != "autoscaling/v1" {
+		t.Errorf("v2 update of a v1 write that changes nothing: %v, resourceVersion %s (want %s), managedFields %+v", err, upd.ResourceVersion, rv, upd.ManagedFields)
 	}
 	v2.ManagedFields = []metav1.ManagedFieldsEntry{{}}
 	cleared, err := v2s.Update(ctx, v2, metav1.UpdateOptions{})

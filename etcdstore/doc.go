@@ -54,7 +54,10 @@
 // store.ResourceOptions.EtcdPrefix, as kube-apiserver names it for a
 // built-in kind ("deployments", "services/specs"), or else
 // <group>/<resource>, as it keys a custom resource (the group left out
-// for the core group). Objects that an earlier apisem kept under
+// for the core group). Errors that name an object's key (the 409 of a
+// failed storage precondition) name this one, below Options.Prefix, as
+// kube-apiserver names its keys below --etcd-prefix (the replica's
+// store.Options.StoragePrefix). Objects that an earlier apisem kept under
 // <group>/<resource> before the resource had an EtcdPrefix are moved to
 // their new keys when a replica starts, each in one transaction that
 // puts the value under the new key and deletes the old one, if the new

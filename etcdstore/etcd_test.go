@@ -972,3 +972,30 @@ func TestConsistentGetAfterDelete(t *testing.T) {
 		}
 	}
 }
+
+// A failed storage precondition names the object's etcd key as the
+// resource really keeps it, below Options.Prefix, as kube-apiserver
+// started with --etcd-prefix=/custom names /custom/deployments/default/d.
+func TestPreconditionKeyPrefix(t *testing.T) {
+	ctx := context.Background()
+	_, c := newEtcd(t)
+	for _, tc := range []struct{ prefix, key string }{
+		{"", "/registry/example.com/widgets/ns/a"},
+		{"/custom", "/custom/example.com/widgets/ns/a"},
+		{"/a/b/", "/a/b/example.com/widgets/ns/a"},
+	} {
+		r := newResource(t, c, Options[*widget]{Prefix: tc.prefix})
+		if _, err := r.Create(ctx, newWidget("ns", "a"), store.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if resp, err := c.Get(ctx, tc.key); err != nil || len(resp.Kvs) != 1 {
+			t.Fatalf("prefix %q: the object is not at %s: %v", tc.prefix, tc.key, err)
+		}
+		uid := "nope"
+		_, err := r.GuaranteedUpdate(ctx, "ns", "a", store.UpdateOptions{Preconditions: store.Preconditions{UID: &uid}},
+			func(w *widget) (*widget, error) { return w, nil })
+		if err == nil || !strings.Contains(err.Error(), "Key: "+tc.key+", ") {
+			t.Errorf("prefix %q: %v; want the key %s", tc.prefix, err, tc.key)
+		}
+	}
+}

@@ -208,6 +208,9 @@ func NewReplica[T meta.Object](opts Options[T]) (*Replica[T], error) {
 		prefix = defaultPrefix
 	}
 	prefix = strings.TrimSuffix(prefix, "/")
+	// The replica's errors name the etcd keys below this prefix (with its
+	// "/", so that the prefix "/" names keys below the root).
+	opts.Replica.StoragePrefix = prefix + "/"
 	p := &Replica[T]{
 		client:   opts.Client,
 		timeout:  opts.RequestTimeout,

@@ -63,7 +63,8 @@
 // # Non-goals
 //
 // One version per type: entries of any other apiVersion are dropped, as
-// Kubernetes drops those of a version it no longer serves. No reset
+// Kubernetes drops those of a version it no longer serves, unless
+// Options.Convert converts to it. No reset
 // fields (the status a main-resource write may not set): the caller's
 // defaulting decides what is stored, and ownership follows what is.
 package managedfields

@@ -45,6 +45,14 @@ type Options struct {
 	// status, and one to the subresource "status" nothing but status
 	// (Kubernetes' reset fields of such a type).
 	StatusSubresource bool
+	// Convert, when set, converts obj, an object of the type, to
+	// apiVersion, another version of its kind, and returns it with that
+	// version's FieldManager, whose type parses it: a write then keeps
+	// the entries of that version, taking from them what it changes, as
+	// Kubernetes' field manager converts objects between the versions
+	// of a kind. A nil FieldManager (or a nil Convert) means the version
+	// cannot be converted to: its entries are dropped.
+	Convert func(obj map[string]any, apiVersion string) (map[string]any, *FieldManager, error)
 }
 
 // FieldManager keeps the metadata.managedFields of the objects of one type
@@ -88,7 +96,7 @@ func newFieldManager(opts Options, views viewFrom) *FieldManager {
 	if f.max <= 0 {
 		f.max = DefaultMaxUpdateManagers
 	}
-	c := converter{f.version, views}
+	c := converter{f.version, views, opts.Convert}
 	f.updater = (&merge.UpdaterBuilder{Converter: c}).BuildUpdater()
 	if opts.StatusSubresource {
 		status := fieldpath.MakePathOrDie("status")
@@ -147,10 +155,12 @@ func (op Operation) time() *meta.Time {
 }
 
 // converter converts objects between versions for the merge: a
-// FieldManager serves one version, so entries of any other are dropped.
+// FieldManager serves one version; the entries of another are kept only
+// where Options.Convert converts to it.
 type converter struct {
 	version fieldpath.APIVersion
 	views   viewFrom
+	convert func(map[string]any, string) (map[string]any, *FieldManager, error)
 }
 
 // errMissingVersion is the conversion of an object to a version the type
@@ -159,11 +169,27 @@ var errMissingVersion = errors.New("managedfields: no such version")
 
 func (c converter) Convert(o *typed.TypedValue, v fieldpath.APIVersion) (*typed.TypedValue, error) {
 	if v != c.version {
-		return nil, fmt.Errorf("%w: %s", errMissingVersion, v)
+		return c.other(o, v)
 	}
 	// The objects structured-merge-diff made (merged, pruned) come back
 	// as sorted views, which keep its field sets linear (order.go).
 	return c.views.typed(o), nil
+}
+
+// other converts o to v, another version, with Options.Convert.
+func (c converter) other(o *typed.TypedValue, v fieldpath.APIVersion) (*typed.TypedValue, error) {
+	obj, ok := o.AsValue().Unstructured().(map[string]any)
+	if c.convert == nil || !ok {
+		return nil, fmt.Errorf("%w: %s", errMissingVersion, v)
+	}
+	out, fm, err := c.convert(obj, string(v))
+	switch {
+	case err != nil:
+		return nil, err
+	case fm == nil:
+		return nil, fmt.Errorf("%w: %s", errMissingVersion, v)
+	}
+	return fm.typedOf(out, fm.views.wants(out))
 }
 
 func (c converter) IsMissingVersionError(err error) bool { return errors.Is(err, errMissingVersion) }

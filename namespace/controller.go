@@ -98,6 +98,16 @@ func finalize(ctx context.Context, s *server.Server, nsr store.Backend[server.Ob
 		if r == nil {
 			continue // removed meanwhile
 		}
+		// Each object is deleted as an API DELETE deletes it, through the
+		// resource's own deletion where it has one, as kube-apiserver's
+		// namespace controller deletes through the API: a Service's frees
+		// its cluster IPs and node ports at once, a Pod's is graceful.
+		del := r.Delete
+		if res.Delete != nil {
+			del = func(ctx context.Context, namespace, name string, opts store.DeleteOptions) (server.Object, bool, error) {
+				return res.Delete(ctx, r, namespace, name, opts)
+			}
+		}
 		page, err := r.List(ctx, ns.Name, store.ListOptions{Read: rv.Read{Semantics: rv.MostRecent}})
 		if err != nil {
 			return err
@@ -106,7 +116,7 @@ func finalize(ctx context.Context, s *server.Server, nsr store.Backend[server.Ob
 			m := o.Meta()
 			if m.DeletionTimestamp == nil {
 				uid := m.UID
-				_, deleted, err := r.Delete(ctx, ns.Name, m.Name, store.DeleteOptions{Preconditions: store.Preconditions{UID: &uid}})
+				_, deleted, err := del(ctx, ns.Name, m.Name, store.DeleteOptions{Preconditions: store.Preconditions{UID: &uid}})
 				switch {
 				case status.IsNotFound(err) || status.IsConflict(err):
 					continue // gone or replaced meanwhile; the next pass sees it

@@ -1,10 +1,14 @@
 package namespace_test
 
 import (
+	"context"
+	"slices"
+	"sync"
 	"testing"
 
 	"github.com/apisem/apisem/namespace"
 	"github.com/apisem/apisem/server"
+	"github.com/apisem/apisem/store"
 )
 
 // Deleting a namespace: a dry run changes nothing, the real DELETE answers
@@ -89,4 +93,35 @@ func TestNamespaceDeletionDeletesCustomResources(t *testing.T) {
 	})
 	must(t, 200, base, "PATCH", widgets+"/held", `{"metadata":{"finalizers":null}}`, "Content-Type", "application/merge-patch+json")
 	waitStore(t, s, "the namespace to go", func() bool { return call(t, base, "GET", ns, "").code == 404 })
+}
+
+// The controller deletes each object as an API DELETE does, through the
+// resource's own deletion where it has one (Resource.Delete: a Service's
+// frees its cluster IP, a Pod's is graceful), as kube-apiserver's
+// namespace controller deletes through the API.
+func TestNamespaceDeletionUsesResourceDelete(t *testing.T) {
+	s, _, base := testServer(t, namespace.Options{})
+	var mu sync.Mutex
+	var hooked []string
+	res := server.UnstructuredResource(server.Resource{Group: "example.com", Version: "v1",
+		Kind: "Widget", ListKind: "WidgetList", Plural: "widgets", Singular: "widget", Namespaced: true})
+	res.Delete = func(ctx context.Context, st store.Backend[server.Object], namespace, name string, opts store.DeleteOptions) (server.Object, bool, error) {
+		mu.Lock()
+		hooked = append(hooked, namespace+"/"+name)
+		mu.Unlock()
+		return st.Delete(ctx, namespace, name, opts)
+	}
+	if err := s.AddResource(res); err != nil {
+		t.Fatal(err)
+	}
+	const ns = "/api/v1/namespaces/ns1"
+	must(t, 201, base, "POST", "/api/v1/namespaces", `{"metadata":{"name":"ns1"}}`)
+	must(t, 201, base, "POST", "/apis/example.com/v1/namespaces/ns1/widgets", `{"metadata":{"name":"w1"}}`)
+	must(t, 200, base, "DELETE", ns, "")
+	waitStore(t, s, "the namespace to go", func() bool { return call(t, base, "GET", ns, "").code == 404 })
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(hooked, []string{"ns1/w1"}) {
+		t.Errorf("Resource.Delete deleted %q; want ns1/w1", hooked)
+	}
 }

@@ -28,8 +28,10 @@
 //   - DELETE is two-phase: the namespace turns Terminating
 //     (deletionTimestamp set, phase Terminating) and the controller
 //     deletes every object in it, of every namespaced resource the server
-//     serves at the time (custom resources included), reports what is
-//     left in the NamespaceContentRemaining and
+//     serves at the time (custom resources included), as a DELETE would
+//     (through server.Resource.Delete where the resource has one: a
+//     Service frees its cluster IP, a Pod's deletion is graceful),
+//     reports what is left in the NamespaceContentRemaining and
 //     NamespaceFinalizersRemaining conditions, and once nothing is left
 //     removes "kubernetes" from spec.finalizers, which lets the namespace
 //     go when metadata.finalizers are gone too.

@@ -9,6 +9,7 @@ import (
 	"github.com/apisem/apisem/managedfields"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/negotiation"
+	"github.com/apisem/apisem/status"
 )
 
 // owner is who makes a write, for metadata.managedFields. A nil *owner
@@ -41,7 +42,9 @@ type fieldManager struct {
 	decodesConfig bool
 }
 
-func newFieldManager(r *Resource) *fieldManager {
+// newFieldManager returns r's fieldManager; versionOf (nil: none) finds
+// the other versions of r's objects that r.ConvertTo converts to.
+func newFieldManager(r *Resource, versionOf func(r *Resource, apiVersion string) *resource) *fieldManager {
 	f := &fieldManager{}
 	f.get = sync.OnceValues(func() (*managedfields.FieldManager, error) {
 		t, err := applyType(r)
@@ -56,10 +59,60 @@ func newFieldManager(r *Resource) *fieldManager {
 		if err != nil {
 			return nil, err
 		}
-		return managedfields.New(managedfields.Options{APIVersion: r.GroupVersion(), Kind: r.Kind, Type: t, Empty: empty,
-			StatusSubresource: r.StatusSubresource}), nil
+		opts := managedfields.Options{APIVersion: r.GroupVersion(), Kind: r.Kind, Type: t, Empty: empty,
+			StatusSubresource: r.StatusSubresource}
+		if r.ConvertTo != nil && versionOf != nil {
+			opts.Convert = func(obj map[string]any, apiVersion string) (map[string]any, *managedfields.FieldManager, error) {
+				return convertFields(r, versionOf(r, apiVersion), obj, apiVersion)
+			}
+		}
+		return managedfields.New(opts), nil
 	})
 	return f
+}
+
+// convertFields converts obj, an object of r as a JSON value, to the
+// version other serves (nil: none is served) with r.ConvertTo, for
+// managedfields.Options.Convert.
+func convertFields(r *Resource, other *resource, obj map[string]any, apiVersion string) (map[string]any, *managedfields.FieldManager, error) {
+	if other == nil {
+		return nil, nil, nil
+	}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return nil, nil, err
+	}
+	o := r.New()
+	if err := json.Unmarshal(b, o); err != nil {
+		return nil, nil, err
+	}
+	out, ok, err := r.ConvertTo(o, apiVersion)
+	if err != nil || !ok {
+		return nil, nil, err
+	}
+	m, err := objectMap(out)
+	if err != nil {
+		return nil, nil, err
+	}
+	fm, err := other.fields.get()
+	return m, fm, err
+}
+
+// versionOf returns the served resource that is version apiVersion of
+// r's kind in r's storage, or nil.
+func (s *Server) versionOf(r *Resource, apiVersion string) *resource {
+	storageOf := func(d *Resource) status.GroupResource {
+		if d.StorageResource.Resource != "" {
+			return d.StorageResource
+		}
+		return status.GroupResource{Group: d.Group, Resource: d.Plural}
+	}
+	for _, o := range s.reg.Load().resources {
+		if o.def != r && o.def.Kind == r.Kind && o.def.GroupVersion() == apiVersion && storageOf(o.def) == storageOf(r) {
+			return o
+		}
+	}
+	return nil
 }
 
 // objectMap is o as a JSON value, without kind, apiVersion and

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -144,6 +145,35 @@ func TestReadFailsEtcdPrefix(t *testing.T) {
 	}
 	if r := do(t, 500, base, "GET", gizmos, ""); !strings.Contains(r.body, `"field":"/registry/gizmos/ns/a"`) {
 		t.Errorf("list: %s; want the key /registry/gizmos/ns/a", r.body)
+	}
+}
+
+// A failed list names the key below the storage's prefix, as
+// kube-apiserver started with another --etcd-prefix names its keys.
+func TestReadFailsStoragePrefix(t *testing.T) {
+	res := gizmoResource(t)
+	res.Read = func(o Object) (Object, error) { return nil, errors.New("down") }
+	s, err := New(Options{Resources: []*Resource{res}, Storage: func(so store.Options[Object]) (Storage, error) {
+		so.StoragePrefix = "/custom"
+		return newMemStorage(so), nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s)
+	t.Cleanup(func() {
+		hs.Close()
+		if err := s.Shutdown(context.Background()); err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+	})
+	o := &Unstructured{Content: map[string]any{"spec": map[string]any{"size": int64(1)}}}
+	o.Name, o.Namespace = "a", "ns"
+	if _, err := s.StoreOf(res).Create(context.Background(), o, store.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if r := do(t, 500, hs.URL, "GET", gizmos, ""); !strings.Contains(r.body, `"field":"/custom/demo.io/gizmos/ns/a"`) {
+		t.Errorf("list: %s; want the key /custom/demo.io/gizmos/ns/a", r.body)
 	}
 }
 

@@ -18,10 +18,11 @@ func (e *readError) Unwrap() error { return e.err }
 
 // readFailed returns err as kube-apiserver answers a read of an object
 // its storage cannot decode (its etcd3 store's corrupt-object error, whose
-// message names the object's etcd key, with the prefix /registry in a
-// list's), when err is a *readError: for a get or a write's answer the
-// 500 InternalError `Internal error occurred: StorageError: corrupt
-// object, Code: 7, Key: /<path>/<namespace>/<name>, ResourceVersion: 0,
+// message names the object's etcd key, with the storage's prefix
+// (store.Options.StoragePrefix, /registry by default) in a list's), when
+// err is a *readError: for a get or a write's answer the 500
+// InternalError `Internal error occurred: StorageError: corrupt object,
+// Code: 7, Key: /<path>/<namespace>/<name>, ResourceVersion: 0,
 // AdditionalErrorMsg: object not decodable revision=<rv>: <err>`, for a
 // list the 500 StorageReadError `failed to read one or more
 // <resource>.<group> from the storage: StorageError: ...`; path is the
@@ -42,7 +43,7 @@ func readFailed(rs *resource, err error, list bool) error {
 	}
 	key += m.Name
 	if list {
-		key = "/registry" + key
+		key = rs.store.Store().StoragePrefix() + key // /registry by default, as --etcd-prefix
 	}
 	msg := fmt.Sprintf("StorageError: corrupt object, Code: 7, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=%s: %v",
 		key, m.ResourceVersion, re.err)

@@ -279,6 +279,18 @@ type Resource struct {
 	// means Group, Version and Kind.
 	StoredAs func(obj Object) meta.TypeMeta
 
+	// ConvertTo, when set, converts obj, an object of the resource, to
+	// apiVersion, another served version of its kind in the same
+	// storage, for the metadata.managedFields entries of that version:
+	// a write through this version then keeps them, taking from them
+	// what it changes, as Kubernetes' field manager converts objects
+	// between the versions of a kind (autoscaling/v1 and v2
+	// HorizontalPodAutoscalers). ok false means it cannot, as
+	// Kubernetes' converter cannot cross groups (core and events.k8s.io
+	// Events): the write drops that version's entries, as it does
+	// without ConvertTo.
+	ConvertTo func(obj Object, apiVersion string) (out Object, ok bool, err error)
+
 	// Admit, when set, is the resource's own admission check, asked
 	// about every write of its objects ahead of Options.Admission, with
 	// the same attributes: a create, update, patch, apply or write of the

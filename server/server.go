@@ -542,7 +542,7 @@ func (s *Server) newResource(d *Resource) (*resource, error) {
 	if d.Create != nil && !slices.Equal(d.Verbs, []string{"create"}) {
 		return nil, fmt.Errorf("server: resource %s/%s has Create and serves %q: a resource with Create serves create alone", d.GroupVersion(), d.Plural, d.Verbs)
 	}
-	r := &resource{def: d, gr: status.GroupResource{Group: d.Group, Resource: d.Plural}, fields: newFieldManager(d)}
+	r := &resource{def: d, gr: status.GroupResource{Group: d.Group, Resource: d.Plural}, fields: newFieldManager(d, s.versionOf)}
 	fields := make(map[string]func(Object) string, len(d.Fields))
 	for k, f := range d.Fields {
 		fields[k] = f
@@ -569,7 +569,7 @@ func (s *Server) newResource(d *Resource) (*resource, error) {
 	r.maxBody = s.maxBody()
 	if d.Scale != nil {
 		sd := scaleResource(d)
-		r.scale = &resource{def: sd, gr: r.gr, codec: newCodec(sd, s.store, s.now, &s.inflight), maxBody: r.maxBody, fields: newFieldManager(sd)}
+		r.scale = &resource{def: sd, gr: r.gr, codec: newCodec(sd, s.store, s.now, &s.inflight), maxBody: r.maxBody, fields: newFieldManager(sd, nil)}
 		r.scaleMap = scaleMapping(d)
 	}
 	r.bcast = watch.NewBroadcaster[Object](r.store.Source(), watch.ObjectFuncs[Object]{

@@ -1,10 +1,13 @@
 package store
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -725,26 +728,36 @@ func TestReadOnlyResult(t *testing.T) {
 	}
 }
 
-// A failed storage precondition names the object's etcd key below
-// /registry as kube-apiserver lays it out (its answer to a pods/binding
+// A failed storage precondition names the object's etcd key below the
+// storage's prefix (/registry by default) as kube-apiserver lays it out (its answer to a pods/binding
 // with another resourceVersion names /registry/pods/default/p4): the
 // EtcdPrefix, else <group>/<resource> of the Prefix or GroupResource,
-// or <resource> in the core group.
+// or <resource> in the core group. Another StoragePrefix is named
+// instead (the reference started with --etcd-prefix=/custom answers a
+// deployments/scale with another uid naming /custom/deployments/default/d).
 func TestPreconditionKey(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
-		opts ResourceOptions[*widget]
-		ns   string
-		want string
+		opts   ResourceOptions[*widget]
+		ns     string
+		want   string
+		prefix string // Options.StoragePrefix
 	}{
-		{ResourceOptions[*widget]{GroupResource: status.GroupResource{Resource: "pods"}, Namespaced: true}, "default", "/registry/pods/default/p"},
-		{ResourceOptions[*widget]{GroupResource: status.GroupResource{Group: "apps", Resource: "deployments"}, Namespaced: true, EtcdPrefix: "deployments"}, "ns", "/registry/deployments/ns/p"},
-		{ResourceOptions[*widget]{GroupResource: status.GroupResource{Resource: "services"}, Namespaced: true, EtcdPrefix: "services/specs"}, "ns", "/registry/services/specs/ns/p"},
-		{ResourceOptions[*widget]{GroupResource: status.GroupResource{Group: "example.com", Resource: "widgets"}, Namespaced: true}, "ns", "/registry/example.com/widgets/ns/p"},
-		{ResourceOptions[*widget]{GroupResource: status.GroupResource{Group: "example.com", Resource: "gadgets"}}, "", "/registry/example.com/gadgets/p"},
-		{ResourceOptions[*widget]{GroupResource: status.GroupResource{Group: "events.k8s.io", Resource: "events"}, Namespaced: true, Prefix: "events"}, "ns", "/registry/events/ns/p"},
+		{ResourceOptions[*widget]{GroupResource: status.GroupResource{Resource: "pods"}, Namespaced: true}, "default", "/registry/pods/default/p", ""},
+		{ResourceOptions[*widget]{GroupResource: status.GroupResource{Group: "apps", Resource: "deployments"}, Namespaced: true, EtcdPrefix: "deployments"}, "ns", "/registry/deployments/ns/p", ""},
+		{ResourceOptions[*widget]{GroupResource: status.GroupResource{Resource: "services"}, Namespaced: true, EtcdPrefix: "services/specs"}, "ns", "/registry/services/specs/ns/p", ""},
+		{ResourceOptions[*widget]{GroupResource: status.GroupResource{Group: "example.com", Resource: "widgets"}, Namespaced: true}, "ns", "/registry/example.com/widgets/ns/p", ""},
+		{ResourceOptions[*widget]{GroupResource: status.GroupResource{Group: "example.com", Resource: "gadgets"}}, "", "/registry/example.com/gadgets/p", ""},
+		{ResourceOptions[*widget]{GroupResource: status.GroupResource{Group: "events.k8s.io", Resource: "events"}, Namespaced: true, Prefix: "events"}, "ns", "/registry/events/ns/p", ""},
+		{ResourceOptions[*widget]{GroupResource: status.GroupResource{Group: "apps", Resource: "deployments"}, Namespaced: true, EtcdPrefix: "deployments"}, "default", "/custom/deployments/default/p", "/custom"},
+		{ResourceOptions[*widget]{GroupResource: status.GroupResource{Resource: "pods"}, Namespaced: true}, "default", "/custom/pods/default/p", "/custom/"},
+		{ResourceOptions[*widget]{GroupResource: status.GroupResource{Group: "example.com", Resource: "gadgets"}}, "", "/a/b/example.com/gadgets/p", "/a/b"},
 	} {
-		r := New(Options[*widget]{}).Resource(tc.opts)
+		s := New(Options[*widget]{StoragePrefix: tc.prefix})
+		if want := cmp.Or(strings.TrimSuffix(tc.prefix, "/"), "/registry"); s.StoragePrefix() != want {
+			t.Errorf("StoragePrefix() = %q, want %q", s.StoragePrefix(), want)
+		}
+		r := s.Resource(tc.opts)
 		if _, err := r.Create(ctx, newWidget(tc.ns, "p"), CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -753,5 +766,35 @@ func TestPreconditionKey(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "Key: "+tc.want+", ") {
 			t.Errorf("%+v: %v; want the key %s", tc.opts.GroupResource, err, tc.want)
 		}
+	}
+}
+
+// The reference started with --etcd-prefix=/custom answers a failed uid
+// precondition with the message recorded in testdata; a Store with that
+// StoragePrefix gives the same message.
+func TestPreconditionKeyReference(t *testing.T) {
+	data, err := os.ReadFile("testdata/reference-v1.37.1-precondition-etcd-prefix.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref struct {
+		UID    string
+		Status struct{ Message string }
+	}
+	if err := json.Unmarshal(data, &ref); err != nil {
+		t.Fatal(err)
+	}
+	r := New(Options[*widget]{StoragePrefix: "/custom"}).Resource(ResourceOptions[*widget]{
+		GroupResource: status.GroupResource{Group: "apps", Resource: "deployments"}, Namespaced: true, EtcdPrefix: "deployments"})
+	w, err := r.Create(context.Background(), newWidget("default", "d"), CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	uid := "zz"
+	_, err = r.GuaranteedUpdate(context.Background(), "default", "d", UpdateOptions{Preconditions: Preconditions{UID: &uid}},
+		func(w *widget) (*widget, error) { return w, nil })
+	want := strings.ReplaceAll(ref.Status.Message, ref.UID, string(w.UID))
+	if err == nil || err.Error() != want || !status.IsConflict(err) {
+		t.Errorf("got  %v\nwant %s", err, want)
 	}
 }

@@ -36,8 +36,8 @@ type ResourceOptions[T meta.Object] struct {
 	// two segments ("deployments", "services/specs"); "" means
 	// "<group>/<resource>" of Prefix or GroupResource ("<resource>" in
 	// the core group). A Store keys objects by Prefix; it names the
-	// etcd key /registry/<EtcdPrefix>/... in the 409 of a failed
-	// storage precondition, as kube-apiserver does.
+	// etcd key <Options.StoragePrefix>/<EtcdPrefix>/... in the 409 of a
+	// failed storage precondition, as kube-apiserver does.
 	EtcdPrefix string
 	// Fields are field-selector fields beyond metadata.name and
 	// metadata.namespace, each with a function returning the field's
@@ -703,9 +703,9 @@ func (r *Resource[T]) checkUpdatePreconditions(name string, cur T, p Preconditio
 	default:
 		return nil
 	}
-	// The key is the object's etcd key below kube-apiserver's default
-	// prefix /registry, in memory as well, as the reference names it.
-	key := "/registry/" + r.etcdPath + "/"
+	// The key is the object's etcd key below the storage's prefix
+	// (Options.StoragePrefix), in memory as well, as the reference names it.
+	key := r.s.prefix + "/" + r.etcdPath + "/"
 	if ns := m.Namespace; ns != "" && r.namespaced {
 		key += ns + "/"
 	}

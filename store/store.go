@@ -1,12 +1,14 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"fmt"
 	"io"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -73,6 +75,13 @@ type Options[T meta.Object] struct {
 	// Paging encodes and decodes continue tokens. nil means unsigned
 	// tokens without an age limit (a zero paging.Codec).
 	Paging *paging.Codec
+
+	// StoragePrefix is the prefix of the keys of the storage the objects
+	// live in, as kube-apiserver's --etcd-prefix: errors that name an
+	// object's etcd key (the 409 of a failed storage precondition) begin
+	// with it. "" means "/registry", kube-apiserver's default; a replica
+	// of etcd (package etcdstore) sets its own etcd prefix.
+	StoragePrefix string
 }
 
 // Store is an in-memory, versioned keyspace. See the package
@@ -88,6 +97,7 @@ type Store[T meta.Object] struct {
 	size       func(T) int
 	futureWait time.Duration
 	codec      *paging.Codec
+	prefix     string // Options.StoragePrefix, without a trailing "/"
 
 	// Published state, read lock-free. The writer stores idx and hist
 	// before rev, so a reader that loads rev first and then idx or hist
@@ -174,6 +184,10 @@ type timeMark struct {
 // default quota.)
 const DefaultMaxHistoryBytes = 256 << 20
 
+// DefaultStoragePrefix is kube-apiserver's default --etcd-prefix, the
+// prefix of the keys a Store names when Options.StoragePrefix is "".
+const DefaultStoragePrefix = "/registry"
+
 const (
 	defaultHistoryWindow = 5 * time.Minute
 	defaultFutureWait    = 3 * time.Second
@@ -197,6 +211,7 @@ func New[T meta.Object](opts Options[T]) *Store[T] {
 		size:       opts.Size,
 		futureWait: opts.FutureWait,
 		codec:      opts.Paging,
+		prefix:     strings.TrimSuffix(cmp.Or(opts.StoragePrefix, DefaultStoragePrefix), "/"),
 		flipLogs:   map[string]*flipLog[T]{},
 	}
 	if s.copyFn == nil {
@@ -234,6 +249,11 @@ func New[T meta.Object](opts Options[T]) *Store[T] {
 	s.hist.Store(newHistory(1, make([]*version[T], 0, 64)))
 	return s
 }
+
+// StoragePrefix returns the prefix of the storage's keys
+// (Options.StoragePrefix, "/registry" by default, without a trailing
+// "/"), which errors naming an object's etcd key begin with.
+func (s *Store[T]) StoragePrefix() string { return s.prefix }
 
 // Revision returns the latest committed revision.
 func (s *Store[T]) Revision() rv.Version { return rv.Version(s.rev.Load()) }
