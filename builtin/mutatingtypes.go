@@ -87,7 +87,7 @@ func (t *typeConverters) make(gvk schema.GroupVersionKind) managedfields.TypeCon
 				root = gvk.Group + "." + gvk.Version + "." + gvk.Kind
 			}
 			m.own = r.Definitions
-			m.all[root] = m.convert(r.Schema)
+			m.all[root] = m.convert(objectSchema(r.Schema))
 		}
 	}
 	// The root, a copy, names its kind as Kubernetes' published
@@ -191,4 +191,22 @@ func (m *models) convert(s *openapi.Schema) *spec.Schema {
 		out.Extensions = ext
 	}
 	return out
+}
+
+// objectSchema is s with the apiVersion, kind and metadata every object
+// has, where it lacks them, as the server publishes it.
+func objectSchema(s *openapi.Schema) *openapi.Schema {
+	c := *s
+	c.Properties = maps.Clone(s.Properties)
+	if c.Properties == nil {
+		c.Properties = map[string]*openapi.Schema{}
+	}
+	for name, p := range map[string]*openapi.Schema{
+		"apiVersion": {Type: "string"}, "kind": {Type: "string"}, "metadata": {Ref: openapi.ObjectMetaSchema},
+	} {
+		if c.Properties[name] == nil {
+			c.Properties[name] = p
+		}
+	}
+	return &c
 }
