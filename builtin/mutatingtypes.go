@@ -64,10 +64,19 @@ func (t *typeConverters) make(gvk schema.GroupVersionKind) managedfields.TypeCon
 	m := &models{all: map[string]*spec.Schema{}}
 	var root string
 	switch s := t.srv.Load(); {
-	case gvk == autoscalingv1.SchemeGroupVersion.WithKind("Scale"):
-		root = "io.k8s.api.autoscaling.v1.Scale"
-		m.kube(root)
 	case s == nil:
+		return nil
+	case gvk == autoscalingv1.SchemeGroupVersion.WithKind("Scale"):
+		// kube-apiserver's plugin looks the kind up in the document of
+		// its group version, autoscaling/v1, which has no Scale: an
+		// ApplyConfiguration of a Scale fails there for want of its
+		// type (a JSONPatch needs none), and so it does here.
+		for _, r := range s.Resources() {
+			if r.Group == gvk.Group && r.Version == gvk.Version {
+				tc, _ := managedfields.NewTypeConverter(map[string]*spec.Schema{}, false)
+				return tc
+			}
+		}
 		return nil
 	default:
 		r := resourceOfKind(s, gvk)

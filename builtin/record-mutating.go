@@ -122,6 +122,25 @@ var setup = []step{
 		"  mutations:\n  - patchType: JSONPatch\n    jsonPatch:\n"+
 		"      expression: \"[JSONPatch{op: 'replace', path: '/data/missing', value: string(object.data.nope)}]\"\n")),
 	post("binding ignored", mapbs, binding("ignored", "ignored", "")),
+
+	// The scale subresource: its Scale is mutated by a JSONPatch; an
+	// ApplyConfiguration of a Scale (replicas 2 only) fails, as the
+	// cluster has no type of it.
+	post("policy scale", maps, policy("scale", rule("apps", "deployments/scale", "UPDATE")+
+		"  mutations:\n  - patchType: JSONPatch\n    jsonPatch:\n"+
+		"      expression: \"object.spec.replicas > 4 ? [JSONPatch{op: 'replace', path: '/spec/replicas', value: 4}] : []\"\n")),
+	post("binding scale", mapbs, binding("scale", "scale", "")),
+	post("policy scale apply", maps, policy("scale-apply", rule("apps", "deployments/scale", "UPDATE")+
+		"  matchConditions:\n  - name: two\n    expression: \"object.spec.replicas == 2\"\n"+
+		"  mutations:\n  - patchType: ApplyConfiguration\n    applyConfiguration:\n"+
+		"      expression: \"Object{spec: Object.spec{replicas: 3}}\"\n")),
+	post("binding scale apply", mapbs, binding("scale-apply", "scale-apply", "")),
+	// matchPolicy Equivalent: a policy of autoscaling/v1 HPAs mutates
+	// one written through autoscaling/v2, converted there and back.
+	post("policy hpa", maps, policy("hpa", rule("autoscaling", "horizontalpodautoscalers", "CREATE")+
+		"  mutations:\n  - patchType: ApplyConfiguration\n    applyConfiguration:\n"+
+		"      expression: \"Object{metadata: Object.metadata{annotations: {'seen-as': object.apiVersion}}, spec: Object.spec{targetCPUUtilizationPercentage: 50}}\"\n")),
+	post("binding hpa", mapbs, binding("hpa", "hpa", "")),
 }
 
 var writes = []step{
@@ -137,6 +156,11 @@ var writes = []step{
 	patch("deployment scaled to 7", deploys+"/two", `{"spec":{"replicas":7}}`),
 	post("secret", secrets, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  namespace: map-dev\n"),
 	post("service", services, "apiVersion: v1\nkind: Service\nmetadata:\n  name: svc\n  namespace: map-dev\nspec:\n  ports:\n  - port: 80\n"),
+	patch("deployment scaled to 9 through its scale", deploys+"/two/scale", `{"spec":{"replicas":9}}`),
+	patch("deployment scaled to 2 through its scale", deploys+"/two/scale", `{"spec":{"replicas":2}}`),
+	post("hpa through v2", "/apis/autoscaling/v2/namespaces/map-dev/horizontalpodautoscalers",
+		"apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: h\n  namespace: map-dev\nspec:\n"+
+			"  scaleTargetRef: {kind: Deployment, name: two, apiVersion: apps/v1}\n  maxReplicas: 5\n"),
 	del("delete binding team", mapbs+"/team"),
 }
 
