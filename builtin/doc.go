@@ -212,7 +212,12 @@
 //     (server.Resource.New without Schema) is merged as one without a
 //     schema, every field atomic.
 //   - A write of the scale subresource takes back only the Scale's
-//     spec.replicas from a policy.
+//     spec.replicas from a policy. As on kube-apiserver 1.37.1, a
+//     Scale is mutated by a JSONPatch only: an ApplyConfiguration of one
+//     fails, its type being in no group version's document of the
+//     cluster; and a policy of one version of a built-in kind (matched
+//     under matchPolicy Equivalent) fails to mutate a write through
+//     another with the cluster's "unknown conversion" error.
 //
 // # Differences from a cluster
 //
