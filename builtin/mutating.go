@@ -164,7 +164,7 @@ func setAdmitted(a server.Attributes, obj server.Object, v runtime.Object) error
 	}
 	if bo, ok := obj.(*Object); ok && bo.Value != nil {
 		if _, ok := v.(*unstructured.Unstructured); !ok {
-			return setVersioned(bo, v.DeepCopyObject())
+			return setVersioned(bo, v) // v is this write's own: admissionObject made it
 		}
 	}
 	b, err := json.Marshal(v)
