@@ -194,7 +194,9 @@
 // by kube-apiserver's /openapi/v3. The fields a policy sets are owned by
 // no field manager, as on a cluster. TestRecordedMutatingPolicies
 // replays a transcript recorded from kube-apiserver 1.37.1
-// (testdata/reference/mutating.json, record-mutating.go). Its
+// (testdata/reference/mutating.json, record-mutating.go), and
+// apisemtest's TestRecordedMutatingCustomResource one of a custom
+// resource whose list keyed by name a policy merges into. Its
 // differences from a cluster are those of Policies above (when a policy
 // applies, the authorizer, matchPolicy across a custom resource's
 // versions), and:
