@@ -50,8 +50,9 @@ type Options struct {
 	// Storage, Limits, an Admission hook that makes chosen writes fail,
 	// a Logger. Start serves its own resources after Server.Resources,
 	// turns GarbageCollection on, and puts the namespace lifecycle's
-	// admission and the enforcement of ValidatingAdmissionPolicies
-	// (builtin.Policies) ahead of Server.Admission.
+	// admission and the enforcement of Mutating and
+	// ValidatingAdmissionPolicies (builtin.MutatingPolicies,
+	// builtin.Policies) ahead of Server.Admission.
 	Server server.Options
 }
 
@@ -129,10 +130,12 @@ func Start(tb testing.TB, opts Options) *Environment {
 		}
 		return validate(ctx, a, obj, old)
 	}
-	// ValidatingAdmissionPolicies are enforced, as envtest's
-	// kube-apiserver does (a server without them is left alone).
+	// Mutating and ValidatingAdmissionPolicies are enforced, as
+	// envtest's kube-apiserver does (a server without them is left
+	// alone): the mutating ones ahead of the test's Mutate hook.
 	policies := builtin.NewPolicies(builtin.PolicyOptions{})
-	so.Admission = ns.Admission(policies.Admission(so.Admission))
+	mutating := builtin.NewMutatingPolicies(builtin.PolicyOptions{})
+	so.Admission = ns.Admission(mutating.Admission(policies.Admission(so.Admission)))
 	so.GarbageCollection = true
 	s, err := server.New(so)
 	if err != nil {
@@ -142,6 +145,7 @@ func Start(tb testing.TB, opts Options) *Environment {
 	nsr.Bind(s)
 	alloc.Bind(s)
 	policies.Bind(s)
+	mutating.Bind(s)
 	url := servertest.Start(tb, s) // its Cleanup shuts the server down, last
 	ctrl := crds.Start(s, defsRes)
 	ctx, cancel := context.WithCancel(context.Background())

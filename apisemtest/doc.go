@@ -12,9 +12,10 @@
 // gc); CustomResourceDefinitions, those of Options installed and
 // Established before Start returns, their x-kubernetes-validations rules
 // evaluated by Kubernetes' own CEL code (module crd/cel);
-// ValidatingAdmissionPolicies and their bindings enforced on every write,
-// built-in and custom, by Kubernetes' own dispatcher (builtin.Policies),
-// from the write that creates them on. There is no
+// MutatingAdmissionPolicies and ValidatingAdmissionPolicies and their
+// bindings applied to every write, built-in and custom, by Kubernetes'
+// own dispatchers (builtin.MutatingPolicies, builtin.Policies), from the
+// write that creates them on, the mutating ones first. There is no
 // scheduler and no kubelet: a Pod stays Pending, as with envtest.
 //
 // # Built-in kinds

@@ -171,14 +171,68 @@
 //   - No controller fills a policy's status.typeChecking, as on a
 //     kube-apiserver without kube-controller-manager (envtest's).
 //
+// MutatingPolicies applies the MutatingAdmissionPolicies and
+// MutatingAdmissionPolicyBindings (admissionregistration.k8s.io/v1,
+// which kube-apiserver 1.37 serves and applies by default) the same way,
+// with kube-apiserver's own MutatingAdmissionPolicy plugin code
+// (k8s.io/apiserver/pkg/admission/plugin/policy/mutating: its
+// dispatcher, and its patchers for ApplyConfiguration, merged by
+// structured-merge-diff, and JSONPatch), in admission's mutating phase,
+// so ahead of the kind's validation and of every validating policy:
+//
+//	m := builtin.NewMutatingPolicies(builtin.PolicyOptions{})
+//	opts.Admission = m.Admission(p.Admission(opts.Admission))
+//	s, err := server.New(opts)
+//	m.Bind(s)
+//
+// A create or update (POST, PUT, PATCH, server-side apply, dry runs,
+// the status and scale subresources) is matched as for the validating
+// policies; matchConditions and variables are evaluated with the
+// binding's parameters, then each mutation in order; failurePolicy
+// answers errors (Fail: the cluster's 403 "policy '<policy>' with
+// binding '<binding>' denied request: ..."), and a policy whose
+// reinvocationPolicy is IfNeeded runs once more when a later policy
+// changed the object. An ApplyConfiguration is typed by the schema the
+// server publishes for the kind (Kubernetes' definitions for a built-in
+// kind, the resource's schema for a custom one), as the plugin types it
+// by kube-apiserver's /openapi/v3. The fields a policy sets are owned by
+// no field manager, as on a cluster. TestRecordedMutatingPolicies
+// replays a transcript recorded from kube-apiserver 1.37.1
+// (testdata/reference/mutating.json, record-mutating.go), and
+// apisemtest's TestRecordedMutatingCustomResource one of a custom
+// resource whose list keyed by name a policy merges into. Its
+// differences from a cluster are those of Policies above (when a policy
+// applies, the authorizer, matchPolicy across a custom resource's
+// versions), and:
+//
+//   - The policies run in the order of their names (each one's
+//     bindings by theirs); a cluster runs them in the order of a Go map,
+//     which may change when a policy or binding does. Two policies that
+//     set one field, or a policy whose reinvocationPolicy is Never that
+//     reads what a later one sets, can end differently there from one
+//     refresh to the next.
+//   - Reinvocation reruns the policies only: a Server.Admission.Mutate
+//     hook after them is not run again (on a cluster the mutating
+//     webhooks and built-in plugins are).
+//   - A resource whose schema the server derives from its Go type
+//     (server.Resource.New without Schema) is merged as one without a
+//     schema, every field atomic.
+//   - A write of the scale subresource takes back only the Scale's
+//     spec.replicas from a policy. As on kube-apiserver 1.37.1, a
+//     Scale is mutated by a JSONPatch only: an ApplyConfiguration of one
+//     fails, its type being in no group version's document of the
+//     cluster; and a policy of one version of a built-in kind (matched
+//     under matchPolicy Equivalent) fails to mutate a write through
+//     another with the cluster's "unknown conversion" error.
+//
 // # Differences from a cluster
 //
 //   - ValidatingAdmissionPolicies are enforced only on a server given
 //     Policies (see "Admission policies" above), and there from the
 //     write that creates or changes them on; the differences of that
-//     enforcement are listed there. MutatingAdmissionPolicies and their
-//     bindings are stored, validated (their CEL expressions compiled)
-//     and served, but not applied: no write is mutated by them.
+//     enforcement are listed there. MutatingAdmissionPolicies are
+//     applied only on a server given MutatingPolicies, with the
+//     differences listed there too.
 //   - Strategies that ask kube-apiserver's authorizer about the writer
 //     are given none or one that allows everything, since the server
 //     authorizes a request before it reaches them: a policy's paramKind

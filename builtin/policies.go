@@ -643,7 +643,7 @@ type versionConvertor struct{ *runtime.Scheme }
 
 func (c versionConvertor) Convert(in, out, context any) error {
 	i, ok := in.(runtime.Object)
-	if !ok {
+	if _, u := in.(*unstructured.Unstructured); !ok || u {
 		return c.Scheme.Convert(in, out, context)
 	}
 	gvk := i.GetObjectKind().GroupVersionKind()
@@ -665,6 +665,13 @@ func (p *Policies) served(s *server.Server) *served {
 			return sv
 		}
 	}
+	sv := servedOf(s)
+	p.cur = sv
+	return sv
+}
+
+// servedOf returns what the policies need of the resources s serves now.
+func servedOf(s *server.Server) *served {
 	sv := &served{changed: s.ResourcesChanged()}
 	sv.equiv = runtime.NewEquivalentResourceRegistryWithIdentity(func(gr schema.GroupResource) string {
 		for _, k := range all {
@@ -698,7 +705,6 @@ func (p *Policies) served(s *server.Server) *served {
 			sv.equiv.RegisterKindFor(gvr, "scale", autoscalingv1.SchemeGroupVersion.WithKind("Scale"))
 		}
 	}
-	p.cur = sv
 	return sv
 }
 

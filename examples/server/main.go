@@ -1,8 +1,9 @@
 // Command server is the example API server with everything on: every
 // built-in kind of Kubernetes (module builtin, in place of the demo's
 // ConfigMaps, Secrets and Events) with Namespaces and the garbage
-// collector and the enforcement of ValidatingAdmissionPolicies, the
-// resources, flags and demo data of examples/apiserver (package app),
+// collector and the enforcement of Mutating and
+// ValidatingAdmissionPolicies, the resources, flags and demo data of
+// examples/apiserver (package app),
 // CustomResourceDefinitions with their x-kubernetes-validations (CEL)
 // rules evaluated by Kubernetes' own code (crd/cel), objects in memory,
 // in an etcd of yours or in an etcd embedded in the process, and
@@ -156,13 +157,16 @@ func run(log *slog.Logger, f *flags) error {
 	if err != nil {
 		return err
 	}
-	// ValidatingAdmissionPolicies are enforced, as by kube-apiserver.
+	// Mutating and ValidatingAdmissionPolicies are enforced, as by
+	// kube-apiserver: the mutating ones in admission's first phase.
 	policies := builtin.NewPolicies(builtin.PolicyOptions{})
-	f.app.Server.Admission = policies.Admission(f.app.Server.Admission)
+	mutating := builtin.NewMutatingPolicies(builtin.PolicyOptions{})
+	f.app.Server.Admission = mutating.Admission(policies.Admission(f.app.Server.Admission))
 	f.app.Started = func(s *server.Server) {
 		nsr.Bind(s)
 		alloc.Bind(s)
 		policies.Bind(s)
+		mutating.Bind(s)
 		if err := alloc.CreateServiceCIDR(context.Background()); err != nil {
 			log.Error("default ServiceCIDR", "err", err)
 		}

@@ -543,3 +543,31 @@ current-context: host
 		}
 	}
 }
+
+// The server applies its MutatingAdmissionPolicies, as kube-apiserver
+// does, ahead of the validating ones: from the write after the
+// binding's, a ConfigMap is created with the policy's label.
+func TestMutatingAdmissionPolicy(t *testing.T) {
+	p := mustStart(t, "-addr", "127.0.0.1:0")
+	const adm = "/apis/admissionregistration.k8s.io/v1/"
+	policy := map[string]any{"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingAdmissionPolicy",
+		"metadata": map[string]any{"name": "team"},
+		"spec": map[string]any{
+			"matchConstraints": map[string]any{"resourceRules": []any{map[string]any{"apiGroups": []any{""}, "apiVersions": []any{"v1"},
+				"operations": []any{"CREATE"}, "resources": []any{"configmaps"}}}},
+			"reinvocationPolicy": "Never",
+			"mutations": []any{map[string]any{"patchType": "ApplyConfiguration",
+				"applyConfiguration": map[string]any{"expression": "Object{metadata: Object.metadata{labels: {'team': 'blue'}}}"}}},
+		}}
+	binding := map[string]any{"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingAdmissionPolicyBinding",
+		"metadata": map[string]any{"name": "team"}, "spec": map[string]any{"policyName": "team"}}
+	for path, obj := range map[string]any{adm + "mutatingadmissionpolicies": policy, adm + "mutatingadmissionpolicybindings": binding} {
+		if code, out := p.call(t, "POST", path, obj); code != http.StatusCreated {
+			t.Fatalf("%s: %d %v", path, code, out)
+		}
+	}
+	code, cm := p.call(t, "POST", "/api/v1/namespaces/demo/configmaps", map[string]any{"metadata": map[string]any{"name": "c"}})
+	if labels, _ := metadata(cm)["labels"].(map[string]any); code != http.StatusCreated || labels["team"] != "blue" {
+		t.Errorf("a ConfigMap under the policy: %d %v; want 201 with label team=blue", code, cm)
+	}
+}
