@@ -88,19 +88,25 @@ const apiserverManager = "kube-apiserver"
 // them and apisem's servers serve on loopback.
 func Bootstrap(ctx context.Context, s *server.Server, opts BootstrapOptions) error {
 	b := &bootstrapper{s: s, opts: opts}
+	var err error
+	if b.skip, err = b.fresh(ctx); err != nil {
+		return err
+	}
 	return errors.Join(b.flowcontrol(ctx), b.priorityClasses(ctx), b.rbac(ctx), b.kubernetesService(ctx))
 }
 
 type bootstrapper struct {
 	s    *server.Server
 	opts BootstrapOptions
+	// skip are the resources fresh filled: nothing to reconcile.
+	skip map[*server.Resource]bool
 }
 
 // served returns s's resource group/plural, nil when s does not serve
-// it.
+// it or Bootstrap filled it from the template.
 func (b *bootstrapper) served(group, plural string) *server.Resource {
 	for _, r := range b.s.Resources() {
-		if r.Group == group && r.Plural == plural && b.s.StoreOf(r) != nil {
+		if r.Group == group && r.Plural == plural && b.s.StoreOf(r) != nil && !b.skip[r] {
 			return r
 		}
 	}

@@ -28,7 +28,7 @@ import (
 // allocServer starts a server of every built-in kind and namespaces, its
 // Services' allocations bound to it, with the default ServiceCIDR, and
 // returns it and its URL.
-func allocServer(t *testing.T, a *ServiceAllocator, storage func(store.Options[server.Object]) (server.Storage, error)) (*server.Server, string) {
+func allocServer(t testing.TB, a *ServiceAllocator, storage func(store.Options[server.Object]) (server.Storage, error)) (*server.Server, string) {
 	t.Helper()
 	res, err := Resources(Options{Allocator: a})
 	if err != nil {
