@@ -52,7 +52,9 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -166,6 +168,12 @@ func run(log *slog.Logger, f *flags) error {
 		if err := alloc.CreateServiceCIDR(context.Background()); err != nil {
 			log.Error("default ServiceCIDR", "err", err)
 		}
+		// What kube-apiserver makes (or reconciles, on etcd) at start:
+		// the kubernetes Service, the bootstrap RBAC policy, the system
+		// PriorityClasses, the API Priority and Fairness configuration.
+		if err := builtin.Bootstrap(context.Background(), s, builtin.BootstrapOptions{SecurePort: portOf(f.app.Addr)}); err != nil {
+			log.Error("bootstrap objects", "err", err)
+		}
 	}
 	f.app.Server.Resources = append(res, f.app.Server.Resources...)
 
@@ -195,6 +203,16 @@ func run(log *slog.Logger, f *flags) error {
 		return app.Run(log, &f.app, d)
 	}
 	return runOnEtcd(log, f, strings.Split(endpoints, ","), d)
+}
+
+// portOf is the port of a listen address (":8080"), 0 when it has none.
+func portOf(addr string) int32 {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return 0
+	}
+	p, _ := strconv.ParseInt(port, 10, 32)
+	return int32(p)
 }
 
 // runOnEtcd serves with every object in the etcd at endpoints.
