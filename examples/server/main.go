@@ -2,6 +2,10 @@
 // built-in kind of Kubernetes (module builtin, in place of the demo's
 // ConfigMaps, Secrets and Events) with Namespaces and the garbage
 // collector and the enforcement of ValidatingAdmissionPolicies, the
+// objects kube-apiserver makes at start (builtin.Bootstrap: the
+// kubernetes Service, the bootstrap RBAC policy, the system
+// PriorityClasses, the API Priority and Fairness configuration;
+// reconciled as kube-apiserver does at each start on etcd), the
 // resources, flags and demo data of examples/apiserver (package app),
 // CustomResourceDefinitions with their x-kubernetes-validations (CEL)
 // rules evaluated by Kubernetes' own code (crd/cel), objects in memory,
