@@ -82,8 +82,8 @@ const apiserverManager = "kube-apiserver"
 // configuration (every minute) in place while it runs; no controller
 // fills the rules of the aggregated ClusterRoles (admin, edit, view:
 // their rules stay empty, as on a kube-apiserver without
-// kube-controller-manager, such as envtest's), nor the FlowSchemas'
-// Dangling condition; and the kubernetes Service has no Endpoints or
+// kube-controller-manager, such as envtest's), and the FlowSchemas'
+// Dangling condition is written once, not kept up to date; and the kubernetes Service has no Endpoints or
 // EndpointSlice, as kube-apiserver cannot write a loopback address into
 // them and apisem's servers serve on loopback.
 func Bootstrap(ctx context.Context, s *server.Server, opts BootstrapOptions) error {
@@ -412,7 +412,8 @@ func (m roleBindingModifier) Update(in reconciliation.RoleBinding) (reconciliati
 // flowcontrol ensures the API Priority and Fairness configuration, as
 // kube-apiserver's priority-and-fairness-config-producer post-start hook:
 // the suggested objects, then the mandatory ones, then the removal of
-// those annotated for auto-update that the configuration no longer has.
+// those annotated for auto-update that the configuration no longer has;
+// then the FlowSchemas' status, as its APF controller writes it.
 func (b *bootstrapper) flowcontrol(ctx context.Context) error {
 	plRes := b.served("flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations")
 	fsRes := b.served("flowcontrol.apiserver.k8s.io", "flowschemas")
@@ -447,7 +448,10 @@ func (b *bootstrapper) flowcontrol(ctx context.Context) error {
 	}
 	allPL := append(append([]*flowcontrolv1.PriorityLevelConfiguration(nil), apfbootstrap.MandatoryPriorityLevelConfigurations...),
 		apfbootstrap.SuggestedPriorityLevelConfigurations...)
-	return ensurer.RemoveUnwantedObjects(ctx, plOps, allPL)
+	if err := ensurer.RemoveUnwantedObjects(ctx, plOps, allPL); err != nil {
+		return err
+	}
+	return b.flowSchemaStatus(ctx, fsRes, plRes)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

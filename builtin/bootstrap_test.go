@@ -65,29 +65,21 @@ func listed(t *testing.T, url, path string) []map[string]any {
 	return l.Items
 }
 
-// startIndependent is o without what differs from one start to another: uid,
-// resourceVersion, creationTimestamp, the times of managedFields, and a
-// FlowSchema's status (written by a controller of kube-apiserver's that
-// Bootstrap does not run).
+// startIndependent is o without what differs from one start to another:
+// uid, resourceVersion, creationTimestamp, the times of managedFields and
+// of conditions.
 func startIndependent(kind string, o map[string]any) map[string]any {
 	m := o["metadata"].(map[string]any)
 	delete(m, "uid")
 	delete(m, "resourceVersion")
 	delete(m, "creationTimestamp")
-	var entries []any
 	for _, e := range asSlice(m["managedFields"]) {
-		e := e.(map[string]any)
-		delete(e, "time")
-		if e["subresource"] == "status" && kind == "flowschemas" {
-			continue
+		delete(e.(map[string]any), "time")
+	}
+	if st, ok := o["status"].(map[string]any); ok {
+		for _, c := range asSlice(st["conditions"]) {
+			delete(c.(map[string]any), "lastTransitionTime")
 		}
-		entries = append(entries, e)
-	}
-	if entries != nil {
-		m["managedFields"] = entries
-	}
-	if kind == "flowschemas" {
-		delete(o, "status")
 	}
 	return o
 }
@@ -238,6 +230,7 @@ func TestBootstrapReconciles(t *testing.T) {
 	// One the configuration lacks, annotated for auto-update, goes.
 	do("POST", apf+"flowschemas", `{"metadata":{"name":"retired","annotations":{"apf.kubernetes.io/autoupdate-spec":"true"}},"spec":{"priorityLevelConfiguration":{"name":"global-default"},"matchingPrecedence":9100}}`)
 	do("POST", apf+"flowschemas", `{"metadata":{"name":"mine"},"spec":{"priorityLevelConfiguration":{"name":"global-default"},"matchingPrecedence":9101}}`)
+	do("POST", apf+"flowschemas", `{"metadata":{"name":"orphan"},"spec":{"priorityLevelConfiguration":{"name":"nope"},"matchingPrecedence":9102}}`)
 
 	if err := Bootstrap(ctx, s, BootstrapOptions{SecurePort: referenceSecurePort}); err != nil {
 		t.Fatal(err)
@@ -264,7 +257,9 @@ func TestBootstrapReconciles(t *testing.T) {
 		{path: apf + "flowschemas/global-default", code: 200, has: []string{`"matchingPrecedence":9001`}},
 		{path: apf + "flowschemas/service-accounts", code: 200, has: []string{`"matchingPrecedence":9000`}},
 		{path: apf + "flowschemas/retired", code: 404},
-		{path: apf + "flowschemas/mine", code: 200},
+		{path: apf + "flowschemas/mine", code: 200, has: []string{`"reason":"Found"`, `"manager":"api-priority-and-fairness-config-consumer-v1","operation":"Apply"`}},
+		{path: apf + "flowschemas/orphan", code: 200, has: []string{`"status":"True","lastTransitionTime"`, `"reason":"NotFound"`,
+			`"message":"This FlowSchema references the PriorityLevelConfiguration object named \"nope\" but there is no such object"`}},
 	} {
 		code, body := get(tt.path)
 		if code != tt.code {

@@ -7,6 +7,9 @@ import (
 	"sync"
 	"time"
 
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/server"
@@ -133,6 +136,11 @@ func (b *bootstrapper) fresh(ctx context.Context) (map[*server.Resource]bool, er
 			}
 			for i := range m.ManagedFields {
 				m.ManagedFields[i].Time = now
+			}
+			if fs, ok := c.(*Object).Value.(*flowcontrolv1.FlowSchema); ok {
+				for i := range fs.Status.Conditions {
+					fs.Status.Conditions[i].LastTransitionTime = metav1.NewTime(now.Time)
+				}
 			}
 			if _, err := st.Create(ctx, c, store.CreateOptions{}); err != nil {
 				return nil, err
