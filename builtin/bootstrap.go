@@ -71,11 +71,15 @@ const apiserverManager = "kube-apiserver"
 //     ServiceAllocator never gives another Service), created when
 //     missing and else left alone, as kube-apiserver 1.37 leaves it.
 //
-// Each kind is skipped when s does not serve it. The writes go through
-// s's write pipeline, recorded in managedFields by the managers
-// kube-apiserver's writes have ("kube-apiserver",
-// "api-priority-and-fairness-config-producer-v1"). A namespace a Role
-// needs is created when missing, as by kube-apiserver.
+// Each kind is skipped when s does not serve it. The objects are
+// recorded in managedFields by the managers kube-apiserver's writes have
+// ("kube-apiserver", "api-priority-and-fairness-config-producer-v1", and
+// "api-priority-and-fairness-config-consumer-v1" for the FlowSchemas'
+// status). A kind of which s holds no objects yet (a fresh server) is
+// given copies of objects made once per process through the write
+// pipeline of a scratch server, stored without s's admission hooks; the
+// others are reconciled through s's own write pipeline. A namespace a
+// Role needs is created when missing, as by kube-apiserver.
 //
 // It differs from kube-apiserver in these: it runs once, where
 // kube-apiserver keeps the kubernetes Service (every 10 s) and the APF
@@ -83,9 +87,12 @@ const apiserverManager = "kube-apiserver"
 // fills the rules of the aggregated ClusterRoles (admin, edit, view:
 // their rules stay empty, as on a kube-apiserver without
 // kube-controller-manager, such as envtest's), and the FlowSchemas'
-// Dangling condition is written once, not kept up to date; and the kubernetes Service has no Endpoints or
-// EndpointSlice, as kube-apiserver cannot write a loopback address into
-// them and apisem's servers serve on loopback.
+// Dangling condition is written once, not kept up to date. The
+// kubernetes Service has no Endpoints or EndpointSlice, as on a
+// kube-apiserver that advertises a loopback address: it runs with
+// --endpoint-reconciler-type=none (the reference does), refusing to
+// start with a reconciler and such an address ("may not be in the
+// loopback range").
 func Bootstrap(ctx context.Context, s *server.Server, opts BootstrapOptions) error {
 	b := &bootstrapper{s: s, opts: opts}
 	var err error
