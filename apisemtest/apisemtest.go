@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	neturl "net/url"
 	"os"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -167,11 +169,27 @@ func Start(tb testing.TB, opts Options) *Environment {
 	if err := alloc.CreateServiceCIDR(ictx); err != nil {
 		tb.Fatal(err)
 	}
+	// What kube-apiserver makes at start: the kubernetes Service, the
+	// bootstrap RBAC policy, the system PriorityClasses, the API Priority
+	// and Fairness configuration (those of the kinds served).
+	if err := builtin.Bootstrap(ictx, s, builtin.BootstrapOptions{SecurePort: portOf(url)}); err != nil {
+		tb.Fatal(err)
+	}
 	if err := ctrl.Install(ictx, defs...); err != nil {
 		tb.Fatalf("apisemtest: installing the CustomResourceDefinitions: %v", err)
 	}
 	env.Config, env.Server, env.CustomResourceDefinitions = &rest.Config{Host: url, QPS: -1}, s, ctrl
 	return env
+}
+
+// portOf is the port of a URL's host, 0 when it has none.
+func portOf(u string) int32 {
+	pu, err := neturl.Parse(u)
+	if err != nil {
+		return 0
+	}
+	p, _ := strconv.ParseInt(pu.Port(), 10, 32)
+	return int32(p)
 }
 
 // definitions reads the definitions of opts' paths, then opts.CRDs.

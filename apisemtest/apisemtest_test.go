@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/apisem/apisem/apisemtest"
+	"github.com/apisem/apisem/internal/cputime"
 	"github.com/apisem/apisem/server"
 	"github.com/apisem/apisem/status"
 )
@@ -168,11 +169,13 @@ func TestStopsWithTheTest(t *testing.T) {
 // test pays per server.
 func BenchmarkStart(b *testing.B) {
 	b.ReportAllocs()
+	cpu := cputime.Process()
 	for b.Loop() {
 		sub := &cleanupTB{TB: b}
 		apisemtest.Start(sub, apisemtest.Options{})
 		sub.cleanup()
 	}
+	b.ReportMetric(float64((cputime.Process()-cpu).Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
 
 // Start of a fresh environment with 40 definitions, established.

@@ -8,7 +8,11 @@
 // The server runs on a loopback listener until the test ends. It has what
 // a test expects of a cluster: the namespaces default, kube-system,
 // kube-public and kube-node-lease, with Kubernetes' namespace lifecycle
-// (package namespace); a garbage collector for ownerReferences (package
+// (package namespace); the objects kube-apiserver makes at start
+// (builtin.Bootstrap: the Service default/kubernetes on 10.96.0.1 with
+// its targetPort the server's port, the bootstrap RBAC roles and
+// bindings such as cluster-admin, the system PriorityClasses, the API
+// Priority and Fairness configuration); a garbage collector for ownerReferences (package
 // gc); CustomResourceDefinitions, those of Options installed and
 // Established before Start returns, their x-kubernetes-validations rules
 // evaluated by Kubernetes' own CEL code (module crd/cel);

@@ -261,7 +261,9 @@
 //     deleted by the removal of its last finalizer leaves its IPAddress
 //     until an allocation that wants the IP finds it orphaned, as
 //     kube-apiserver's repair loop would free it, 10 s after it was
-//     made. There is no "kubernetes" Service holding 10.96.0.1.
+//     made. 10.96.0.1 is never chosen at random: it is the cluster IP
+//     of the Service default/kubernetes (see "Objects made at start"
+//     below).
 //   - The server's strategic merge patch ignores retainKeys markers
 //     (package patch); the OpenAPI documents publish them
 //     (DeploymentSpec.strategy), so kubectl's client-side merge keeps
@@ -286,11 +288,31 @@
 //     stays as written (an eviction it selects answers 429 until a test
 //     writes it).
 //
+// # Objects made at start
+//
+// Bootstrap makes on a server the objects a kube-apiserver makes itself
+// when it starts, which a cluster's clients find there (kubectl get on a
+// fresh cluster, an operator's test reading cluster-admin or the
+// kubernetes Service), from Kubernetes' own definitions: the Service
+// default/kubernetes (10.96.0.1, port https 443), the bootstrap RBAC
+// ClusterRoles, ClusterRoleBindings, Roles and RoleBindings
+// (bootstrappolicy), the PriorityClasses system-node-critical and
+// system-cluster-critical, and the API Priority and Fairness FlowSchemas
+// and PriorityLevelConfigurations, mandatory and suggested. Called at
+// every start of a server on etcd, it reconciles them as kube-apiserver
+// does (RBAC's autoupdate annotation, APF's autoupdate-spec), with
+// Kubernetes' own reconcilers. TestBootstrapMatchesReference compares the
+// objects with those kube-apiserver v1.37.1 held after its start
+// (testdata/reference/bootstrap.json). apisemtest and examples/server
+// call it.
+//
 // # Cost
 //
 // Building the resources converts Kubernetes' OpenAPI definitions and
-// takes a few milliseconds (BenchmarkResources); each write converts the
-// object to the internal form a few times. Compiling the module compiles
+// takes a few milliseconds (BenchmarkResources); Bootstrap on a fresh
+// server a few more (BenchmarkBootstrap: the objects are made once per
+// process and copied into each fresh server's stores); each write
+// converts the object to the internal form a few times. Compiling the module compiles
 // a part of k8s.io/kubernetes: its API types, validation, registry
 // strategies and printers, not its storage, controllers or control
 // plane.

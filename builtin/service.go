@@ -299,7 +299,8 @@ func (a *ServiceAllocator) clusterIP(svc *api.Service, held held, al *serviceAll
 }
 
 // randomIP chooses a cluster IP at random, as kube-apiserver does, one
-// that no other Service than key holds. a.mu is held.
+// that no other Service than key holds and not the kubernetes Service's.
+// a.mu is held.
 func (a *ServiceAllocator) randomIP(key string) (netip.Addr, error) {
 	base := serviceRange.Addr().As4()
 	n := 1 << (32 - serviceRange.Bits())
@@ -307,7 +308,9 @@ func (a *ServiceAllocator) randomIP(key string) (netip.Addr, error) {
 	for range 1000 {
 		v := first + uint32(1+a.rand(n-2))
 		ip := netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
-		if !a.ipTaken(ip, key) {
+		// The first IP is the kubernetes Service's (Bootstrap), whether
+		// or not it exists yet.
+		if ip != kubernetesServiceIP && !a.ipTaken(ip, key) {
 			return ip, nil
 		}
 	}

@@ -29,7 +29,7 @@ import (
 // Services' allocations bound to it, with the default ServiceCIDR, and
 // returns it and its URL; the namespace controller runs until the test
 // ends.
-func allocServer(t *testing.T, a *ServiceAllocator, storage func(store.Options[server.Object]) (server.Storage, error)) (*server.Server, string) {
+func allocServer(t testing.TB, a *ServiceAllocator, storage func(store.Options[server.Object]) (server.Storage, error)) (*server.Server, string) {
 	t.Helper()
 	res, err := Resources(Options{Allocator: a})
 	if err != nil {

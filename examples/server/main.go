@@ -2,8 +2,12 @@
 // built-in kind of Kubernetes (module builtin, in place of the demo's
 // ConfigMaps, Secrets and Events) with Namespaces and the garbage
 // collector and the enforcement of Mutating and
-// ValidatingAdmissionPolicies, the resources, flags and demo data of
-// examples/apiserver (package app),
+// ValidatingAdmissionPolicies, the objects kube-apiserver makes at start
+// (builtin.Bootstrap: the kubernetes Service, the bootstrap RBAC policy,
+// the system PriorityClasses, the API Priority and Fairness
+// configuration; reconciled as kube-apiserver does at each start on
+// etcd), the resources, flags and demo data of examples/apiserver
+// (package app),
 // CustomResourceDefinitions with their x-kubernetes-validations (CEL)
 // rules evaluated by Kubernetes' own code (crd/cel), objects in memory,
 // in an etcd of yours or in an etcd embedded in the process, and
@@ -53,7 +57,9 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -170,6 +176,12 @@ func run(log *slog.Logger, f *flags) error {
 		if err := alloc.CreateServiceCIDR(context.Background()); err != nil {
 			log.Error("default ServiceCIDR", "err", err)
 		}
+		// What kube-apiserver makes (or reconciles, on etcd) at start:
+		// the kubernetes Service, the bootstrap RBAC policy, the system
+		// PriorityClasses, the API Priority and Fairness configuration.
+		if err := builtin.Bootstrap(context.Background(), s, builtin.BootstrapOptions{SecurePort: portOf(f.app.Addr)}); err != nil {
+			log.Error("bootstrap objects", "err", err)
+		}
 	}
 	f.app.Server.Resources = append(res, f.app.Server.Resources...)
 
@@ -199,6 +211,16 @@ func run(log *slog.Logger, f *flags) error {
 		return app.Run(log, &f.app, d)
 	}
 	return runOnEtcd(log, f, strings.Split(endpoints, ","), d)
+}
+
+// portOf is the port of a listen address (":8080"), 0 when it has none.
+func portOf(addr string) int32 {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return 0
+	}
+	p, _ := strconv.ParseInt(port, 10, 32)
+	return int32(p)
 }
 
 // runOnEtcd serves with every object in the etcd at endpoints.

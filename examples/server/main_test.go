@@ -214,6 +214,11 @@ func TestRestartKeepsData(t *testing.T) {
 				t.Fatalf("create: %d %v", code, cm)
 			}
 			_, def := p.call(t, "GET", crdPath, nil)
+			boot := bootstrapped(t, p)
+			// A deleted bootstrap object is made again at the next start.
+			if code, _ := p.call(t, "DELETE", "/apis/rbac.authorization.k8s.io/v1/clusterroles/system:basic-user", nil); code != http.StatusOK {
+				t.Fatalf("delete system:basic-user: %d", code)
+			}
 			p.stop(t)
 
 			p = mustStart(t, args...)
@@ -230,6 +235,21 @@ func TestRestartKeepsData(t *testing.T) {
 			if d, _ := got["data"].(map[string]any); d["k"] != "v" {
 				t.Errorf("data after the restart: %v", got["data"])
 			}
+			// The bootstrap objects are those of the first start, kept (not
+			// made again, not doubled), and the deleted one is back.
+			boot2 := bootstrapped(t, p)
+			for k, uid := range boot {
+				if k != "clusterroles/system:basic-user" && boot2[k] != uid {
+					t.Errorf("%s after the restart: uid %q, want %q", k, boot2[k], uid)
+				}
+			}
+			if len(boot2) != len(boot) || boot2["clusterroles/system:basic-user"] == "" {
+				t.Errorf("after the restart %d bootstrap objects (system:basic-user %q), want %d and it made again",
+					len(boot2), boot2["clusterroles/system:basic-user"], len(boot))
+			}
+			if strings.Contains(p.out, "bootstrap objects") {
+				t.Errorf("the restart's bootstrap failed:\n%s", p.out)
+			}
 			_, def2 := p.call(t, "GET", crdPath, nil)
 			if uid := metadata(def)["uid"]; uid == nil || metadata(def2)["uid"] != uid {
 				t.Errorf("the definition's uid: %v, then %v; want it kept", uid, metadata(def2)["uid"])
@@ -245,6 +265,40 @@ func TestRestartKeepsData(t *testing.T) {
 			}
 		})
 	}
+}
+
+// bootstrapped returns the uids of the objects a server makes at start
+// (builtin.Bootstrap), by resource/namespace/name.
+func bootstrapped(t *testing.T, p *proc) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, path := range []string{
+		"/api/v1/namespaces/default/services",
+		"/apis/rbac.authorization.k8s.io/v1/clusterroles",
+		"/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+		"/apis/rbac.authorization.k8s.io/v1/roles",
+		"/apis/rbac.authorization.k8s.io/v1/rolebindings",
+		"/apis/scheduling.k8s.io/v1/priorityclasses",
+		"/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas",
+		"/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations",
+	} {
+		code, l := p.call(t, "GET", path, nil)
+		items, _ := l["items"].([]any)
+		if code != http.StatusOK || len(items) == 0 {
+			t.Fatalf("GET %s: %d, %d items", path, code, len(items))
+		}
+		resource := path[strings.LastIndex(path, "/")+1:]
+		for _, it := range items {
+			m := metadata(it.(map[string]any))
+			ns, _ := m["namespace"].(string)
+			key := resource + "/" + m["name"].(string)
+			if ns != "" {
+				key = resource + "/" + ns + "/" + m["name"].(string)
+			}
+			out[key], _ = m["uid"].(string)
+		}
+	}
+	return out
 }
 
 // checkHealth checks the health endpoints of a server on etcd: ready
