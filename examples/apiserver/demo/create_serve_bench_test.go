@@ -131,12 +131,15 @@ func BenchmarkServeHTTPCreate(b *testing.B) {
 				body.Reset()
 				fmt.Fprintf(&body, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-%06d","labels":{"app":"a%d"}},"data":{"k":%q}}`, i, i%10, data)
 				rd.Reset(body.Bytes())
-				r := httptest.NewRequest(http.MethodPost, "/api/v1/namespaces/hb/configmaps", io.NopCloser(&rd))
+				// Cancelable, as net/http's request contexts are.
+				ctx, cancel := context.WithCancel(context.Background())
+				r := httptest.NewRequestWithContext(ctx, http.MethodPost, "/api/v1/namespaces/hb/configmaps", io.NopCloser(&rd))
 				r.Header.Set("Content-Type", "application/json")
 				r.Header.Set("Accept", "application/json")
 				clear(w.h)
 				w.code = 0
 				s.ServeHTTP(w, r)
+				cancel()
 				if w.code != http.StatusCreated {
 					b.Fatalf("POST: %d", w.code)
 				}
@@ -146,7 +149,8 @@ func BenchmarkServeHTTPCreate(b *testing.B) {
 	}
 }
 
-// discardWriter is a ResponseWriter that keeps the status code alone.
+// discardWriter is a ResponseWriter that keeps the status code alone. It
+// takes deadlines, as net/http's does, which the deadline filter sets.
 type discardWriter struct {
 	h    http.Header
 	code int
@@ -158,4 +162,6 @@ func (w *discardWriter) WriteHeader(code int) {
 		w.code = code
 	}
 }
-func (w *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (w *discardWriter) Write(b []byte) (int, error)      { return len(b), nil }
+func (w *discardWriter) SetReadDeadline(time.Time) error  { return nil }
+func (w *discardWriter) SetWriteDeadline(time.Time) error { return nil }
