@@ -72,7 +72,7 @@ func (e Endpoint) maxBodyBytes() int64 {
 // returned without reading past the limit (at once when Content-Length
 // announces it). A failure to read the body is a 400 wrapping the read
 // error. The Content-Type is checked first so a body of the wrong type is
-// never read.
+// never read. A body read whole is closed (see ReadBodyBytes).
 func (e Endpoint) ReadBody(r *http.Request) ([]byte, MediaType, error) {
 	m, err := e.BodyMediaType(r.Header.Get("Content-Type"))
 	if err != nil {
@@ -87,7 +87,8 @@ func (e Endpoint) ReadBody(r *http.Request) ([]byte, MediaType, error) {
 
 // ReadBodyBytes reads r's body of at most limit bytes (a negative limit
 // means none), with ReadBody's rules but no Content-Type check: for
-// bodies whose type the caller checks itself, such as patches.
+// bodies whose type the caller checks itself, such as patches. A body read
+// whole is closed; one refused is left to the server, which closes it.
 func ReadBodyBytes(r *http.Request, limit int64) ([]byte, error) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return []byte{}, nil
@@ -119,6 +120,10 @@ func ReadBodyBytes(r *http.Request, limit int64) ([]byte, error) {
 	if limit >= 0 && int64(len(b)) > limit {
 		return nil, status.NewRequestBodyTooLarge(limit)
 	}
+	// Read to its end, the body is closed: net/http would otherwise
+	// drain it before the response (io.CopyN of what is left, which is
+	// nothing: an io.LimitReader and a read per request).
+	_ = r.Body.Close()
 	return b, nil
 }
 

@@ -110,10 +110,16 @@ func BenchmarkReadBody(b *testing.B) {
 	}
 }
 
-// countingReader counts the bytes read from it.
+// countingReader counts the bytes read from it, and notes its Close.
 type countingReader struct {
-	r io.Reader
-	n int
+	r      io.Reader
+	n      int
+	closed bool
+}
+
+func (c *countingReader) Close() error {
+	c.closed = true
+	return nil
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
@@ -154,7 +160,8 @@ func TestReadBody(t *testing.T) {
 	for _, tt := range tests {
 		body := strings.Repeat("x", tt.size)
 		cr := &countingReader{r: strings.NewReader(body)}
-		r := httptest.NewRequest("POST", "/api/v1/namespaces/default/configmaps", cr)
+		r := httptest.NewRequest("POST", "/api/v1/namespaces/default/configmaps", nil)
+		r.Body = cr
 		r.ContentLength = int64(tt.size)
 		if tt.chunked {
 			r.ContentLength = -1
@@ -170,10 +177,17 @@ func TestReadBody(t *testing.T) {
 			if tt.maxRead < 0 && cr.n > 0 || tt.maxRead > 0 && cr.n > tt.maxRead {
 				t.Errorf("%s: read %d bytes; want at most %d", tt.name, cr.n, max(tt.maxRead, 0))
 			}
+			if cr.closed {
+				t.Errorf("%s: the refused body was closed; the server closes it", tt.name)
+			}
 			continue
 		}
 		if err != nil || string(got) != body || media != tt.wantMedia {
 			t.Errorf("%s: ReadBody = %d bytes, %v, %v; want %d bytes, %v", tt.name, len(got), media, err, tt.size, tt.wantMedia)
+		}
+		// Read whole, it is closed, so that net/http need not drain it.
+		if !cr.closed {
+			t.Errorf("%s: the body read whole was not closed", tt.name)
 		}
 	}
 
