@@ -82,12 +82,12 @@ type request struct {
 	rec  statusRecorder // of ServeHTTP, for the request log
 	info RequestInfo
 
-	segs   []string // the path's segments, outer slashes trimmed
+	segs []string // the path's segments, outer slashes trimmed
 	// segsBuf holds segs for a path of up to eight segments, the longest
 	// an object's subresource has: one allocation less per request.
 	segsBuf [8]string
-	pathOK bool     // no empty segment: the path can address something
-	health bool     // a health endpoint (server/health.go)
+	pathOK  bool // no empty segment: the path can address something
+	health  bool // a health endpoint (server/health.go)
 	// noInfo: the path is /api/<version>/watch or /proxy (or under
 	// /apis/<group>/), from which Kubernetes' request info cannot be made:
 	// kube-apiserver answers it with a plain-text 500 before anything else
