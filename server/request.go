@@ -108,11 +108,23 @@ type request struct {
 	// GETs), which then costs nothing (see options).
 	query *query
 
+	// target is the route's answer (newTarget), kept here to save the
+	// request an allocation.
+	target target
+
 	// warn is the warnings recorder of the response, once withWarningsOf
 	// has set it up (warnOn): kept here, it costs a write no context and
 	// no copy of its *http.Request.
 	warn   warnings
 	warnOn bool
+}
+
+// newTarget returns the request's target for res, of its name,
+// subresource and legacy watch path, in the request value. A request is
+// routed once (Server.serve).
+func (rq *request) newTarget(res *resource) *target {
+	rq.target = target{res: res, name: rq.name, sub: rq.info.Subresource, legacyWatch: rq.legacyWatch}
+	return &rq.target
 }
 
 // noQuery is the query of a request without one; it is never written.
