@@ -84,8 +84,12 @@ func FuzzRequestParsers(f *testing.F) {
 		if v, err := url.ParseQuery(s); err == nil && got != v.Get("pretty") {
 			t.Fatalf("queryValue(%q) = %q; url.Values.Get = %q", s, got, v.Get("pretty"))
 		}
-		if _, err := (Endpoint{}).BodyMediaType(s); err != nil && !status.IsUnsupportedMediaType(err) {
+		mt, err := (Endpoint{}).BodyMediaType(s)
+		if err != nil && !status.IsUnsupportedMediaType(err) {
 			t.Fatalf("BodyMediaType(%q) = %v", s, err)
+		}
+		if want := parsedBodyMediaType(s); mt != want {
+			t.Fatalf("BodyMediaType(%q) = %v; mime.ParseMediaType reads %v", s, mt, want)
 		}
 		if _, err := ParseIncludeObject(s); err != nil && !status.IsBadRequest(err) {
 			t.Fatalf("ParseIncludeObject(%q) = %v", s, err)

@@ -353,6 +353,53 @@ func TestRequestTimeout(t *testing.T) {
 	}
 }
 
+// A deadline the request's context has already (a handler in front of the
+// server set it) that comes before RequestTimeout is the request's: the
+// 504 goes out at it, while a handler that ignores its context still
+// runs.
+func TestRequestTimeoutOfTheCaller(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		opts := server.Options{Resources: []*server.Resource{blobs}}
+		// An admission that outstays its deadline by ten seconds.
+		opts.Admission.Mutate = func(ctx context.Context, _ server.Attributes, _, _ server.Object) error {
+			<-ctx.Done()
+			time.Sleep(10 * time.Second)
+			return ctx.Err()
+		}
+		s, err := server.New(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Shutdown(context.Background())
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		start := time.Now()
+		rec := &timedRecorder{ResponseRecorder: httptest.NewRecorder()}
+		req := httptest.NewRequestWithContext(ctx, "POST", blobsPath, strings.NewReader(`{"metadata":{"name":"b"}}`))
+		req.Header.Set("Content-Type", "application/json")
+		s.ServeHTTP(rec, req)
+		if got := rec.at.Sub(start); got != 3*time.Second {
+			t.Errorf("answered after %v, want 3s", got)
+		}
+		if rec.Code != 504 || rec.Body.String() != timeoutStatus {
+			t.Errorf("got %d %s\nwant 504 %s", rec.Code, rec.Body, timeoutStatus)
+		}
+	})
+}
+
+// timedRecorder notes when the response began.
+type timedRecorder struct {
+	*httptest.ResponseRecorder
+	at time.Time
+}
+
+func (r *timedRecorder) WriteHeader(code int) {
+	if r.at.IsZero() {
+		r.at = time.Now()
+	}
+	r.ResponseRecorder.WriteHeader(code)
+}
+
 // A body that trickles in is cut at BodyReadTimeout with the 504, and the
 // connection is closed; so are connections that never send a full header
 // (ReadHeaderTimeout) and idle keep-alive connections (IdleTimeout).

@@ -82,9 +82,12 @@ type request struct {
 	rec  statusRecorder // of ServeHTTP, for the request log
 	info RequestInfo
 
-	segs   []string // the path's segments, outer slashes trimmed
-	pathOK bool     // no empty segment: the path can address something
-	health bool     // a health endpoint (server/health.go)
+	segs []string // the path's segments, outer slashes trimmed
+	// segsBuf holds segs for a path of up to eight segments, the longest
+	// an object's subresource has: one allocation less per request.
+	segsBuf [8]string
+	pathOK  bool // no empty segment: the path can address something
+	health  bool // a health endpoint (server/health.go)
 	// noInfo: the path is /api/<version>/watch or /proxy (or under
 	// /apis/<group>/), from which Kubernetes' request info cannot be made:
 	// kube-apiserver answers it with a plain-text 500 before anything else
@@ -105,11 +108,23 @@ type request struct {
 	// GETs), which then costs nothing (see options).
 	query *query
 
+	// target is the route's answer (newTarget), kept here to save the
+	// request an allocation.
+	target target
+
 	// warn is the warnings recorder of the response, once withWarningsOf
 	// has set it up (warnOn): kept here, it costs a write no context and
 	// no copy of its *http.Request.
 	warn   warnings
 	warnOn bool
+}
+
+// newTarget returns the request's target for res, of its name,
+// subresource and legacy watch path, in the request value. A request is
+// routed once (Server.serve).
+func (rq *request) newTarget(res *resource) *target {
+	rq.target = target{res: res, name: rq.name, sub: rq.info.Subresource, legacyWatch: rq.legacyWatch}
+	return &rq.target
 }
 
 // noQuery is the query of a request without one; it is never written.
@@ -154,7 +169,7 @@ func withRequest(r *http.Request, rq *request) *http.Request {
 // parseRequest parses r's method, path and query: the one place that does.
 func parseRequest(r *http.Request) *request {
 	rq := &request{Context: r.Context()}
-	rq.segs, rq.pathOK = splitPath(r.URL.Path)
+	rq.segs, rq.pathOK = splitPath(rq.segsBuf[:0], r.URL.Path)
 	rq.health = rq.pathOK && isHealthPath(rq.segs)
 	// The query, scanned once: rv keeps the ListOptions parameters, q
 	// the others. Below, the ListOptions are decoded for a collection and
@@ -304,17 +319,23 @@ func (rq *request) attributes() auth.Attributes {
 		Namespace: i.Namespace, Name: i.Name}
 }
 
-// splitPath splits a URL path into its segments, outer slashes trimmed.
-// ok is false if a segment is empty ("//"): such a path addresses nothing,
-// so that every object has exactly one path. One slash at each end is
-// allowed.
-func splitPath(p string) (segs []string, ok bool) {
+// splitPath appends the segments of a URL path to dst, outer slashes
+// trimmed. ok is false if a segment is empty ("//"): such a path addresses
+// nothing, so that every object has exactly one path. One slash at each
+// end is allowed.
+func splitPath(dst []string, p string) (segs []string, ok bool) {
 	ok = !strings.Contains(p, "//")
 	t := strings.Trim(p, "/")
 	if t == "" {
 		return nil, ok
 	}
-	return strings.Split(t, "/"), ok
+	for {
+		i := strings.IndexByte(t, '/')
+		if i < 0 {
+			return append(dst, t), ok
+		}
+		dst, t = append(dst, t[:i]), t[i+1:]
+	}
 }
 
 // validPathSegment reports whether name could be a name in a URL path.

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -191,4 +192,22 @@ func FuzzParseRequest(f *testing.F) {
 			}
 		}
 	})
+}
+
+// splitPath gives strings.Split's segments of the trimmed path, in the
+// request's own array up to eight segments and past it too.
+func TestSplitPath(t *testing.T) {
+	for _, p := range []string{"", "/", "//", "/api", "/api/", "api/v1", "/api/v1/namespaces/ns/configmaps",
+		"/apis/g/v1/namespaces/ns/widgets/w/status", "/apis/g/v1/namespaces/ns/widgets/w/status/x/y",
+		"/api//v1", "/a/b/", "///a"} {
+		var buf [8]string
+		got, ok := splitPath(buf[:0], p)
+		var want []string
+		if t := strings.Trim(p, "/"); t != "" {
+			want = strings.Split(t, "/")
+		}
+		if !slices.Equal(got, want) || ok != !strings.Contains(p, "//") {
+			t.Errorf("splitPath(%q) = %q, %v; want %q, %v", p, got, ok, want, !strings.Contains(p, "//"))
+		}
+	}
 }

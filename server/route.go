@@ -152,7 +152,7 @@ func (s *Server) route(method string, rq *request) (*target, error) {
 	if rq.tooLong && (handler == nil || !handler.Path) {
 		return nil, errNotFound()
 	}
-	t := &target{res: res, name: rq.name, sub: rq.info.Subresource, legacyWatch: rq.legacyWatch}
+	t := rq.newTarget(res)
 	if rq.nsPrefix {
 		// Not for a Namespace object itself, whose namespace is its name
 		// only to the authorizer.
@@ -256,7 +256,7 @@ var errPassedOn = errors.New("server: not served by the custom resource handler"
 //     `<verb> is not supported on resources of kind "<plural.group>"`;
 //   - segments after the subresource are not read.
 func routeCustom(rq *request, res *resource) (*target, error) {
-	t := &target{res: res, name: rq.name, sub: rq.info.Subresource, legacyWatch: rq.legacyWatch}
+	t := rq.newTarget(res)
 	if rq.nsPrefix {
 		t.namespace = rq.info.Namespace
 	}
