@@ -313,12 +313,25 @@ func appendSortedManagedFields(dst []byte, e *meta.ManagedFieldsEntry) ([]byte, 
 // sortedFields reports whether raw is written as decoding and writing it
 // again would write it: objects only, compact, each object's member names
 // in strictly increasing order and made of printable ASCII that needs no
-// escape, as a fieldsV1 ({"f:spec":{".":{},"f:x":{}}}) mostly is. Names
-// with escapes (k:{\"type\":...}) are left to the decoder: their order
-// is the decoded names'.
+// escape but \" and \\, as a fieldsV1 ({"f:spec":{".":{},"f:x":{}}},
+// k:{\"type\":\"Ready\"} for a keyed list's item) is. Names are compared
+// decoded, as their decoded map is sorted; other escapes are left to the
+// decoder.
 func sortedFields(raw []byte) bool {
 	i, ok := sortedObject(raw, 0, 0)
 	return ok && i == len(raw)
+}
+
+// unescapeName appends name, a member name whose only escapes are \" and
+// \\ (sortedObject checked), decoded.
+func unescapeName(dst, name []byte) []byte {
+	for i := 0; i < len(name); i++ {
+		if name[i] == '\\' {
+			i++
+		}
+		dst = append(dst, name[i])
+	}
+	return dst
 }
 
 // sortedObject checks the object at raw[i] (see sortedFields) and returns
@@ -328,7 +341,10 @@ func sortedObject(raw []byte, i, depth int) (int, bool) {
 		return i, false
 	}
 	i++
+	// prev is the last name, decoded; names with escapes are decoded
+	// into the two buffers in turn.
 	var prev []byte
+	var bufs [2][]byte
 	for n := 0; ; n++ {
 		if i < len(raw) && raw[i] == '}' && n == 0 {
 			return i + 1, true
@@ -349,9 +365,18 @@ func sortedObject(raw []byte, i, depth int) (int, bool) {
 			return i, false
 		}
 		i++
-		nameStart := i
+		nameStart, escaped := i, false
 		for i < len(raw) && raw[i] != '"' {
-			if c := raw[i]; c < 0x20 || c > 0x7e || c == '\\' || c == '<' || c == '>' || c == '&' {
+			c := raw[i]
+			if c == '\\' {
+				if i+1 < len(raw) && (raw[i+1] == '"' || raw[i+1] == '\\') {
+					escaped = true
+					i += 2
+					continue
+				}
+				return i, false
+			}
+			if c < 0x20 || c > 0x7e || c == '<' || c == '>' || c == '&' {
 				return i, false
 			}
 			i++
@@ -360,6 +385,10 @@ func sortedObject(raw []byte, i, depth int) (int, bool) {
 			return i, false
 		}
 		name := raw[nameStart:i]
+		if escaped {
+			bufs[n%2] = unescapeName(bufs[n%2][:0], name)
+			name = bufs[n%2]
+		}
 		if n > 0 && string(prev) >= string(name) {
 			return i, false
 		}
