@@ -1,13 +1,13 @@
 package server
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
 
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
+	"github.com/apisem/apisem/jsonvalue"
 	"github.com/apisem/apisem/managedfields"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/negotiation"
@@ -142,7 +142,7 @@ func (s *Server) applyTo(t *target, rs *resource, fm *managedfields.FieldManager
 		}
 		warnings = yamlWarnings(strictErr)
 	}
-	doc, err := json.Marshal(merged)
+	doc, err := jsonvalue.AppendJSON(nil, merged) // json.Marshal's bytes, without reflection
 	if err != nil {
 		return nil, nil, err
 	}
