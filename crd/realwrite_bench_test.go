@@ -177,7 +177,8 @@ func realModuleDir(b *testing.B, module, version string) string {
 }
 
 // BenchmarkRealCustomWrite creates, updates (PUT, one string member
-// toggled) and gets custom resources of real definitions (gateway-api's
+// toggled), applies (server-side, the same toggle) and gets custom
+// resources of real definitions (gateway-api's
 // HTTPRoute, cert-manager's Certificate, prometheus-operator's
 // Prometheus, cluster-api's Cluster) through the server's handler, in
 // process: decoding, defaulting, pruning, validation and list-type
@@ -260,6 +261,37 @@ func BenchmarkRealCustomWrite(b *testing.B) {
 					n++
 					p := updateParts[n%2]
 					rv = resourceVersion(b, serve(b, 200, "PUT", w.path+"/u", p[0]+rv+p[1]))
+				}
+				reportCPU(b, start)
+			})
+			// A server-side apply of the whole object by one manager
+			// (as a GitOps tool or a controller applies), one string
+			// member toggled: the first creates the object.
+			md["name"] = "a"
+			delete(md, "resourceVersion")
+			applied := marshal(b, obj)
+			var applyBodies [2]string
+			for n := range applyBodies {
+				applyBodies[n] = strings.ReplaceAll(applied, "@N@", strconv.Itoa(n))
+			}
+			serveApply := func(b *testing.B, code int, body string) {
+				r := httptest.NewRequest("PATCH", w.path+"/a?fieldManager=bench", strings.NewReader(body))
+				r.Header.Set("Content-Type", "application/apply-patch+yaml")
+				r.Header.Set("Accept", "application/json")
+				rec := httptest.NewRecorder()
+				s.ServeHTTP(rec, r)
+				if rec.Code != code {
+					b.Fatalf("apply %s: %d %s", w.path, rec.Code, rec.Body)
+				}
+			}
+			serveApply(b, 201, applyBodies[1])
+			b.Run("apply", func(b *testing.B) {
+				b.ReportAllocs()
+				n := 0
+				start := cputime.Process()
+				for b.Loop() {
+					n++
+					serveApply(b, 200, applyBodies[n%2])
 				}
 				reportCPU(b, start)
 			})

@@ -1,13 +1,13 @@
 package server
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
 
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
+	"github.com/apisem/apisem/jsonvalue"
 	"github.com/apisem/apisem/managedfields"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/negotiation"
@@ -54,6 +54,9 @@ func (s *Server) apply(w http.ResponseWriter, r *http.Request, t *target, v *vie
 		fv := opts.FieldValidation
 		if fv != negotiation.FieldValidationStrict {
 			fv = negotiation.FieldValidationWarn
+		}
+		if configJSON == nil {
+			configJSON = applyConfigJSON(body)
 		}
 		o := v.res.def.New()
 		if fieldWarnings, err = negotiation.Decode(configJSON, negotiation.JSON, o, v.res.decodeOptions(fv)); err != nil {
@@ -139,7 +142,7 @@ func (s *Server) applyTo(t *target, rs *resource, fm *managedfields.FieldManager
 		}
 		warnings = yamlWarnings(strictErr)
 	}
-	doc, err := json.Marshal(merged)
+	doc, err := jsonvalue.AppendJSON(nil, merged) // json.Marshal's bytes, without reflection
 	if err != nil {
 		return nil, nil, err
 	}
@@ -159,10 +162,19 @@ func (s *Server) applyTo(t *target, rs *resource, fm *managedfields.FieldManager
 }
 
 // decodeApplyConfig reads an applied configuration, YAML or JSON, as a
-// JSON object with integers kept exact, and as JSON. What is not an
+// JSON object with integers kept exact, and as JSON (nil when the body,
+// JSON, was read as such: applyConfigJSON gives it). What is not an
 // object is a 400. With strict, strictErr reports duplicate keys, which
 // the plain reading resolves (the last wins).
 func decodeApplyConfig(body []byte, strict bool) (config map[string]any, j []byte, strictErr error, err error) {
+	if config, ok := jsonApplyConfig(body); ok {
+		return config, nil, nil, nil
+	}
+	return yamlApplyConfig(body, strict)
+}
+
+// yamlApplyConfig is decodeApplyConfig by the YAML parser.
+func yamlApplyConfig(body []byte, strict bool) (config map[string]any, j []byte, strictErr error, err error) {
 	if strict {
 		// Parse once when the strict reading succeeds, as it usually does.
 		j, strictErr = yaml.YAMLToJSONStrict(body)
@@ -179,6 +191,17 @@ func decodeApplyConfig(body []byte, strict bool) (config map[string]any, j []byt
 		config = map[string]any{}
 	}
 	return config, j, strictErr, nil
+}
+
+// applyConfigJSON is the JSON of decodeApplyConfig for a body it read
+// as JSON: the YAML reading's, whose numbers are written anew.
+func applyConfigJSON(body []byte) []byte {
+	j, err := yaml.YAMLToJSON(body)
+	if err != nil {
+		// jsonApplyConfig read it alike; as a fallback, the body itself.
+		return body
+	}
+	return j
 }
 
 // dropUnkept removes from an applied configuration the members that

@@ -117,7 +117,18 @@ func TestSMDSchema(t *testing.T) {
 			t.Errorf("%s: %+v", tt.field, l)
 		}
 	}
-	if m := field("struct").Inlined.Map; m == nil || m.ElementRelationship != smdschema.Atomic {
+	resolve := func(n string) smdschema.Atom {
+		a, ok := s.Resolve(field(n))
+		if !ok {
+			t.Fatalf("%s: no type %+v", n, field(n))
+		}
+		return a
+	}
+	// A nested object is a type of its own, named.
+	if r := field("struct"); r.NamedType == nil {
+		t.Errorf("struct inlined: %+v", r)
+	}
+	if m := resolve("struct").Map; m == nil || m.ElementRelationship != smdschema.Atomic {
 		t.Errorf("struct: %+v", m)
 	}
 	if r := field("ref"); *r.NamedType != "E" || r.ElementRelationship == nil || *r.ElementRelationship != smdschema.Atomic {
@@ -126,7 +137,7 @@ func TestSMDSchema(t *testing.T) {
 	if sc := field("time").Inlined.Scalar; sc == nil || *sc != "untyped" {
 		t.Errorf("time: %+v", sc)
 	}
-	if et := field("free").Inlined.Map.ElementType; et.NamedType == nil || *et.NamedType != untypedDeduced {
+	if et := resolve("free").Map.ElementType; et.NamedType == nil || *et.NamedType != untypedDeduced {
 		t.Errorf("free: %+v", et)
 	}
 }

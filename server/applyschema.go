@@ -3,6 +3,7 @@ package server
 import (
 	"maps"
 	"slices"
+	"strconv"
 
 	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
@@ -38,40 +39,79 @@ func untypedAtom(mapElem string, mapRel smdschema.ElementRelationship) smdschema
 	}
 }
 
-// smdSchema converts the named definitions to an smd schema.
+// smdSchema converts the named definitions to an smd schema. Each
+// object schema within a definition becomes a type of its own, which its
+// place refers to by name: structured-merge-diff compares the types of
+// the two sides of a merge or comparison at every node
+// (schema.Atom.Equals), which for an inlined object walks its whole
+// subtree and for a named one compares its fields' names; a large custom
+// resource schema, all inlined, made that a tenth of an update's CPU.
+// Naming changes no answer: a type is found by its name, and a named
+// type's atom is the one inlining would give (its x-kubernetes-map-type,
+// list types and inherited x-kubernetes-preserve-unknown-fields included;
+// TestNamedSchemaAnswers). Only objects are named: an untyped schema
+// (int-or-string, preserved unknown fields without a type) stays inlined,
+// as structured-merge-diff tells an untyped inlined reference from a
+// named one (isUntypedDeducedRef).
 func smdSchema(defs map[string]*openapi.Schema) *smdschema.Schema {
-	out := &smdschema.Schema{}
+	c := &smdConverter{defs: defs, out: &smdschema.Schema{}}
 	for _, name := range slices.Sorted(maps.Keys(defs)) {
 		var a smdschema.Atom
 		if name == rawExtensionSchema {
 			a = untypedAtom(untypedAtomic, smdschema.Atomic)
 		} else {
-			a = smdAtom(defs[name], false)
+			a = c.atom(defs[name], false)
 		}
-		out.Types = append(out.Types, smdschema.TypeDef{Name: name, Atom: a})
+		c.out.Types = append(c.out.Types, smdschema.TypeDef{Name: name, Atom: a})
 	}
-	out.Types = append(out.Types,
+	c.out.Types = append(c.out.Types,
 		smdschema.TypeDef{Name: untypedAtomic, Atom: untypedAtom(untypedAtomic, smdschema.Atomic)},
 		smdschema.TypeDef{Name: untypedDeduced, Atom: untypedAtom(untypedDeduced, smdschema.Separable)})
-	return out
+	return c.out
 }
 
-// smdAtom converts one schema. preserve (x-kubernetes-preserve-unknown-
-// fields, inherited by inlined schemas) gives objects without
+// smdConverter converts definitions, naming their nested objects.
+type smdConverter struct {
+	defs map[string]*openapi.Schema
+	out  *smdschema.Schema
+	n    int // nested objects named so far
+}
+
+// nestedPrefix begins the names of nested object types: definitions are
+// named by reverse domain or Go package, never so.
+const nestedPrefix = "__object_"
+
+// name adds a, the type of a nested object, to the schema under a new
+// name, and returns the name.
+func (c *smdConverter) name(a smdschema.Atom) string {
+	var name string
+	for {
+		c.n++
+		name = nestedPrefix + strconv.Itoa(c.n)
+		if _, taken := c.defs[name]; !taken {
+			break
+		}
+	}
+	c.out.Types = append(c.out.Types, smdschema.TypeDef{Name: name, Atom: a})
+	return name
+}
+
+// atom converts one schema. preserve (x-kubernetes-preserve-unknown-
+// fields, inherited by nested schemas) gives objects without
 // additionalProperties members of any name.
-func smdAtom(s *openapi.Schema, preserve bool) smdschema.Atom {
+func (c *smdConverter) atom(s *openapi.Schema, preserve bool) smdschema.Atom {
 	preserve = preserve || s.PreserveUnknownFields
 	switch s.Type {
 	case "":
 		return smdschema.Atom{
 			Scalar: scalarPtr(smdschema.Scalar("untyped")),
-			List:   smdList(s, preserve),
-			Map:    smdMap(s, preserve),
+			List:   c.list(s, preserve),
+			Map:    c.mapOf(s, preserve),
 		}
 	case "object":
-		return smdschema.Atom{Map: smdMap(s, preserve)}
+		return smdschema.Atom{Map: c.mapOf(s, preserve)}
 	case "array":
-		return smdschema.Atom{List: smdList(s, preserve)}
+		return smdschema.Atom{List: c.list(s, preserve)}
 	case "integer", "number":
 		return smdschema.Atom{Scalar: scalarPtr(smdschema.Numeric)}
 	case "boolean":
@@ -85,8 +125,10 @@ func smdAtom(s *openapi.Schema, preserve bool) smdschema.Atom {
 	return smdschema.Atom{Scalar: scalarPtr(smdschema.Scalar("untyped"))}
 }
 
-// smdRef is the type of a member: a named definition or an inlined one.
-func smdRef(s *openapi.Schema, preserve bool) smdschema.TypeRef {
+// ref is the type of a member, an item or a map value: a definition by
+// its name, a nested object by the name it is given, anything else
+// inlined.
+func (c *smdConverter) ref(s *openapi.Schema, preserve bool) smdschema.TypeRef {
 	if s.Ref != "" {
 		name := s.Ref
 		ref := smdschema.TypeRef{NamedType: &name}
@@ -95,7 +137,12 @@ func smdRef(s *openapi.Schema, preserve bool) smdschema.TypeRef {
 		}
 		return ref
 	}
-	return smdschema.TypeRef{Inlined: smdAtom(s, preserve)}
+	a := c.atom(s, preserve)
+	if s.Type == "object" {
+		name := c.name(a)
+		return smdschema.TypeRef{NamedType: &name}
+	}
+	return smdschema.TypeRef{Inlined: a}
 }
 
 // mapRelationship is x-kubernetes-map-type: atomic, or granular
@@ -110,26 +157,26 @@ func mapRelationship(s *openapi.Schema) smdschema.ElementRelationship {
 	return ""
 }
 
-func smdMap(s *openapi.Schema, preserve bool) *smdschema.Map {
+func (c *smdConverter) mapOf(s *openapi.Schema, preserve bool) *smdschema.Map {
 	m := &smdschema.Map{ElementRelationship: mapRelationship(s)}
 	for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
 		p := s.Properties[name]
-		m.Fields = append(m.Fields, smdschema.StructField{Name: name, Type: smdRef(p, preserve), Default: p.Default})
+		m.Fields = append(m.Fields, smdschema.StructField{Name: name, Type: c.ref(p, preserve), Default: p.Default})
 	}
 	switch {
 	case s.AdditionalProperties != nil:
-		m.ElementType = smdRef(s.AdditionalProperties, preserve)
+		m.ElementType = c.ref(s.AdditionalProperties, preserve)
 	case preserve || len(s.Properties) == 0:
 		m.ElementType = smdschema.TypeRef{NamedType: &untypedDeduced}
 	}
 	return m
 }
 
-// smdList converts an array: x-kubernetes-list-type atomic, set or map
+// list converts an array: x-kubernetes-list-type atomic, set or map
 // (keyed by x-kubernetes-list-map-keys); without it, a strategic merge
 // patch strategy "merge" makes the list a set, or a map keyed by the
 // patch merge key; otherwise it is atomic.
-func smdList(s *openapi.Schema, preserve bool) *smdschema.List {
+func (c *smdConverter) list(s *openapi.Schema, preserve bool) *smdschema.List {
 	l := &smdschema.List{ElementRelationship: smdschema.Atomic}
 	switch s.ListType {
 	case "set":
@@ -145,7 +192,7 @@ func smdList(s *openapi.Schema, preserve bool) *smdschema.List {
 		}
 	}
 	if s.Items != nil {
-		l.ElementType = smdRef(s.Items, preserve)
+		l.ElementType = c.ref(s.Items, preserve)
 	} else {
 		l.ElementType = smdschema.TypeRef{NamedType: &untypedAtomic}
 	}

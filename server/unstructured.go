@@ -313,12 +313,25 @@ func appendSortedManagedFields(dst []byte, e *meta.ManagedFieldsEntry) ([]byte, 
 // sortedFields reports whether raw is written as decoding and writing it
 // again would write it: objects only, compact, each object's member names
 // in strictly increasing order and made of printable ASCII that needs no
-// escape, as a fieldsV1 ({"f:spec":{".":{},"f:x":{}}}) mostly is. Names
-// with escapes (k:{\"type\":...}) are left to the decoder: their order
-// is the decoded names'.
+// escape but \" and \\, as a fieldsV1 ({"f:spec":{".":{},"f:x":{}}},
+// k:{\"type\":\"Ready\"} for a keyed list's item) is. Names are compared
+// decoded, as their decoded map is sorted; other escapes are left to the
+// decoder.
 func sortedFields(raw []byte) bool {
 	i, ok := sortedObject(raw, 0, 0)
 	return ok && i == len(raw)
+}
+
+// unescapeName appends name, a member name whose only escapes are \" and
+// \\ (sortedObject checked), decoded.
+func unescapeName(dst, name []byte) []byte {
+	for i := 0; i < len(name); i++ {
+		if name[i] == '\\' {
+			i++
+		}
+		dst = append(dst, name[i])
+	}
+	return dst
 }
 
 // sortedObject checks the object at raw[i] (see sortedFields) and returns
@@ -328,7 +341,10 @@ func sortedObject(raw []byte, i, depth int) (int, bool) {
 		return i, false
 	}
 	i++
+	// prev is the last name, decoded; names with escapes are decoded
+	// into the two buffers in turn.
 	var prev []byte
+	var bufs [2][]byte
 	for n := 0; ; n++ {
 		if i < len(raw) && raw[i] == '}' && n == 0 {
 			return i + 1, true
@@ -349,9 +365,18 @@ func sortedObject(raw []byte, i, depth int) (int, bool) {
 			return i, false
 		}
 		i++
-		nameStart := i
+		nameStart, escaped := i, false
 		for i < len(raw) && raw[i] != '"' {
-			if c := raw[i]; c < 0x20 || c > 0x7e || c == '\\' || c == '<' || c == '>' || c == '&' {
+			c := raw[i]
+			if c == '\\' {
+				if i+1 < len(raw) && (raw[i+1] == '"' || raw[i+1] == '\\') {
+					escaped = true
+					i += 2
+					continue
+				}
+				return i, false
+			}
+			if c < 0x20 || c > 0x7e || c == '<' || c == '>' || c == '&' {
 				return i, false
 			}
 			i++
@@ -360,6 +385,10 @@ func sortedObject(raw []byte, i, depth int) (int, bool) {
 			return i, false
 		}
 		name := raw[nameStart:i]
+		if escaped {
+			bufs[n%2] = unescapeName(bufs[n%2][:0], name)
+			name = bufs[n%2]
+		}
 		if n > 0 && string(prev) >= string(name) {
 			return i, false
 		}
@@ -566,7 +595,7 @@ func (p fieldPath) Get(obj Object) (any, bool) {
 	case !first.field:
 		return nil, false
 	case first.name == "metadata":
-		m, err := jsonvalue.MapOf(obj.Meta())
+		m, err := metadataMap(obj.Meta(), len(p.steps) < 2 || !p.steps[1].field || p.steps[1].name == "managedFields")
 		if err != nil {
 			return nil, false
 		}
@@ -640,9 +669,9 @@ func JSONPathColumn(def table.Column, path string) (table.Column, error) {
 		return table.Column{}, fmt.Errorf("server: unrecognized column definition %q: %w", path, err)
 	}
 	typ := def.Type
-	top := readsTopLevel(path)
+	top, skipManaged := readsTopLevel(path), skipsManagedFields(path)
 	def.Cell = func(o meta.Object, now time.Time) any {
-		rs, err := t.FindResults(unstructuredRoot(o, top), jsonpath.Options{AllowMissingKeys: true})
+		rs, err := t.FindResults(unstructuredRoot(o, top, skipManaged), jsonpath.Options{AllowMissingKeys: true})
 		if err != nil || len(rs) == 0 || len(rs[0]) == 0 {
 			return nil
 		}
@@ -676,9 +705,10 @@ func readsTopLevel(path string) bool {
 
 // unstructuredRoot returns o as the JSON value a path is evaluated on:
 // an Unstructured's Content alone when the path reads nothing else (see
-// readsTopLevel), otherwise the whole object; a typed object through its
-// JSON.
-func unstructuredRoot(o meta.Object, top bool) any {
+// readsTopLevel), otherwise the whole object, its metadata without
+// managedFields when skipManaged (skipsManagedFields); a typed object
+// through its JSON.
+func unstructuredRoot(o meta.Object, top, skipManaged bool) any {
 	u, ok := o.(*Unstructured)
 	if !ok {
 		var root any
@@ -699,10 +729,59 @@ func unstructuredRoot(o meta.Object, top bool) any {
 	if u.Kind != "" {
 		m["kind"] = u.Kind
 	}
-	if md, err := jsonvalue.MapOf(&u.ObjectMeta); err == nil {
+	if md, err := metadataMap(&u.ObjectMeta, !skipManaged); err == nil {
 		m["metadata"] = md
 	}
 	return m
+}
+
+// metadataMap is jsonvalue.MapOf(m), without managedFields unless
+// withManaged: by far the largest member of most objects' metadata, which
+// a path into another member cannot read. Entries that do not encode,
+// which fail MapOf, keep it.
+func metadataMap(m *meta.ObjectMeta, withManaged bool) (map[string]any, error) {
+	if !withManaged && len(m.ManagedFields) > 0 && managedFieldsEncode(m.ManagedFields) {
+		c := *m
+		c.ManagedFields = nil
+		m = &c
+	}
+	return jsonvalue.MapOf(m)
+}
+
+// managedFieldsEncode reports whether encoding/json encodes es: whether
+// each fieldsV1 is valid JSON, all that may fail.
+func managedFieldsEncode(es []meta.ManagedFieldsEntry) bool {
+	for _, e := range es {
+		if e.FieldsV1 != nil && len(e.FieldsV1.Raw) > 0 && !json.Valid(e.FieldsV1.Raw) {
+			return false
+		}
+	}
+	return true
+}
+
+// skipsManagedFields reports whether a column's path, kubectl's
+// JSONPath, reads metadata only through a member other than
+// managedFields (.metadata.creationTimestamp, .metadata.labels.x): its
+// second step is a plain name, and nothing in JSONPath climbs back.
+func skipsManagedFields(path string) bool {
+	rest, ok := strings.CutPrefix(path, ".metadata.")
+	if !ok {
+		return false
+	}
+	n := strings.IndexAny(rest, ".[")
+	if n < 0 {
+		n = len(rest)
+	}
+	name := rest[:n]
+	if name == "" || name == "managedFields" {
+		return false
+	}
+	for _, r := range name {
+		if r != '_' && r != '-' && !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // jsonCell is the cell of a printer column of type typ for value v.

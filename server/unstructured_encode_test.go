@@ -63,9 +63,14 @@ func TestAppendSortedMetaJSON(t *testing.T) {
 	}
 	for _, raw := range []string{
 		`{}`,
-		`{"f:spec":{".":{},"f:x":{}},"f:metadata":{}}`,         // unsorted
-		`{"f:a":{},"f:a":{"x":{}}}`,                            // duplicate: the last
-		`{"k:{\"type\":\"Ready\"}":{},"k:{\"a\":1}":{}}`,       // escaped names sort decoded
+		`{"f:spec":{".":{},"f:x":{}},"f:metadata":{}}`,                     // unsorted
+		`{"f:a":{},"f:a":{"x":{}}}`,                                        // duplicate: the last
+		`{"k:{\"type\":\"Ready\"}":{},"k:{\"a\":1}":{}}`,                   // escaped names sort decoded
+		`{"k:{\"a\":1}":{},"k:{\"type\":\"Ready\"}":{".":{},"f:type":{}}}`, // escaped, sorted
+		`{"a\"":{},"a#":{}}`, `{"a#":{},"a\"":{}}`,                         // sorted decoded, not as written; and the reverse
+		`{"a\\":{},"a\\\"":{},"a]":{}}`, `{"a\\\"":{},"a\\":{}}`, // backslashes
+		`{"v:\"x\"":{},"v:\"x\"":{}}`, `{"a\"":{},"a\u0022":{}}`, // duplicates decoded
+		`{"a\/":{}}`, `{"a\n":{}}`, `{"a\u0041":{}}`, `{"a\`, `{"a\"}`, // other escapes, cut
 		`{"f:a":{"f:b":{"f:c":{}}},"f:b":{}}`,                  // nested, sorted: as it is
 		`{"f:a":1,"f:b":1.50,"f:c":[1e-7,"x"],"f:d":null}`,     // not objects
 		`{"f:é":{},"f:\u00e9":{}}`,                             // non-ASCII
@@ -153,6 +158,7 @@ func FuzzAppendSortedMetaJSON(f *testing.F) {
 		f.Add(b, tc.m.Name, uint8(0))
 	}
 	f.Add([]byte(`{"f:b":{},"f:a":{"k:{\"x\":\"<\"}":{}}}`), "<\xff>", uint8(0xff))
+	f.Add([]byte(`{"managedFields":[{"fieldsV1":{"f:a":{"k:{\"x\":\"a\\\\\"}":{},"k:{\"x\":\"b\"}":{}},"v:\"#\"":{},"v:\"\\\"\"":{}}}]}`), "", uint8(0))
 	f.Fuzz(func(t *testing.T, raw []byte, s string, mask uint8) {
 		var m meta.ObjectMeta
 		_ = json.Unmarshal(raw, &m)

@@ -318,3 +318,70 @@ func ExampleUnstructured() {
 	// Gizmo g1 red 3
 	// {"apiVersion":"demo.io/v1","kind":"Gizmo","metadata":{"labels":{"tier":"db"},"name":"g1"},"spec":{"color":"blue","size":3}}
 }
+
+// Paths into metadata read it without managedFields only when they go
+// through another member: every cell and field path is what it is with
+// the whole metadata.
+func TestMetadataPathsWithoutManagedFields(t *testing.T) {
+	var u Unstructured
+	if err := json.Unmarshal([]byte(`{"apiVersion":"demo.io/v1","kind":"Gizmo",
+		"metadata":{"name":"g1","labels":{"tier":"web"},"creationTimestamp":"2024-05-06T07:08:09Z",
+			"managedFields":[{"manager":"m","operation":"Apply","apiVersion":"demo.io/v1","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:x":{}}}}]},
+		"spec":{"x":1}}`), &u); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2024, 5, 6, 8, 8, 9, 0, time.UTC)
+	for _, tt := range []struct {
+		path string
+		skip bool
+		want any
+	}{
+		{".metadata.creationTimestamp", true, "60m"},
+		{".metadata.labels.tier", true, "web"},
+		{".metadata.labels['tier']", true, "web"},
+		{".metadata.name", true, "g1"},
+		{".metadata.managedFields[0].manager", false, "m"},
+		{".metadata.managedFields[*].operation", false, "Apply"},
+		{".metadata['managedFields'][0].manager", false, "m"},
+		{".metadata..manager", false, "m"},
+		{"..manager", false, "m"},
+		{".metadata.managedFields", false, `[{"apiVersion":"demo.io/v1","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:x":{}}},"manager":"m","operation":"Apply"}]`},
+		{".metadata.*", false, nil}, // the first of metadata's values: any
+	} {
+		if got := skipsManagedFields(tt.path); got != tt.skip {
+			t.Errorf("skipsManagedFields(%q) = %v", tt.path, got)
+		}
+		typ := "string"
+		if tt.path == ".metadata.creationTimestamp" {
+			typ = "date"
+		}
+		col, err := JSONPathColumn(table.Column{Name: "c", Type: typ}, tt.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := col.Cell(&u, now); tt.want != nil && got != tt.want {
+			t.Errorf("cell of %q = %#v; want %#v", tt.path, got, tt.want)
+		}
+	}
+	for path, want := range map[string]any{
+		".metadata.name":                          "g1",
+		".metadata.managedFields[0].manager":      "m",
+		".metadata['managedFields'][0].operation": "Apply",
+		".metadata.labels.tier":                   "web",
+	} {
+		p, err := parseFieldPath(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := p.Get(&u); !ok || got != want {
+			t.Errorf("%s = %#v %v; want %#v", path, got, ok, want)
+		}
+	}
+	// An entry that does not encode fails the metadata, as before.
+	bad := u.DeepCopy()
+	bad.ManagedFields[0].FieldsV1.Raw = []byte(`{`)
+	p, _ := parseFieldPath(".metadata.name")
+	if v, ok := p.Get(bad); ok {
+		t.Errorf("metadata with an invalid entry read: %v", v)
+	}
+}
