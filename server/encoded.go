@@ -88,36 +88,40 @@ func (c *codec) metadataJSON(m *meta.ObjectMeta) ([]byte, error) {
 }
 
 // appendWithMeta appends the encoding of o to dst: e, made of o when its
-// metadata was other, with o's metadata spliced in.
+// metadata was other, with o's metadata spliced in. The metadata is
+// written to a scratch buffer first, so that dst grows once, to the
+// exact size: the result is usually a stored version's cached JSON,
+// kept (and charged to the history) as long as the version.
 func (c *codec) appendWithMeta(dst []byte, e encoded, o Object) ([]byte, error) {
 	if e.end == 0 {
 		return c.appendJSON(dst, o, c.res.TypedListItems)
 	}
-	if c.unstructured {
-		mj, err := c.metadataJSON(o.Meta())
-		if err != nil {
-			return dst, err
-		}
-		dst = slices.Grow(dst, len(e.b)-(e.end-e.meta)+len(mj)) // one allocation
-		dst = append(dst, e.b[:e.meta]...)
-		dst = append(dst, mj...)
-		return append(dst, e.b[e.end:]...), nil
+	buf, _ := c.scratch.Get().(*[]byte)
+	if buf == nil {
+		buf = new([]byte)
 	}
-	// The metadata a store gives grows the write's by little: room for
-	// it makes this one allocation too.
-	dst = slices.Grow(dst, len(e.b)+metaSlack)
-	dst = append(dst, e.b[:e.meta]...)
-	dst, err := appendMetaJSON(dst, o.Meta())
+	defer c.scratch.Put(buf)
+	var mj []byte
+	var err error
+	if c.unstructured {
+		mj, err = appendSortedMetaJSON((*buf)[:0], o.Meta())
+	} else {
+		mj, err = appendMetaJSON((*buf)[:0], o.Meta())
+	}
 	if err != nil {
 		return dst, err
 	}
+	if cap(mj) <= maxScratch {
+		*buf = mj
+	}
+	dst = slices.Grow(dst, len(e.b)-(e.end-e.meta)+len(mj))
+	dst = append(dst, e.b[:e.meta]...)
+	dst = append(dst, mj...)
 	return append(dst, e.b[e.end:]...), nil
 }
 
-// metaSlack is what appendWithMeta allows for a stored version's metadata
-// beyond the write's: a uid, a resourceVersion, a creationTimestamp and
-// their names.
-const metaSlack = 160
+// maxScratch bounds the scratch buffers a codec keeps for metadata.
+const maxScratch = 64 << 10
 
 // managedFieldsBound bounds the length the JSON of entries adds to an
 // object's: what a create's encoding, made before the write's

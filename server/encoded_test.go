@@ -59,8 +59,9 @@ func TestWithMetaIsTheEncoding(t *testing.T) {
 			t.Fatal(err)
 		}
 		m.ResourceVersion, m.UID, m.Generation = "42", "u-1", 7
+		m.CreationTimestamp = metaJSONCases[1].m.CreationTimestamp
 		m.ManagedFields = []meta.ManagedFieldsEntry{{Manager: "m", Operation: "Apply", FieldsType: "FieldsV1",
-			FieldsV1: &meta.FieldsV1{Raw: json.RawMessage(`{"f:spec":{}}`)}}}
+			FieldsV1: &meta.FieldsV1{Raw: json.RawMessage(`{"f:spec":{}}`)}}, metaJSONCases[1].m.ManagedFields[0]}
 		got, err := c.appendWithMeta(nil, e, o)
 		if err != nil {
 			t.Fatal(err)
@@ -71,6 +72,14 @@ func TestWithMetaIsTheEncoding(t *testing.T) {
 		}
 		if string(got) != string(want) {
 			t.Errorf("%s: spliced\n%s\nwant\n%s", tc.name, got, want)
+		}
+		if tc.splits {
+			// One allocation, of the result's size: a create's metadata
+			// (and its managedFields) would not fit a guess.
+			allocs := testing.AllocsPerRun(10, func() { _, _ = c.appendWithMeta(nil, e, o) })
+			if allocs != 1 {
+				t.Errorf("%s: appendWithMeta makes %v allocations; want 1", tc.name, allocs)
+			}
 		}
 		if n, same, err := c.final(e, o, want); err != nil || n != len(want) || !same {
 			t.Errorf("%s: final = %d, %v, %v; want %d, the same", tc.name, n, same, err, len(want))
