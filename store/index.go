@@ -297,6 +297,13 @@ func (tx *indexTx[T]) insertInner(n *inner[T], h int, e *entry[T], live bool) (*
 	}
 	// A child split: put its right half at i+1, splitting n first if full.
 	var right *inner[T]
+	if n.n == innerMax && i+1 == innerMax {
+		// Past the last child of a full node: as insertLeaf, the new
+		// node begins with it.
+		right = &inner[T]{owner: tx.id}
+		insertChild(right, 0, newKey, newCount, newKid)
+		return n, right
+	}
 	if n.n == innerMax {
 		half := innerMax / 2
 		right = &inner[T]{owner: tx.id, n: innerMax - half}
@@ -337,8 +344,18 @@ func removeChild[T meta.Object](n *inner[T], i int) {
 // insertLeaf inserts e into l and returns l's replacement and, if l had to
 // split, its new right sibling.
 func (tx *indexTx[T]) insertLeaf(l *leaf[T], e *entry[T], live bool) (*leaf[T], *leaf[T]) {
-	l = tx.mutLeaf(l)
 	j := l.search(e.key)
+	if l.n == leafMax && j == leafMax {
+		// Past the last entry of a full leaf, as each key of an
+		// ascending load (names from a counter) goes: l stays as it is,
+		// full, and the new leaf begins with e. Halves would leave
+		// every leaf of the load half empty, the tree a level taller
+		// and each path a create copies longer (BenchmarkIndex).
+		right := &leaf[T]{owner: tx.id}
+		insertEntry(right, 0, e, live)
+		return l, right
+	}
+	l = tx.mutLeaf(l)
 	var right *leaf[T]
 	if l.n == leafMax {
 		half := leafMax / 2
