@@ -21,11 +21,17 @@ import (
 // keep whatever root they loaded.
 
 const (
-	leafMax   = 64 // entries per leaf; the live bits fit one uint64
-	leafMin   = leafMax / 4
-	innerMax  = 16
-	innerMin  = innerMax / 4
-	maxHeight = 24 // far above what 2^63 entries need with these fan-outs
+	leafMax = 64 // entries per leaf; the live bits fit one uint64
+	leafMin = leafMax / 4
+	// innerMax is the fan-out of interior nodes: every create copies one
+	// per level, and 8 children make a node of 240 bytes; 16 made one of
+	// 480, a level less, and more bytes per path (BenchmarkCreate).
+	innerMax = 8
+	innerMin = innerMax / 4
+	// maxHeight bounds the height (cursor and path arrays): far above
+	// what a store reaches, as a level is added only when the root is
+	// full (height 10 holds 2^36 entries in full nodes).
+	maxHeight = 48
 )
 
 type leaf[T meta.Object] struct {
@@ -45,7 +51,7 @@ type inner[T meta.Object] struct {
 	counts [innerMax]uint32 // live entries under child i
 	// kids are the children: *inner[T] above height 1, *leaf[T] at
 	// height 1 (kid and leaf). One array for both makes a node, which
-	// every create copies along its path, 480 bytes instead of 640.
+	// every create copies along its path, smaller.
 	kids [innerMax]unsafe.Pointer
 }
 

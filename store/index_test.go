@@ -208,9 +208,9 @@ func TestIndexSequential(t *testing.T) {
 		checkIndex(t, &x, m)
 		if !desc {
 			// An ascending load fills its leaves and nodes: 313 leaves
-			// of 64 entries (the last of 32) under 20 nodes of 16
-			// leaves (the last of 9), under two, under the root, where
-			// splits in halves left 624 leaves.
+			// of 64 entries (the last of 32) under 40 full nodes and
+			// one of a leaf, under 6, under the root, where splits in
+			// halves left 624 leaves.
 			if leaves := countLeaves(x.root, x.height); leaves != (20000+leafMax-1)/leafMax || x.height != 3 {
 				t.Errorf("ascending load: %d leaves, height %d; want %d, 3", leaves, x.height, (20000+leafMax-1)/leafMax)
 			}
