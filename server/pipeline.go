@@ -271,18 +271,18 @@ func (s *Server) createObject(ctx context.Context, t *target, o Object, opts sto
 	// The store takes the object as it is; its JSON is the write's with
 	// the metadata the store fills in.
 	c := t.res.codec
-	c.inflight.put(w.obj, pending{enc: w.enc})
-	done = func() { c.inflight.remove(w.obj) }
+	obj := w.obj // not w, which then stays on the stack
+	c.inflight.put(obj, pending{enc: w.enc})
 	opts.Handoff = true
-	out, err = t.res.store.Create(ctx, w.obj, opts)
+	out, err = t.res.store.Create(ctx, obj, opts)
 	switch {
-	case err != nil || out != w.obj:
+	case err != nil || out != obj:
 	case opts.DryRun:
-		return out, done, nil
+		return out, func() { c.inflight.remove(obj) }, nil
 	default:
 		_, err = c.st.Encoded(out, c.itemJSON)
 	}
-	done()
+	c.inflight.remove(obj)
 	return out, nop, err
 }
 
