@@ -56,7 +56,8 @@ type codec struct {
 	inflight *inflight
 	// now is the server's clock, for Table cells.
 	now func() time.Time
-	// scratch holds *[]byte buffers for appendWithMeta.
+	// scratch holds *[]byte buffers: for appendWithMeta, and for the
+	// first encoding of a create (encodeTo).
 	scratch sync.Pool
 }
 
