@@ -255,10 +255,18 @@ func (f *FieldManager) createdEntries(raw []byte, op Operation) []meta.ManagedFi
 	if manager == "" {
 		manager = unknownManager
 	}
-	return []meta.ManagedFieldsEntry{{
-		Manager: manager, Operation: OperationUpdate, APIVersion: string(f.version), Time: op.time(),
-		FieldsType: fieldsTypeV1, FieldsV1: &meta.FieldsV1{Raw: slices.Clone(raw)}, Subresource: op.Subresource,
-	}}
+	// The entry, its time and its fieldsV1 in one allocation: every
+	// create makes one (BenchmarkCreatedShape).
+	e := &struct {
+		entry  [1]meta.ManagedFieldsEntry
+		time   meta.Time
+		fields meta.FieldsV1
+	}{time: op.timeValue(), fields: meta.FieldsV1{Raw: slices.Clone(raw)}}
+	e.entry[0] = meta.ManagedFieldsEntry{
+		Manager: manager, Operation: OperationUpdate, APIVersion: string(f.version), Time: &e.time,
+		FieldsType: fieldsTypeV1, FieldsV1: &e.fields, Subresource: op.Subresource,
+	}
+	return e.entry[:]
 }
 
 // createdFields is the fieldsV1 of created's entry, empty for none; nil

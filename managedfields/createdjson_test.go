@@ -3,9 +3,12 @@ package managedfields
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	kjson "sigs.k8s.io/json"
+
+	"github.com/apisem/apisem/internal/cputime"
 )
 
 // decodeJSON is Created's decode as the server's is: the JSON value
@@ -185,4 +188,29 @@ func FuzzJSONShape(f *testing.F) {
 			t.Errorf("%q and %q have the JSON shape %q but the shapes %q and %q", a, b, ka, sa, sb)
 		}
 	})
+}
+
+// BenchmarkCreatedShape is the managedFields entry of a create whose
+// shape was met before (httpbench's ConfigMaps): a walk of the JSON, a
+// lookup, and the entry.
+func BenchmarkCreatedShape(b *testing.B) {
+	f := newCM()
+	js := []byte(`{"metadata":{"name":"cm-000001","namespace":"hb","labels":{"app":"a1"}},"data":{"k":"` +
+		strings.Repeat("x", 256) + `"}}`)
+	calls := 0
+	op := Operation{Manager: "httpbench", Time: t0}
+	if _, err := f.Created(js, decodeJSON(&calls), op); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	cpu := cputime.Process()
+	for b.Loop() {
+		if _, err := f.Created(js, decodeJSON(&calls), op); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(cputime.Process()-cpu)/float64(b.N), "cpu-ns/op")
+	if calls != 1 {
+		b.Fatalf("%d decodes; want 1", calls)
+	}
 }

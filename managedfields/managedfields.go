@@ -150,8 +150,13 @@ type Operation struct {
 }
 
 func (op Operation) time() *meta.Time {
-	t := meta.NewTime(op.Time.UTC().Truncate(time.Second))
+	t := op.timeValue()
 	return &t
+}
+
+// timeValue is time's value.
+func (op Operation) timeValue() meta.Time {
+	return meta.NewTime(op.Time.UTC().Truncate(time.Second))
 }
 
 // converter converts objects between versions for the merge: a

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/apisem/apisem/envelope"
@@ -55,6 +56,9 @@ type codec struct {
 	inflight *inflight
 	// now is the server's clock, for Table cells.
 	now func() time.Time
+	// scratch holds *[]byte buffers: for appendWithMeta, and for the
+	// first encoding of a create (encodeTo).
+	scratch sync.Pool
 }
 
 func newCodec(r *Resource, st *store.Store[Object], now func() time.Time, f *inflight) *codec {

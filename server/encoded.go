@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"slices"
 	"strings"
@@ -32,6 +33,43 @@ func (c *codec) encode(o Object) (encoded, error) {
 		return encoded{}, err
 	}
 	return c.encodedOf(b, o.Meta()), nil
+}
+
+// encodeTo is encode, into *buf when buf is not nil and o writes its own
+// JSON (JSONAppender) in the form of the list items: for a create, whose
+// first encoding is garbage once the stored version's JSON is spliced
+// from it, so that a buffer serves create after create. *buf keeps the
+// buffer, grown if it had to be.
+func (c *codec) encodeTo(buf *[]byte, o Object) (encoded, error) {
+	a, ok := o.(JSONAppender)
+	if buf == nil || !ok || c.res.TypedListItems || *o.Types() != (meta.TypeMeta{}) {
+		return c.encode(o)
+	}
+	b, err := a.AppendJSON((*buf)[:0])
+	if err == nil && len(b) == 0 {
+		err = errors.New("server: AppendJSON of " + c.res.Kind + " appended nothing")
+	}
+	if err != nil {
+		return encoded{}, err
+	}
+	*buf = b
+	return c.encodedOf(b, o.Meta()), nil
+}
+
+// getScratch returns a buffer of c.scratch, for putScratch to give back.
+func (c *codec) getScratch() *[]byte {
+	if buf, _ := c.scratch.Get().(*[]byte); buf != nil {
+		return buf
+	}
+	return new([]byte)
+}
+
+// putScratch gives buf back to c.scratch, unless it grew too large to
+// keep.
+func (c *codec) putScratch(buf *[]byte) {
+	if cap(*buf) <= maxScratch {
+		c.scratch.Put(buf)
+	}
 }
 
 // encodedOf is b, the JSON of an object with metadata m, as an encoded:
@@ -88,36 +126,35 @@ func (c *codec) metadataJSON(m *meta.ObjectMeta) ([]byte, error) {
 }
 
 // appendWithMeta appends the encoding of o to dst: e, made of o when its
-// metadata was other, with o's metadata spliced in.
+// metadata was other, with o's metadata spliced in. The metadata is
+// written to a scratch buffer first, so that dst grows once, to the
+// exact size: the result is usually a stored version's cached JSON,
+// kept (and charged to the history) as long as the version.
 func (c *codec) appendWithMeta(dst []byte, e encoded, o Object) ([]byte, error) {
 	if e.end == 0 {
 		return c.appendJSON(dst, o, c.res.TypedListItems)
 	}
+	buf := c.getScratch()
+	defer c.putScratch(buf)
+	var mj []byte
+	var err error
 	if c.unstructured {
-		mj, err := c.metadataJSON(o.Meta())
-		if err != nil {
-			return dst, err
-		}
-		dst = slices.Grow(dst, len(e.b)-(e.end-e.meta)+len(mj)) // one allocation
-		dst = append(dst, e.b[:e.meta]...)
-		dst = append(dst, mj...)
-		return append(dst, e.b[e.end:]...), nil
+		mj, err = appendSortedMetaJSON((*buf)[:0], o.Meta())
+	} else {
+		mj, err = appendMetaJSON((*buf)[:0], o.Meta())
 	}
-	// The metadata a store gives grows the write's by little: room for
-	// it makes this one allocation too.
-	dst = slices.Grow(dst, len(e.b)+metaSlack)
-	dst = append(dst, e.b[:e.meta]...)
-	dst, err := appendMetaJSON(dst, o.Meta())
 	if err != nil {
 		return dst, err
 	}
+	*buf = mj
+	dst = slices.Grow(dst, len(e.b)-(e.end-e.meta)+len(mj))
+	dst = append(dst, e.b[:e.meta]...)
+	dst = append(dst, mj...)
 	return append(dst, e.b[e.end:]...), nil
 }
 
-// metaSlack is what appendWithMeta allows for a stored version's metadata
-// beyond the write's: a uid, a resourceVersion, a creationTimestamp and
-// their names.
-const metaSlack = 160
+// maxScratch bounds the scratch buffers a codec keeps.
+const maxScratch = 64 << 10
 
 // managedFieldsBound bounds the length the JSON of entries adds to an
 // object's: what a create's encoding, made before the write's

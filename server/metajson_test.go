@@ -143,3 +143,51 @@ func BenchmarkMetaJSON(b *testing.B) {
 		}
 	})
 }
+
+// fieldsTree takes the objects-of-objects Kubernetes writes as fieldsV1
+// and leaves everything else to json.Valid; it never takes what
+// json.Valid refuses (FuzzFieldsTree).
+func TestFieldsTree(t *testing.T) {
+	for _, tt := range []struct {
+		raw  string
+		want bool
+	}{
+		{`{}`, true},
+		{`{"f:data":{".":{},"f:k":{}},"f:metadata":{"f:labels":{".":{},"f:app":{}}}}`, true},
+		{`{"k:{\"name\":\"c\"}":{}}`, false}, // an escape: json.Valid's
+		{`{"f:a":{"f:b":{"f:c":{}}},"f:d":{}}`, true},
+		{`{"f:é":{}}`, false}, // not ASCII: json.Valid's
+		{`{"f:a":1}`, false},
+		{`{"f:a":{}`, false},
+		{`{"f:a":{}}}`, false},
+		{`{"f:a":{}},`, false},
+		{`{}{}`, false},
+		{`{"f:a":{},}`, false},
+		{`{,"f:a":{}}`, false},
+		{`{"f:a"{}}`, false},
+		{`{"f:a:{}}`, false},
+		{`[]`, false},
+		{``, false},
+		{strings.Repeat(`{"a":`, 10001) + `{}` + strings.Repeat(`}`, 10001), false},
+	} {
+		if got := fieldsTree([]byte(tt.raw)); got != tt.want {
+			t.Errorf("fieldsTree(%.60q) = %v; want %v", tt.raw, got, tt.want)
+		}
+		if fieldsTree([]byte(tt.raw)) && !json.Valid([]byte(tt.raw)) {
+			t.Errorf("fieldsTree(%.60q) takes what json.Valid refuses", tt.raw)
+		}
+	}
+}
+
+// FuzzFieldsTree: what fieldsTree takes is valid JSON, so plainJSON's
+// answer is json.Valid's with or without it.
+func FuzzFieldsTree(f *testing.F) {
+	for _, s := range []string{`{}`, `{"f:a":{"f:b":{}},"f:c":{}}`, `{"f:a":{}}}`, `{"a":{},}`, `{"\u0041":{}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if fieldsTree(raw) && !json.Valid(raw) {
+			t.Fatalf("fieldsTree(%q) = true, but json.Valid refuses it", raw)
+		}
+	})
+}

@@ -32,6 +32,10 @@ type write struct {
 	// only after a hook that may change anything (Admission.Mutate,
 	// Resource.Prepare); changes to metadata are spliced in.
 	enc encoded
+	// scratch, if not nil, is a buffer the first encoding of a create
+	// may be written to: createObject gives it back when the stored
+	// version's JSON is made.
+	scratch *[]byte
 }
 
 // run runs the steps a create and an update share, from defaulting to
@@ -52,7 +56,7 @@ func (s *Server) run(ctx context.Context, w *write, own *owner) (same bool, err 
 	// writes status.conditions).
 	split := def.StatusSubresource && !(w.old == nil && w.t.sub != "status" && zeroStatus(w.obj)) &&
 		!slices.Contains(def.ObjectSubresources, w.t.sub)
-	if w.enc, err = c.encode(w.obj); err != nil {
+	if w.enc, err = c.encodeTo(w.scratch, w.obj); err != nil {
 		return false, err
 	}
 	if split {
@@ -264,25 +268,31 @@ func (s *Server) createObject(ctx context.Context, t *target, o Object, opts sto
 	}
 	o.Meta().UID = "" // the store's, or the one a hook gives (see Resource.Prepare)
 	w := &write{t: t, attrs: attributes(ctx, t, OperationCreate, o.Meta().Name, opts.DryRun), obj: o}
+	c := t.res.codec
+	if !opts.DryRun {
+		// The write's encoding is scratch: once the stored version's
+		// JSON is spliced from it, nothing refers to it.
+		w.scratch = c.getScratch()
+		defer c.putScratch(w.scratch)
+	}
 	if _, err := s.run(ctx, w, own); err != nil {
 		return nil, nop, err
 	}
 	opts.UID = w.obj.Meta().UID
 	// The store takes the object as it is; its JSON is the write's with
 	// the metadata the store fills in.
-	c := t.res.codec
-	c.inflight.put(w.obj, pending{enc: w.enc})
-	done = func() { c.inflight.remove(w.obj) }
+	obj := w.obj // not w, which then stays on the stack
+	c.inflight.put(obj, pending{enc: w.enc})
 	opts.Handoff = true
-	out, err = t.res.store.Create(ctx, w.obj, opts)
+	out, err = t.res.store.Create(ctx, obj, opts)
 	switch {
-	case err != nil || out != w.obj:
+	case err != nil || out != obj:
 	case opts.DryRun:
-		return out, done, nil
+		return out, func() { c.inflight.remove(obj) }, nil
 	default:
 		_, err = c.st.Encoded(out, c.itemJSON)
 	}
-	done()
+	c.inflight.remove(obj)
 	return out, nop, err
 }
 

@@ -334,6 +334,22 @@ func BenchmarkIndex(b *testing.B) {
 				}
 			}
 		})
+		b.Run(fmt.Sprintf("append/n=%d", n), func(b *testing.B) {
+			// Keys past the last, each in its own batch on the index
+			// the one before made, as creates of names from a counter
+			// go: B/op is the path each copies.
+			y := x
+			id := uint64(n + 1)
+			b.ReportAllocs()
+			cpu := cputime.Process()
+			for b.Loop() {
+				tx := indexTx[*widget]{x: y, id: id}
+				tx.insert(&entry[*widget]{key: fmt.Sprintf("widgets/ns/obj-%07d-%09d", n, id)}, true)
+				y = tx.x
+				id++
+			}
+			b.ReportMetric(float64(cputime.Process()-cpu)/float64(b.N), "cpu-ns/op")
+		})
 		b.Run(fmt.Sprintf("insert/n=%d", n), func(b *testing.B) {
 			fresh := make([]*entry[*widget], 1<<16)
 			for i := range fresh {

@@ -21,11 +21,17 @@ import (
 // keep whatever root they loaded.
 
 const (
-	leafMax   = 64 // entries per leaf; the live bits fit one uint64
-	leafMin   = leafMax / 4
-	innerMax  = 16
-	innerMin  = innerMax / 4
-	maxHeight = 24 // far above what 2^63 entries need with these fan-outs
+	leafMax = 64 // entries per leaf; the live bits fit one uint64
+	leafMin = leafMax / 4
+	// innerMax is the fan-out of interior nodes: every create copies one
+	// per level, and 8 children make a node of 240 bytes; 16 made one of
+	// 480, a level less, and more bytes per path (BenchmarkCreate).
+	innerMax = 8
+	innerMin = innerMax / 4
+	// maxHeight bounds the height (cursor and path arrays): far above
+	// what a store reaches, as a level is added only when the root is
+	// full (height 10 holds 2^36 entries in full nodes).
+	maxHeight = 48
 )
 
 type leaf[T meta.Object] struct {
@@ -45,7 +51,7 @@ type inner[T meta.Object] struct {
 	counts [innerMax]uint32 // live entries under child i
 	// kids are the children: *inner[T] above height 1, *leaf[T] at
 	// height 1 (kid and leaf). One array for both makes a node, which
-	// every create copies along its path, 480 bytes instead of 640.
+	// every create copies along its path, smaller.
 	kids [innerMax]unsafe.Pointer
 }
 
@@ -297,6 +303,13 @@ func (tx *indexTx[T]) insertInner(n *inner[T], h int, e *entry[T], live bool) (*
 	}
 	// A child split: put its right half at i+1, splitting n first if full.
 	var right *inner[T]
+	if n.n == innerMax && i+1 == innerMax {
+		// Past the last child of a full node: as insertLeaf, the new
+		// node begins with it.
+		right = &inner[T]{owner: tx.id}
+		insertChild(right, 0, newKey, newCount, newKid)
+		return n, right
+	}
 	if n.n == innerMax {
 		half := innerMax / 2
 		right = &inner[T]{owner: tx.id, n: innerMax - half}
@@ -337,8 +350,18 @@ func removeChild[T meta.Object](n *inner[T], i int) {
 // insertLeaf inserts e into l and returns l's replacement and, if l had to
 // split, its new right sibling.
 func (tx *indexTx[T]) insertLeaf(l *leaf[T], e *entry[T], live bool) (*leaf[T], *leaf[T]) {
-	l = tx.mutLeaf(l)
 	j := l.search(e.key)
+	if l.n == leafMax && j == leafMax {
+		// Past the last entry of a full leaf, as each key of an
+		// ascending load (names from a counter) goes: l stays as it is,
+		// full, and the new leaf begins with e. Halves would leave
+		// every leaf of the load half empty, the tree a level taller
+		// and each path a create copies longer (BenchmarkIndex).
+		right := &leaf[T]{owner: tx.id}
+		insertEntry(right, 0, e, live)
+		return l, right
+	}
+	l = tx.mutLeaf(l)
 	var right *leaf[T]
 	if l.n == leafMax {
 		half := leafMax / 2

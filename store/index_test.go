@@ -206,8 +206,29 @@ func TestIndexSequential(t *testing.T) {
 		}
 		slices.Sort(m.keys)
 		checkIndex(t, &x, m)
+		if !desc {
+			// An ascending load fills its leaves and nodes: 313 leaves
+			// of 64 entries (the last of 32) under 40 full nodes and
+			// one of a leaf, under 6, under the root, where splits in
+			// halves left 624 leaves.
+			if leaves := countLeaves(x.root, x.height); leaves != (20000+leafMax-1)/leafMax || x.height != 3 {
+				t.Errorf("ascending load: %d leaves, height %d; want %d, 3", leaves, x.height, (20000+leafMax-1)/leafMax)
+			}
+		}
 		if got, want := x.liveIn("k001000", "k002000"), m.rank("k002000")-m.rank("k001000"); got != want {
 			t.Fatalf("liveIn = %d, want %d", got, want)
 		}
 	}
+}
+
+// countLeaves returns the number of leaves under n, at height h.
+func countLeaves(n *inner[*widget], h int) int {
+	if h == 1 {
+		return n.n
+	}
+	total := 0
+	for i := 0; i < n.n; i++ {
+		total += countLeaves(n.kid(i), h-1)
+	}
+	return total
 }

@@ -286,23 +286,38 @@ func parseGroupVersion(gv string) (group, version string, ok bool) {
 func ManagedFields(path string, entries []meta.ManagedFieldsEntry) []status.FieldError {
 	var errs []status.FieldError
 	for i, e := range entries {
-		p := path + "[" + strconv.Itoa(i) + "]"
+		// The entry's path, made for an error only: every write
+		// validates its entries, and they are valid.
+		p := func() string { return path + "[" + strconv.Itoa(i) + "]" }
 		switch e.Operation {
 		case "":
-			errs = append(errs, status.Required(p+".operation", "must not be empty"))
+			errs = append(errs, status.Required(p()+".operation", "must not be empty"))
 		case "Apply", "Update":
 		default:
-			errs = append(errs, status.NotSupported(p+".operation", e.Operation, "Apply", "Update"))
+			errs = append(errs, status.NotSupported(p()+".operation", e.Operation, "Apply", "Update"))
 		}
 		if e.FieldsType != "" && e.FieldsType != "FieldsV1" {
-			errs = append(errs, status.InvalidValue(p+".fieldsType", e.FieldsType, "must be `FieldsV1`"))
+			errs = append(errs, status.InvalidValue(p()+".fieldsType", e.FieldsType, "must be `FieldsV1`"))
 		}
-		errs = append(errs, FieldManager(p+".manager", e.Manager)...)
+		if len(e.Manager) > MaxFieldManagerLength || !printable(e.Manager) {
+			errs = append(errs, FieldManager(p()+".manager", e.Manager)...)
+		}
 		if len(e.Subresource) > MaxSubresourceLength {
-			errs = append(errs, status.TooLong(p+".subresource", MaxSubresourceLength))
+			errs = append(errs, status.TooLong(p()+".subresource", MaxSubresourceLength))
 		}
 	}
 	return errs
+}
+
+// printable reports whether every character of s is printable, as
+// FieldManager requires.
+func printable(s string) bool {
+	for _, r := range s {
+		if !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // FieldManager validates a field manager name (a managedFields[].manager or
