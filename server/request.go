@@ -110,6 +110,10 @@ type request struct {
 	// no copy of its *http.Request.
 	warn   warnings
 	warnOn bool
+
+	// audit is the AuditRecorder of the writer the audit hook passed on
+	// (withAuditRecorder), nil without one: AddAuditAnnotation's.
+	audit AuditRecorder
 }
 
 // noQuery is the query of a request without one; it is never written.
