@@ -11,9 +11,11 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	pdbhelper "k8s.io/component-helpers/apps/poddisruptionbudget"
 	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
 
+	"github.com/apisem/apisem/auth"
 	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/server"
@@ -53,23 +55,38 @@ const evictionAttempts = 5
 // disruption controller catches up.
 const maxDisruptedPods = 2000
 
-// evict answers pods/<name>/eviction.
+// evict answers pods/<name>/eviction. The Eviction is put to admission
+// as kube-apiserver's create handler and EvictionREST put it: the
+// mutating phase first, the validating phase once the eviction's own
+// checks have passed, with the attributes of a create of pods/eviction
+// (the Eviction of policy/v1, whatever version was posted).
 func evict(pods *server.Resource) func(http.ResponseWriter, *http.Request, server.SubresourceRequest) error {
 	return func(w http.ResponseWriter, r *http.Request, req server.SubresourceRequest) error {
 		ctx := r.Context()
-		queryDryRun, err := negotiation.ParseDryRun(r.URL.Query()["dryRun"], negotiation.CreateOptions)
+		queryDryRun := r.URL.Query()["dryRun"]
+		dryRun, err := negotiation.ParseDryRun(queryDryRun, negotiation.CreateOptions)
 		if err != nil {
 			return err
 		}
-		var ev policyv1.Eviction
-		if err := decodeBody(r, &ev); err != nil {
+		ev := &policyv1.Eviction{}
+		if err := decodeBody(r, ev); err != nil {
 			return err
 		}
-		if ev.Name != req.Name {
+		a, obj, err := admitSubresource(ctx, req, pods, "eviction", dryRun, ev)
+		if err != nil {
+			return err
+		}
+		ev = obj.Value.(*policyv1.Eviction) // as admission left it, its metadata in obj
+		if obj.Name != req.Name {
 			return status.NewBadRequest("name in URL does not match name in Eviction object")
 		}
-		opts := store.DeleteOptions{DryRun: queryDryRun}
+		opts := store.DeleteOptions{DryRun: dryRun}
 		if d := ev.DeleteOptions; d != nil {
+			if d.IgnoreStoreReadErrorWithClusterBreakingPotential != nil && *d.IgnoreStoreReadErrorWithClusterBreakingPotential {
+				return status.NewInvalid(status.GroupKind{Group: "policy", Kind: "Eviction"}, req.Name,
+					status.InvalidValue("deleteOptions.ignoreStoreReadErrorWithClusterBreakingPotential", true,
+						"can not be set for pod eviction, try after removing the option"))
+			}
 			opts.GracePeriodSeconds = d.GracePeriodSeconds
 			if d.Preconditions != nil {
 				opts.Preconditions = store.Preconditions{UID: (*string)(d.Preconditions.UID), ResourceVersion: d.Preconditions.ResourceVersion}
@@ -78,7 +95,14 @@ func evict(pods *server.Resource) func(http.ResponseWriter, *http.Request, serve
 				if opts.DryRun, err = negotiation.ParseDryRun(d.DryRun, negotiation.DeleteOptions); err != nil {
 					return err
 				}
+			} else {
+				// The options the eviction deletes with take the
+				// request's dryRun, which validating admission sees.
+				d.DryRun = queryDryRun
 			}
+		}
+		if err := req.Server.AdmitValidating(ctx, a, obj, nil); err != nil {
+			return err
 		}
 		e := eviction{pods: pods, req: req, opts: opts, clientVersion: opts.Preconditions.ResourceVersion != nil}
 		if err := e.run(ctx); err != nil {
@@ -86,6 +110,40 @@ func evict(pods *server.Resource) func(http.ResponseWriter, *http.Request, serve
 		}
 		return writeSuccess(w)
 	}
+}
+
+// admitSubresource puts v, the object of a create of pods' subresource
+// sub (an Eviction, a Binding), to the mutating phase of admission, as
+// kube-apiserver's create handler: with the request's namespace, which
+// v's must be, and the URL's name. It returns the attributes of the
+// create and the object as admission left it, for the validating phase.
+func admitSubresource(ctx context.Context, req server.SubresourceRequest, pods *server.Resource, sub string, dryRun bool, v runtime.Object) (server.Attributes, *Object, error) {
+	m := objectMetaOf(v)
+	switch {
+	case m.Namespace == "":
+		m.Namespace = req.Namespace
+	case m.Namespace != req.Namespace:
+		return server.Attributes{}, nil, status.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	a := createAttributes(ctx, pods, sub, req.Namespace, req.Name, dryRun)
+	obj := &Object{}
+	if err := setVersioned(obj, v); err != nil {
+		return a, nil, err
+	}
+	if err := req.Server.AdmitMutating(ctx, a, obj, nil); err != nil {
+		return a, nil, err
+	}
+	return a, obj, nil
+}
+
+// createAttributes are the admission attributes of a create that the
+// request of ctx makes of res's subresource sub (or of res, for ""), of
+// the object of that namespace and name.
+func createAttributes(ctx context.Context, res *server.Resource, sub, namespace, name string, dryRun bool) server.Attributes {
+	a := server.Attributes{Operation: server.OperationCreate, Verb: "create", Resource: res, Subresource: sub,
+		Namespace: namespace, Name: name, DryRun: dryRun}
+	a.User, _ = auth.UserFrom(ctx)
+	return a
 }
 
 // eviction is one eviction of the Pod req names.

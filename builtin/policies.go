@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	apitypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/apiserver/pkg/admission"
+	auditinternal "k8s.io/apiserver/pkg/apis/audit"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/generic"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/matching"
@@ -183,7 +184,7 @@ func (p *Policies) Validate(ctx context.Context, a server.Attributes, obj, old s
 	if err != nil || len(hooks) == 0 {
 		return err
 	}
-	attrs := admissionAttributes(a, obj, old)
+	attrs := admissionAttributes(ctx, a, obj, old)
 	ctx = warning.WithWarningRecorder(ctx, serverWarnings{ctx})
 	err = p.dispatch.Dispatch(ctx, attrs, objectInterfaces{sv.equiv}, hooks)
 	if err == nil {
@@ -509,13 +510,13 @@ func toKube(err error) error {
 // validating admission gets them: the new and old objects in the version
 // written (a write of the scale subresource has autoscaling/v1 Scales),
 // the request's options and user. The objects are made when a policy
-// reads them, which most writes' policies do not.
-func admissionAttributes(a server.Attributes, obj, old server.Object) *lazyAttributes {
+// reads them, which most writes' policies do not. The annotations the
+// dispatcher adds (auditAnnotations, the Audit action's failures) go to
+// the audit event of ctx's request.
+func admissionAttributes(ctx context.Context, a server.Attributes, obj, old server.Object) *lazyAttributes {
 	r := a.Resource
-	gvk := schema.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind}
-	if a.Subresource == "scale" && r.Scale != nil {
-		gvk = autoscalingv1.SchemeGroupVersion.WithKind("Scale")
-	}
+	g, v, k := a.Kind() // a subresource's: a Scale, an Eviction
+	gvk := schema.GroupVersionKind{Group: g, Version: v, Kind: k}
 	name := a.Name
 	if name == "" && obj != nil {
 		name = obj.Meta().Name // generated
@@ -538,7 +539,7 @@ func admissionAttributes(a server.Attributes, obj, old server.Object) *lazyAttri
 	}
 	opts.GetObjectKind().SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind(string(op[:1]) + strings.ToLower(string(op[1:])) + "Options"))
 	u := a.User
-	l := &lazyAttributes{}
+	l := &lazyAttributes{ctx: ctx}
 	l.Attributes = admission.NewAttributesRecord(nil, nil, gvk, a.Namespace, name,
 		schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Plural}, a.Subresource,
 		op, opts, a.DryRun, &user.DefaultInfo{Name: u.Name, UID: u.UID, Groups: u.Groups, Extra: u.Extra})
@@ -548,10 +549,33 @@ func admissionAttributes(a server.Attributes, obj, old server.Object) *lazyAttri
 }
 
 // lazyAttributes are admission attributes whose objects are converted
-// when first asked for.
+// when first asked for, and whose annotations are the audit event's of
+// the request.
 type lazyAttributes struct {
 	admission.Attributes
+	ctx      context.Context
 	obj, old lazyObject
+}
+
+// AddAnnotation adds an annotation to the request's audit event, as
+// kube-apiserver's admission passes its plugins' annotations to it
+// (admission.WithAudit): the record checks the key's form and refuses a
+// second value, as there.
+func (l *lazyAttributes) AddAnnotation(key, value string) error {
+	return l.AddAnnotationWithLevel(key, value, auditinternal.LevelMetadata)
+}
+
+// AddAnnotationWithLevel is AddAnnotation at a level. One above Metadata
+// (a webhook's patch, recorded at Request level) is left out of the
+// event: server.AddAuditAnnotation's are recorded at every level.
+func (l *lazyAttributes) AddAnnotationWithLevel(key, value string, level auditinternal.Level) error {
+	if err := l.Attributes.AddAnnotationWithLevel(key, value, level); err != nil {
+		return err
+	}
+	if level == auditinternal.LevelMetadata {
+		server.AddAuditAnnotation(l.ctx, key, value)
+	}
+	return nil
 }
 
 type lazyObject struct {
@@ -696,6 +720,12 @@ func (p *Policies) served(s *server.Server) *served {
 		}
 		if r.Scale != nil {
 			sv.equiv.RegisterKindFor(gvr, "scale", autoscalingv1.SchemeGroupVersion.WithKind("Scale"))
+		}
+		for _, sr := range r.Subresources {
+			if sr.Kind != "" {
+				g, v, k := server.Attributes{Resource: r, Subresource: sr.Name}.Kind()
+				sv.equiv.RegisterKindFor(gvr, sr.Name, schema.GroupVersionKind{Group: g, Version: v, Kind: k})
+			}
 		}
 	}
 	p.cur = sv
