@@ -43,8 +43,8 @@ import (
 //     it is still the Pod that was judged (its resourceVersion), unless
 //     the client set a resourceVersion precondition of its own.
 //
-// The budget's status write has no managedFields entry (kube-apiserver's
-// is its own client's, manager kube-apiserver).
+// The budget's status is written as kube-apiserver's loopback client
+// writes it (takeDisruption).
 
 // evictionAttempts bounds the tries of an eviction whose Pod changes
 // between its reading and its deletion (kube-apiserver retries too).
@@ -197,7 +197,7 @@ func (e *eviction) run(ctx context.Context) error {
 		}
 		return err
 	}
-	if err := e.takeDisruption(ctx, budget.Name, p.Name); err != nil {
+	if err := e.takeDisruption(ctx, budget, p.Name); err != nil {
 		return err
 	}
 	return e.delete(ctx, p, false)
@@ -236,19 +236,40 @@ func (e *eviction) budget(ctx context.Context, p *Object) (*Object, error) {
 // budgets returns the store of PodDisruptionBudgets, nil if they are not
 // served.
 func (e *eviction) budgets() store.Backend[server.Object] {
+	if r := e.budgetResource(); r != nil {
+		return e.req.Server.StoreOf(r)
+	}
+	return nil
+}
+
+// budgetResource returns the resource of PodDisruptionBudgets, nil if
+// they are not served.
+func (e *eviction) budgetResource() *server.Resource {
 	for _, r := range e.req.Server.Resources() {
 		if r.Group == "policy" && r.Plural == "poddisruptionbudgets" {
-			return e.req.Server.StoreOf(r)
+			return r
 		}
 	}
 	return nil
 }
 
+// loopbackUser is the user of kube-apiserver's loopback client, with
+// which its eviction writes a budget's status (its uid is made at each
+// start).
+var loopbackUser = auth.User{Name: "system:apiserver", Groups: []string{"system:authenticated", "system:masters"}}
+
 // takeDisruption takes one of the budget's allowed disruptions for the
-// Pod pod, or refuses the eviction as the budget's state says. A dry run
-// checks and writes nothing.
-func (e *eviction) takeDisruption(ctx context.Context, budget, pod string) error {
-	_, err := e.budgets().GuaranteedUpdate(ctx, e.req.Namespace, budget, store.UpdateOptions{DryRun: e.opts.DryRun},
+// Pod pod, or refuses the eviction as the budget's state says. It writes
+// the budget's status as kube-apiserver's eviction does, through its
+// loopback client: an update of poddisruptionbudgets/status by
+// system:apiserver, field manager kube-apiserver, put to admission. A dry
+// run checks and writes nothing.
+func (e *eviction) takeDisruption(ctx context.Context, budget *Object, pod string) error {
+	if e.opts.DryRun {
+		return refusal(budget.Name, budget.Generation, budget.Value.(*policyv1.PodDisruptionBudget))
+	}
+	ctx = auth.WithUser(ctx, loopbackUser)
+	_, err := e.req.Server.Update(ctx, e.budgetResource(), "status", e.req.Namespace, budget.Name, "kube-apiserver", false,
 		func(cur server.Object) (server.Object, error) {
 			o := cur.DeepCopyObject().(*Object)
 			b := o.Value.(*policyv1.PodDisruptionBudget)
