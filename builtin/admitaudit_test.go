@@ -108,8 +108,11 @@ var moments = regexp.MustCompile(`"(lastTransitionTime|budgeted)":"[^"]*"`)
 // event, denied writes' too; evictions and bindings are put to the
 // policies, which see what they see on the reference (an Eviction of
 // policy/v1, also when a v1beta1 one is posted; a Binding of the
-// bindings resource or of pods/binding); and the budget an eviction takes
-// a disruption from has kube-apiserver's managedFields entry for it.
+// bindings resource or of pods/binding), and NamespaceLifecycle refuses
+// an eviction in a terminating namespace; an eviction's own checks come
+// in kube-apiserver's order (the namespace, then the name, then its
+// deleteOptions); and the budget an eviction takes a disruption from has
+// kube-apiserver's managedFields entry for it.
 func TestRecordedAdmitAudit(t *testing.T) {
 	url, log := auditedPolicyServer(t)
 	b, err := os.ReadFile("testdata/reference/admitaudit.json")
