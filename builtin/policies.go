@@ -184,7 +184,8 @@ func (p *Policies) Validate(ctx context.Context, a server.Attributes, obj, old s
 	if err != nil || len(hooks) == 0 {
 		return err
 	}
-	attrs := admissionAttributes(ctx, a, obj, old)
+	attrs := admissionAttributes(a, obj, old)
+	attrs.ctx = ctx // the dispatcher's annotations go to the request's audit event
 	ctx = warning.WithWarningRecorder(ctx, serverWarnings{ctx})
 	err = p.dispatch.Dispatch(ctx, attrs, objectInterfaces{sv.equiv}, hooks)
 	if err == nil {
@@ -510,10 +511,8 @@ func toKube(err error) error {
 // validating admission gets them: the new and old objects in the version
 // written (a write of the scale subresource has autoscaling/v1 Scales),
 // the request's options and user. The objects are made when a policy
-// reads them, which most writes' policies do not. The annotations the
-// dispatcher adds (auditAnnotations, the Audit action's failures) go to
-// the audit event of ctx's request.
-func admissionAttributes(ctx context.Context, a server.Attributes, obj, old server.Object) *lazyAttributes {
+// reads them, which most writes' policies do not.
+func admissionAttributes(a server.Attributes, obj, old server.Object) *lazyAttributes {
 	r := a.Resource
 	g, v, k := a.Kind() // a subresource's: a Scale, an Eviction
 	gvk := schema.GroupVersionKind{Group: g, Version: v, Kind: k}
@@ -539,7 +538,7 @@ func admissionAttributes(ctx context.Context, a server.Attributes, obj, old serv
 	}
 	opts.GetObjectKind().SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind(string(op[:1]) + strings.ToLower(string(op[1:])) + "Options"))
 	u := a.User
-	l := &lazyAttributes{ctx: ctx}
+	l := &lazyAttributes{}
 	l.Attributes = admission.NewAttributesRecord(nil, nil, gvk, a.Namespace, name,
 		schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Plural}, a.Subresource,
 		op, opts, a.DryRun, &user.DefaultInfo{Name: u.Name, UID: u.UID, Groups: u.Groups, Extra: u.Extra})
@@ -553,6 +552,8 @@ func admissionAttributes(ctx context.Context, a server.Attributes, obj, old serv
 // the request.
 type lazyAttributes struct {
 	admission.Attributes
+	// ctx is the request's, whose audit event takes the annotations
+	// (nil: none does).
 	ctx      context.Context
 	obj, old lazyObject
 }
@@ -572,7 +573,7 @@ func (l *lazyAttributes) AddAnnotationWithLevel(key, value string, level auditin
 	if err := l.Attributes.AddAnnotationWithLevel(key, value, level); err != nil {
 		return err
 	}
-	if level == auditinternal.LevelMetadata {
+	if level == auditinternal.LevelMetadata && l.ctx != nil {
 		server.AddAuditAnnotation(l.ctx, key, value)
 	}
 	return nil
