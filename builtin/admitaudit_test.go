@@ -103,7 +103,9 @@ var moments = regexp.MustCompile(`"(lastTransitionTime|budgeted)":"[^"]*"`)
 // TestRecordedAdmitAudit replays testdata/reference/admitaudit.json,
 // recorded from kube-apiserver 1.37.1 (record-admitaudit.go), and
 // compares the audit events of its writes with those the reference
-// logged (admitaudit-audit.json): a ValidatingAdmissionPolicy's
+// logged (admitaudit-audit.json: objectRef, responseStatus, the Success
+// of an eviction or binding included, and annotations): a
+// ValidatingAdmissionPolicy's
 // auditAnnotations and the failures of its Audit action are in the
 // event, denied writes' too; evictions and bindings are put to the
 // policies, which see what they see on the reference (an Eviction of
@@ -170,6 +172,13 @@ func TestRecordedAdmitAudit(t *testing.T) {
 		if g.Verb != w.Verb || g.RequestURI != w.RequestURI || g.ResponseStatus.Code != w.ResponseStatus.Code {
 			t.Errorf("event %d: %s %s %d, want %s %s %d", i, g.Verb, g.RequestURI, g.ResponseStatus.Code, w.Verb, w.RequestURI, w.ResponseStatus.Code)
 			continue
+		}
+		gr, _ := json.Marshal(g.ObjectRef)
+		wr, _ := json.Marshal(w.ObjectRef)
+		gs, _ := json.Marshal(g.ResponseStatus)
+		ws, _ := json.Marshal(w.ResponseStatus)
+		if !bytes.Equal(gr, wr) || !bytes.Equal(gs, ws) {
+			t.Errorf("%s %s: objectRef, responseStatus\n  %s %s\nwant\n  %s %s", w.Verb, w.RequestURI, gr, gs, wr, ws)
 		}
 		ga, _ := json.Marshal(g.Annotations)
 		wa, _ := json.Marshal(w.Annotations)

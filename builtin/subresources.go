@@ -328,8 +328,20 @@ func decodeBody(r *http.Request, into runtime.Object) error {
 }
 
 // writeSuccess writes the Status kube-apiserver answers a created
-// binding or eviction with.
+// binding or eviction with, and tells the audit log behind w (an
+// AuditRecorder), whose event records it as kube-apiserver's does.
 func writeSuccess(w http.ResponseWriter) error {
+	for rw := w; rw != nil; {
+		if rec, ok := rw.(server.AuditRecorder); ok {
+			rec.AuditStatus(&status.Status{Status: status.StatusSuccess, Code: http.StatusCreated})
+			break
+		}
+		u, ok := rw.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			break
+		}
+		rw = u.Unwrap()
+	}
 	b, err := json.Marshal(metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
 		Status: metav1.StatusSuccess, Code: http.StatusCreated})
 	if err != nil {
