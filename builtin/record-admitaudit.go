@@ -5,11 +5,13 @@
 // with auditAnnotations and the Audit action, and for evictions and
 // bindings under policies that match them; and the managedFields of a
 // PodDisruptionBudget an eviction takes a disruption from. From builtin/,
-// with the reference of ../shared/reference running with an audit policy
-// that records every request at Metadata level
-// (--audit-policy-file, --audit-log-path=$AUDIT_LOG):
+// with the reference of ../shared/reference running with the audit policy
+// testdata/reference/admitaudit-policy.yaml (every anonymous request at
+// Metadata level) and a log:
 //
-//	API=https://127.0.0.1:6443 AUDIT_LOG=/path/audit.log go run record-admitaudit.go
+//	API_EXTRA_FLAGS="--audit-policy-file=$PWD/testdata/reference/admitaudit-policy.yaml --audit-log-path=/tmp/audit.log" \
+//	  WARM_RESTART=0 ../../shared/reference/start-reference.sh
+//	API=https://127.0.0.1:6443 AUDIT_LOG=/tmp/audit.log go run record-admitaudit.go
 //
 // It writes testdata/reference/admitaudit.json, the requests and
 // answers, and admitaudit-audit.json, the audit events of those
