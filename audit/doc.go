@@ -33,7 +33,9 @@
 // response's code and, for a Status answer, its status, message, reason
 // and details; and the annotations the server adds: the authorizer's
 // decision (authorization.k8s.io/decision, allow or forbid) and reason
-// (authorization.k8s.io/reason). At Request level the request's body is
+// (authorization.k8s.io/reason), and those admission adds
+// (server.AddAuditAnnotation: a ValidatingAdmissionPolicy's
+// auditAnnotations and Audit action, in the ResponseComplete event). At Request level the request's body is
 // recorded (requestObject), at RequestResponse level the response's too
 // (responseObject), for resource requests only, as kube-apiserver does.
 // TestRecorded checks a run of requests against the events kube-apiserver

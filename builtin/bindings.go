@@ -32,8 +32,8 @@ func bindingsResource(defs *definitions) (*server.Resource, error) {
 		New:         func() server.Object { return &Object{Value: k.newValue()} },
 		DecodeProto: k.decodeProto,
 		CheckTypes:  k.checkTypes,
-		Create:      createBinding,
 	}
+	r.Create = func(ctx context.Context, req server.CreateRequest) error { return createBinding(ctx, r, req) }
 	if err := defs.describe(k, r); err != nil {
 		return nil, err
 	}
@@ -43,11 +43,14 @@ func bindingsResource(defs *definitions) (*server.Resource, error) {
 // createBinding is kube-apiserver's LegacyBindingREST: the Binding's
 // name is the Pod's. Its uid is never a precondition here: the server
 // drops a created object's uid, as the create handler does (only
-// pods/binding keeps it).
-func createBinding(ctx context.Context, req server.CreateRequest) error {
+// pods/binding keeps it). The Binding is put to admission as a create
+// of res, bindings.
+func createBinding(ctx context.Context, res *server.Resource, req server.CreateRequest) error {
 	o := req.Object.(*Object)
-	b := o.Value.(*corev1.Binding)
-	b.ObjectMeta = metav1.ObjectMeta{Name: o.Name, UID: types.UID(o.UID), ResourceVersion: o.ResourceVersion, Annotations: o.Annotations}
+	a := createAttributes(ctx, res, "", req.Namespace, o.Name, req.DryRun)
+	if err := req.Server.AdmitMutating(ctx, a, o, nil); err != nil {
+		return err
+	}
 	var pods store.Backend[server.Object]
 	for _, r := range req.Server.Resources() {
 		if r.Group == "" && r.Plural == "pods" {
@@ -57,18 +60,32 @@ func createBinding(ctx context.Context, req server.CreateRequest) error {
 	if pods == nil {
 		return status.NewNotFound(podsResource, o.Name)
 	}
-	return assignPod(ctx, pods, req.Namespace, b, req.DryRun)
+	return assignPod(ctx, pods, req.Namespace, bindingOf(o), req.DryRun, func() error { return req.Server.AdmitValidating(ctx, a, o, nil) })
+}
+
+// bindingOf returns the Binding o holds with the metadata the binding
+// registry reads: the name, and the uid, resourceVersion and
+// annotations it applies to the Pod.
+func bindingOf(o *Object) *corev1.Binding {
+	b := *o.Value.(*corev1.Binding)
+	b.ObjectMeta = metav1.ObjectMeta{Name: o.Name, Namespace: o.Namespace, UID: types.UID(o.UID),
+		ResourceVersion: o.ResourceVersion, Annotations: o.Annotations}
+	return &b
 }
 
 // assignPod binds the Pod b names to b's node, as kube-apiserver's
 // BindingREST: it sets spec.nodeName, b's annotations and the
 // PodScheduled condition, once; b's uid and resourceVersion, when set,
-// are preconditions. A dry run changes nothing. Both forms of binding
-// (bindings, pods/binding) end here.
-func assignPod(ctx context.Context, pods store.Backend[server.Object], namespace string, b *corev1.Binding, dryRun bool) error {
+// are preconditions. A dry run changes nothing. validate is the
+// validating phase of admission, which comes after the Binding's
+// validation. Both forms of binding (bindings, pods/binding) end here.
+func assignPod(ctx context.Context, pods store.Backend[server.Object], namespace string, b *corev1.Binding, dryRun bool, validate func() error) error {
 	if b.Target.Name == "" {
 		// kube-apiserver's aggregate of ValidatePodBinding: a 500.
 		return status.New(http.StatusInternalServerError, status.ReasonUnknown, "target.name: Required value", nil)
+	}
+	if err := validate(); err != nil {
+		return err
 	}
 	// The checks of the storage's key, in its order.
 	switch {

@@ -105,7 +105,11 @@
 // A Binding posted to pods/<name>/binding, or to the bindings resource
 // (POST /api/v1/namespaces/<ns>/bindings, its older form, which keeps
 // no objects: server.Resource.Create), binds the Pod to a node as
-// kube-apiserver's binding registry does.
+// kube-apiserver's binding registry does. Bindings and a Pod's evictions
+// are put to admission (server.Options.Admission, Policies) as a
+// cluster's: creates of pods/binding, bindings or pods/eviction, of a
+// Binding or a policy/v1 Eviction, the mutating phase on the decoded
+// object and the validating phase once the registry's own checks pass.
 //
 // The differential test writes valid and invalid objects of 46 kinds to
 // the server over HTTP and gives the same input to Kubernetes' own
@@ -129,7 +133,8 @@
 //	p.Bind(s)
 //
 // A write (create, update, patch, apply, deletion, and the writes of
-// subresources, a scale's object being its autoscaling/v1 Scale) is
+// subresources, a scale's object being its autoscaling/v1 Scale, an
+// eviction's its policy/v1 Eviction, a binding's its Binding) is
 // matched against each bound policy's matchConstraints and each
 // binding's matchResources (resourceRules, excludeResourceRules,
 // namespaceSelector, objectSelector, matchPolicy Equivalent across the
@@ -141,10 +146,15 @@
 // answers errors. By the binding's validationActions, a failed validation
 // is the cluster's 422 (or 403 and the others of its reason) "<resource>
 // \"<name>\" is forbidden: ValidatingAdmissionPolicy '<policy>' with
-// binding '<binding>' denied request: <message>", and a Warn the
-// cluster's Warning header. TestRecordedPolicies replays a transcript
-// recorded from kube-apiserver 1.37.1 (testdata/reference/policies.json).
-// Policies are never applied to policies and bindings themselves, as in
+// binding '<binding>' denied request: <message>", a Warn the cluster's
+// Warning header, and an Audit the annotation
+// validation.policy.admission.k8s.io/validation_failure (a JSON list of
+// the failures) of the request's audit event, where the values of
+// auditAnnotations are too, as "<policy>/<key>" (server.AddAuditAnnotation;
+// a denied write's included). TestRecordedPolicies replays a transcript
+// recorded from kube-apiserver 1.37.1 (testdata/reference/policies.json),
+// TestRecordedAdmitAudit the audit events of such writes
+// (admitaudit-audit.json). Policies are never applied to policies and bindings themselves, as in
 // kube-apiserver.
 //
 // It differs from a cluster in these:
@@ -158,9 +168,6 @@
 //     that passes here may need to wait for the policy on a cluster.
 //   - When several policies deny one write, the message names the first
 //     by policy name; a cluster names one of them in no set order.
-//   - Audit, and the values of auditAnnotations, reach no audit log: the
-//     server gives admission no place to put audit annotations. An
-//     auditAnnotation that fails under failurePolicy Fail still denies.
 //   - The CEL authorizer variable asks PolicyOptions.Authorizer, and
 //     without one allows every check; request.userInfo is the
 //     request's user, empty without an authenticator (a cluster's
@@ -280,9 +287,11 @@
 //     one (a Node with an address) they answer 503. services/proxy is
 //     always the 503 of a Service without endpoints.
 //     serviceaccounts/token answers 405: there is no token signer.
-//     Bindings and evictions are not put to server.Options.Admission; the
-//     disruption an eviction takes is written to its budget's status
-//     without a managedFields entry (a cluster's names kube-apiserver).
+//   - The status write by which an eviction takes a disruption from its
+//     PodDisruptionBudget is made as kube-apiserver's loopback client
+//     makes it (user system:apiserver, field manager kube-apiserver, put
+//     to admission) but is no request of its own: the audit log has no
+//     event of it (server.Update).
 //   - There is no controller and no scheduler: a Pod stays Pending, a
 //     Deployment makes no ReplicaSet, a PodDisruptionBudget's status
 //     stays as written (an eviction it selects answers 429 until a test

@@ -11,9 +11,11 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	pdbhelper "k8s.io/component-helpers/apps/poddisruptionbudget"
 	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
 
+	"github.com/apisem/apisem/auth"
 	"github.com/apisem/apisem/negotiation"
 	"github.com/apisem/apisem/rv"
 	"github.com/apisem/apisem/server"
@@ -41,8 +43,8 @@ import (
 //     it is still the Pod that was judged (its resourceVersion), unless
 //     the client set a resourceVersion precondition of its own.
 //
-// The budget's status write has no managedFields entry (kube-apiserver's
-// is its own client's, manager kube-apiserver).
+// The budget's status is written as kube-apiserver's loopback client
+// writes it (takeDisruption).
 
 // evictionAttempts bounds the tries of an eviction whose Pod changes
 // between its reading and its deletion (kube-apiserver retries too).
@@ -53,23 +55,38 @@ const evictionAttempts = 5
 // disruption controller catches up.
 const maxDisruptedPods = 2000
 
-// evict answers pods/<name>/eviction.
+// evict answers pods/<name>/eviction. The Eviction is put to admission
+// as kube-apiserver's create handler and EvictionREST put it: the
+// mutating phase first, the validating phase once the eviction's own
+// checks have passed, with the attributes of a create of pods/eviction
+// (the Eviction of policy/v1, whatever version was posted).
 func evict(pods *server.Resource) func(http.ResponseWriter, *http.Request, server.SubresourceRequest) error {
 	return func(w http.ResponseWriter, r *http.Request, req server.SubresourceRequest) error {
 		ctx := r.Context()
-		queryDryRun, err := negotiation.ParseDryRun(r.URL.Query()["dryRun"], negotiation.CreateOptions)
+		queryDryRun := r.URL.Query()["dryRun"]
+		dryRun, err := negotiation.ParseDryRun(queryDryRun, negotiation.CreateOptions)
 		if err != nil {
 			return err
 		}
-		var ev policyv1.Eviction
-		if err := decodeBody(r, &ev); err != nil {
+		ev := &policyv1.Eviction{}
+		if err := decodeBody(r, ev); err != nil {
 			return err
 		}
-		if ev.Name != req.Name {
+		a, obj, err := admitSubresource(ctx, req, pods, "eviction", dryRun, ev)
+		if err != nil {
+			return err
+		}
+		ev = obj.Value.(*policyv1.Eviction) // as admission left it, its metadata in obj
+		if obj.Name != req.Name {
 			return status.NewBadRequest("name in URL does not match name in Eviction object")
 		}
-		opts := store.DeleteOptions{DryRun: queryDryRun}
+		opts := store.DeleteOptions{DryRun: dryRun}
 		if d := ev.DeleteOptions; d != nil {
+			if d.IgnoreStoreReadErrorWithClusterBreakingPotential != nil && *d.IgnoreStoreReadErrorWithClusterBreakingPotential {
+				return status.NewInvalid(status.GroupKind{Group: "policy", Kind: "Eviction"}, req.Name,
+					status.InvalidValue("deleteOptions.ignoreStoreReadErrorWithClusterBreakingPotential", true,
+						"can not be set for pod eviction, try after removing the option"))
+			}
 			opts.GracePeriodSeconds = d.GracePeriodSeconds
 			if d.Preconditions != nil {
 				opts.Preconditions = store.Preconditions{UID: (*string)(d.Preconditions.UID), ResourceVersion: d.Preconditions.ResourceVersion}
@@ -78,7 +95,14 @@ func evict(pods *server.Resource) func(http.ResponseWriter, *http.Request, serve
 				if opts.DryRun, err = negotiation.ParseDryRun(d.DryRun, negotiation.DeleteOptions); err != nil {
 					return err
 				}
+			} else {
+				// The options the eviction deletes with take the
+				// request's dryRun, which validating admission sees.
+				d.DryRun = queryDryRun
 			}
+		}
+		if err := req.Server.AdmitValidating(ctx, a, obj, nil); err != nil {
+			return err
 		}
 		e := eviction{pods: pods, req: req, opts: opts, clientVersion: opts.Preconditions.ResourceVersion != nil}
 		if err := e.run(ctx); err != nil {
@@ -86,6 +110,40 @@ func evict(pods *server.Resource) func(http.ResponseWriter, *http.Request, serve
 		}
 		return writeSuccess(w)
 	}
+}
+
+// admitSubresource puts v, the object of a create of pods' subresource
+// sub (an Eviction, a Binding), to the mutating phase of admission, as
+// kube-apiserver's create handler: with the request's namespace, which
+// v's must be, and the URL's name. It returns the attributes of the
+// create and the object as admission left it, for the validating phase.
+func admitSubresource(ctx context.Context, req server.SubresourceRequest, pods *server.Resource, sub string, dryRun bool, v runtime.Object) (server.Attributes, *Object, error) {
+	m := objectMetaOf(v)
+	switch {
+	case m.Namespace == "":
+		m.Namespace = req.Namespace
+	case m.Namespace != req.Namespace:
+		return server.Attributes{}, nil, status.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	a := createAttributes(ctx, pods, sub, req.Namespace, req.Name, dryRun)
+	obj := &Object{}
+	if err := setVersioned(obj, v); err != nil {
+		return a, nil, err
+	}
+	if err := req.Server.AdmitMutating(ctx, a, obj, nil); err != nil {
+		return a, nil, err
+	}
+	return a, obj, nil
+}
+
+// createAttributes are the admission attributes of a create that the
+// request of ctx makes of res's subresource sub (or of res, for ""), of
+// the object of that namespace and name.
+func createAttributes(ctx context.Context, res *server.Resource, sub, namespace, name string, dryRun bool) server.Attributes {
+	a := server.Attributes{Operation: server.OperationCreate, Verb: "create", Resource: res, Subresource: sub,
+		Namespace: namespace, Name: name, DryRun: dryRun}
+	a.User, _ = auth.UserFrom(ctx)
+	return a
 }
 
 // eviction is one eviction of the Pod req names.
@@ -139,7 +197,7 @@ func (e *eviction) run(ctx context.Context) error {
 		}
 		return err
 	}
-	if err := e.takeDisruption(ctx, budget.Name, p.Name); err != nil {
+	if err := e.takeDisruption(ctx, budget, p.Name); err != nil {
 		return err
 	}
 	return e.delete(ctx, p, false)
@@ -178,19 +236,40 @@ func (e *eviction) budget(ctx context.Context, p *Object) (*Object, error) {
 // budgets returns the store of PodDisruptionBudgets, nil if they are not
 // served.
 func (e *eviction) budgets() store.Backend[server.Object] {
+	if r := e.budgetResource(); r != nil {
+		return e.req.Server.StoreOf(r)
+	}
+	return nil
+}
+
+// budgetResource returns the resource of PodDisruptionBudgets, nil if
+// they are not served.
+func (e *eviction) budgetResource() *server.Resource {
 	for _, r := range e.req.Server.Resources() {
 		if r.Group == "policy" && r.Plural == "poddisruptionbudgets" {
-			return e.req.Server.StoreOf(r)
+			return r
 		}
 	}
 	return nil
 }
 
+// loopbackUser is the user of kube-apiserver's loopback client, with
+// which its eviction writes a budget's status (its uid is made at each
+// start).
+var loopbackUser = auth.User{Name: "system:apiserver", Groups: []string{"system:authenticated", "system:masters"}}
+
 // takeDisruption takes one of the budget's allowed disruptions for the
-// Pod pod, or refuses the eviction as the budget's state says. A dry run
-// checks and writes nothing.
-func (e *eviction) takeDisruption(ctx context.Context, budget, pod string) error {
-	_, err := e.budgets().GuaranteedUpdate(ctx, e.req.Namespace, budget, store.UpdateOptions{DryRun: e.opts.DryRun},
+// Pod pod, or refuses the eviction as the budget's state says. It writes
+// the budget's status as kube-apiserver's eviction does, through its
+// loopback client: an update of poddisruptionbudgets/status by
+// system:apiserver, field manager kube-apiserver, put to admission. A dry
+// run checks and writes nothing.
+func (e *eviction) takeDisruption(ctx context.Context, budget *Object, pod string) error {
+	if e.opts.DryRun {
+		return refusal(budget.Name, budget.Generation, budget.Value.(*policyv1.PodDisruptionBudget))
+	}
+	ctx = auth.WithUser(ctx, loopbackUser)
+	_, err := e.req.Server.Update(ctx, e.budgetResource(), "status", e.req.Namespace, budget.Name, "kube-apiserver", false,
 		func(cur server.Object) (server.Object, error) {
 			o := cur.DeepCopyObject().(*Object)
 			b := o.Value.(*policyv1.PodDisruptionBudget)

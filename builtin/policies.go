@@ -27,6 +27,7 @@ import (
 	"k8s.io/apiserver/pkg/admission/plugin/policy/matching"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
+	auditinternal "k8s.io/apiserver/pkg/apis/audit"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/cel/environment"
@@ -184,6 +185,7 @@ func (p *Policies) Validate(ctx context.Context, a server.Attributes, obj, old s
 		return err
 	}
 	attrs := admissionAttributes(a, obj, old)
+	attrs.ctx = ctx // the dispatcher's annotations go to the request's audit event
 	ctx = warning.WithWarningRecorder(ctx, serverWarnings{ctx})
 	err = p.dispatch.Dispatch(ctx, attrs, objectInterfaces{sv.equiv}, hooks)
 	if err == nil {
@@ -512,10 +514,8 @@ func toKube(err error) error {
 // reads them, which most writes' policies do not.
 func admissionAttributes(a server.Attributes, obj, old server.Object) *lazyAttributes {
 	r := a.Resource
-	gvk := schema.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind}
-	if a.Subresource == "scale" && r.Scale != nil {
-		gvk = autoscalingv1.SchemeGroupVersion.WithKind("Scale")
-	}
+	g, v, k := a.Kind() // a subresource's: a Scale, an Eviction
+	gvk := schema.GroupVersionKind{Group: g, Version: v, Kind: k}
 	name := a.Name
 	if name == "" && obj != nil {
 		name = obj.Meta().Name // generated
@@ -548,10 +548,35 @@ func admissionAttributes(a server.Attributes, obj, old server.Object) *lazyAttri
 }
 
 // lazyAttributes are admission attributes whose objects are converted
-// when first asked for.
+// when first asked for, and whose annotations are the audit event's of
+// the request.
 type lazyAttributes struct {
 	admission.Attributes
+	// ctx is the request's, whose audit event takes the annotations
+	// (nil: none does).
+	ctx      context.Context
 	obj, old lazyObject
+}
+
+// AddAnnotation adds an annotation to the request's audit event, as
+// kube-apiserver's admission passes its plugins' annotations to it
+// (admission.WithAudit): the record checks the key's form and refuses a
+// second value, as there.
+func (l *lazyAttributes) AddAnnotation(key, value string) error {
+	return l.AddAnnotationWithLevel(key, value, auditinternal.LevelMetadata)
+}
+
+// AddAnnotationWithLevel is AddAnnotation at a level. One above Metadata
+// (a webhook's patch, recorded at Request level) is left out of the
+// event: server.AddAuditAnnotation's are recorded at every level.
+func (l *lazyAttributes) AddAnnotationWithLevel(key, value string, level auditinternal.Level) error {
+	if err := l.Attributes.AddAnnotationWithLevel(key, value, level); err != nil {
+		return err
+	}
+	if level == auditinternal.LevelMetadata && l.ctx != nil {
+		server.AddAuditAnnotation(l.ctx, key, value)
+	}
+	return nil
 }
 
 type lazyObject struct {
@@ -703,6 +728,12 @@ func servedOf(s *server.Server) *served {
 		}
 		if r.Scale != nil {
 			sv.equiv.RegisterKindFor(gvr, "scale", autoscalingv1.SchemeGroupVersion.WithKind("Scale"))
+		}
+		for _, sr := range r.Subresources {
+			if sr.Kind != "" {
+				g, v, k := server.Attributes{Resource: r, Subresource: sr.Name}.Kind()
+				sv.equiv.RegisterKindFor(gvr, sr.Name, schema.GroupVersionKind{Group: g, Version: v, Kind: k})
+			}
 		}
 	}
 	return sv

@@ -51,7 +51,7 @@ func (k *kind) subresources(r *server.Resource) []server.Subresource {
 	case k.Group == "" && k.Kind == "Pod":
 		return []server.Subresource{
 			{Name: "attach", Kind: "PodAttachOptions", Verbs: connect, Serve: podStream("attach")},
-			{Name: "binding", Kind: "Binding", Verbs: []string{"create"}, Serve: bind},
+			{Name: "binding", Kind: "Binding", Verbs: []string{"create"}, Serve: bind(r)},
 			{Name: "eviction", Group: "policy", Version: "v1", Kind: "Eviction", Verbs: []string{"create"}, Serve: evict(r)},
 			{Name: "exec", Kind: "PodExecOptions", Verbs: connect, Serve: podStream("exec")},
 			{Name: "log", Verbs: []string{"get"}, Serve: podLog},
@@ -328,8 +328,20 @@ func decodeBody(r *http.Request, into runtime.Object) error {
 }
 
 // writeSuccess writes the Status kube-apiserver answers a created
-// binding or eviction with.
+// binding or eviction with, and tells the audit log behind w (an
+// AuditRecorder), whose event records it as kube-apiserver's does.
 func writeSuccess(w http.ResponseWriter) error {
+	for rw := w; rw != nil; {
+		if rec, ok := rw.(server.AuditRecorder); ok {
+			rec.AuditStatus(&status.Status{Status: status.StatusSuccess, Code: http.StatusCreated})
+			break
+		}
+		u, ok := rw.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			break
+		}
+		rw = u.Unwrap()
+	}
 	b, err := json.Marshal(metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
 		Status: metav1.StatusSuccess, Code: http.StatusCreated})
 	if err != nil {
@@ -342,26 +354,33 @@ func writeSuccess(w http.ResponseWriter) error {
 }
 
 // bind assigns a Pod to a node, as kube-apiserver's BindingREST
-// (assignPod); dryRun=All changes nothing.
-func bind(w http.ResponseWriter, r *http.Request, req server.SubresourceRequest) error {
-	dryRun, err := negotiation.ParseDryRun(r.URL.Query()["dryRun"], negotiation.CreateOptions)
-	if err != nil {
-		return err
+// (assignPod); dryRun=All changes nothing. The Binding is put to
+// admission as a create of pods/binding, the validating phase once
+// the binding's own checks have passed.
+func bind(pods *server.Resource) func(http.ResponseWriter, *http.Request, server.SubresourceRequest) error {
+	return func(w http.ResponseWriter, r *http.Request, req server.SubresourceRequest) error {
+		ctx := r.Context()
+		dryRun, err := negotiation.ParseDryRun(r.URL.Query()["dryRun"], negotiation.CreateOptions)
+		if err != nil {
+			return err
+		}
+		var b corev1.Binding
+		if err := decodeBody(r, &b); err != nil {
+			return err
+		}
+		a, obj, err := admitSubresource(ctx, req, pods, "binding", dryRun, &b)
+		if err != nil {
+			return err
+		}
+		if obj.Name != req.Name {
+			return status.NewBadRequest("name in URL does not match name in Binding object")
+		}
+		validate := func() error { return req.Server.AdmitValidating(ctx, a, obj, nil) }
+		if err := assignPod(ctx, req.Store, req.Namespace, bindingOf(obj), dryRun, validate); err != nil {
+			return err
+		}
+		return writeSuccess(w)
 	}
-	var b corev1.Binding
-	if err := decodeBody(r, &b); err != nil {
-		return err
-	}
-	switch {
-	case b.Name != req.Name:
-		return status.NewBadRequest("name in URL does not match name in Binding object")
-	case b.Namespace != "" && b.Namespace != req.Namespace:
-		return status.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
-	}
-	if err := assignPod(r.Context(), req.Store, req.Namespace, &b, dryRun); err != nil {
-		return err
-	}
-	return writeSuccess(w)
 }
 
 // setScheduled sets the PodScheduled condition True, as the binding

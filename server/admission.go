@@ -73,7 +73,9 @@ type Attributes struct {
 	Verb string
 	// Resource is the resource written.
 	Resource *Resource
-	// Subresource is "status" or "scale" for a write to one, else "".
+	// Subresource is "status" or "scale" for a write to one, the name of
+	// a Subresource for a write it puts to admission (AdmitMutating),
+	// else "".
 	Subresource string
 	// Namespace and Name name the object ("" for a cluster-scoped
 	// resource's namespace, and for the name of a create that generates
@@ -84,6 +86,50 @@ type Attributes struct {
 	// User is the request's user (auth.UserFrom), the zero User without
 	// an authenticator.
 	User auth.User
+}
+
+// Kind returns the group, version and kind of the objects admission is
+// given for the write: for a Subresource with a kind of its own, that
+// kind (policy/v1 Eviction for pods/eviction, Binding for pods/binding);
+// for the scale subresource, autoscaling/v1 Scale; else the resource's.
+func (a Attributes) Kind() (group, version, kind string) {
+	r := a.Resource
+	if sr := r.subresource(a.Subresource); sr != nil && sr.Kind != "" {
+		if sr.Group == "" && sr.Version == "" {
+			return r.Group, r.Version, sr.Kind
+		}
+		return sr.Group, sr.Version, sr.Kind
+	}
+	if a.Subresource == "scale" && r.Scale != nil {
+		return "autoscaling", "v1", "Scale"
+	}
+	return r.Group, r.Version, r.Kind
+}
+
+// AdmitMutating puts a write that a Subresource's Serve or a
+// Resource.Create makes itself (a Pod's eviction or binding) to the
+// mutating phase of admission, as the server puts its own writes:
+// Resource.Admit of a.Resource, then Options.Admission.Check and Mutate,
+// which may change obj. kube-apiserver runs it on the decoded object
+// before its storage's Create; AdmitValidating is the validating phase,
+// which the storage runs when its own checks have passed. a names the
+// write (a.Resource one of the server's resources, a.Subresource the
+// subresource's name), and obj is its object, of a.Kind().
+func (s *Server) AdmitMutating(ctx context.Context, a Attributes, obj, old Object) error {
+	if err := s.check(ctx, a, obj, old); err != nil {
+		return err
+	}
+	if a.Operation == OperationDelete {
+		return nil
+	}
+	return s.mutate(ctx, a, obj, old)
+}
+
+// AdmitValidating puts a write that a Subresource's Serve or a
+// Resource.Create makes itself to the validating phase of admission,
+// Options.Admission.Validate, as AdmitMutating to the mutating phase.
+func (s *Server) AdmitValidating(ctx context.Context, a Attributes, obj, old Object) error {
+	return s.admit(ctx, a, obj, old)
 }
 
 // attributes are the admission attributes of a write of op through t.

@@ -19,7 +19,8 @@ import (
 // writer, or one it wraps (Unwrap), is an AuditRecorder: the authorizer's
 // decision, as the annotations kube-apiserver's authorization filter adds,
 // and the Status of a response, which kube-apiserver copies into the
-// event's responseStatus. Package audit is such a filter.
+// event's responseStatus. Package audit is such a filter. Admission adds
+// annotations of its own through the same recorder (AddAuditAnnotation).
 //
 // A request no authenticator accepts goes through Options.Hooks.Audit
 // too, on its way to the 401, as kube-apiserver sends it through its
@@ -34,7 +35,8 @@ import (
 type AuditRecorder interface {
 	// AuditAnnotation adds an annotation to the request's audit event:
 	// the server adds AnnotationDecision and AnnotationReason once
-	// the authorizer has decided.
+	// the authorizer has decided, and admission hooks theirs
+	// (AddAuditAnnotation).
 	AuditAnnotation(key, value string)
 	// AuditStatus is told the Status of the response about to be written:
 	// an error's, or a deletion's Success. st is only read, and not kept
@@ -74,6 +76,38 @@ func (s *Server) unauthorized(w http.ResponseWriter, r *http.Request) {
 		r = r.WithContext(context.WithValue(r.Context(), authenticationFailedKey{}, true))
 	}
 	h.ServeHTTP(w, r)
+}
+
+// AddAuditAnnotation adds an annotation to the audit event of the
+// request ctx belongs to, as kube-apiserver's admission plugins annotate
+// theirs (a ValidatingAdmissionPolicy's auditAnnotations as
+// "<policy>/<key>", its Audit action as
+// "validation.policy.admission.k8s.io/validation_failure"). The
+// AuditRecorder below Options.Hooks.Audit gets it, so it is in the events
+// of the stages still to come, ResponseComplete, as in kube-apiserver's
+// log; a key keeps its first value. Keys are best "<plugin>/<name>", the
+// form Kubernetes requires of admission's annotations. Admission hooks,
+// and Resource hooks that get the request's context, call it on the
+// request's goroutine; outside a request, or without an audit hook that
+// records the request, it does nothing.
+func AddAuditAnnotation(ctx context.Context, key, value string) {
+	if rq, ok := ctx.Value(requestKey{}).(*request); ok && rq.audit != nil {
+		rq.audit.AuditAnnotation(key, value)
+	}
+}
+
+// withAuditRecorder returns next, which keeps the AuditRecorder of the
+// writer it is given, if any, in the request value for
+// AddAuditAnnotation: Options.Hooks.Audit wraps it.
+func withAuditRecorder(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rec := auditRecorderOf(w); rec != nil {
+			if rq, ok := r.Context().Value(requestKey{}).(*request); ok {
+				rq.audit = rec
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // auditRecorderOf returns the AuditRecorder among w and the writers it

@@ -86,7 +86,11 @@
 //
 // The current object's JSON is read from the store's cache, never encoded
 // again. A deletion asks Resource.Admit and Options.Admission.Validate
-// with the object it deletes, then deletes that version.
+// with the object it deletes, then deletes that version. A Subresource
+// or Resource.Create that writes puts its object to admission itself
+// (Server.AdmitMutating, AdmitValidating), and Server.Update is a write
+// the server makes through this pipeline as a client would. Admission
+// hooks annotate the request's audit event with AddAuditAnnotation.
 //
 // # Non-goals
 //

@@ -41,7 +41,7 @@ func (s *Server) chain() http.Handler {
 	h = s.withAuthorization(h)
 	h = s.withInFlightLimit(h)
 	if a := s.opts.Hooks.Audit; a != nil {
-		h = a(h)
+		h = a(withAuditRecorder(h))
 	}
 	h = s.withTracing(h)
 	h = s.withAuthentication(h)

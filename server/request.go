@@ -103,6 +103,7 @@ type request struct {
 	nsPrefix    bool // the path began /namespaces/<ns>/<resource>
 	legacyWatch bool // the path began /watch/
 	tooLong     bool
+	warnOn      bool // warn is set up; here, beside the other flags, it takes no padding
 
 	// query is the decoded query; nil for a request without one (most
 	// GETs), which then costs nothing (see options).
@@ -115,8 +116,11 @@ type request struct {
 	// warn is the warnings recorder of the response, once withWarningsOf
 	// has set it up (warnOn): kept here, it costs a write no context and
 	// no copy of its *http.Request.
-	warn   warnings
-	warnOn bool
+	warn warnings
+
+	// audit is the AuditRecorder of the writer the audit hook passed on
+	// (withAuditRecorder), nil without one: AddAuditAnnotation's.
+	audit AuditRecorder
 }
 
 // newTarget returns the request's target for res, of its name,

@@ -117,8 +117,9 @@ type Resource struct {
 	// and, if Create returns no error, answered with a Status of success
 	// and code 201, as kube-apiserver answers. Its Verbs must be just
 	// create: its store stays empty, and discovery gives it no
-	// storageVersionHash. The object is not put to Admit or
-	// Options.Admission.
+	// storageVersionHash. The server does not put the object to
+	// admission: Create does, with Server.AdmitMutating and
+	// AdmitValidating, as kube-apiserver admits a Binding.
 	Create func(ctx context.Context, req CreateRequest) error
 
 	// Verbs are the verbs the resource serves, of create, delete,

@@ -13,7 +13,9 @@ import (
 // binding or eviction: the server routes the request (a method the
 // subresource does not serve is the router's 405), authorizes, audits
 // and measures it as any, lists the subresource in discovery, and Serve
-// answers it.
+// answers it. A Serve that writes puts its object to admission itself
+// (Server.AdmitMutating and AdmitValidating), as kube-apiserver admits
+// an Eviction.
 type Subresource struct {
 	// Name is the subresource's path segment: "log", "binding".
 	Name string
