@@ -19,6 +19,7 @@ import (
 func (k *kind) scale() *server.ScaleSubresource {
 	return &server.ScaleSubresource{
 		SpecReplicasPath: k.ScalePath,
+		CheckUID:         true, // ScaleREST's UpdatedObject checks it
 		Get: func(o server.Object) (scale.Spec, scale.Status, bool, error) {
 			spec, st, sel, err := replicas(o.(*Object).Value)
 			if err != nil || spec == nil {

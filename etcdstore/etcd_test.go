@@ -997,5 +997,13 @@ func TestPreconditionKeyPrefix(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "Key: "+tc.key+", ") {
 			t.Errorf("prefix %q: %v; want the key %s", tc.prefix, err, tc.key)
 		}
+		// A dry run's key is below the prefix, as kube-apiserver's dry-run
+		// storage names it.
+		_, err = r.GuaranteedUpdate(ctx, "ns", "a", store.UpdateOptions{DryRun: true, Preconditions: store.Preconditions{UID: &uid}},
+			func(w *widget) (*widget, error) { return w, nil })
+		const dry = "/example.com/widgets/ns/a"
+		if err == nil || !strings.Contains(err.Error(), "Key: "+dry+", ") {
+			t.Errorf("prefix %q, dry run: %v; want the key %s", tc.prefix, err, dry)
+		}
 	}
 }

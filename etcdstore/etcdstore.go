@@ -499,7 +499,7 @@ func (r *Resource[T]) GuaranteedUpdate(ctx context.Context, namespace, name stri
 // planGuaranteed plans one attempt of GuaranteedUpdate on cur.
 func (r *Resource[T]) planGuaranteed(cur T, opts store.UpdateOptions, tryUpdate func(current T) (T, error)) (T, store.WriteOp, error) {
 	var zero T
-	if err := r.res.CheckPreconditions(cur, opts.Preconditions); err != nil {
+	if err := r.res.CheckUpdatePreconditions(cur, opts); err != nil {
 		return zero, store.WriteNone, err
 	}
 	out, err := tryUpdate(r.p.copy(cur))

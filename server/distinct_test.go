@@ -31,16 +31,17 @@ func TestDistinctErrors(t *testing.T) {
 	} {
 		url := base + "/apis/demo.io/v1/namespaces/ns/" + tc.plural
 		meta := `{"name":"g","labels":{"a":"-","b":"-"}}`
-		method := "POST"
+		method, ct := "POST", "application/json"
 		if !tc.create {
 			if code := send(t, "POST", url, "application/json", `{"metadata":{"name":"g"}}`, nil); code != 201 {
 				t.Fatalf("create: %d", code)
 			}
+			// A patch: the uid of a PUT's body is its precondition, a 409.
 			url += "/g"
-			method, meta = "PUT", `{"name":"g","uid":"other","labels":{"a":"-","b":"-"}}`
+			method, ct, meta = "PATCH", "application/merge-patch+json", `{"name":"g","uid":"other","labels":{"a":"-","b":"-"}}`
 		}
 		var st status.Status
-		if code := send(t, method, url, "application/json", `{"metadata":`+meta+`,"spec":{"color":"green"}}`, &st); code != 422 || st.Details == nil {
+		if code := send(t, method, url, ct, `{"metadata":`+meta+`,"spec":{"color":"green"}}`, &st); code != 422 || st.Details == nil {
 			t.Fatalf("%s %s: %d %+v", method, url, code, st)
 		}
 		var fields []string

@@ -54,7 +54,9 @@
 //     object or an apply merged into it and the result decoded (each
 //     decoding finished by Resource.Coerce), or a subresource's view
 //     mapped onto it; on update, its resourceVersion checked against the
-//     current one's;
+//     current one's (after the metadata.uid of a PUT's body, which is
+//     the write's storage precondition, as in Kubernetes: another uid
+//     is a 409 Conflict before anything else is checked);
 //  2. system fields from the current object;
 //  3. Resource.Default;
 //  4. the one encoding of the object, from which every later step reads;

@@ -509,6 +509,7 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t *target) error
 	if err := matchURL(t, o.Meta()); err != nil {
 		return err
 	}
+	t.uid = o.Meta().UID
 	// Each attempt gets the object as sent: the pipeline changes the one
 	// it is given (resourceVersion, defaults, managedFields), and an
 	// unconditional update is tried again when another write comes

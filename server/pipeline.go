@@ -307,6 +307,9 @@ func nop() {}
 // done is createObject's.
 func (s *Server) updateObject(ctx context.Context, t *target, dryRun bool, own *owner, change func(cur Object) (Object, error)) (out Object, done func(), err error) {
 	opts := store.UpdateOptions{DryRun: dryRun, ReadOnlyResult: true, Handoff: true}
+	if t.uid != "" {
+		opts.Preconditions.UID = &t.uid
+	}
 	c := t.res.codec
 	var handed []Object // what each attempt gave the store
 	keep := -1          // the one of them that stays until done

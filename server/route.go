@@ -38,6 +38,11 @@ type target struct {
 	// answer 400 (serveTarget), and deletecollection as well if it finds
 	// anything to delete.
 	noNamespace bool
+	// uid is the metadata.uid of an update's body (a PUT of the object,
+	// its status or its Scale), the update's storage precondition, as
+	// Kubernetes' registry makes it: checked on the stored object before
+	// anything else, a 409 Conflict naming the storage key.
+	uid string
 }
 
 // namespaceSubresources are the path segments that, after

@@ -62,6 +62,12 @@ type ScaleSubresource struct {
 	Get func(obj Object) (spec scale.Spec, st scale.Status, found bool, err error)
 	// Set sets the spec replicas of obj, a copy the server owns.
 	Set func(obj Object, replicas int32) error
+	// CheckUID makes a write whose Scale names another metadata.uid than
+	// the object's a 409 Conflict of "<resource>/scale", as Kubernetes'
+	// built-in scale subresources answer a patch or apply of it (an
+	// update is refused before, by its storage precondition). Without
+	// it the uid is ignored, as for a custom resource.
+	CheckUID bool
 }
 
 // scaleVerbs are the verbs of the scale subresource, sorted as discovery

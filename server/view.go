@@ -67,6 +67,11 @@ func (t *target) view() *view {
 			if n.Spec.Replicas == unsetReplicas {
 				return nil, status.NewBadRequest(fmt.Sprintf("the spec replicas field %q cannot be empty", sub.SpecReplicasPath))
 			}
+			if u, m := n.UID, cur.Meta(); sub.CheckUID && u != "" && u != m.UID {
+				gr := rs.gr
+				gr.Resource += "/scale"
+				return nil, status.NewConflict(gr, m.Name, "Precondition failed: UID in precondition: "+u+", UID in object meta: "+m.UID)
+			}
 			o := cur.DeepCopyObject()
 			if err := sub.Set(o, n.Spec.Replicas); err != nil {
 				return nil, err

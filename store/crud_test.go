@@ -766,6 +766,14 @@ func TestPreconditionKey(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "Key: "+tc.want+", ") {
 			t.Errorf("%+v: %v; want the key %s", tc.opts.GroupResource, err, tc.want)
 		}
+		// A dry run's key is below the prefix, as kube-apiserver's dry-run
+		// storage names it (PUT ...?dryRun=All => Key: /configmaps/default/a).
+		dry := tc.want[len(cmp.Or(strings.TrimSuffix(tc.prefix, "/"), "/registry")):]
+		_, err = r.GuaranteedUpdate(ctx, tc.ns, "p", UpdateOptions{DryRun: true, Preconditions: Preconditions{ResourceVersion: &rv}},
+			func(w *widget) (*widget, error) { return w, nil })
+		if err == nil || !strings.Contains(err.Error(), "Key: "+dry+", ") {
+			t.Errorf("%+v, dry run: %v; want the key %s", tc.opts.GroupResource, err, dry)
+		}
 	}
 }
 

@@ -579,7 +579,7 @@ func (r *Resource[T]) checkUpdate(key string, cur T, m *meta.ObjectMeta, opts Up
 	case m.ResourceVersion != "" && m.ResourceVersion != stored:
 		return status.NewConflict(r.gr, m.Name, status.OptimisticLockMessage)
 	}
-	return r.checkUpdatePreconditions(m.Name, cur, opts.Preconditions)
+	return r.checkUpdatePreconditions(m.Name, cur, opts.Preconditions, opts.DryRun)
 }
 
 // WriteOp is what a planned write does to the stored object.
@@ -629,7 +629,14 @@ func (r *Resource[T]) PlanGuaranteedUpdate(cur, out T) (next T, op WriteOp, err 
 // (GuaranteedUpdate checks them before it calls tryUpdate).
 func (r *Resource[T]) CheckPreconditions(cur T, p Preconditions) error {
 	m := cur.Meta()
-	return r.checkUpdatePreconditions(m.Name, cur, p)
+	return r.checkUpdatePreconditions(m.Name, cur, p, false)
+}
+
+// CheckUpdatePreconditions is CheckPreconditions for an update with opts,
+// whose DryRun the error's key shows, as GuaranteedUpdate checks them.
+func (r *Resource[T]) CheckUpdatePreconditions(cur T, opts UpdateOptions) error {
+	m := cur.Meta()
+	return r.checkUpdatePreconditions(m.Name, cur, opts.Preconditions, opts.DryRun)
 }
 
 // GuaranteedUpdate is a read-modify-write of the object namespace/name:
@@ -659,7 +666,7 @@ func (r *Resource[T]) GuaranteedUpdate(ctx context.Context, namespace, name stri
 		if cur == nil {
 			return zero, status.NewNotFound(r.gr, name)
 		}
-		if err := r.checkUpdatePreconditions(name, cur.obj, opts.Preconditions); err != nil {
+		if err := r.checkUpdatePreconditions(name, cur.obj, opts.Preconditions, opts.DryRun); err != nil {
 			return zero, err
 		}
 		var in0 T
@@ -691,8 +698,11 @@ func (r *Resource[T]) GuaranteedUpdate(ctx context.Context, namespace, name stri
 
 // checkUpdatePreconditions checks storage preconditions the way
 // Kubernetes' storage layer reports them: a 409 Conflict whose message
-// embeds the storage error.
-func (r *Resource[T]) checkUpdatePreconditions(name string, cur T, p Preconditions) error {
+// embeds the storage error. A dry run's key has no storage prefix: its
+// storage checks them itself, on the key below the prefix
+// (kube-apiserver 1.37.1: PUT .../configmaps/a?dryRun=All naming another
+// uid => "... Key: /configmaps/default/a, ...").
+func (r *Resource[T]) checkUpdatePreconditions(name string, cur T, p Preconditions, dryRun bool) error {
 	m := cur.Meta()
 	var detail string
 	switch {
@@ -705,7 +715,10 @@ func (r *Resource[T]) checkUpdatePreconditions(name string, cur T, p Preconditio
 	}
 	// The key is the object's etcd key below the storage's prefix
 	// (Options.StoragePrefix), in memory as well, as the reference names it.
-	key := r.s.prefix + "/" + r.etcdPath + "/"
+	key := "/" + r.etcdPath + "/"
+	if !dryRun {
+		key = r.s.prefix + key
+	}
 	if ns := m.Namespace; ns != "" && r.namespaced {
 		key += ns + "/"
 	}
