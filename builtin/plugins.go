@@ -32,14 +32,14 @@ import (
 //     and unreachable NoExecute taints for 300s unless it says otherwise.
 //   - TaintNodesByCondition: a new Node is tainted
 //     node.kubernetes.io/not-ready:NoSchedule until its kubelet reports.
-//   - StorageObjectInUseProtection: PersistentVolumeClaims and
-//     PersistentVolumes get their protection finalizers.
 //
-// What the plugins do with a cluster's controllers (the service account's
-// token volume, which needs the token controller's kube-root-ca.crt, and
-// refusing a Pod whose service account does not exist, which the
-// service account controller creates) is left out: this server runs no
-// such controller. The zero Plugins works once bound (Bind).
+// What works only with a cluster's controllers is left out, this server
+// running none: the service account's token volume (it needs the root
+// CA publisher's kube-root-ca.crt), refusing a Pod whose service account
+// does not exist (the service account controller creates "default"),
+// and StorageObjectInUseProtection's finalizers on PersistentVolumes and
+// claims (without the protection controllers that remove them, every
+// deletion of one would hang). The zero Plugins works once bound (Bind).
 type Plugins struct {
 	srv atomic.Pointer[server.Server]
 }
@@ -62,13 +62,11 @@ func (p *Plugins) Admission(next server.Admission) server.Admission {
 }
 
 // The taints DefaultTolerationSeconds tolerates and TaintNodesByCondition
-// puts on a new Node, and the plugins' finalizers.
+// puts on a new Node.
 const (
 	taintNotReady           = "node.kubernetes.io/not-ready"
 	taintUnreachable        = "node.kubernetes.io/unreachable"
 	defaultTolerationSecond = 300
-	pvcProtection           = "kubernetes.io/pvc-protection"
-	pvProtection            = "kubernetes.io/pv-protection"
 )
 
 // Mutate applies the plugins to a create (they change nothing on update),
@@ -99,14 +97,6 @@ func (p *Plugins) Mutate(ctx context.Context, a server.Attributes, obj, old serv
 			return t.Key == taintNotReady && t.Effect == corev1.TaintEffectNoSchedule
 		}) {
 			v.Spec.Taints = append(v.Spec.Taints, corev1.Taint{Key: taintNotReady, Effect: corev1.TaintEffectNoSchedule})
-		}
-	case *corev1.PersistentVolumeClaim:
-		if !slices.Contains(o.Finalizers, pvcProtection) {
-			o.Finalizers = append(o.Finalizers, pvcProtection)
-		}
-	case *corev1.PersistentVolume:
-		if !slices.Contains(o.Finalizers, pvProtection) {
-			o.Finalizers = append(o.Finalizers, pvProtection)
 		}
 	}
 	return nil

@@ -96,8 +96,9 @@ func TestPluginsPods(t *testing.T) {
 	}
 }
 
-// A new Node is tainted not-ready, new PersistentVolumes and claims get
-// their protection finalizers, as kube-apiserver 1.37.1 answered.
+// A new Node is tainted not-ready, as kube-apiserver 1.37.1 answered; a
+// PersistentVolumeClaim gets no protection finalizer, which no
+// controller here would remove (its phase is Pending, as there).
 func TestPluginsNodesAndVolumes(t *testing.T) {
 	cs := pluginsClient(t)
 	ctx := context.Background()
@@ -109,22 +110,13 @@ func TestPluginsNodesAndVolumes(t *testing.T) {
 		t.Errorf("node taints %v, want %v", node.Spec.Taints, want)
 	}
 	storage := corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}
-	pv, err := cs.CoreV1().PersistentVolumes().Create(ctx, &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv"},
-		Spec: corev1.PersistentVolumeSpec{Capacity: storage, AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-			PersistentVolumeSource: corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/tmp/x"}}}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"kubernetes.io/pv-protection"}; !cmp.Equal(pv.Finalizers, want) {
-		t.Errorf("PersistentVolume finalizers %v, want %v", pv.Finalizers, want)
-	}
 	pvc, err := cs.CoreV1().PersistentVolumeClaims("default").Create(ctx, &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "c"},
 		Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
 			Resources: corev1.VolumeResourceRequirements{Requests: storage}}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"kubernetes.io/pvc-protection"}; !cmp.Equal(pvc.Finalizers, want) || pvc.Status.Phase != corev1.ClaimPending {
-		t.Errorf("PersistentVolumeClaim finalizers %v, phase %q; want %v, Pending", pvc.Finalizers, pvc.Status.Phase, want)
+	if len(pvc.Finalizers) != 0 || pvc.Status.Phase != corev1.ClaimPending {
+		t.Errorf("PersistentVolumeClaim finalizers %v, phase %q; want none, Pending", pvc.Finalizers, pvc.Status.Phase)
 	}
 }

@@ -162,8 +162,8 @@ func run(log *slog.Logger, f *flags) error {
 	policies := builtin.NewPolicies(builtin.PolicyOptions{})
 	mutating := builtin.NewMutatingPolicies(builtin.PolicyOptions{})
 	// kube-apiserver's default mutating plugins (a Pod's service
-	// account, priority and tolerations, a new Node's taint, the storage
-	// protection finalizers) run first, as there.
+	// account, priority and tolerations, a new Node's taint) run first,
+	// as there.
 	plugins := &builtin.Plugins{}
 	f.app.Server.Admission = plugins.Admission(mutating.Admission(policies.Admission(f.app.Server.Admission)))
 	f.app.Started = func(s *server.Server) {
