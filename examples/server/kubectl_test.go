@@ -241,3 +241,36 @@ spec:
 		t.Errorf("kubectl get %s -A -o yaml --show-managed-fields:\n%s\nthe reference's:\n%s", newKinds, got, want)
 	}
 }
+
+// What kube-apiserver gives the objects kubectl creates beyond what it
+// sent: a Job's labels (defaulted from its template once the strategy
+// generated the selector's), a Pod's service account, priority and
+// tolerations and a new Node's taint (the default admission plugins),
+// compared with kubectl's recorded answers from the reference (where
+// the namespace's default ServiceAccount was created first, there being
+// no controller to).
+func TestKubectlDefaultedObjects(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds kubectl")
+	}
+	p := mustStart(t, "-seed=false", "-addr", "127.0.0.1:0")
+	p.kubectl(t, "", "create", "namespace", "rec")
+	for _, c := range []struct {
+		stdin string
+		args  []string
+		file  string
+	}{
+		{"", []string{"-n", "rec", "create", "job", "pi", "--image=busybox"}, "create-job.txt"},
+		{"", []string{"-n", "rec", "get", "job", "pi", "-L", "job-name,batch.kubernetes.io/job-name"}, "get-job-labels.txt"},
+		{"apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: rec}\nspec:\n  priorityClassName: system-cluster-critical\n  containers: [{name: c, image: busybox}]\n",
+			[]string{"create", "-f", "-"}, "create-pod.txt"},
+		{"", []string{"-n", "rec", "get", "pod", "p", "-o", "custom-columns=SA:.spec.serviceAccountName,CLASS:.spec.priorityClassName,PRIORITY:.spec.priority," +
+			"POLICY:.spec.preemptionPolicy,TOLERATIONS:.spec.tolerations[*].key,SECONDS:.spec.tolerations[*].tolerationSeconds"}, "get-pod-admitted.txt"},
+		{"apiVersion: v1\nkind: Node\nmetadata: {name: n9}\n", []string{"create", "-f", "-"}, "create-node.txt"},
+		{"", []string{"get", "node", "n9", "-o", "custom-columns=NAME:.metadata.name,TAINTS:.spec.taints[*].key,EFFECTS:.spec.taints[*].effect"}, "get-node-taints.txt"},
+	} {
+		if got, want := normalise(p.kubectl(t, c.stdin, c.args...)), normalise(recorded(t, c.file)); got != want {
+			t.Errorf("kubectl %s (normalised):\n%s\nthe reference's:\n%s", strings.Join(c.args, " "), got, want)
+		}
+	}
+}
