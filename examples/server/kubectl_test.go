@@ -10,6 +10,10 @@ import (
 	"testing"
 )
 
+// kubectlDir is the directory kubectlBin built kubectl in (a hundred
+// megabytes), which TestMain removes after the tests.
+var kubectlDir string
+
 // kubectlBin builds kubectl (./internal/kubectl) once per run, unless
 // $KUBECTL names one.
 var kubectlBin = sync.OnceValues(func() (string, error) {
@@ -20,6 +24,7 @@ var kubectlBin = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	kubectlDir = dir
 	bin := filepath.Join(dir, "kubectl")
 	if out, err := exec.Command("go", "build", "-o", bin, "./internal/kubectl").CombinedOutput(); err != nil {
 		return "", &buildError{err, string(out)}
