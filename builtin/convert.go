@@ -110,6 +110,21 @@ func (k *kind) setInternal(o *Object, in runtime.Object) error {
 	return setVersioned(o, v)
 }
 
+// setInternalDefaulted is setInternal with the kind's defaults applied
+// again to the prepared object: kube-apiserver's storage decodes the
+// object it writes (and every object it reads) with defaulting, so a
+// default that reads what the strategy set holds in its answers and
+// stays in later writes (a Job's labels, copied from its template's
+// once the strategy has given it the generated selector's).
+func (k *kind) setInternalDefaulted(o *Object, in runtime.Object) error {
+	v := k.newValue()
+	if err := scheme.Convert(in, v, nil); err != nil {
+		return fmt.Errorf("builtin: converting %s from its internal form: %w", k.Kind, err)
+	}
+	scheme.Default(v)
+	return setVersioned(o, v)
+}
+
 // context is the context kube-apiserver calls a strategy with for a
 // write (verb "create" or "update") of o: the namespace, the writer when
 // the server knows one, and the request info declarative validation

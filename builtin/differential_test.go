@@ -376,7 +376,12 @@ func theirs(t *testing.T, k *kind, in runtime.Object, err error) answer {
 		st.TypeMeta, st.ListMeta = metav1.TypeMeta{}, metav1.ListMeta{}
 		return answer{status: &st}
 	}
-	return answer{obj: comparable(t, external(t, k, in))}
+	// kube-apiserver's storage decodes the object it wrote with
+	// defaulting: the answer has the defaults of what the strategy set
+	// (a PersistentVolumeClaim's phase once it cleared the status).
+	v := external(t, k, in)
+	scheme.Default(v)
+	return answer{obj: comparable(t, v)}
 }
 
 func TestDifferential(t *testing.T) {

@@ -257,7 +257,7 @@ func (h *hooks) prepare(o, old server.Object) {
 		s.PrepareForUpdate(h.k.context(obj, "update", sub), in, oldIn)
 		s.Canonicalize(in)
 	}
-	_ = h.k.setInternal(obj, in)
+	_ = h.k.setInternalDefaulted(obj, in)
 }
 
 func (h *hooks) validate(o, old server.Object) []status.FieldError {

@@ -10,6 +10,10 @@ import (
 	"testing"
 )
 
+// kubectlDir is the directory kubectlBin built kubectl in (a hundred
+// megabytes), which TestMain removes after the tests.
+var kubectlDir string
+
 // kubectlBin builds kubectl (./internal/kubectl) once per run, unless
 // $KUBECTL names one.
 var kubectlBin = sync.OnceValues(func() (string, error) {
@@ -20,6 +24,7 @@ var kubectlBin = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	kubectlDir = dir
 	bin := filepath.Join(dir, "kubectl")
 	if out, err := exec.Command("go", "build", "-o", bin, "./internal/kubectl").CombinedOutput(); err != nil {
 		return "", &buildError{err, string(out)}
@@ -237,5 +242,38 @@ spec:
 	got = normaliseObject(p.kubectl(t, "", "get", newKinds, "-A", "-o", "yaml", "--show-managed-fields"))
 	if want := normaliseObject(recorded(t, "new-kinds-applied.yaml")); got != want {
 		t.Errorf("kubectl get %s -A -o yaml --show-managed-fields:\n%s\nthe reference's:\n%s", newKinds, got, want)
+	}
+}
+
+// What kube-apiserver gives the objects kubectl creates beyond what it
+// sent: a Job's labels (defaulted from its template once the strategy
+// generated the selector's), a Pod's service account, priority and
+// tolerations and a new Node's taint (the default admission plugins),
+// compared with kubectl's recorded answers from the reference (where
+// the namespace's default ServiceAccount was created first, there being
+// no controller to).
+func TestKubectlDefaultedObjects(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds kubectl")
+	}
+	p := mustStart(t, "-seed=false", "-addr", "127.0.0.1:0")
+	p.kubectl(t, "", "create", "namespace", "rec")
+	for _, c := range []struct {
+		stdin string
+		args  []string
+		file  string
+	}{
+		{"", []string{"-n", "rec", "create", "job", "pi", "--image=busybox"}, "create-job.txt"},
+		{"", []string{"-n", "rec", "get", "job", "pi", "-L", "job-name,batch.kubernetes.io/job-name"}, "get-job-labels.txt"},
+		{"apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: rec}\nspec:\n  priorityClassName: system-cluster-critical\n  containers: [{name: c, image: busybox}]\n",
+			[]string{"create", "-f", "-"}, "create-pod.txt"},
+		{"", []string{"-n", "rec", "get", "pod", "p", "-o", "custom-columns=SA:.spec.serviceAccountName,CLASS:.spec.priorityClassName,PRIORITY:.spec.priority," +
+			"POLICY:.spec.preemptionPolicy,TOLERATIONS:.spec.tolerations[*].key,SECONDS:.spec.tolerations[*].tolerationSeconds"}, "get-pod-admitted.txt"},
+		{"apiVersion: v1\nkind: Node\nmetadata: {name: n9}\n", []string{"create", "-f", "-"}, "create-node.txt"},
+		{"", []string{"get", "node", "n9", "-o", "custom-columns=NAME:.metadata.name,TAINTS:.spec.taints[*].key,EFFECTS:.spec.taints[*].effect"}, "get-node-taints.txt"},
+	} {
+		if got, want := normalise(p.kubectl(t, c.stdin, c.args...)), normalise(recorded(t, c.file)); got != want {
+			t.Errorf("kubectl %s (normalised):\n%s\nthe reference's:\n%s", strings.Join(c.args, " "), got, want)
+		}
 	}
 }

@@ -167,9 +167,14 @@ func run(log *slog.Logger, f *flags) error {
 	// kube-apiserver: the mutating ones in admission's first phase.
 	policies := builtin.NewPolicies(builtin.PolicyOptions{})
 	mutating := builtin.NewMutatingPolicies(builtin.PolicyOptions{})
-	f.app.Server.Admission = mutating.Admission(policies.Admission(f.app.Server.Admission))
+	// kube-apiserver's default mutating plugins (a Pod's service
+	// account, priority and tolerations, a new Node's taint) run first,
+	// as there.
+	plugins := &builtin.Plugins{}
+	f.app.Server.Admission = plugins.Admission(mutating.Admission(policies.Admission(f.app.Server.Admission)))
 	f.app.Started = func(s *server.Server) {
 		nsr.Bind(s)
+		plugins.Bind(s)
 		alloc.Bind(s)
 		policies.Bind(s)
 		mutating.Bind(s)

@@ -42,7 +42,11 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if kubectlDir != "" {
+		os.RemoveAll(kubectlDir)
+	}
+	os.Exit(code)
 }
 
 // proc is a running server.
