@@ -149,12 +149,12 @@ func TestEdgeLoad(t *testing.T) {
 	}
 	// One watch read to its last initial event: the encodings of the
 	// blobs the server caches are part of the baseline. This reader is
-	// held to the 300ms write deadline meant for the stuck ones: the
-	// eight events are one 4 MiB write, and when the socket buffers
-	// cannot take it all, a reader kept off the CPU for 300ms (at a load
-	// of 20, under -race) looks stuck, and the server rightly cuts the
-	// stream ("unexpected EOF"). So a cut warm-up is tried again, a few
-	// times; a server that never delivers the whole stream still fails.
+	// held to the 300ms write deadline meant for the stuck ones, for
+	// each 512 KiB event: when the socket buffers cannot take an event,
+	// a reader kept off the CPU for 300ms (at a load of 20, under -race)
+	// looks stuck, and the server rightly cuts the stream ("unexpected
+	// EOF"). So a cut warm-up is tried again, a few times; a server that
+	// never delivers the whole stream still fails.
 	warmUp := func() error {
 		resp, err := client.Get(base + blobsPath + "?watch=1")
 		if err != nil {
