@@ -92,6 +92,13 @@ var errNameMismatch = status.NewBadRequest("fieldSelector metadata.name doesn't 
 // maxBatch bounds the events written between two flushes.
 const maxBatch = 128
 
+// maxBatchBytes bounds the bytes of a batch too. Each batch is written
+// under one write deadline (WriteTimeout), which a client that reads
+// steadily must meet: without it, a batch of large objects (the initial
+// events of a big collection) could ask a client for 128 of them within
+// WriteTimeout, and cut a slow reader that had not stopped reading.
+const maxBatchBytes = 256 << 10
+
 func (s *Server) watch(w http.ResponseWriter, r *http.Request, t *target, opts rv.ListOptions) error {
 	res, err := t.res.negotiate(r, negotiation.Watch)
 	if err != nil {
@@ -222,11 +229,12 @@ func syncWithin(ctx context.Context, sy store.Syncer, timeout time.Duration) err
 
 // streamEvents writes the events of wt to sw until the watch or the response
 // ends. It flushes when nothing more is queued, as Kubernetes does, or
-// after maxBatch events. Only an encoding failure is returned: the end of
-// a watch or of its response is its normal end. arm sets the deadline of
-// each write.
+// after maxBatch events or maxBatchBytes. Only an encoding failure is
+// returned: the end of a watch or of its response is its normal end. arm
+// sets the deadline of each write.
 func streamEvents(sw *negotiation.StreamWriter, wt *watch.Watcher[Object], encode func(*watch.Message[Object]) (negotiation.Event, error), arm func()) error {
 	batch := make([]negotiation.Event, 0, 8)
+	size := 0
 	for {
 		m, ok := wt.Next()
 		if !ok {
@@ -244,13 +252,14 @@ func streamEvents(sw *negotiation.StreamWriter, wt *watch.Watcher[Object], encod
 			return err
 		}
 		batch = append(batch, ev)
-		if !wt.More() || len(batch) == maxBatch {
+		size += len(ev.Frame) + len(ev.Object)
+		if !wt.More() || len(batch) == maxBatch || size >= maxBatchBytes {
 			arm()
 			if sw.WriteEvents(batch) != nil {
 				return nil
 			}
 			clear(batch)
-			batch = batch[:0]
+			batch, size = batch[:0], 0
 		}
 	}
 }
