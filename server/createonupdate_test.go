@@ -3,6 +3,8 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
@@ -84,5 +86,48 @@ func TestCreateOnUpdate(t *testing.T) {
 			len(m.ManagedFields) != 1 || m.ManagedFields[0].Operation != "Update" {
 			t.Errorf("%s: metadata %+v", tc.name, m)
 		}
+	}
+}
+
+// Concurrent PUTs of the same missing object: one creates it, the others
+// (whose create lost the race) update it, as kube-apiserver's storage
+// retries such a write as an update.
+func TestCreateOnUpdateRace(t *testing.T) {
+	creating := *gizmos
+	creating.Plural, creating.Singular, creating.Kind, creating.ListKind = "creatings", "creating", "Creating", "CreatingList"
+	creating.CreateOnUpdate = true
+	_, base := newServer(t, server.Options{Resources: []*server.Resource{&creating}})
+	url := base + "/apis/demo.io/v1/namespaces/ns/creatings/r"
+	const n = 8
+	codes := make(chan int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			color := []string{"red", "blue"}[i%2]
+			req, err := http.NewRequest("PUT", url, strings.NewReader(`{"metadata":{"name":"r"},"spec":{"color":"`+color+`"}}`))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+			codes <- resp.StatusCode
+		}()
+	}
+	wg.Wait()
+	close(codes)
+	count := map[int]int{}
+	for c := range codes {
+		count[c]++
+	}
+	if count[201] != 1 || count[200] != n-1 {
+		t.Errorf("answers %v, want one 201 and %d 200", count, n-1)
 	}
 }
