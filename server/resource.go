@@ -65,7 +65,8 @@ type Resource struct {
 	// creationTimestamp, the namespace must exist); a resourceVersion in
 	// it is ignored, and a uid in it is the storage's precondition 409.
 	// Without it such a PUT is the 404 it is for ConfigMaps, Pods and
-	// custom resources. Subresources never create.
+	// custom resources. Subresources never create, nor does a resource
+	// with Create, which has no objects.
 	CreateOnUpdate bool
 	// Generation makes the server keep metadata.generation as
 	// Kubernetes does for custom resources and most workload types: 1 on
