@@ -66,6 +66,11 @@
 //     The errors of Kubernetes' generic metadata validation are left
 //     out, since the server gives them first with the same text;
 //   - Warnings: the strategy's WarningsOnCreate and WarningsOnUpdate;
+//   - RequireResourceVersion and CreateOnUpdate: the strategy's
+//     AllowUnconditionalUpdate and AllowCreateOnUpdate, so an update
+//     without resourceVersion is refused, and a PUT of a missing object
+//     creates it (a Lease, an Event, a RoleBinding) or is a 404 (a
+//     ConfigMap, a Pod), as kube-apiserver's registry decides;
 //   - Columns: the cells of kube-apiserver's server-side printers
 //     (pkg/printers/internalversion), so kubectl get prints a cluster's
 //     columns and values (NAME READY STATUS RESTARTS AGE for pods);

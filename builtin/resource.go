@@ -131,6 +131,9 @@ func (k *kind) resource(opts Options, defs *definitions, p *printers.HumanReadab
 		CheckTypes:             k.checkTypes,
 		Default:                k.defaults,
 	}
+	// A PUT of a missing object creates it where the strategy allows
+	// create-on-update, as kube-apiserver's registry asks it.
+	r.CreateOnUpdate = main.AllowCreateOnUpdate(context.Background())
 	h := &hooks{k: k, main: main, status: st}
 	if k.Group == "" && k.Kind == "Service" {
 		// kube-apiserver's Service registry allocates before the

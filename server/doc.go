@@ -56,7 +56,13 @@
 //     mapped onto it; on update, its resourceVersion checked against the
 //     current one's (after the metadata.uid of a PUT's body, which is
 //     the write's storage precondition, as in Kubernetes: another uid
-//     is a 409 Conflict before anything else is checked);
+//     is a 409 Conflict before anything else is checked); a PUT of a
+//     missing object is its 404, unless its resource has
+//     Resource.CreateOnUpdate (kube-apiserver's create-on-update of
+//     Leases, Events, RBAC roles and bindings...): the write is then a
+//     create (operation CREATE, answered 201) that ignores the body's
+//     resourceVersion, and a uid in the body is the storage's 409,
+//     whose "UID in object meta" is the missing object's empty one;
 //  2. system fields from the current object;
 //  3. Resource.Default;
 //  4. the one encoding of the object, from which every later step reads;

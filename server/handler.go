@@ -510,17 +510,16 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, t *target) error
 		return err
 	}
 	t.uid = o.Meta().UID
-	// Each attempt gets the object as sent: the pipeline changes the one
-	// it is given (resourceVersion, defaults, managedFields), and an
-	// unconditional update is tried again when another write comes
-	// between its read and its own, as Kubernetes' registry copies the
-	// request's object for each attempt.
-	out, done, err := s.updateView(r.Context(), t, v, opts.DryRun, &opts.owner, func(Object) (Object, error) { return o.DeepCopyObject(), nil })
+	out, created, done, err := s.updateOrCreate(r.Context(), t, v, o, opts.DryRun, &opts.owner)
 	defer done()
 	if err != nil {
 		return err
 	}
-	return s.writeView(w, r, http.StatusOK, v, res, out)
+	code := http.StatusOK
+	if created {
+		code = http.StatusCreated
+	}
+	return s.writeView(w, r, code, v, res, out)
 }
 
 // matchURL checks the object of an update or patch against the URL, as

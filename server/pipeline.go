@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"errors"
 	"reflect"
 	"slices"
 
@@ -294,6 +295,80 @@ func (s *Server) createObject(ctx context.Context, t *target, o Object, opts sto
 	}
 	c.inflight.remove(obj)
 	return out, nop, err
+}
+
+// updateOrCreate is the write of a PUT of o through v: an update, or,
+// when the object is missing and its resource creates on update
+// (Resource.CreateOnUpdate), a create, which created reports. Kubernetes
+// decides in its storage's GuaranteedUpdate, which hands a missing
+// object's update the empty object; here the update is tried first, so
+// that an update of an existing object costs no more, and a create that
+// loses a race with another one is tried as an update again.
+func (s *Server) updateOrCreate(ctx context.Context, t *target, v *view, o Object, dryRun bool, own *owner) (out Object, created bool, done func(), err error) {
+	// Each attempt gets the object as sent: the pipeline changes the one
+	// it is given (resourceVersion, defaults, managedFields), and an
+	// unconditional update is tried again when another write comes
+	// between its read and its own, as Kubernetes' registry copies the
+	// request's object for each attempt.
+	sent := func(Object) (Object, error) { return o.DeepCopyObject(), nil }
+	for range 3 {
+		out, done, err = s.updateView(ctx, t, v, dryRun, own, sent)
+		if err == nil || !s.createsOnUpdate(t, err) {
+			return out, false, done, err
+		}
+		done()
+		if t.uid != "" {
+			// The storage checks the uid precondition on the empty
+			// object it hands a missing object's update.
+			return nil, false, nop, missingUIDConflict(t, dryRun)
+		}
+		c := o.DeepCopyObject()
+		// The create path gives the system fields anew; a
+		// resourceVersion, a precondition of an update, is ignored.
+		m := c.Meta()
+		m.ResourceVersion, m.CreationTimestamp, m.DeletionTimestamp, m.DeletionGracePeriodSeconds = "", meta.Time{}, nil, nil
+		out, done, err = s.createObject(ctx, t, c, store.CreateOptions{DryRun: dryRun, ReadOnlyResult: true}, own)
+		if !status.IsAlreadyExists(err) {
+			return out, err == nil, done, err
+		}
+		done()
+	}
+	return out, false, nop, err
+}
+
+// createsOnUpdate reports whether err, the answer of an update of t, is
+// the 404 of the object itself for a resource that creates on update.
+func (s *Server) createsOnUpdate(t *target, err error) bool {
+	def := t.res.def
+	if !def.CreateOnUpdate || t.sub != "" || def.Create != nil || !status.IsNotFound(err) {
+		return false
+	}
+	var se *status.Error
+	if !errors.As(err, &se) || se.Status.Details == nil {
+		return false
+	}
+	d := se.Status.Details
+	return d.Name == t.name && d.Group == t.res.gr.Group && d.Kind == t.res.gr.Resource
+}
+
+// missingUIDConflict is the 409 of kube-apiserver's storage for an
+// update naming a uid of an object that does not exist, whose uid is
+// then the empty one's; its key is the object's etcd key, below the
+// storage's prefix in a dry run (see store's precondition errors).
+func missingUIDConflict(t *target, dryRun bool) error {
+	rs := t.res
+	key := "/" + rs.gr.Group + "/" + rs.gr.Resource + "/"
+	if p := rs.def.EtcdPrefix; p != "" {
+		key = "/" + p + "/"
+	}
+	if !dryRun {
+		key = rs.store.Store().StoragePrefix() + key
+	}
+	if t.namespace != "" && rs.def.Namespaced {
+		key += t.namespace + "/"
+	}
+	return status.NewConflict(rs.gr, t.name, "StorageError: invalid object, Code: 4, Key: "+key+t.name+
+		", ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: "+t.uid+", UID in object meta: ")
 }
 
 // nop is the done of a write that holds nothing.

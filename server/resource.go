@@ -57,6 +57,17 @@ type Resource struct {
 	// resources; otherwise such an update is unconditional, as for
 	// ConfigMaps.
 	RequireResourceVersion bool
+	// CreateOnUpdate makes a PUT of an object that does not exist create
+	// it (201), as Kubernetes does for the kinds whose registry strategy
+	// allows create-on-update (Leases, Events, Endpoints, RBAC roles and
+	// bindings...): the object goes through the create path (admission
+	// with operation CREATE, defaulting, validation, a new uid and
+	// creationTimestamp, the namespace must exist); a resourceVersion in
+	// it is ignored, and a uid in it is the storage's precondition 409.
+	// Without it such a PUT is the 404 it is for ConfigMaps, Pods and
+	// custom resources. Subresources never create, nor does a resource
+	// with Create, which has no objects.
+	CreateOnUpdate bool
 	// Generation makes the server keep metadata.generation as
 	// Kubernetes does for custom resources and most workload types: 1 on
 	// create, one more on every update that changes anything outside
