@@ -3,8 +3,6 @@ package builtin
 import (
 	"context"
 	"encoding/json"
-	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -23,8 +21,6 @@ import (
 	"k8s.io/apiserver/pkg/warning"
 
 	"github.com/apisem/apisem/server"
-	"github.com/apisem/apisem/status"
-	"github.com/apisem/apisem/store"
 )
 
 // MutatingPolicies applies the MutatingAdmissionPolicies of a server, as
@@ -51,21 +47,11 @@ type MutatingPolicies struct {
 	env      *environment.EnvSet
 	types    *typeConverters
 
-	mu       sync.Mutex
-	policies map[string]*cachedMutatingPolicy // by name
-	bindings map[string]*cachedMutatingBinding
-	cur      *mutatingServed
-}
+	cache policyCache[*admissionregistrationv1.MutatingAdmissionPolicy,
+		*admissionregistrationv1.MutatingAdmissionPolicyBinding, mutating.PolicyEvaluator]
 
-type cachedMutatingPolicy struct {
-	version string // uid and resourceVersion
-	policy  *admissionregistrationv1.MutatingAdmissionPolicy
-	eval    mutating.PolicyEvaluator
-}
-
-type cachedMutatingBinding struct {
-	version string
-	binding *admissionregistrationv1.MutatingAdmissionPolicyBinding
+	mu  sync.Mutex
+	cur *mutatingServed
 }
 
 // mutatingServed are the resources of the policies and bindings, and the
@@ -80,10 +66,20 @@ type mutatingServed struct {
 // are those of Policies: the Authorizer answers the checks of the
 // policies' CEL authorizer variable.
 func NewMutatingPolicies(opts PolicyOptions) *MutatingPolicies {
-	p := &MutatingPolicies{
-		env:      environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()),
-		policies: map[string]*cachedMutatingPolicy{},
-		bindings: map[string]*cachedMutatingBinding{},
+	p := &MutatingPolicies{env: environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion())}
+	p.cache = policyCache[*admissionregistrationv1.MutatingAdmissionPolicy,
+		*admissionregistrationv1.MutatingAdmissionPolicyBinding, mutating.PolicyEvaluator]{
+		newPolicy: func() *admissionregistrationv1.MutatingAdmissionPolicy {
+			return new(admissionregistrationv1.MutatingAdmissionPolicy)
+		},
+		newBinding: func() *admissionregistrationv1.MutatingAdmissionPolicyBinding {
+			return new(admissionregistrationv1.MutatingAdmissionPolicyBinding)
+		},
+		compile:    p.compile,
+		policyName: func(b *admissionregistrationv1.MutatingAdmissionPolicyBinding) string { return b.Spec.PolicyName },
+		paramKind: func(mp *admissionregistrationv1.MutatingAdmissionPolicy) *admissionregistrationv1.ParamKind {
+			return mp.Spec.ParamKind
+		},
 	}
 	p.types = &typeConverters{srv: &p.srv}
 	authz := allowAll
@@ -125,7 +121,7 @@ func (p *MutatingPolicies) Mutate(ctx context.Context, a server.Attributes, obj,
 		return nil
 	}
 	sv := p.served(s)
-	hooks, err := p.hooks(ctx, s, sv)
+	hooks, err := p.cache.hooks(ctx, s, sv.policies, sv.bindings)
 	if err != nil || len(hooks) == 0 {
 		return err
 	}
@@ -207,97 +203,6 @@ func (p *MutatingPolicies) served(s *server.Server) *mutatingServed {
 	p.mu.Unlock()
 	p.types.reset(sv.changed)
 	return sv
-}
-
-// hooks returns the bound policies, with their bindings, as the
-// dispatcher takes them, ordered by the policies' names (each policy's
-// bindings by theirs), as the plugin's policy source orders them.
-func (p *MutatingPolicies) hooks(ctx context.Context, s *server.Server, sv *mutatingServed) ([]mutating.PolicyHook, error) {
-	bres, pres := sv.bindings, sv.policies
-	if bres == nil || pres == nil {
-		return nil, nil
-	}
-	page, err := s.StoreOf(bres).List(ctx, "", store.ListOptions{Read: readAny})
-	if err != nil || page.Len() == 0 {
-		return nil, err
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var hooks []mutating.PolicyHook
-	byPolicy := map[string]int{}
-	seen := map[string]bool{}
-	policies := s.StoreOf(pres)
-	for i := range page.Len() {
-		b, err := p.binding(page.View(i))
-		if err != nil {
-			return nil, err
-		}
-		seen[b.Name] = true
-		name := b.Spec.PolicyName
-		if j, ok := byPolicy[name]; ok {
-			hooks[j].Bindings = append(hooks[j].Bindings, b)
-			continue
-		}
-		o, err := policies.View(ctx, "", name, readAny)
-		if status.IsNotFound(err) {
-			continue // a binding of no policy binds nothing
-		}
-		if err != nil {
-			return nil, err
-		}
-		c, err := p.policy(o)
-		if err != nil {
-			return nil, err
-		}
-		h := mutating.PolicyHook{Policy: c.policy, Bindings: []*admissionregistrationv1.MutatingAdmissionPolicyBinding{b}, Evaluator: c.eval}
-		if pk := c.policy.Spec.ParamKind; pk != nil {
-			h.ParamInformer, h.ParamScope, h.ConfigurationError = paramSource(s, pk)
-		}
-		byPolicy[name] = len(hooks)
-		hooks = append(hooks, h)
-	}
-	for name := range p.bindings {
-		if !seen[name] {
-			delete(p.bindings, name)
-		}
-	}
-	for name := range p.policies {
-		if _, ok := byPolicy[name]; !ok {
-			delete(p.policies, name)
-		}
-	}
-	slices.SortFunc(hooks, func(a, b mutating.PolicyHook) int { return strings.Compare(a.Policy.Name, b.Policy.Name) })
-	return hooks, nil
-}
-
-// binding returns the stored binding o as Kubernetes' type. Called with
-// p.mu held.
-func (p *MutatingPolicies) binding(o server.Object) (*admissionregistrationv1.MutatingAdmissionPolicyBinding, error) {
-	m := o.Meta()
-	if c := p.bindings[m.Name]; c != nil && c.version == objectVersion(m) {
-		return c.binding, nil
-	}
-	var b admissionregistrationv1.MutatingAdmissionPolicyBinding
-	if err := asKube(o, &b); err != nil {
-		return nil, err
-	}
-	p.bindings[m.Name] = &cachedMutatingBinding{version: objectVersion(m), binding: &b}
-	return &b, nil
-}
-
-// policy returns the stored policy o, compiled. Called with p.mu held.
-func (p *MutatingPolicies) policy(o server.Object) (*cachedMutatingPolicy, error) {
-	m := o.Meta()
-	if c := p.policies[m.Name]; c != nil && c.version == objectVersion(m) {
-		return c, nil
-	}
-	var mp admissionregistrationv1.MutatingAdmissionPolicy
-	if err := asKube(o, &mp); err != nil {
-		return nil, err
-	}
-	c := &cachedMutatingPolicy{version: objectVersion(m), policy: &mp, eval: p.compile(&mp)}
-	p.policies[m.Name] = c
-	return c, nil
 }
 
 // compile compiles a policy as the plugin's policy source does: the

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -66,23 +65,11 @@ type Policies struct {
 	dispatch generic.Dispatcher[validating.PolicyHook]
 	env      *environment.EnvSet
 
-	mu       sync.Mutex
-	policies map[string]*cachedPolicy  // by name
-	bindings map[string]*cachedBinding // by name
-	cur      *served                   // what the server serves now
-}
+	cache policyCache[*admissionregistrationv1.ValidatingAdmissionPolicy,
+		*admissionregistrationv1.ValidatingAdmissionPolicyBinding, validating.Validator]
 
-// cachedPolicy is a policy as the dispatcher takes it, compiled, for the
-// stored version it was made of.
-type cachedPolicy struct {
-	version string // uid and resourceVersion
-	policy  *admissionregistrationv1.ValidatingAdmissionPolicy
-	eval    validating.Validator
-}
-
-type cachedBinding struct {
-	version string
-	binding *admissionregistrationv1.ValidatingAdmissionPolicyBinding
+	mu  sync.Mutex
+	cur *served // what the server serves now
 }
 
 // served is what Policies needs of the resources a server serves, made
@@ -109,10 +96,20 @@ type PolicyOptions struct {
 // NewPolicies returns the enforcement of the ValidatingAdmissionPolicies
 // of the server it is bound to.
 func NewPolicies(opts PolicyOptions) *Policies {
-	p := &Policies{
-		env:      environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()),
-		policies: map[string]*cachedPolicy{},
-		bindings: map[string]*cachedBinding{},
+	p := &Policies{env: environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion())}
+	p.cache = policyCache[*admissionregistrationv1.ValidatingAdmissionPolicy,
+		*admissionregistrationv1.ValidatingAdmissionPolicyBinding, validating.Validator]{
+		newPolicy: func() *admissionregistrationv1.ValidatingAdmissionPolicy {
+			return new(admissionregistrationv1.ValidatingAdmissionPolicy)
+		},
+		newBinding: func() *admissionregistrationv1.ValidatingAdmissionPolicyBinding {
+			return new(admissionregistrationv1.ValidatingAdmissionPolicyBinding)
+		},
+		compile:    p.compile,
+		policyName: func(b *admissionregistrationv1.ValidatingAdmissionPolicyBinding) string { return b.Spec.PolicyName },
+		paramKind: func(vap *admissionregistrationv1.ValidatingAdmissionPolicy) *admissionregistrationv1.ParamKind {
+			return vap.Spec.ParamKind
+		},
 	}
 	authz := allowAll
 	if opts.Authorizer != nil {
@@ -180,7 +177,7 @@ func (p *Policies) Validate(ctx context.Context, a server.Attributes, obj, old s
 		return nil
 	}
 	sv := p.served(s)
-	hooks, err := p.hooks(ctx, s, sv)
+	hooks, err := p.cache.hooks(ctx, s, sv.policies, sv.bindings)
 	if err != nil || len(hooks) == 0 {
 		return err
 	}
@@ -224,100 +221,8 @@ func resourceOfKind(s *server.Server, gvk schema.GroupVersionKind) *server.Resou
 // read: from what the server has, as kube-apiserver's informers.
 var readAny = rv.Read{Semantics: rv.Any}
 
-// hooks returns the bound policies, with their bindings, as the
-// dispatcher takes them, ordered by the policies' names (each policy's
-// bindings by theirs).
-func (p *Policies) hooks(ctx context.Context, s *server.Server, sv *served) ([]validating.PolicyHook, error) {
-	bres, pres := sv.bindings, sv.policies
-	if bres == nil || pres == nil {
-		return nil, nil
-	}
-	page, err := s.StoreOf(bres).List(ctx, "", store.ListOptions{Read: readAny})
-	if err != nil || page.Len() == 0 {
-		return nil, err
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var hooks []validating.PolicyHook
-	byPolicy := map[string]int{} // index in hooks
-	seen := map[string]bool{}
-	policies := s.StoreOf(pres)
-	for i := range page.Len() {
-		b, err := p.binding(page.View(i))
-		if err != nil {
-			return nil, err
-		}
-		seen[b.Name] = true
-		name := b.Spec.PolicyName
-		if j, ok := byPolicy[name]; ok {
-			hooks[j].Bindings = append(hooks[j].Bindings, b)
-			continue
-		}
-		o, err := policies.View(ctx, "", name, readAny)
-		if status.IsNotFound(err) {
-			continue // a binding of no policy binds nothing
-		}
-		if err != nil {
-			return nil, err
-		}
-		c, err := p.policy(o)
-		if err != nil {
-			return nil, err
-		}
-		h := validating.PolicyHook{Policy: c.policy, Bindings: []*admissionregistrationv1.ValidatingAdmissionPolicyBinding{b}, Evaluator: c.eval}
-		if pk := c.policy.Spec.ParamKind; pk != nil {
-			h.ParamInformer, h.ParamScope, h.ConfigurationError = paramSource(s, pk)
-		}
-		byPolicy[name] = len(hooks)
-		hooks = append(hooks, h)
-	}
-	// Forget what is gone.
-	for name := range p.bindings {
-		if !seen[name] {
-			delete(p.bindings, name)
-		}
-	}
-	for name := range p.policies {
-		if _, ok := byPolicy[name]; !ok {
-			delete(p.policies, name)
-		}
-	}
-	slices.SortFunc(hooks, func(a, b validating.PolicyHook) int { return strings.Compare(a.Policy.Name, b.Policy.Name) })
-	return hooks, nil
-}
-
 // objectVersion names one stored version of an object.
 func objectVersion(m *meta.ObjectMeta) string { return m.UID + "/" + m.ResourceVersion }
-
-// binding returns the stored binding o as Kubernetes' type. Called with
-// p.mu held.
-func (p *Policies) binding(o server.Object) (*admissionregistrationv1.ValidatingAdmissionPolicyBinding, error) {
-	m := o.Meta()
-	if c := p.bindings[m.Name]; c != nil && c.version == objectVersion(m) {
-		return c.binding, nil
-	}
-	var b admissionregistrationv1.ValidatingAdmissionPolicyBinding
-	if err := asKube(o, &b); err != nil {
-		return nil, err
-	}
-	p.bindings[m.Name] = &cachedBinding{version: objectVersion(m), binding: &b}
-	return &b, nil
-}
-
-// policy returns the stored policy o, compiled. Called with p.mu held.
-func (p *Policies) policy(o server.Object) (*cachedPolicy, error) {
-	m := o.Meta()
-	if c := p.policies[m.Name]; c != nil && c.version == objectVersion(m) {
-		return c, nil
-	}
-	var vap admissionregistrationv1.ValidatingAdmissionPolicy
-	if err := asKube(o, &vap); err != nil {
-		return nil, err
-	}
-	c := &cachedPolicy{version: objectVersion(m), policy: &vap, eval: p.compile(&vap)}
-	p.policies[m.Name] = c
-	return c, nil
-}
 
 // asKube decodes o into out, a Kubernetes type: a copy of the built-in
 // object, else (a policy served by something else) its JSON.
