@@ -114,13 +114,15 @@ type Resource struct {
 	// be the URL's; uid, creationTimestamp, deletionTimestamp and
 	// deletionGracePeriodSeconds are dropped, as a cluster's create
 	// handler drops them), then given to Create instead of the write pipeline
-	// and, if Create returns no error, answered with a Status of success
-	// and code 201, as kube-apiserver answers. Its Verbs must be just
+	// and, if Create returns no error, answered with code 201 and the
+	// object Create returns (a review: SubjectAccessReview), or, when it
+	// returns none, a Status of success, as kube-apiserver answers a
+	// Binding. Its Verbs must be just
 	// create: its store stays empty, and discovery gives it no
 	// storageVersionHash. The server does not put the object to
 	// admission: Create does, with Server.AdmitMutating and
 	// AdmitValidating, as kube-apiserver admits a Binding.
-	Create func(ctx context.Context, req CreateRequest) error
+	Create func(ctx context.Context, req CreateRequest) (Object, error)
 
 	// Verbs are the verbs the resource serves, of create, delete,
 	// deletecollection, get, list, patch, update and watch; nil means all
