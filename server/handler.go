@@ -464,7 +464,8 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t *target) error
 		// The system fields a client may not set, which kube-apiserver's
 		// create handler wipes before any storage sees the object.
 		m.UID, m.CreationTimestamp, m.DeletionTimestamp, m.DeletionGracePeriodSeconds = "", meta.Time{}, nil, nil
-		out, err := create(r.Context(), CreateRequest{Object: o, Namespace: t.namespace, DryRun: opts.DryRun, Server: s})
+		out, err := create(r.Context(), CreateRequest{Object: o, Namespace: t.namespace, DryRun: opts.DryRun, Server: s,
+			Authorizer: s.opts.Security.Authorizer})
 		if err != nil {
 			return err
 		}

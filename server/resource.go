@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 
+	"github.com/apisem/apisem/auth"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/openapi"
 	"github.com/apisem/apisem/patch"
@@ -348,6 +349,9 @@ type CreateRequest struct {
 	DryRun bool
 	// Server is the server, whose other resources Create acts on.
 	Server *Server
+	// Authorizer is the server's (Options.Security.Authorizer), nil when
+	// it has none: what a SubjectAccessReview asks.
+	Authorizer auth.Authorizer
 }
 
 // GroupVersion returns "group/version", or the version alone for the core
