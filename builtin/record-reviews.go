@@ -53,6 +53,7 @@ var steps = []step{
 		"  user: system:anonymous\n  groups: [system:unauthenticated]\n  resourceAttributes:\n    verb: get\n    resource: configmaps\n")),
 	post("local review of a non-resource", lsar, review("LocalSubjectAccessReview",
 		"  user: system:anonymous\n  groups: [system:unauthenticated]\n  nonResourceAttributes:\n    verb: get\n    path: /healthz\n")),
+	post("rules review without namespace", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", review("SelfSubjectRulesReview", "  {}\n")),
 	post("self subject review", ssr, "apiVersion: authentication.k8s.io/v1\nkind: SelfSubjectReview\n"),
 }
 

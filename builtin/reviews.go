@@ -29,6 +29,7 @@ var (
 	localSARKind          = &kind{Group: "authorization.k8s.io", Version: "v1", Kind: "LocalSubjectAccessReview", Plural: "localsubjectaccessreviews", Namespaced: true}
 	selfSARKind           = &kind{Group: "authorization.k8s.io", Version: "v1", Kind: "SelfSubjectAccessReview", Plural: "selfsubjectaccessreviews"}
 	sarKind               = &kind{Group: "authorization.k8s.io", Version: "v1", Kind: "SubjectAccessReview", Plural: "subjectaccessreviews"}
+	selfRulesKind         = &kind{Group: "authorization.k8s.io", Version: "v1", Kind: "SelfSubjectRulesReview", Plural: "selfsubjectrulesreviews"}
 )
 
 // reviewGroups are the groups of the review kinds, which Groups lists
@@ -38,7 +39,7 @@ var reviewGroups = []string{"authentication.k8s.io", "authorization.k8s.io"}
 // reviewResources returns the review resources of group.
 func reviewResources(defs *definitions, group string) ([]*server.Resource, error) {
 	var out []*server.Resource
-	for _, k := range []*kind{selfSubjectReviewKind, localSARKind, selfSARKind, sarKind} {
+	for _, k := range []*kind{selfSubjectReviewKind, localSARKind, selfSARKind, selfRulesKind, sarKind} {
 		if k.Group != group {
 			continue
 		}
@@ -82,6 +83,9 @@ func review(ctx context.Context, k *kind, req server.CreateRequest) (server.Obje
 		out := &Object{Value: &authenticationv1.SelfSubjectReview{Status: authenticationv1.SelfSubjectReviewStatus{UserInfo: info}}}
 		out.CreationTimestamp = meta.NewTime(req.Server.Now())
 		return out, nil
+	}
+	if k == selfRulesKind {
+		return rulesReview(o, req)
 	}
 	in, err := k.internal(o)
 	if err != nil {
@@ -156,4 +160,24 @@ func reviewAttributes(u auth.User, spec *authorizationv1.SubjectAccessReviewSpec
 		a.Verb, a.Path = na.Verb, na.Path
 	}
 	return a
+}
+
+// rulesReview answers a SelfSubjectRulesReview as kube-apiserver's REST
+// does: a new object with the rules of its spec.namespace and nothing of
+// the spec. An auth.Authorizer decides requests and cannot list what it
+// allows, so a server with one answers no rules and incomplete, as
+// kube-apiserver answers for a webhook authorizer; one without allows
+// everything, and answers the rules of kube-apiserver's AlwaysAllow.
+func rulesReview(o *Object, req server.CreateRequest) (server.Object, error) {
+	if o.Value.(*authorizationv1.SelfSubjectRulesReview).Spec.Namespace == "" {
+		return nil, status.NewBadRequest("no namespace on request")
+	}
+	st := authorizationv1.SubjectRulesReviewStatus{ResourceRules: []authorizationv1.ResourceRule{}, NonResourceRules: []authorizationv1.NonResourceRule{}, Incomplete: true}
+	if req.Authorizer == nil {
+		st = authorizationv1.SubjectRulesReviewStatus{
+			ResourceRules:    []authorizationv1.ResourceRule{{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}}},
+			NonResourceRules: []authorizationv1.NonResourceRule{{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}},
+		}
+	}
+	return &Object{Value: &authorizationv1.SelfSubjectRulesReview{Status: st}}, nil
 }

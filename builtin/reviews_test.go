@@ -89,3 +89,32 @@ func TestRecordedReviews(t *testing.T) {
 		}
 	}
 }
+
+// A SelfSubjectRulesReview answers the rules of kube-apiserver's
+// AlwaysAllow authorizer on a server without an authorizer (which
+// allows everything), and no rules, incomplete, on one with an
+// auth.Authorizer (which cannot list what it allows), as kube-apiserver
+// answers for a webhook authorizer; the spec is not echoed.
+func TestRulesReview(t *testing.T) {
+	res, err := Resources(Options{Groups: []string{"authorization.k8s.io"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const body = `{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectRulesReview","spec":{"namespace":"default"}}`
+	for _, c := range []struct {
+		name string
+		sec  server.SecurityOptions
+		want string
+	}{
+		{"no authorizer", server.SecurityOptions{}, `{"kind":"SelfSubjectRulesReview","apiVersion":"authorization.k8s.io/v1","metadata":{},"spec":{},"status":{` +
+			`"resourceRules":[{"verbs":["*"],"apiGroups":["*"],"resources":["*"]}],"nonResourceRules":[{"verbs":["*"],"nonResourceURLs":["*"]}],"incomplete":false}}`},
+		{"an authorizer", anonymousAdmin, `{"kind":"SelfSubjectRulesReview","apiVersion":"authorization.k8s.io/v1","metadata":{},"spec":{},"status":{` +
+			`"resourceRules":[],"nonResourceRules":[],"incomplete":true}}`},
+	} {
+		_, url := servertest.New(t, server.Options{Resources: res, Security: c.sec})
+		r := servertest.Do(t, "POST", url+"/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", body, "Content-Type", "application/json", "Accept", "application/json")
+		if got := strings.TrimSuffix(r.Body, "\n"); r.Code != 201 || got != c.want {
+			t.Errorf("%s: %d %s\nwant 201 %s", c.name, r.Code, got, c.want)
+		}
+	}
+}
