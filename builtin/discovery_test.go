@@ -30,7 +30,6 @@ import (
 var notServed = map[string]string{
 	// Not stored: each answers a create from what the apiserver knows.
 	"/v1/componentstatuses":                             "deprecated; reports the health of the cluster's control plane, which a server of this module is not",
-	"authentication.k8s.io/v1/tokenreviews":             "not stored: asks the server's authenticator (package auth/kubedelegate delegates to a cluster's)",
 	"apiextensions.k8s.io/v1/customresourcedefinitions": "served by package crd, not by this module",
 	"apiregistration.k8s.io/v1/apiservices":             "kube-aggregator's: a server of this module aggregates no other apiserver",
 }

@@ -4,6 +4,7 @@
 // review APIs as the user it gives anonymous requests (bound to
 // cluster-admin by the reference's RBAC): SelfSubjectAccessReviews,
 // SubjectAccessReviews and LocalSubjectAccessReviews, valid and not,
+// a SelfSubjectRulesReview without a namespace, TokenReviews that fail
 // and a SelfSubjectReview. From builtin/, with the reference of
 // ../shared/reference running:
 //
@@ -54,6 +55,8 @@ var steps = []step{
 	post("local review of a non-resource", lsar, review("LocalSubjectAccessReview",
 		"  user: system:anonymous\n  groups: [system:unauthenticated]\n  nonResourceAttributes:\n    verb: get\n    path: /healthz\n")),
 	post("rules review without namespace", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", review("SelfSubjectRulesReview", "  {}\n")),
+	post("token review without a token", "/apis/authentication.k8s.io/v1/tokenreviews", "apiVersion: authentication.k8s.io/v1\nkind: TokenReview\nspec: {}\n"),
+	post("token review of an invalid token", "/apis/authentication.k8s.io/v1/tokenreviews", "apiVersion: authentication.k8s.io/v1\nkind: TokenReview\nspec:\n  token: nope\n"),
 	post("self subject review", ssr, "apiVersion: authentication.k8s.io/v1\nkind: SelfSubjectReview\n"),
 }
 

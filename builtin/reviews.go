@@ -25,6 +25,7 @@ import (
 // authentication.k8s.io and authorization.k8s.io registries. Like
 // bindingKind they are no rows of the table (they have no strategy).
 var (
+	tokenReviewKind       = &kind{Group: "authentication.k8s.io", Version: "v1", Kind: "TokenReview", Plural: "tokenreviews"}
 	selfSubjectReviewKind = &kind{Group: "authentication.k8s.io", Version: "v1", Kind: "SelfSubjectReview", Plural: "selfsubjectreviews"}
 	localSARKind          = &kind{Group: "authorization.k8s.io", Version: "v1", Kind: "LocalSubjectAccessReview", Plural: "localsubjectaccessreviews", Namespaced: true}
 	selfSARKind           = &kind{Group: "authorization.k8s.io", Version: "v1", Kind: "SelfSubjectAccessReview", Plural: "selfsubjectaccessreviews"}
@@ -39,7 +40,7 @@ var reviewGroups = []string{"authentication.k8s.io", "authorization.k8s.io"}
 // reviewResources returns the review resources of group.
 func reviewResources(defs *definitions, group string) ([]*server.Resource, error) {
 	var out []*server.Resource
-	for _, k := range []*kind{selfSubjectReviewKind, localSARKind, selfSARKind, selfRulesKind, sarKind} {
+	for _, k := range []*kind{selfSubjectReviewKind, tokenReviewKind, localSARKind, selfSARKind, selfRulesKind, sarKind} {
 		if k.Group != group {
 			continue
 		}
@@ -83,6 +84,9 @@ func review(ctx context.Context, k *kind, req server.CreateRequest) (server.Obje
 		out := &Object{Value: &authenticationv1.SelfSubjectReview{Status: authenticationv1.SelfSubjectReviewStatus{UserInfo: info}}}
 		out.CreationTimestamp = meta.NewTime(req.Server.Now())
 		return out, nil
+	}
+	if k == tokenReviewKind {
+		return tokenReview(ctx, o, req)
 	}
 	if k == selfRulesKind {
 		return rulesReview(o, req)
@@ -180,4 +184,39 @@ func rulesReview(o *Object, req server.CreateRequest) (server.Object, error) {
 		}
 	}
 	return &Object{Value: &authorizationv1.SelfSubjectRulesReview{Status: st}}, nil
+}
+
+// tokenReview answers a TokenReview as kube-apiserver's REST does: the
+// server's authenticator is asked about a request that carries the
+// token as its bearer token, and the review answers who it is or the
+// authenticator's error. A server without an authenticator answers the
+// review as it came, as kube-apiserver without a token authenticator.
+func tokenReview(ctx context.Context, o *Object, req server.CreateRequest) (server.Object, error) {
+	tr := o.Value.(*authenticationv1.TokenReview)
+	if tr.Spec.Token == "" {
+		return nil, status.NewBadRequest("token is required for TokenReview in authentication")
+	}
+	if req.Authenticator == nil {
+		return o, nil
+	}
+	r, err := http.NewRequestWithContext(ctx, http.MethodGet, "/", nil)
+	if err != nil {
+		return nil, err
+	}
+	r.Header.Set("Authorization", "Bearer "+tr.Spec.Token)
+	u, ok, err := req.Authenticator.AuthenticateRequest(r)
+	tr.Status = authenticationv1.TokenReviewStatus{Authenticated: ok}
+	if err != nil {
+		tr.Status.Error = err.Error()
+	}
+	if ok {
+		tr.Status.User = authenticationv1.UserInfo{Username: u.Name, UID: u.UID, Groups: u.Groups}
+		if len(u.Extra) > 0 {
+			tr.Status.User.Extra = make(map[string]authenticationv1.ExtraValue, len(u.Extra))
+			for key, v := range u.Extra {
+				tr.Status.User.Extra[key] = v
+			}
+		}
+	}
+	return o, nil
 }

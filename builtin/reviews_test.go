@@ -3,6 +3,7 @@ package builtin
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"os"
 	"slices"
@@ -18,9 +19,13 @@ import (
 // anonymousAdmin is what the reference's authenticator and RBAC make of
 // the recorder's requests: anonymous ones, whose group is bound to
 // cluster-admin, so that every review of that group is allowed with
-// RBAC's reason.
+// RBAC's reason; a bearer token is refused as no token the reference
+// knows.
 var anonymousAdmin = server.SecurityOptions{
-	Authenticator: auth.AuthenticatorFunc(func(*http.Request) (auth.User, bool, error) {
+	Authenticator: auth.AuthenticatorFunc(func(r *http.Request) (auth.User, bool, error) {
+		if r.Header.Get("Authorization") != "" {
+			return auth.User{}, false, errors.New("invalid bearer token")
+		}
 		return auth.User{Name: auth.Anonymous, Groups: []string{auth.AllUnauthenticated}}, true, nil
 	}),
 	Authorizer: auth.AuthorizerFunc(func(_ context.Context, a auth.Attributes) (auth.Decision, string, error) {
@@ -61,7 +66,8 @@ func withoutManagedFields(s string) string {
 // TestRecordedReviews replays testdata/reference/reviews.json, recorded
 // from kube-apiserver 1.37.1 (record-reviews.go): self, subject and local
 // subject access reviews, allowed and invalid (422 with Kubernetes'
-// validation messages), and a SelfSubjectReview.
+// validation messages), a SelfSubjectRulesReview without a namespace,
+// TokenReviews that fail and a SelfSubjectReview.
 func TestRecordedReviews(t *testing.T) {
 	res, err := Resources(Options{})
 	if err != nil {
@@ -113,6 +119,39 @@ func TestRulesReview(t *testing.T) {
 	} {
 		_, url := servertest.New(t, server.Options{Resources: res, Security: c.sec})
 		r := servertest.Do(t, "POST", url+"/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", body, "Content-Type", "application/json", "Accept", "application/json")
+		if got := strings.TrimSuffix(r.Body, "\n"); r.Code != 201 || got != c.want {
+			t.Errorf("%s: %d %s\nwant 201 %s", c.name, r.Code, got, c.want)
+		}
+	}
+}
+
+// A TokenReview asks the server's authenticator about the token as a
+// bearer token: who it is, with the user's uid, groups and extra; a
+// server without an authenticator answers the review as it came.
+func TestTokenReview(t *testing.T) {
+	res, err := Resources(Options{Groups: []string{"authentication.k8s.io"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := server.SecurityOptions{Authenticator: auth.AuthenticatorFunc(func(r *http.Request) (auth.User, bool, error) {
+		if r.Header.Get("Authorization") == "Bearer good" {
+			return auth.User{Name: "alice", UID: "u1", Groups: []string{"devs", auth.AllAuthenticated}, Extra: map[string][]string{"scopes": {"a"}}}, true, nil
+		}
+		return auth.User{}, false, nil
+	})}
+	const body = `{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":"good"}}`
+	for _, c := range []struct {
+		name string
+		sec  server.SecurityOptions
+		want string
+	}{
+		{"no authenticator", server.SecurityOptions{}, `{"kind":"TokenReview","apiVersion":"authentication.k8s.io/v1","metadata":{},"spec":{"token":"good"},"status":{"user":{}}}`},
+		{"an authenticator", tokens, `{"kind":"TokenReview","apiVersion":"authentication.k8s.io/v1","metadata":{},"spec":{"token":"good"},"status":{"authenticated":true,` +
+			`"user":{"username":"alice","uid":"u1","groups":["devs","system:authenticated"],"extra":{"scopes":["a"]}}}}`},
+	} {
+		_, url := servertest.New(t, server.Options{Resources: res, Security: c.sec})
+		r := servertest.Do(t, "POST", url+"/apis/authentication.k8s.io/v1/tokenreviews", body, "Content-Type", "application/json", "Accept", "application/json",
+			"Authorization", "Bearer good")
 		if got := strings.TrimSuffix(r.Body, "\n"); r.Code != 201 || got != c.want {
 			t.Errorf("%s: %d %s\nwant 201 %s", c.name, r.Code, got, c.want)
 		}

@@ -465,7 +465,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t *target) error
 		// create handler wipes before any storage sees the object.
 		m.UID, m.CreationTimestamp, m.DeletionTimestamp, m.DeletionGracePeriodSeconds = "", meta.Time{}, nil, nil
 		out, err := create(r.Context(), CreateRequest{Object: o, Namespace: t.namespace, DryRun: opts.DryRun, Server: s,
-			Authorizer: s.opts.Security.Authorizer})
+			Authorizer: s.opts.Security.Authorizer, Authenticator: s.opts.Security.Authenticator})
 		if err != nil {
 			return err
 		}

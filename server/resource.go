@@ -349,9 +349,11 @@ type CreateRequest struct {
 	DryRun bool
 	// Server is the server, whose other resources Create acts on.
 	Server *Server
-	// Authorizer is the server's (Options.Security.Authorizer), nil when
-	// it has none: what a SubjectAccessReview asks.
-	Authorizer auth.Authorizer
+	// Authorizer and Authenticator are the server's
+	// (Options.Security), nil when it has none: what a
+	// SubjectAccessReview and a TokenReview ask.
+	Authorizer    auth.Authorizer
+	Authenticator auth.Authenticator
 }
 
 // GroupVersion returns "group/version", or the version alone for the core
