@@ -30,7 +30,8 @@ func TestKubectlAuth(t *testing.T) {
 				"selfsubjectrulesreviews authorization.k8s.io/v1 false SelfSubjectRulesReview\n" +
 				"subjectaccessreviews authorization.k8s.io/v1 false SubjectAccessReview\n"},
 		{[]string{"api-resources", "--api-group=authentication.k8s.io", "--no-headers"},
-			"selfsubjectreviews authentication.k8s.io/v1 false SelfSubjectReview\n"},
+			"selfsubjectreviews authentication.k8s.io/v1 false SelfSubjectReview\n" +
+				"tokenreviews authentication.k8s.io/v1 false TokenReview\n"},
 	} {
 		got := p.kubectl(t, "", c.args...)
 		if strings.HasPrefix(c.want, "*.*") || c.args[0] == "api-resources" { // a table
