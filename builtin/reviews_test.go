@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -36,32 +37,9 @@ var anonymousAdmin = server.SecurityOptions{
 	}),
 }
 
-// withoutManagedFields is s without the managedFields of a review's
-// answer (or of the metadata a 422 prints), which kube-apiserver's
-// create handler records and the server does not give an object a
-// Resource.Create answers: left out of the comparison.
-func withoutManagedFields(s string) string {
-	for _, key := range []string{`,"managedFields":[`, `,\"managedFields\":[`, `"managedFields":[`} {
-		for {
-			i := strings.Index(s, key)
-			if i < 0 {
-				break
-			}
-			depth, j := 0, i+len(key)-1
-			for ; j < len(s); j++ {
-				if s[j] == '[' {
-					depth++
-				} else if s[j] == ']' {
-					if depth--; depth == 0 {
-						break
-					}
-				}
-			}
-			s = s[:i] + s[j+1:]
-		}
-	}
-	return s
-}
+// escapedTime is a managedFields time inside a message (the metadata a
+// 422 prints), which differs between the servers as any time.
+var escapedTime = regexp.MustCompile(`\\"time\\":\\"[0-9TZ:-]+\\"`)
 
 // TestRecordedReviews replays testdata/reference/reviews.json, recorded
 // from kube-apiserver 1.37.1 (record-reviews.go): self, subject and local
@@ -83,7 +61,7 @@ func TestRecordedReviews(t *testing.T) {
 		t.Fatal(err)
 	}
 	norm := func(s string) string {
-		return recorded.Normalize(withoutManagedFields(s))
+		return escapedTime.ReplaceAllString(recorded.Normalize(s), `\\"time\\":\\"-\\"`)
 	}
 	hdr := []string{"Accept", "application/json", "User-Agent", "recorded"}
 	for _, s := range steps {
@@ -126,7 +104,8 @@ func TestRulesReview(t *testing.T) {
 }
 
 // A TokenReview asks the server's authenticator about the token as a
-// bearer token: who it is, with the user's uid, groups and extra; a
+// bearer token: who it is, with the user's uid, groups and extra (and
+// the writer in managedFields, as any review's answer); a
 // server without an authenticator answers the review as it came.
 func TestTokenReview(t *testing.T) {
 	res, err := Resources(Options{Groups: []string{"authentication.k8s.io"}})
@@ -145,14 +124,14 @@ func TestTokenReview(t *testing.T) {
 		sec  server.SecurityOptions
 		want string
 	}{
-		{"no authenticator", server.SecurityOptions{}, `{"kind":"TokenReview","apiVersion":"authentication.k8s.io/v1","metadata":{},"spec":{"token":"good"},"status":{"user":{}}}`},
-		{"an authenticator", tokens, `{"kind":"TokenReview","apiVersion":"authentication.k8s.io/v1","metadata":{},"spec":{"token":"good"},"status":{"authenticated":true,` +
-			`"user":{"username":"alice","uid":"u1","groups":["devs","system:authenticated"],"extra":{"scopes":["a"]}}}}`},
+		{"no authenticator", server.SecurityOptions{}, `{"kind":"TokenReview","apiVersion":"authentication.k8s.io/v1","metadata":{"managedFields":[{"manager":"test","operation":"Update","apiVersion":"authentication.k8s.io/v1","time":"-","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:token":{}}}}]},"spec":{"token":"good"},"status":{"user":{}}}`},
+		{"an authenticator", tokens, `{"kind":"TokenReview","apiVersion":"authentication.k8s.io/v1","metadata":{"managedFields":[{"manager":"test","operation":"Update","apiVersion":"authentication.k8s.io/v1","time":"-","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:token":{}}}}]},"spec":{"token":"good"},"status":{"authenticated":true,` +
+			`"user":{"username":"alice","uid":"-","groups":["devs","system:authenticated"],"extra":{"scopes":["a"]}}}}`},
 	} {
 		_, url := servertest.New(t, server.Options{Resources: res, Security: c.sec})
-		r := servertest.Do(t, "POST", url+"/apis/authentication.k8s.io/v1/tokenreviews", body, "Content-Type", "application/json", "Accept", "application/json",
+		r := servertest.Do(t, "POST", url+"/apis/authentication.k8s.io/v1/tokenreviews?fieldManager=test", body, "Content-Type", "application/json", "Accept", "application/json",
 			"Authorization", "Bearer good")
-		if got := strings.TrimSuffix(r.Body, "\n"); r.Code != 201 || got != c.want {
+		if got := recorded.Normalize(strings.TrimSuffix(r.Body, "\n")); r.Code != 201 || got != c.want {
 			t.Errorf("%s: %d %s\nwant 201 %s", c.name, r.Code, got, c.want)
 		}
 	}
