@@ -44,7 +44,6 @@ func reviewResources(defs *definitions, group string) ([]*server.Resource, error
 		if k.Group != group {
 			continue
 		}
-		k := k
 		r := &server.Resource{
 			Group: k.Group, Version: k.Version, Kind: k.Kind, ListKind: k.Kind + "List", Plural: k.Plural, Singular: k.Plural[:len(k.Plural)-1],
 			Namespaced:  k.Namespaced,
