@@ -33,7 +33,9 @@ func bindingsResource(defs *definitions) (*server.Resource, error) {
 		DecodeProto: k.decodeProto,
 		CheckTypes:  k.checkTypes,
 	}
-	r.Create = func(ctx context.Context, req server.CreateRequest) error { return createBinding(ctx, r, req) }
+	r.Create = func(ctx context.Context, req server.CreateRequest) (server.Object, error) {
+		return nil, createBinding(ctx, r, req)
+	}
 	if err := defs.describe(k, r); err != nil {
 		return nil, err
 	}

@@ -30,12 +30,6 @@ import (
 var notServed = map[string]string{
 	// Not stored: each answers a create from what the apiserver knows.
 	"/v1/componentstatuses":                             "deprecated; reports the health of the cluster's control plane, which a server of this module is not",
-	"authentication.k8s.io/v1/selfsubjectreviews":       "not stored: answers from the request's authentication (package auth's business, not a kind's)",
-	"authentication.k8s.io/v1/tokenreviews":             "not stored: asks the server's authenticator (package auth/kubedelegate delegates to a cluster's)",
-	"authorization.k8s.io/v1/localsubjectaccessreviews": "not stored: asks the server's authorizer",
-	"authorization.k8s.io/v1/selfsubjectaccessreviews":  "not stored: asks the server's authorizer",
-	"authorization.k8s.io/v1/selfsubjectrulesreviews":   "not stored: asks the server's authorizer",
-	"authorization.k8s.io/v1/subjectaccessreviews":      "not stored: asks the server's authorizer",
 	"apiextensions.k8s.io/v1/customresourcedefinitions": "served by package crd, not by this module",
 	"apiregistration.k8s.io/v1/apiservices":             "kube-aggregator's: a server of this module aggregates no other apiserver",
 }

@@ -116,6 +116,19 @@
 // Binding or a policy/v1 Eviction, the mutating phase on the decoded
 // object and the validating phase once the registry's own checks pass.
 //
+// The review APIs keep no objects either: authorization.k8s.io's
+// SelfSubjectAccessReview, SubjectAccessReview, LocalSubjectAccessReview
+// and SelfSubjectRulesReview, and authentication.k8s.io's
+// SelfSubjectReview and TokenReview answer 201 with the review, checked
+// by Kubernetes' own validation and its status filled from the request's
+// user and the server's authorizer and authenticator
+// (server.Options.Security), as kube-apiserver's registries fill it: so
+// `kubectl auth can-i` and `kubectl auth whoami` work. A server without
+// an authorizer allows everything, and its reviews say so; an
+// auth.Authorizer cannot list what it allows, so a rules review on a
+// server with one is incomplete, as on a cluster with a webhook
+// authorizer. Reviews are not put to admission.
+//
 // The differential test writes valid and invalid objects of 46 kinds to
 // the server over HTTP and gives the same input to Kubernetes' own
 // rest.BeforeCreate and rest.BeforeUpdate: the stored objects, status

@@ -309,7 +309,7 @@ func TestGroupsOption(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rbac) != 4 || len(all) != len(allKinds())+1 { // and bindings
+	if len(rbac) != 4 || len(all) != len(allKinds())+1+6 { // and bindings and the six reviews
 		t.Errorf("%d rbac resources, %d in all", len(rbac), len(all))
 	}
 	if _, err := Resources(Options{Groups: []string{"nope.example.com"}}); err == nil {

@@ -46,6 +46,9 @@ func Groups() []string {
 		if !slices.Contains(gs, k.Group) {
 			gs = append(gs, k.Group)
 		}
+		if k.Group == "apps" && gs[len(gs)-1] == "apps" {
+			gs = append(gs, reviewGroups...)
+		}
 	}
 	return gs
 }
@@ -79,7 +82,22 @@ func Resources(opts Options) ([]*server.Resource, error) {
 		}
 		out = append(out, r)
 	}
+	reviewsDone := false
 	for _, k := range all {
+		if !reviewsDone && k.Group > "authorization.k8s.io" {
+			// The review groups, in their place in the order of groups.
+			reviewsDone = true
+			for _, g := range reviewGroups {
+				if opts.Groups != nil && !slices.Contains(opts.Groups, g) {
+					continue
+				}
+				rs, err := reviewResources(defs, g)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, rs...)
+			}
+		}
 		if opts.Groups != nil && !slices.Contains(opts.Groups, k.Group) {
 			continue
 		}

@@ -19,12 +19,15 @@ func TestResourceCreate(t *testing.T) {
 	var got []CreateRequest
 	bindings := &Resource{Version: "v1", Kind: "Binding", ListKind: "BindingList", Plural: "bindings", Singular: "binding",
 		Namespaced: true, Verbs: []string{"create"}, New: func() Object { return &configMap{} },
-		Create: func(_ context.Context, req CreateRequest) error {
+		Create: func(_ context.Context, req CreateRequest) (Object, error) {
 			got = append(got, req)
-			if req.Object.Meta().Name == "refused" {
-				return status.NewBadRequest("refused")
+			switch req.Object.Meta().Name {
+			case "refused":
+				return nil, status.NewBadRequest("refused")
+			case "answered": // a review answers the object itself
+				return req.Object, nil
 			}
-			return nil
+			return nil, nil
 		}}
 	s := newTestServer(t, Options{Resources: []*Resource{bindings}})
 	const created = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","code":201}`
@@ -36,6 +39,8 @@ func TestResourceCreate(t *testing.T) {
 		{"POST", "/api/v1/namespaces/ns/bindings", `{"metadata":{"name":"a","uid":"u","creationTimestamp":"2020-01-01T00:00:00Z","labels":{"k":"v"}}}`, 201, created},
 		{"POST", "/api/v1/namespaces/ns/bindings?dryRun=All", `{"metadata":{"name":"b","namespace":"ns"}}`, 201, created},
 		{"POST", "/api/v1/namespaces//bindings", `{"metadata":{"name":"c","namespace":"other"}}`, 201, created},
+		{"POST", "/api/v1/namespaces/ns/bindings", `{"metadata":{"name":"answered","uid":"u"},"data":{"k":"v"}}`, 201,
+			`{"kind":"Binding","apiVersion":"v1","metadata":{"name":"answered","namespace":"ns","managedFields":[{"manager":"unknown","operation":"Update","apiVersion":"v1","time":`},
 		{"POST", "/api/v1/namespaces/ns/bindings", `{"metadata":{"name":"refused"}}`, 400, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"refused"`},
 		{"POST", "/api/v1/namespaces/ns/bindings", `{"metadata":{"name":"d","namespace":"other"}}`, 400, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the namespace of the provided object does not match`},
 		{"POST", "/api/v1/namespaces/ns/bindings?dryRun=x", `{"metadata":{"name":"e"}}`, 422, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"CreateOptions.meta.k8s.io`},
@@ -65,7 +70,7 @@ func TestResourceCreate(t *testing.T) {
 			t.Errorf("%s: %+v", m.Name, req)
 		}
 	}
-	if strings.Join(seen, ",") != "a ns=ns/ns,b ns=ns/ns,c ns=/,refused ns=ns/ns" {
+	if strings.Join(seen, ",") != "a ns=ns/ns,b ns=ns/ns,c ns=/,answered ns=ns/ns,refused ns=ns/ns" {
 		t.Errorf("Create saw %v", seen)
 	}
 	if got[0].Object.Meta().Labels["k"] != "v" {

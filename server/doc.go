@@ -110,5 +110,6 @@
 // (UpdateSubresources, ObjectSubresources, Subresources: a Pod's log or
 // eviction has a handler of its own); the others answer 404. A resource
 // that keeps no objects and answers a create by acting on others, as
-// kube-apiserver's bindings, sets Resource.Create.
+// kube-apiserver's bindings, or with an object of its making, as its
+// access reviews, sets Resource.Create.
 package server

@@ -25,7 +25,7 @@ func ExampleResource_create() {
 		Plural: "repaints", Singular: "repaint", Namespaced: true,
 		New:   func() server.Object { return &Gizmo{} }, // the gizmo's name and color
 		Verbs: []string{"create"},
-		Create: func(ctx context.Context, req server.CreateRequest) error {
+		Create: func(ctx context.Context, req server.CreateRequest) (server.Object, error) {
 			want := req.Object.(*Gizmo)
 			_, err := req.Server.StoreOf(&res).GuaranteedUpdate(ctx, req.Namespace, want.Name, store.UpdateOptions{DryRun: req.DryRun},
 				func(cur server.Object) (server.Object, error) {
@@ -33,7 +33,7 @@ func ExampleResource_create() {
 					g.Spec.Color = want.Spec.Color
 					return g, nil
 				})
-			return err // the store's 404 for a gizmo that is not there
+			return nil, err // the store's 404 for a gizmo that is not there; nil: a Status of success
 		},
 	}
 	s, err := server.New(server.Options{Resources: []*server.Resource{&res, repaints}})

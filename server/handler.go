@@ -464,8 +464,18 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t *target) error
 		// The system fields a client may not set, which kube-apiserver's
 		// create handler wipes before any storage sees the object.
 		m.UID, m.CreationTimestamp, m.DeletionTimestamp, m.DeletionGracePeriodSeconds = "", meta.Time{}, nil, nil
-		if err := create(r.Context(), CreateRequest{Object: o, Namespace: t.namespace, DryRun: opts.DryRun, Server: s}); err != nil {
+		// The handler records the writer in managedFields before Create
+		// sees the object, as kube-apiserver's: a review answers them.
+		if enc, err := t.res.codec.encode(o); err == nil {
+			s.recordWrite(&write{t: t, obj: o, enc: enc}, &opts.owner)
+		}
+		out, err := create(r.Context(), CreateRequest{Object: o, Namespace: t.namespace, DryRun: opts.DryRun, Server: s,
+			Authorizer: s.opts.Security.Authorizer, Authenticator: s.opts.Security.Authenticator})
+		if err != nil {
 			return err
+		}
+		if out != nil { // a review: the object itself is the answer
+			return s.writeObject(w, r, http.StatusCreated, t.res, res, out)
 		}
 		// kube-apiserver's create handler gives the Status the code.
 		return s.writeSuccess(w, r, res, http.StatusCreated, status.Status{Kind: "Status", APIVersion: "v1",

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 
+	"github.com/apisem/apisem/auth"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/openapi"
 	"github.com/apisem/apisem/patch"
@@ -125,13 +126,15 @@ type Resource struct {
 	// be the URL's; uid, creationTimestamp, deletionTimestamp and
 	// deletionGracePeriodSeconds are dropped, as a cluster's create
 	// handler drops them), then given to Create instead of the write pipeline
-	// and, if Create returns no error, answered with a Status of success
-	// and code 201, as kube-apiserver answers. Its Verbs must be just
+	// and, if Create returns no error, answered with code 201 and the
+	// object Create returns (a review: SubjectAccessReview), or, when it
+	// returns none, a Status of success, as kube-apiserver answers a
+	// Binding. Its Verbs must be just
 	// create: its store stays empty, and discovery gives it no
 	// storageVersionHash. The server does not put the object to
 	// admission: Create does, with Server.AdmitMutating and
 	// AdmitValidating, as kube-apiserver admits a Binding.
-	Create func(ctx context.Context, req CreateRequest) error
+	Create func(ctx context.Context, req CreateRequest) (Object, error)
 
 	// Verbs are the verbs the resource serves, of create, delete,
 	// deletecollection, get, list, patch, update and watch; nil means all
@@ -357,6 +360,11 @@ type CreateRequest struct {
 	DryRun bool
 	// Server is the server, whose other resources Create acts on.
 	Server *Server
+	// Authorizer and Authenticator are the server's
+	// (Options.Security), nil when it has none: what a
+	// SubjectAccessReview and a TokenReview ask.
+	Authorizer    auth.Authorizer
+	Authenticator auth.Authenticator
 }
 
 // GroupVersion returns "group/version", or the version alone for the core
