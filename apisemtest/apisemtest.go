@@ -135,9 +135,13 @@ func Start(tb testing.TB, opts Options) *Environment {
 	// Mutating and ValidatingAdmissionPolicies are enforced, as
 	// envtest's kube-apiserver does (a server without them is left
 	// alone): the mutating ones ahead of the test's Mutate hook.
+	// kube-apiserver's default mutating plugins run ahead of them, less
+	// ServiceAccount, as envtest disables it (no controller creates the
+	// "default" service account a Pod would then need).
 	policies := builtin.NewPolicies(builtin.PolicyOptions{})
 	mutating := builtin.NewMutatingPolicies(builtin.PolicyOptions{})
-	so.Admission = ns.Admission(mutating.Admission(policies.Admission(so.Admission)))
+	plugins := &builtin.Plugins{NoServiceAccount: true}
+	so.Admission = ns.Admission(plugins.Admission(mutating.Admission(policies.Admission(so.Admission))))
 	so.GarbageCollection = true
 	s, err := server.New(so)
 	if err != nil {
@@ -148,6 +152,7 @@ func Start(tb testing.TB, opts Options) *Environment {
 	alloc.Bind(s)
 	policies.Bind(s)
 	mutating.Bind(s)
+	plugins.Bind(s)
 	url := servertest.Start(tb, s) // its Cleanup shuts the server down, last
 	ctrl := crds.Start(s, defsRes)
 	ctx, cancel := context.WithCancel(context.Background())

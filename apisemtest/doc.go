@@ -12,14 +12,18 @@
 // (builtin.Bootstrap: the Service default/kubernetes on 10.96.0.1 with
 // its targetPort the server's port, the bootstrap RBAC roles and
 // bindings such as cluster-admin, the system PriorityClasses, the API
-// Priority and Fairness configuration); a garbage collector for ownerReferences (package
-// gc); CustomResourceDefinitions, those of Options installed and
+// Priority and Fairness configuration); a garbage collector for
+// ownerReferences (package gc); CustomResourceDefinitions, those of Options installed and
 // Established before Start returns, their x-kubernetes-validations rules
 // evaluated by Kubernetes' own CEL code (module crd/cel);
 // MutatingAdmissionPolicies and ValidatingAdmissionPolicies and their
 // bindings applied to every write, built-in and custom, by Kubernetes'
 // own dispatchers (builtin.MutatingPolicies, builtin.Policies), from the
-// write that creates them on, the mutating ones first. There is no
+// write that creates them on, the mutating ones first, after
+// kube-apiserver's default mutating admission plugins less
+// ServiceAccount, which envtest disables (builtin.Plugins: a Pod gets its
+// priority and the 300 s not-ready and unreachable tolerations, a new
+// Node the not-ready taint, and no service account). There is no
 // scheduler and no kubelet: a Pod stays Pending, as with envtest.
 //
 // # Built-in kinds

@@ -12,6 +12,7 @@ require (
 	github.com/apisem/apisem v0.0.0-00010101000000-000000000000
 	github.com/apisem/apisem/builtin v0.0.0-00010101000000-000000000000
 	github.com/apisem/apisem/crd/cel v0.0.0-00010101000000-000000000000
+	github.com/google/go-cmp v0.7.0
 	k8s.io/api v0.37.2
 	k8s.io/apiextensions-apiserver v0.37.2
 	k8s.io/apimachinery v0.37.2

@@ -41,6 +41,11 @@ import (
 // claims (without the protection controllers that remove them, every
 // deletion of one would hang). The zero Plugins works once bound (Bind).
 type Plugins struct {
+	// NoServiceAccount leaves the ServiceAccount plugin out, as envtest
+	// starts kube-apiserver (--disable-admission-plugins=ServiceAccount):
+	// a Pod keeps the service account it names, or none.
+	NoServiceAccount bool
+
 	srv atomic.Pointer[server.Server]
 }
 
@@ -81,13 +86,15 @@ func (p *Plugins) Mutate(ctx context.Context, a server.Attributes, obj, old serv
 	}
 	switch v := o.Value.(type) {
 	case *corev1.Pod:
-		if v.Spec.ServiceAccountName == "" {
-			v.Spec.ServiceAccountName = v.Spec.DeprecatedServiceAccount
+		if !p.NoServiceAccount {
+			if v.Spec.ServiceAccountName == "" {
+				v.Spec.ServiceAccountName = v.Spec.DeprecatedServiceAccount
+			}
+			if v.Spec.ServiceAccountName == "" {
+				v.Spec.ServiceAccountName = "default"
+			}
+			v.Spec.DeprecatedServiceAccount = v.Spec.ServiceAccountName
 		}
-		if v.Spec.ServiceAccountName == "" {
-			v.Spec.ServiceAccountName = "default"
-		}
-		v.Spec.DeprecatedServiceAccount = v.Spec.ServiceAccountName
 		if err := p.priority(ctx, a, o, v); err != nil {
 			return err
 		}
