@@ -17,11 +17,7 @@ func (s *Server) CreateAs(ctx context.Context, res *Resource, obj Object, manage
 	if rs == nil {
 		return nil, errors.New("server: CreateAs of a resource the server does not serve")
 	}
-	o := obj.DeepCopyObject()
-	*o.Types() = meta.TypeMeta{}
-	if c := rs.def.Coerce; c != nil {
-		c(o, nil) // as the body of a POST is decoded
-	}
+	o := asSent(res, obj)
 	out, done, err := s.createObject(ctx, &target{res: rs, namespace: o.Meta().Namespace, verb: verbCreate}, o,
 		store.CreateOptions{}, &owner{manager: manager})
 	done()
@@ -29,24 +25,24 @@ func (s *Server) CreateAs(ctx context.Context, res *Resource, obj Object, manage
 }
 
 // UpdateAs stores obj as a PUT of it by a client whose fieldManager is
-// manager would: defaulted, validated, admitted, recorded in
-// managedFields; a resourceVersion obj names is a precondition (409
-// Conflict when it is not the current one). obj is not modified.
+// manager would (Update with obj as the new object): defaulted,
+// validated, admitted, recorded in managedFields; a resourceVersion obj
+// names is a precondition (409 Conflict when it is not the current one).
+// obj is not modified.
 func (s *Server) UpdateAs(ctx context.Context, res *Resource, obj Object, manager string) (Object, error) {
-	rs := s.reg.Load().byDef[res]
-	if rs == nil {
-		return nil, errors.New("server: UpdateAs of a resource the server does not serve")
-	}
 	m := obj.Meta()
-	t := &target{res: rs, namespace: m.Namespace, name: m.Name, verb: verbUpdate}
-	out, done, err := s.updateObject(ctx, t, false, &owner{manager: manager}, func(Object) (Object, error) {
-		o := obj.DeepCopyObject()
-		*o.Types() = meta.TypeMeta{}
-		if c := rs.def.Coerce; c != nil {
-			c(o, nil)
-		}
-		return o, nil
+	return s.Update(ctx, res, "", m.Namespace, m.Name, manager, false, func(Object) (Object, error) {
+		return asSent(res, obj), nil
 	})
-	done()
-	return out, err
+}
+
+// asSent is a copy of obj as the body of a request would decode to: no
+// TypeMeta, coerced by the resource.
+func asSent(res *Resource, obj Object) Object {
+	o := obj.DeepCopyObject()
+	*o.Types() = meta.TypeMeta{}
+	if c := res.Coerce; c != nil {
+		c(o, nil)
+	}
+	return o
 }
