@@ -1,13 +1,8 @@
 package builtin
 
 import (
-	"encoding/json"
-	"os"
-	"slices"
-	"strings"
 	"testing"
 
-	"github.com/apisem/apisem/internal/recorded"
 	"github.com/apisem/apisem/server/servertest"
 )
 
@@ -24,26 +19,5 @@ func TestRecordedCreateOnUpdate(t *testing.T) {
 	if r.Code != 201 && r.Code != 409 {
 		t.Fatalf("namespace: %d %s", r.Code, r.Body)
 	}
-	b, err := os.ReadFile("testdata/reference/createonupdate.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var steps []step
-	if err := json.Unmarshal(b, &steps); err != nil {
-		t.Fatal(err)
-	}
-	hdr := []string{"Accept", "application/json", "User-Agent", "recorded"}
-	for _, s := range steps {
-		h := hdr
-		if s.Body != "" {
-			h = append(slices.Clone(hdr), "Content-Type", s.ContentType)
-		}
-		r := servertest.Do(t, s.Method, url+s.Path, s.Body, h...)
-		got := recorded.Normalize(strings.TrimSuffix(r.Body, "\n"))
-		want := recorded.Normalize(string(s.Answer))
-		if r.Code != s.Code || got != want || !slices.Equal(r.Header.Values("Warning"), s.Warnings) {
-			t.Errorf("%s: %s %s\n= %d %q\n  %s\nwant %d %q\n  %s", s.Name, s.Method, s.Path,
-				r.Code, r.Header.Values("Warning"), got, s.Code, s.Warnings, want)
-		}
-	}
+	replay(t, url, "testdata/reference/createonupdate.json")
 }

@@ -2,12 +2,9 @@ package builtin
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
-	"os"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
@@ -52,26 +49,9 @@ func TestRecordedReviews(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, url := servertest.New(t, server.Options{Resources: res, Security: anonymousAdmin})
-	b, err := os.ReadFile("testdata/reference/reviews.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var steps []step
-	if err := json.Unmarshal(b, &steps); err != nil {
-		t.Fatal(err)
-	}
-	norm := func(s string) string {
-		return escapedTime.ReplaceAllString(recorded.Normalize(s), `\\"time\\":\\"-\\"`)
-	}
-	hdr := []string{"Accept", "application/json", "User-Agent", "recorded"}
-	for _, s := range steps {
-		h := append(slices.Clone(hdr), "Content-Type", s.ContentType)
-		r := servertest.Do(t, s.Method, url+s.Path, s.Body, h...)
-		got, want := norm(strings.TrimSuffix(r.Body, "\n")), norm(string(s.Answer))
-		if r.Code != s.Code || got != want {
-			t.Errorf("%s: %s %s\n= %d %s\nwant %d %s", s.Name, s.Method, s.Path, r.Code, got, s.Code, want)
-		}
-	}
+	replayWith(t, url, "testdata/reference/reviews.json", func(s string) string {
+		return escapedTime.ReplaceAllString(s, `\\"time\\":\\"-\\"`)
+	})
 }
 
 // A SelfSubjectRulesReview answers the rules of kube-apiserver's

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"net/netip"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -17,7 +16,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	api "k8s.io/kubernetes/pkg/apis/core"
 
-	"github.com/apisem/apisem/internal/recorded"
 	"github.com/apisem/apisem/meta"
 	"github.com/apisem/apisem/namespace"
 	"github.com/apisem/apisem/server"
@@ -89,28 +87,7 @@ func normalizeAllocated(body string) string {
 // changes that free what a Service held.
 func TestRecordedServices(t *testing.T) {
 	_, url := allocServer(t, NewServiceAllocator(), nil)
-	b, err := os.ReadFile("testdata/reference/services.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var steps []step
-	if err := json.Unmarshal(b, &steps); err != nil {
-		t.Fatal(err)
-	}
-	hdr := []string{"Accept", "application/json", "User-Agent", "recorded"}
-	for _, s := range steps {
-		h := hdr
-		if s.Body != "" {
-			h = append(slices.Clone(hdr), "Content-Type", s.ContentType)
-		}
-		r := servertest.Do(t, s.Method, url+s.Path, s.Body, h...)
-		got := normalizeAllocated(recorded.Normalize(strings.TrimSuffix(r.Body, "\n")))
-		want := normalizeAllocated(recorded.Normalize(string(s.Answer)))
-		if r.Code != s.Code || got != want || !slices.Equal(r.Header.Values("Warning"), s.Warnings) {
-			t.Errorf("%s: %s %s\n= %d %q\n  %s\nwant %d %q\n  %s", s.Name, s.Method, s.Path,
-				r.Code, r.Header.Values("Warning"), got, s.Code, s.Warnings, want)
-		}
-	}
+	replayWith(t, url, "testdata/reference/services.json", normalizeAllocated)
 }
 
 // svcYAML is a Service of alloc with spec.
