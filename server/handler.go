@@ -466,9 +466,11 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, t *target) error
 		m.UID, m.CreationTimestamp, m.DeletionTimestamp, m.DeletionGracePeriodSeconds = "", meta.Time{}, nil, nil
 		// The handler records the writer in managedFields before Create
 		// sees the object, as kube-apiserver's: a review answers them.
-		if enc, err := t.res.codec.encode(o); err == nil {
-			s.recordWrite(&write{t: t, obj: o, enc: enc}, &opts.owner)
+		enc, err := t.res.codec.encode(o)
+		if err != nil {
+			return err
 		}
+		s.recordWrite(&write{t: t, obj: o, enc: enc}, &opts.owner)
 		out, err := create(r.Context(), CreateRequest{Object: o, Namespace: t.namespace, DryRun: opts.DryRun, Server: s,
 			Authorizer: s.opts.Security.Authorizer, Authenticator: s.opts.Security.Authenticator})
 		if err != nil {
